@@ -1,0 +1,368 @@
+//! Parse stage: the struct and its `#[shape(...)]` attributes, as written.
+//!
+//! Nothing here judges whether a combination makes sense (that is `check`); it only records
+//! what each key said and where, so later errors can point at the exact key.
+
+use crate::ctxt::Ctxt;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Ident, LitInt, LitStr, Path, Type};
+
+/// A value together with the span of the key that set it.
+pub struct Slot<T> {
+    name: &'static str,
+    value: Option<(Span, T)>,
+}
+
+impl<T> Slot<T> {
+    fn new(name: &'static str) -> Self {
+        Slot { name, value: None }
+    }
+
+    fn set(&mut self, cx: &Ctxt, span: Span, value: T) {
+        if self.value.is_some() {
+            cx.error(
+                span,
+                format!("duplicate `{}` attribute: write it once", self.name),
+            );
+        } else {
+            self.value = Some((span, value));
+        }
+    }
+
+    pub fn get(&self) -> Option<&T> {
+        self.value.as_ref().map(|(_, v)| v)
+    }
+
+    pub fn span(&self) -> Option<Span> {
+        self.value.as_ref().map(|(s, _)| *s)
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.value.is_some()
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+pub struct Container<'a> {
+    pub ident: &'a Ident,
+    pub generics: &'a syn::Generics,
+    pub name: Slot<LitStr>,
+    pub plural: Slot<LitStr>,
+    pub prose: Slot<LitStr>,
+    pub fields: Vec<Field<'a>>,
+}
+
+pub struct Field<'a> {
+    pub ident: &'a Ident,
+    pub ty: &'a Type,
+    pub attrs: FieldAttrs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Asc,
+    Desc,
+}
+
+pub struct Untrusted {
+    pub max_tokens: Option<LitInt>,
+}
+
+pub struct FieldAttrs {
+    pub show: Slot<()>,
+    pub skip: Slot<()>,
+    pub rename: Slot<LitStr>,
+    pub legend: Slot<syn::Expr>,
+    pub resolve: Slot<Path>,
+    /// `id` marks the record's identity; `id(short)` also shortens it.
+    pub id: Slot<bool>,
+    pub date: Slot<()>,
+    pub untrusted: Slot<Untrusted>,
+    pub rank: Slot<Order>,
+}
+
+impl FieldAttrs {
+    fn new() -> Self {
+        FieldAttrs {
+            show: Slot::new("show"),
+            skip: Slot::new("skip"),
+            rename: Slot::new("rename"),
+            legend: Slot::new("legend"),
+            resolve: Slot::new("resolve"),
+            id: Slot::new("id"),
+            date: Slot::new("date"),
+            untrusted: Slot::new("untrusted"),
+            rank: Slot::new("rank"),
+        }
+    }
+
+    /// The keys that shape a value (each implies `show`), with their spans.
+    pub fn transforms(&self) -> Vec<(&'static str, Span)> {
+        [
+            (self.legend.name(), self.legend.span()),
+            (self.resolve.name(), self.resolve.span()),
+            (self.id.name(), self.id.span()),
+            (self.date.name(), self.date.span()),
+            (self.untrusted.name(), self.untrusted.span()),
+        ]
+        .into_iter()
+        .filter_map(|(n, s)| s.map(|s| (n, s)))
+        .collect()
+    }
+
+    /// Every key present other than `skip`, with its span.
+    pub fn non_skip_keys(&self) -> Vec<(&'static str, Span)> {
+        let mut keys = self.transforms();
+        for (name, span) in [
+            (self.show.name(), self.show.span()),
+            (self.rename.name(), self.rename.span()),
+            (self.rank.name(), self.rank.span()),
+        ] {
+            if let Some(span) = span {
+                keys.push((name, span));
+            }
+        }
+        keys
+    }
+
+    pub fn is_skipped(&self) -> bool {
+        self.skip.is_set()
+    }
+
+    pub fn has_decision(&self) -> bool {
+        self.skip.is_set() || !self.non_skip_keys().is_empty()
+    }
+}
+
+const FIELD_KEYS: &str = "show, skip, rename, legend, resolve, id, date, untrusted, rank";
+const CONTAINER_KEYS: &str = "name, plural, prose";
+
+impl<'a> Container<'a> {
+    pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
+        let named = match &input.data {
+            syn::Data::Struct(data) => match &data.fields {
+                syn::Fields::Named(named) => named,
+                _ => {
+                    cx.error_spanned(
+                        &input.ident,
+                        "ToolResult can only be derived for a struct with named fields: \
+                         each output field needs a name",
+                    );
+                    return None;
+                }
+            },
+            _ => {
+                cx.error_spanned(
+                    &input.ident,
+                    "ToolResult can only be derived for a struct with named fields; \
+                     for an enum, derive it on the struct that holds it",
+                );
+                return None;
+            }
+        };
+
+        let mut container = Container {
+            ident: &input.ident,
+            generics: &input.generics,
+            name: Slot::new("name"),
+            plural: Slot::new("plural"),
+            prose: Slot::new("prose"),
+            fields: Vec::new(),
+        };
+        for attr in input.attrs.iter().filter(|a| a.path().is_ident("shape")) {
+            let result = attr.parse_nested_meta(|meta| {
+                let span = meta.path.span();
+                if meta.path.is_ident("name") {
+                    // #[shape(name = "ticket")]
+                    let lit: LitStr = meta.value()?.parse()?;
+                    container.name.set(cx, span, lit);
+                } else if meta.path.is_ident("plural") {
+                    // #[shape(plural = "tickets")]
+                    let lit: LitStr = meta.value()?.parse()?;
+                    container.plural.set(cx, span, lit);
+                } else if meta.path.is_ident("prose") {
+                    // #[shape(prose = "{id}: {subject}")]
+                    let lit: LitStr = meta.value()?.parse()?;
+                    container.prose.set(cx, span, lit);
+                } else {
+                    cx.error(span, unknown_key(&meta.path, CONTAINER_KEYS, true));
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(err) = result {
+                cx.syn_error(err);
+            }
+        }
+
+        for field in &named.named {
+            let Some(ident) = field.ident.as_ref() else {
+                continue;
+            };
+            let mut attrs = FieldAttrs::new();
+            for attr in field.attrs.iter().filter(|a| a.path().is_ident("shape")) {
+                if let Err(err) = parse_field_attr(cx, attr, &mut attrs) {
+                    cx.syn_error(err);
+                }
+            }
+            container.fields.push(Field {
+                ident,
+                ty: &field.ty,
+                attrs,
+            });
+        }
+        Some(container)
+    }
+}
+
+fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) -> syn::Result<()> {
+    attr.parse_nested_meta(|meta| {
+        let span = meta.path.span();
+        if meta.path.is_ident("show") {
+            // #[shape(show)]
+            attrs.show.set(cx, span, ());
+        } else if meta.path.is_ident("skip") {
+            // #[shape(skip)]
+            attrs.skip.set(cx, span, ());
+        } else if meta.path.is_ident("rename") {
+            // #[shape(rename = "status")]
+            let lit: LitStr = meta.value()?.parse()?;
+            attrs.rename.set(cx, span, lit);
+        } else if meta.path.is_ident("legend") {
+            // #[shape(legend = STATUS)]: any expression that names a legend
+            let expr: syn::Expr = meta.value()?.parse()?;
+            attrs.legend.set(cx, span, expr);
+        } else if meta.path.is_ident("resolve") {
+            // #[shape(resolve = Users)]: a type implementing `Resolver`
+            let path: Path = meta.value()?.parse()?;
+            attrs.resolve.set(cx, span, path);
+        } else if meta.path.is_ident("id") {
+            // #[shape(id)] or #[shape(id(short))]
+            let mut short = false;
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("short") {
+                        short = true;
+                        Ok(())
+                    } else {
+                        Err(inner.error(format!(
+                            "unknown `id` option `{}`: write `id` or `id(short)`",
+                            path_name(&inner.path)
+                        )))
+                    }
+                })?;
+            }
+            attrs.id.set(cx, span, short);
+        } else if meta.path.is_ident("date") {
+            // #[shape(date)]
+            attrs.date.set(cx, span, ());
+        } else if meta.path.is_ident("untrusted") {
+            // #[shape(untrusted)] or #[shape(untrusted(max_tokens = 40))]
+            let mut max_tokens = None;
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("max_tokens") {
+                        let lit: LitInt = inner.value()?.parse()?;
+                        match lit.base10_parse::<u32>() {
+                            Ok(0) => cx.error(
+                                lit.span(),
+                                "`max_tokens` must be at least 1: a cap of 0 shows nothing; \
+                                 use #[shape(skip)] to leave the field out",
+                            ),
+                            Ok(_) => {}
+                            Err(_) => cx.error(
+                                lit.span(),
+                                "`max_tokens` must be a whole number of tokens up to 4294967295",
+                            ),
+                        }
+                        max_tokens = Some(lit);
+                        Ok(())
+                    } else {
+                        Err(inner.error(format!(
+                            "unknown `untrusted` option `{}`: write `untrusted` or \
+                             `untrusted(max_tokens = N)`",
+                            path_name(&inner.path)
+                        )))
+                    }
+                })?;
+            }
+            attrs.untrusted.set(cx, span, Untrusted { max_tokens });
+        } else if meta.path.is_ident("rank") {
+            // #[shape(rank = desc)]
+            let ident: Ident = meta.value()?.parse()?;
+            let order = if ident == "asc" {
+                Order::Asc
+            } else if ident == "desc" {
+                Order::Desc
+            } else {
+                cx.error(
+                    ident.span(),
+                    format!("unknown rank order `{ident}`: write `rank = asc` or `rank = desc`"),
+                );
+                Order::Asc
+            };
+            attrs.rank.set(cx, span, order);
+        } else {
+            cx.error(span, unknown_key(&meta.path, FIELD_KEYS, false));
+            skip_value(&meta)?;
+        }
+        Ok(())
+    })
+}
+
+fn path_name(path: &Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+fn unknown_key(path: &Path, expected: &str, container: bool) -> String {
+    let name = path_name(path);
+    let place = if container { "struct" } else { "field" };
+    let hint = match name.as_str() {
+        "hide" | "hidden" | "omit" | "exclude" => " (to leave a field out, write `skip`)",
+        "include" | "visible" | "keep" => " (to include a field as is, write `show`)",
+        "alias" | "as" | "name" if !container => " (to change the output name, write `rename = \"...\"`)",
+        "max_tokens" | "cap" => " (write `untrusted(max_tokens = N)`)",
+        "sort" | "order" | "order_by" => " (write `rank = asc` or `rank = desc`)",
+        "short" | "short_id" => " (write `id(short)`)",
+        _ => "",
+    };
+    format!("unknown {place} attribute `{name}`{hint}; expected one of: {expected}")
+}
+
+// After an unknown key, consume `= value` or `(...)` so the next keys still parse.
+fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _group: proc_macro2::TokenTree = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+impl Field<'_> {
+    /// The name this field has in tool results.
+    pub fn output_name(&self) -> String {
+        match self.attrs.rename.get() {
+            Some(lit) => lit.value(),
+            None => {
+                let name = self.ident.to_string();
+                name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
+            }
+        }
+    }
+
+    pub fn output_span(&self) -> Span {
+        match self.attrs.rename.get() {
+            Some(lit) => lit.span(),
+            None => self.ident.span(),
+        }
+    }
+}

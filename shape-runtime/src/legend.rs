@@ -1,0 +1,217 @@
+//! Legends: integer codes expanded to words at serialisation time, so a model reads `"open"`,
+//! never `3` with a guess about what 3 means.
+//!
+//! A [`Legend`] is built in a `const`; a [`LoadedLegend`] is filled once at start-up from the
+//! table that owns the mapping, so a copy in code cannot go stale. A code the legend does not
+//! know renders as `unknown status 7` and is counted in the call's report: never guessed,
+//! never `null`, never a panic.
+//!
+//! ```
+//! use shape_runtime::{Legend, LegendSource, LoadedLegend};
+//!
+//! const PRIORITY: Legend<u8> = Legend::new(&[(1, "low"), (2, "high"), (3, "urgent")]);
+//! assert_eq!(PRIORITY.word(&2), Some("high"));
+//! assert_eq!(PRIORITY.word(&9), None);
+//!
+//! static STATUS: LoadedLegend<i64> = LoadedLegend::new();
+//! // At start-up, from `SELECT code, name FROM ticket_statuses`:
+//! STATUS.load([(1, "new"), (3, "open")]).unwrap();
+//! assert_eq!(STATUS.word(&3), Some("open"));
+//! ```
+
+use crate::view::CallEnv;
+use serde::Serializer;
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::hash::Hash;
+use std::sync::OnceLock;
+
+/// Something that maps codes to words.
+pub trait LegendSource {
+    /// The code type (`u8`, `i32`, …).
+    type Code;
+    /// The word for `code`, if the legend knows it.
+    fn word(&self, code: &Self::Code) -> Option<&str>;
+    /// Every word, in code order, for schemas.
+    fn words(&self) -> Vec<String>;
+}
+
+/// A legend written in code, constructible in a `const`.
+#[derive(Debug, Clone, Copy)]
+pub struct Legend<C: 'static> {
+    entries: &'static [(C, &'static str)],
+}
+
+impl<C: 'static> Legend<C> {
+    /// A legend from `(code, word)` pairs.
+    pub const fn new(entries: &'static [(C, &'static str)]) -> Self {
+        Legend { entries }
+    }
+
+    /// The pairs.
+    pub const fn entries(&self) -> &'static [(C, &'static str)] {
+        self.entries
+    }
+}
+
+impl<C: PartialEq + 'static> LegendSource for Legend<C> {
+    type Code = C;
+    fn word(&self, code: &C) -> Option<&str> {
+        self.entries.iter().find(|(c, _)| c == code).map(|(_, w)| *w)
+    }
+    fn words(&self) -> Vec<String> {
+        self.entries.iter().map(|(_, w)| (*w).to_owned()).collect()
+    }
+}
+
+/// Why a [`LoadedLegend`] refused to load.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LegendError {
+    /// `load` was called a second time.
+    #[error("this legend is already loaded; load it once at start-up")]
+    AlreadyLoaded,
+    /// Two rows gave the same code.
+    #[error("code {0} appears twice in the legend's rows; the table that owns the mapping must have one word per code")]
+    DuplicateCode(String),
+}
+
+/// A legend loaded once, at start-up, from the database that owns the mapping.
+///
+/// Until it is loaded every code renders as unknown (and is counted), which a test will
+/// notice; nothing is guessed.
+pub struct LoadedLegend<C> {
+    map: OnceLock<(HashMap<C, String>, Vec<String>)>,
+}
+
+impl<C> LoadedLegend<C> {
+    /// An empty legend, for a `static`.
+    pub const fn new() -> Self {
+        LoadedLegend { map: OnceLock::new() }
+    }
+
+    /// Whether [`load`](LoadedLegend::load) has been called.
+    pub fn is_loaded(&self) -> bool {
+        self.map.get().is_some()
+    }
+}
+
+impl<C> Default for LoadedLegend<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Eq + Hash + Display + Ord + Clone> LoadedLegend<C> {
+    /// Loads the `(code, word)` rows; fails on a duplicate code or a second load.
+    pub fn load<W: Into<String>>(
+        &self,
+        rows: impl IntoIterator<Item = (C, W)>,
+    ) -> Result<(), LegendError> {
+        if self.is_loaded() {
+            return Err(LegendError::AlreadyLoaded);
+        }
+        let mut map = HashMap::new();
+        for (code, word) in rows {
+            if map.contains_key(&code) {
+                return Err(LegendError::DuplicateCode(code.to_string()));
+            }
+            map.insert(code, word.into());
+        }
+        let mut ordered: Vec<(&C, &String)> = map.iter().collect();
+        ordered.sort_by(|a, b| a.0.cmp(b.0));
+        let words = ordered.into_iter().map(|(_, w)| w.clone()).collect();
+        self.map
+            .set((map, words))
+            .map_err(|_| LegendError::AlreadyLoaded)
+    }
+}
+
+impl<C: Eq + Hash> LegendSource for LoadedLegend<C> {
+    type Code = C;
+    fn word(&self, code: &C) -> Option<&str> {
+        self.map.get()?.0.get(code).map(String::as_str)
+    }
+    fn words(&self) -> Vec<String> {
+        self.map.get().map(|(_, w)| w.clone()).unwrap_or_default()
+    }
+}
+
+impl<L: LegendSource + ?Sized> LegendSource for &L {
+    type Code = L::Code;
+    fn word(&self, code: &Self::Code) -> Option<&str> {
+        (**self).word(code)
+    }
+    fn words(&self) -> Vec<String> {
+        (**self).words()
+    }
+}
+
+/// A field that a legend over `C` can read: `C` itself or `Option<C>`.
+#[diagnostic::on_unimplemented(
+    message = "a legend over `{C}` cannot read a field of type `{Self}`",
+    label = "this legend's code type differs from the field's type",
+    note = "`legend` works on a field of the legend's code type `{C}` or `Option<{C}>`; \
+            change the field's type or use a legend over its type"
+)]
+pub trait LegendField<C> {
+    /// Writes the word for this field's code (or the unknown-code marker, or null).
+    fn serialize_coded<S: Serializer, L: LegendSource<Code = C> + ?Sized>(
+        &self,
+        legend: &L,
+        field: &str,
+        env: &CallEnv<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error>;
+
+    /// Whether the field can be null.
+    fn nullable() -> bool;
+}
+
+fn coded<C: Display, S: Serializer, L: LegendSource<Code = C> + ?Sized>(
+    code: &C,
+    legend: &L,
+    field: &str,
+    env: &CallEnv<'_>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match legend.word(code) {
+        Some(word) => serializer.serialize_str(word),
+        None => {
+            env.note_unknown_code(field, &code.to_string());
+            serializer.collect_str(&format_args!("unknown {field} {code}"))
+        }
+    }
+}
+
+impl<C: Display> LegendField<C> for C {
+    fn serialize_coded<S: Serializer, L: LegendSource<Code = C> + ?Sized>(
+        &self,
+        legend: &L,
+        field: &str,
+        env: &CallEnv<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        coded(self, legend, field, env, serializer)
+    }
+    fn nullable() -> bool {
+        false
+    }
+}
+
+impl<C: Display> LegendField<C> for Option<C> {
+    fn serialize_coded<S: Serializer, L: LegendSource<Code = C> + ?Sized>(
+        &self,
+        legend: &L,
+        field: &str,
+        env: &CallEnv<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Some(code) => coded(code, legend, field, env, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+    fn nullable() -> bool {
+        true
+    }
+}

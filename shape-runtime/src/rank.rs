@@ -1,0 +1,199 @@
+//! Ranking: which records come first, so that truncation drops the least useful tail.
+//!
+//! A record type ranks by the field marked `#[shape(rank = asc | desc)]`, ties broken by its
+//! `id` field so the order is deterministic; or by a comparator the caller passes to the
+//! [`Shaper`](crate::Shaper). The rank key's value is also what a cursor remembers
+//! ([`KeyValue`]), so ranking and keyset pagination always agree.
+
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+
+/// Ascending or descending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Smallest first.
+    Asc,
+    /// Largest first (newest first, for dates).
+    Desc,
+}
+
+impl Order {
+    /// Applies this order to an ascending comparison.
+    pub fn apply(self, ascending: Ordering) -> Ordering {
+        match self {
+            Order::Asc => ascending,
+            Order::Desc => ascending.reverse(),
+        }
+    }
+}
+
+/// A rank key's value, as remembered by a cursor and compared against records.
+///
+/// The variants order as their Rust types do: `Null` (an `Option::None`) before anything.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", content = "v", rename_all = "snake_case")]
+pub enum KeyValue {
+    /// `None`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer too large for `Int`.
+    UInt(u64),
+    /// A float, ordered by `total_cmp`.
+    Float(f64),
+    /// Text, ordered bytewise (ISO timestamps order correctly this way).
+    Str(String),
+}
+
+impl KeyValue {
+    fn rank(&self) -> u8 {
+        match self {
+            KeyValue::Null => 0,
+            KeyValue::Bool(_) => 1,
+            KeyValue::Int(_) | KeyValue::UInt(_) | KeyValue::Float(_) => 2,
+            KeyValue::Str(_) => 3,
+        }
+    }
+
+    /// Total order over key values; values of one Rust type compare as that type does.
+    pub fn total_cmp(&self, other: &KeyValue) -> Ordering {
+        use KeyValue::*;
+        match (self, other) {
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (Int(a), Int(b)) => a.cmp(b),
+            (UInt(a), UInt(b)) => a.cmp(b),
+            (Int(a), UInt(b)) => i128::from(*a).cmp(&i128::from(*b)),
+            (UInt(a), Int(b)) => i128::from(*a).cmp(&i128::from(*b)),
+            (Float(a), Float(b)) => a.total_cmp(b),
+            (Float(a), Int(b)) => a.total_cmp(&(*b as f64)),
+            (Int(a), Float(b)) => (*a as f64).total_cmp(b),
+            (Float(a), UInt(b)) => a.total_cmp(&(*b as f64)),
+            (UInt(a), Float(b)) => (*a as f64).total_cmp(b),
+            (Str(a), Str(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+/// A value a record can be ranked by, and that a cursor can remember.
+///
+/// Implemented for integers, floats (by `total_cmp`), `bool`, `String`, `&str`, `Option<T>`
+/// and, behind features, `chrono` and `time` timestamps. Implement it for a newtype by
+/// delegating to the inner value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as a rank key",
+    label = "`rank` needs a value with an order that a cursor can remember",
+    note = "rank works on integers, floats, bool, String, timestamps and Option of those; \
+            for your own type implement `shape_runtime::RankKey`, or rank by another field"
+)]
+pub trait RankKey {
+    /// Ascending comparison of two keys.
+    fn rank_cmp(&self, other: &Self) -> Ordering;
+    /// The key as a cursor remembers it; must order as [`rank_cmp`](RankKey::rank_cmp) does.
+    fn key_value(&self) -> KeyValue;
+}
+
+macro_rules! rank_int {
+    ($($t:ty),*) => {$(
+        impl RankKey for $t {
+            fn rank_cmp(&self, other: &Self) -> Ordering { self.cmp(other) }
+            fn key_value(&self) -> KeyValue {
+                match i64::try_from(*self) {
+                    Ok(v) => KeyValue::Int(v),
+                    Err(_) => KeyValue::UInt(u64::try_from(*self).unwrap_or(u64::MAX)),
+                }
+            }
+        }
+    )*};
+}
+rank_int!(i8, i16, i32, i64, u8, u16, u32, u64, usize, isize);
+
+macro_rules! rank_float {
+    ($($t:ty),*) => {$(
+        impl RankKey for $t {
+            fn rank_cmp(&self, other: &Self) -> Ordering { self.total_cmp(other) }
+            fn key_value(&self) -> KeyValue { KeyValue::Float(f64::from(*self)) }
+        }
+    )*};
+}
+rank_float!(f32, f64);
+
+impl RankKey for bool {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        KeyValue::Bool(*self)
+    }
+}
+
+impl RankKey for String {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        KeyValue::Str(self.clone())
+    }
+}
+
+impl RankKey for &str {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        KeyValue::Str((*self).to_owned())
+    }
+}
+
+impl<T: RankKey> RankKey for Option<T> {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Some(a), Some(b)) => a.rank_cmp(b),
+            (a, b) => a.is_some().cmp(&b.is_some()),
+        }
+    }
+    fn key_value(&self) -> KeyValue {
+        match self {
+            Some(v) => v.key_value(),
+            None => KeyValue::Null,
+        }
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl<Tz: chrono::TimeZone> RankKey for chrono::DateTime<Tz> {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        // Nanoseconds since the epoch order exactly as the instants do (until 2262).
+        match self.timestamp_nanos_opt() {
+            Some(n) => KeyValue::Int(n),
+            None => KeyValue::Int(self.timestamp().saturating_mul(1_000_000_000)),
+        }
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl RankKey for chrono::NaiveDate {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        KeyValue::Int(i64::from(chrono::Datelike::num_days_from_ce(self)))
+    }
+}
+
+#[cfg(feature = "time")]
+impl RankKey for time::OffsetDateTime {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        let nanos = self.unix_timestamp_nanos();
+        KeyValue::Int(i64::try_from(nanos).unwrap_or(if nanos < 0 { i64::MIN } else { i64::MAX }))
+    }
+}
