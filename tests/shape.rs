@@ -1,0 +1,13 @@
+//! The integration tests, as one binary (each test binary links separately and costs build
+//! time). Each area has its own module under `tests/suite/`.
+
+#[path = "suite/aggregate.rs"]
+mod aggregate;
+#[path = "suite/cursor.rs"]
+mod cursor;
+#[path = "suite/derive.rs"]
+mod derive;
+#[path = "suite/handle.rs"]
+mod handle;
+#[path = "suite/untrusted.rs"]
+mod untrusted;
