@@ -1,4 +1,237 @@
-//! The uniform envelope.
+//! The uniform envelope: the same five keys from every tool, always in this order.
+//!
+//! `status` (`ok | partial | empty | error`), `summary` (one sentence a model can act on
+//! alone), `data` (projected records only), `omitted` (how many records were left out, why,
+//! and which fields this view leaves out), `next` (a cursor, or null).
+//!
+//! `empty` is a finding, not an error; an error always carries its remedy. The omission and
+//! the remedy are in the same sentence, so a truncated list never reads like a complete one.
+
+use serde::{Serialize, Serializer};
+use std::fmt::Write as _;
+
+/// What kind of answer this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Every matching record is shown.
+    Ok,
+    /// Some records are shown; `omitted` says how many are not and `next` how to get them.
+    Partial,
+    /// Nothing matched: a finding, not a failure. Do not retry the same query.
+    Empty,
+    /// The call failed; the summary says how to recover.
+    Error,
+}
+
+impl Status {
+    /// The status as written in the envelope.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Partial => "partial",
+            Status::Empty => "empty",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// Why records were left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OmitReason {
+    /// The token budget was full.
+    ResultBudget,
+    /// The page size was reached before the budget.
+    PageSize,
+    /// A record was larger than the whole budget on its own.
+    RecordTooLarge,
+    /// The caller filtered records out.
+    Filtered,
+}
+
+impl OmitReason {
+    /// The reason as written in the envelope.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OmitReason::ResultBudget => "result_budget",
+            OmitReason::PageSize => "page_size",
+            OmitReason::RecordTooLarge => "record_too_large",
+            OmitReason::Filtered => "filtered",
+        }
+    }
+
+    fn phrase(self) -> &'static str {
+        match self {
+            OmitReason::ResultBudget => "result budget",
+            OmitReason::PageSize => "page size",
+            OmitReason::RecordTooLarge => "each too large for the budget",
+            OmitReason::Filtered => "filtered out",
+        }
+    }
+}
+
+/// The `omitted` object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Omitted {
+    /// Records left out of this answer.
+    pub count: u64,
+    /// Why; `null` when nothing was left out.
+    pub reason: Option<OmitReason>,
+    /// Source fields this view leaves out (the projection dropped them; the records may
+    /// well have them).
+    pub fields: Vec<String>,
+    /// Of `count`, records that could not fit even alone (skipped, not paged).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub too_large: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Everything in an envelope except the records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The status.
+    pub status: Status,
+    /// The one-sentence summary.
+    pub summary: String,
+    /// The omission.
+    pub omitted: Omitted,
+    /// The cursor for the next page.
+    pub next: Option<String>,
+}
+
+/// The counts a summary is made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Records in this answer.
+    pub shown: u64,
+    /// Records shown by earlier pages of the same query (from the cursor).
+    pub shown_before: u64,
+    /// All records matching the query, when known.
+    pub total: u64,
+}
+
+/// The words a summary is made from.
+#[derive(Debug, Clone, Copy)]
+pub struct Words<'a> {
+    /// One record (`ticket`).
+    pub name: &'a str,
+    /// Several (`tickets`).
+    pub plural: &'a str,
+    /// The rank order (`most recent last_update first`).
+    pub order: Option<&'a str>,
+    /// What was asked (`status=open`), for empty answers.
+    pub query: Option<&'a str>,
+}
+
+impl Frame {
+    /// The frame for a page: status and summary from the counts, the omission, the cursor.
+    pub fn for_page(counts: Counts, words: Words<'_>, omitted: Omitted, next: Option<String>) -> Frame {
+        let status = if counts.total == 0 && counts.shown == 0 {
+            Status::Empty
+        } else if omitted.count > 0 || next.is_some() {
+            Status::Partial
+        } else {
+            Status::Ok
+        };
+        let summary = summary(status, counts, words, &omitted, next.is_some());
+        Frame {
+            status,
+            summary,
+            omitted,
+            next,
+        }
+    }
+
+    /// An error frame: what happened and what to do instead, in one sentence.
+    pub fn error(what: &str, remedy: &str, skipped: &[&str]) -> Frame {
+        let what = what.trim_end_matches('.');
+        Frame {
+            status: Status::Error,
+            summary: format!("{what}; {remedy}"),
+            omitted: Omitted {
+                count: 0,
+                reason: None,
+                fields: skipped.iter().map(|s| (*s).to_owned()).collect(),
+                too_large: 0,
+            },
+            next: None,
+        }
+    }
+}
+
+fn noun<'a>(n: u64, words: &Words<'a>) -> &'a str {
+    if n == 1 { words.name } else { words.plural }
+}
+
+fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next: bool) -> String {
+    let mut s = String::new();
+    match status {
+        Status::Empty => {
+            match w.query {
+                Some(q) => {
+                    let _ = write!(s, "no {} match {q}", w.plural);
+                }
+                None => {
+                    let _ = write!(s, "no {} found", w.plural);
+                }
+            }
+            s.push_str("; this is a finding, not an error");
+            return s;
+        }
+        Status::Error => return s,
+        Status::Ok | Status::Partial => {}
+    }
+    let total = thousands(c.total);
+    if c.shown_before > 0 {
+        let first = c.shown_before + 1;
+        let last = c.shown_before + c.shown;
+        if c.shown == 0 {
+            let _ = write!(s, "no more {} after the first {}", w.plural, thousands(c.shown_before));
+        } else {
+            let _ = write!(
+                s,
+                "{} {}–{} of {total}",
+                w.plural,
+                thousands(first),
+                thousands(last)
+            );
+        }
+    } else if status == Status::Ok {
+        let _ = write!(s, "{total} {}", noun(c.total, &w));
+    } else {
+        let _ = write!(s, "{} of {total} {}", thousands(c.shown), w.plural);
+    }
+    if let Some(order) = w.order {
+        if c.shown > 1 || (c.shown_before == 0 && c.total > 1) {
+            let _ = write!(s, ", {order}");
+        }
+    }
+    if omitted.too_large > 0 {
+        let _ = write!(
+            s,
+            "; {} {} too large for the budget left out",
+            thousands(omitted.too_large),
+            noun(omitted.too_large, &w)
+        );
+    }
+    if has_next {
+        s.push_str("; call again with the cursor in next for more");
+    } else if status == Status::Partial {
+        if let Some(reason) = omitted.reason {
+            let _ = write!(
+                s,
+                "; {} not shown ({}), narrow the query to see them",
+                thousands(omitted.count),
+                reason.phrase()
+            );
+        }
+    }
+    s
+}
 
 /// `1412` as `1,412`.
 pub fn thousands(n: u64) -> String {
@@ -9,6 +242,89 @@ pub fn thousands(n: u64) -> String {
             out.push(',');
         }
         out.push(c);
+    }
+    out
+}
+
+struct JsonStr<'a>(&'a str);
+
+impl Serialize for JsonStr<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+fn json_string(out: &mut String, text: &str) {
+    // serde_json escapes quotes, backslashes and controls; it cannot fail on a str.
+    match serde_json::to_string(&JsonStr(text)) {
+        Ok(json) => out.push_str(&json),
+        Err(_) => out.push_str("\"\""),
+    }
+}
+
+/// The JSON envelope before the records: `{"status":…,"summary":…,"data":[` and a newline
+/// when records follow.
+pub fn json_head(frame: &Frame, has_records: bool) -> String {
+    let mut out = String::with_capacity(64 + frame.summary.len());
+    out.push_str("{\"status\":\"");
+    out.push_str(frame.status.as_str());
+    out.push_str("\",\"summary\":");
+    json_string(&mut out, &frame.summary);
+    out.push_str(",\"data\":[");
+    if has_records {
+        out.push('\n');
+    }
+    out
+}
+
+/// The JSON envelope after the records: `],"omitted":{…},"next":…}`.
+pub fn json_tail(frame: &Frame) -> String {
+    let mut out = String::from("],\"omitted\":");
+    match serde_json::to_string(&frame.omitted) {
+        Ok(json) => out.push_str(&json),
+        Err(_) => out.push_str("null"),
+    }
+    out.push_str(",\"next\":");
+    match &frame.next {
+        Some(next) => json_string(&mut out, next),
+        None => out.push_str("null"),
+    }
+    out.push('}');
+    out
+}
+
+/// The text envelope before the records: `partial: 20 of 1,412 tickets, …` and a newline.
+pub fn text_head(frame: &Frame) -> String {
+    let mut out = String::with_capacity(16 + frame.summary.len());
+    out.push_str(frame.status.as_str());
+    out.push_str(": ");
+    crate::text::push_escaped(&mut out, &frame.summary, crate::text::TextMode::Prose);
+    out.push_str(".\n");
+    out
+}
+
+/// The text envelope after the records: the omission with its reason and the fields this
+/// view leaves out, then the cursor.
+pub fn text_tail(frame: &Frame, plural: &str, tool: &str) -> String {
+    let o = &frame.omitted;
+    let mut out = String::from("omitted: ");
+    if o.count == 0 {
+        out.push_str("none");
+    } else {
+        let _ = write!(out, "{} {plural}", thousands(o.count));
+        if let Some(reason) = o.reason {
+            let _ = write!(out, " ({})", reason.as_str());
+        }
+    }
+    if !o.fields.is_empty() {
+        let _ = write!(out, "; this view leaves out {}", o.fields.join(", "));
+    }
+    out.push_str(".\nnext: ");
+    match &frame.next {
+        Some(next) => {
+            let _ = write!(out, "call {tool} again with cursor={next}");
+        }
+        None => out.push_str("null"),
     }
     out
 }

@@ -10,11 +10,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod date;
 pub mod envelope;
 pub mod ids;
 pub mod legend;
 pub mod project;
+pub mod render;
+pub mod report;
+pub mod shaper;
 pub mod rank;
 pub mod resolve;
 pub mod schema;
@@ -27,6 +31,11 @@ pub mod view;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use budget::{Budget, BudgetError};
+pub use envelope::{Frame, OmitReason, Omitted, Status};
+pub use render::Format;
+pub use report::{Cut, RawSize, Report};
+pub use shaper::{ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
 pub use date::{DateField, DateValue, iso_date};
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
@@ -39,3 +48,16 @@ pub use view::{CallEnv, Channel, Cx, Diagnostics, UntrustedText};
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.
 pub use shape_derive::ToolResult;
+
+/// A short random string for per-call delimiters.
+pub(crate) fn untrusted_nonce() -> String {
+    let mut bytes = [0u8; 6];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Without an entropy source the delimiter is still unique per process and call.
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed) ^ u64::from(std::process::id());
+        bytes.copy_from_slice(&n.to_le_bytes()[..6]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

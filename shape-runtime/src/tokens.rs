@@ -188,5 +188,8 @@ pub fn count(text: &str) -> usize {
 /// A check of the additivity rule the budget relies on: a segment that ends with `\n` and
 /// whose successor does not start with whitespace or `/` is tokenized independently of it.
 pub(crate) fn segment_starts_cleanly(segment: &str) -> bool {
-    !matches!(segment.chars().next(), Some(c) if c.is_whitespace() || c == '/')
+    match segment.chars().next() {
+        None => false,
+        Some(c) => !(c.is_whitespace() || c == '/'),
+    }
 }
