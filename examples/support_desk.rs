@@ -16,19 +16,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tickets: Vec<Ticket> = desk::parse_page(desk::PAGE)?;
     let directory = Directory::seed();
 
-    println!("== raw page (JSON:API, as the endpoint returns it) ==\n{}", desk::PAGE);
+    println!(
+        "== raw page (JSON:API, as the endpoint returns it) ==\n{}",
+        desk::PAGE
+    );
 
-    let shaper = Shaper::for_tool("search_tickets").budget(Budget::tokens(2_000)).raw_payload(desk::PAGE);
-    let json = shaper.clone().format(Format::Json).shape_blocking(&tickets, &directory)?;
-    let prose = shaper.clone().format(Format::Prose).shape_blocking(&tickets, &directory)?;
-    let table = shaper.format(Format::Table).shape_blocking(&tickets, &directory)?;
+    let shaper = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(2_000))
+        .raw_payload(desk::PAGE);
+    let json = shaper
+        .clone()
+        .format(Format::Json)
+        .shape_blocking(&tickets, &directory)?;
+    let prose = shaper
+        .clone()
+        .format(Format::Prose)
+        .shape_blocking(&tickets, &directory)?;
+    let table = shaper
+        .format(Format::Table)
+        .shape_blocking(&tickets, &directory)?;
 
-    println!("== shaped page, JSON envelope (structured channel) ==\n{}\n", json.structured_json());
-    println!("== shaped page, prose (text channel) ==\n{}\n", prose.text());
-    println!("== shaped page, table (text channel) ==\n{}\n", table.text());
+    println!(
+        "== shaped page, JSON envelope (structured channel) ==\n{}\n",
+        json.structured_json()
+    );
+    println!(
+        "== shaped page, prose (text channel) ==\n{}\n",
+        prose.text()
+    );
+    println!(
+        "== shaped page, table (text channel) ==\n{}\n",
+        table.text()
+    );
 
     println!("== tokens ==");
-    println!("{:<28} {:>8} {:>8} {:>8} {:>10}", "", "bytes", "o200k", "cl100k", "bytes/4");
+    println!(
+        "{:<28} {:>8} {:>8} {:>8} {:>10}",
+        "", "bytes", "o200k", "cl100k", "bytes/4"
+    );
     for (label, text) in [
         ("raw page (JSON:API)", desk::PAGE),
         ("shaped: JSON envelope", json.structured_json()),
@@ -38,10 +63,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (o, c) = (o200k.count(text), cl100k.count(text));
         let estimate = text.len() / 4;
         let error = (estimate as f64 - o as f64) / o as f64 * 100.0;
-        println!("{label:<28} {:>8} {o:>8} {c:>8} {estimate:>6} ({error:+.0}% vs o200k)", text.len());
+        println!(
+            "{label:<28} {:>8} {o:>8} {c:>8} {estimate:>6} ({error:+.0}% vs o200k)",
+            text.len()
+        );
     }
 
-    let users: HashSet<_> = tickets.iter().filter_map(|t| t.assignee_id.as_ref()).collect();
+    let users: HashSet<_> = tickets
+        .iter()
+        .filter_map(|t| t.assignee_id.as_ref())
+        .collect();
     let orgs: HashSet<_> = tickets.iter().map(|t| &t.organization_id).collect();
     let calls = directory.calls();
     println!("\n== lookups ==");
@@ -51,13 +82,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         users.len(),
         orgs.len()
     );
-    println!("the shaper made {} resolver calls per shaping: {:?}", calls.len() / 3, &calls[..calls.len() / 3]);
+    println!(
+        "the shaper made {} resolver calls per shaping: {:?}",
+        calls.len() / 3,
+        &calls[..calls.len() / 3]
+    );
     println!("report (prose): {}", serde_json::to_string(prose.report())?);
 
     // The seed's ticket on its own: the element as printed, its projected JSON record and
     // its prose line.
     let seed = &tickets[..1];
-    let one = Shaper::for_tool("search_tickets").format(Format::Prose).shape_blocking(seed, &directory)?;
+    let one = Shaper::for_tool("search_tickets")
+        .format(Format::Prose)
+        .shape_blocking(seed, &directory)?;
     let record = one.structured()["data"][0].to_string();
     let line = one.text().lines().nth(1).unwrap_or_default().to_owned();
     println!("\nseed record: {record}\nseed line:   {line}");

@@ -14,7 +14,13 @@ pub const PAGE: &str = include_str!("../data/support_desk_page.json");
 /// Display names for the page's user and organization ids.
 pub const DIRECTORY: &str = include_str!("../data/support_desk_directory.json");
 
-pub const STATUS: Legend<u8> = Legend::new(&[(1, "new"), (2, "pending"), (3, "open"), (4, "resolved"), (5, "closed")]);
+pub const STATUS: Legend<u8> = Legend::new(&[
+    (1, "new"),
+    (2, "pending"),
+    (3, "open"),
+    (4, "resolved"),
+    (5, "closed"),
+]);
 pub const PRIORITY: Legend<u8> = Legend::new(&[(1, "low"), (2, "high"), (3, "urgent")]);
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
@@ -49,8 +55,11 @@ impl Resolver for Orgs {
 
 /// The domain struct the service already has.
 #[derive(Debug, Clone, ToolResult)]
-#[shape(name = "ticket", plural = "tickets",
-        prose = "{id} \"{subject}\": {status}, {priority} priority, {assignee}, {org}, opened {opened}, updated {last_update}")]
+#[shape(
+    name = "ticket",
+    plural = "tickets",
+    prose = "{id} \"{subject}\": {status}, {priority} priority, {assignee}, {org}, opened {opened}, updated {last_update}"
+)]
 pub struct Ticket {
     #[shape(id(short))]
     pub id: String,
@@ -156,7 +165,11 @@ impl Directory {
             users: HashMap::new(),
             orgs: HashMap::new(),
         });
-        Directory { users: file.users, orgs: file.orgs, calls: Mutex::new(Vec::new()) }
+        Directory {
+            users: file.users,
+            orgs: file.orgs,
+            calls: Mutex::new(Vec::new()),
+        }
     }
 
     pub fn calls(&self) -> Vec<(&'static str, usize)> {
@@ -171,7 +184,10 @@ impl Directory {
 }
 
 impl Resolve<Users> for Directory {
-    fn resolve(&self, keys: &[UserId]) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
+    fn resolve(
+        &self,
+        keys: &[UserId],
+    ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
         self.record(Users::NAME, keys.len());
         let found = keys
             .iter()
@@ -182,7 +198,10 @@ impl Resolve<Users> for Directory {
 }
 
 impl Resolve<Orgs> for Directory {
-    fn resolve(&self, keys: &[OrgId]) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
+    fn resolve(
+        &self,
+        keys: &[OrgId],
+    ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
         self.record(Orgs::NAME, keys.len());
         let found = keys
             .iter()

@@ -328,7 +328,9 @@ fn unknown_key(path: &Path, expected: &str, container: bool) -> String {
     let hint = match name.as_str() {
         "hide" | "hidden" | "omit" | "exclude" => " (to leave a field out, write `skip`)",
         "include" | "visible" | "keep" => " (to include a field as is, write `show`)",
-        "alias" | "as" | "name" if !container => " (to change the output name, write `rename = \"...\"`)",
+        "alias" | "as" | "name" if !container => {
+            " (to change the output name, write `rename = \"...\"`)"
+        }
         "max_tokens" | "cap" => " (write `untrusted(max_tokens = N)`)",
         "sort" | "order" | "order_by" => " (write `rank = asc` or `rank = desc`)",
         "short" | "short_id" => " (write `id(short)`)",

@@ -17,8 +17,20 @@ pub fn check(cx: &Ctxt, container: &Container) {
         check_combinations(cx, field);
     }
     check_unique_outputs(cx, container);
-    check_single(cx, container, |f| f.attrs.rank.span(), "rank", "the record is ranked by one key; remove `rank` from one of them");
-    check_single(cx, container, |f| f.attrs.id.span(), "id", "a record has one id; keep `id` on the field other tools take as an argument");
+    check_single(
+        cx,
+        container,
+        |f| f.attrs.rank.span(),
+        "rank",
+        "the record is ranked by one key; remove `rank` from one of them",
+    );
+    check_single(
+        cx,
+        container,
+        |f| f.attrs.id.span(),
+        "id",
+        "a record has one id; keep `id` on the field other tools take as an argument",
+    );
     check_prose(cx, container);
 }
 
@@ -28,7 +40,10 @@ fn check_container_names(cx: &Ctxt, container: &Container) {
             if lit.value().trim().is_empty() {
                 cx.error(
                     lit.span(),
-                    format!("`{}` must not be empty: it is how summaries name the records", slot.name()),
+                    format!(
+                        "`{}` must not be empty: it is how summaries name the records",
+                        slot.name()
+                    ),
                 );
             }
         }
@@ -83,19 +98,36 @@ fn check_combinations(cx: &Ctxt, field: &Field) {
     }
     if let Some(span) = attrs.rank.span() {
         for (name, why) in [
-            ("resolve", "it would order by opaque keys, not by the names shown"),
-            ("untrusted", "attacker-controlled text must not decide what survives a cut"),
+            (
+                "resolve",
+                "it would order by opaque keys, not by the names shown",
+            ),
+            (
+                "untrusted",
+                "attacker-controlled text must not decide what survives a cut",
+            ),
         ] {
             if transforms.iter().any(|(n, _)| *n == name) {
-                cx.error(span, format!("`rank` cannot be used on a `{name}` field: {why}; rank by another field"));
+                cx.error(
+                    span,
+                    format!(
+                        "`rank` cannot be used on a `{name}` field: {why}; rank by another field"
+                    ),
+                );
             }
         }
     }
     if let Some(lit) = attrs.rename.get() {
         let value = lit.value();
         if value.trim().is_empty() {
-            cx.error(lit.span(), "`rename` must not be empty: write the name the model should read");
-        } else if value.chars().any(|c| c.is_control() || c == '"' || c == '{' || c == '}' || c == '|') {
+            cx.error(
+                lit.span(),
+                "`rename` must not be empty: write the name the model should read",
+            );
+        } else if value
+            .chars()
+            .any(|c| c.is_control() || c == '"' || c == '{' || c == '}' || c == '|')
+        {
             cx.error(
                 lit.span(),
                 "`rename` must be a plain name: no quotes, braces, pipes or control characters",
@@ -160,8 +192,14 @@ fn check_prose(cx: &Ctxt, container: &Container) {
     match template::parse(&lit.value()) {
         Err(msg) => cx.error(lit.span(), msg),
         Ok(pieces) => {
-            if !pieces.iter().any(|p| matches!(p, template::Piece::Field(_))) {
-                cx.error(lit.span(), "prose template names no field: add placeholders such as `{id}`");
+            if !pieces
+                .iter()
+                .any(|p| matches!(p, template::Piece::Field(_)))
+            {
+                cx.error(
+                    lit.span(),
+                    "prose template names no field: add placeholders such as `{id}`",
+                );
             }
             for piece in pieces {
                 if let template::Piece::Field(name) = piece {

@@ -9,7 +9,9 @@ pub struct Ctxt {
 
 impl Ctxt {
     pub fn new() -> Self {
-        Ctxt { errors: RefCell::new(Vec::new()) }
+        Ctxt {
+            errors: RefCell::new(Vec::new()),
+        }
     }
 
     pub fn error(&self, span: proc_macro2::Span, msg: impl Display) {
@@ -17,7 +19,9 @@ impl Ctxt {
     }
 
     pub fn error_spanned(&self, tokens: impl quote::ToTokens, msg: impl Display) {
-        self.errors.borrow_mut().push(syn::Error::new_spanned(tokens, msg));
+        self.errors
+            .borrow_mut()
+            .push(syn::Error::new_spanned(tokens, msg));
     }
 
     pub fn syn_error(&self, err: syn::Error) {

@@ -7,7 +7,7 @@
 use crate::ast::{Container, Field, Order};
 use crate::template::{self, Piece};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 enum Kind<'a> {
@@ -23,6 +23,20 @@ struct Shown<'c, 'a> {
     field: &'c Field<'a>,
     name: String,
     kind: Kind<'c>,
+}
+
+impl Shown<'_, '_> {
+    /// Where errors about this field's value belong: its shaping attribute, or its type.
+    fn span(&self) -> Span {
+        match &self.kind {
+            Kind::Show => self.field.ty.span(),
+            Kind::Legend(_, span)
+            | Kind::Resolve(_, span)
+            | Kind::Id(_, span)
+            | Kind::Date(span)
+            | Kind::Untrusted(_, span) => *span,
+        }
+    }
 }
 
 pub fn expand(container: &Container) -> TokenStream {
@@ -121,7 +135,9 @@ pub fn expand(container: &Container) -> TokenStream {
                 Some(Order::Desc) => quote!(#p::Order::Desc),
                 _ => quote!(#p::Order::Asc),
             };
-            Some(quote!(::core::option::Option::Some(#p::RankInfo { field: #index, order: #order })))
+            Some(
+                quote!(::core::option::Option::Some(#p::RankInfo { field: #index, order: #order })),
+            )
         })
         .unwrap_or_else(|| quote!(::core::option::Option::None));
 
@@ -148,28 +164,28 @@ pub fn expand(container: &Container) -> TokenStream {
         .unwrap_or_else(|| quote!(::core::option::Option::None));
 
     // --- per-field values ------------------------------------------------------------------
-    let views: Vec<TokenStream> = shown
-        .iter()
-        .map(|s| view(&p, s, &resolver_paths))
-        .collect();
+    let views: Vec<TokenStream> = shown.iter().map(|s| view(&p, s, &resolver_paths)).collect();
 
     let collect_keys = shown.iter().filter_map(|s| match s.kind {
         Kind::Resolve(i, span) => {
             let member = &s.field.ident;
+            let ty = s.field.ty;
+            let path = resolver_paths[i];
             let index = syn::Index::from(i);
-            Some(quote_spanned!(span=> #p::KeyField::collect_keys(&self.#member, &mut __keys.#index);))
+            Some(quote_spanned!(span=> <#ty as #p::KeyField<<#path as #p::Resolver>::Key>>::collect_keys(&self.#member, &mut __keys.#index);))
         }
         _ => None,
     });
 
     let field_count = shown.len();
     let names: Vec<&String> = shown.iter().map(|s| &s.name).collect();
-    let record_fields = names.iter().zip(&views).map(|(name, view)| {
-        quote!(#p::SerializeStruct::serialize_field(&mut __st, #name, &#view)?;)
+    let spans: Vec<Span> = shown.iter().map(|s| s.span()).collect();
+    let record_fields = names.iter().zip(&views).zip(&spans).map(|((name, view), span)| {
+        quote_spanned!(*span=> #p::SerializeStruct::serialize_field(&mut __st, #name, &#view)?;)
     });
-    let field_arms = views.iter().enumerate().map(|(i, view)| {
-        quote!(#i => #p::Serialize::serialize(&#view, __s),)
-    });
+    let field_arms = views.iter().zip(&spans).enumerate().map(
+        |(i, (view, span))| quote_spanned!(*span=> #i => #p::Serialize::serialize(&#view, __s),),
+    );
 
     // --- ranking and identity --------------------------------------------------------------
     let id_field = shown.iter().find(|s| matches!(s.kind, Kind::Id(..)));
@@ -217,7 +233,7 @@ pub fn expand(container: &Container) -> TokenStream {
         let schema = match &s.kind {
             Kind::Show => quote_spanned!(ty.span()=> #p::schema::shown::<#ty>(__gen)),
             Kind::Legend(expr, span) => {
-                quote_spanned!(*span=> #p::schema::legend::<#ty, _>(&(#expr), #name))
+                respan(quote!(#p::schema::legend(&(#expr), ::core::marker::PhantomData::<#ty>, #name)), *span)
             }
             Kind::Resolve(i, span) => {
                 let path = resolver_paths[*i];
@@ -230,9 +246,40 @@ pub fn expand(container: &Container) -> TokenStream {
         quote!((#name, #schema))
     });
 
+    // Type rules as where-clauses spanned at the attribute: one clear error per mistake, and
+    // the bodies below are checked as if they held, so nothing else is reported.
+    let mut predicates: Vec<TokenStream> = Vec::new();
+    for s in &shown {
+        let ty = &respan(s.field.ty.to_token_stream(), s.span());
+        let predicate = match &s.kind {
+            Kind::Show => quote_spanned!(ty.span()=> #ty: #p::Serialize + #p::JsonSchema),
+            Kind::Legend(..) => continue,
+            Kind::Resolve(i, span) => {
+                let path = resolver_paths[*i];
+                quote_spanned!(*span=> #ty: #p::KeyField<<#path as #p::Resolver>::Key>)
+            }
+            Kind::Id(_, span) => quote_spanned!(*span=> #ty: #p::IdText),
+            Kind::Date(span) => quote_spanned!(*span=> #ty: #p::DateField),
+            Kind::Untrusted(_, span) => quote_spanned!(*span=> #ty: #p::UntrustedText),
+        };
+        predicates.push(respan(predicate, s.span()));
+    }
+    if let Some(f) = rank_field {
+        let span = f.attrs.rank.span().unwrap_or_else(Span::call_site);
+        let ty = respan(f.ty.to_token_stream(), span);
+        predicates.push(respan(quote!(#ty: #p::RankKey), span));
+    }
+    let where_clause = match where_clause {
+        Some(w) => {
+            let existing = w.predicates.iter();
+            quote!(where #(#existing,)* #(#predicates,)*)
+        }
+        None => quote!(where #(#predicates,)*),
+    };
+
     let title = &name;
     quote! {
-        #[allow(clippy::all, clippy::pedantic, non_local_definitions)]
+        #[allow(clippy::all, clippy::pedantic, non_local_definitions, trivial_bounds)]
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #p::ToolResult for #ident #ty_generics #where_clause {
@@ -304,7 +351,10 @@ fn view(p: &TokenStream, s: &Shown, resolvers: &[&syn::Path]) -> TokenStream {
         Kind::Show => quote_spanned!(ty.span()=> #p::Shown::<#ty>::new(&self.#member)),
         Kind::Legend(expr, span) => {
             let name = &s.name;
-            quote_spanned!(*span=> #p::Coded::<#ty, _>::new(&self.#member, &(#expr), #name, __cx.env()))
+            respan(
+                quote!(#p::coded(&(#expr), &self.#member, #name, __cx.env())),
+                *span,
+            )
         }
         Kind::Resolve(i, span) => {
             let path = resolvers[*i];
@@ -314,7 +364,9 @@ fn view(p: &TokenStream, s: &Shown, resolvers: &[&syn::Path]) -> TokenStream {
         Kind::Id(short, span) => {
             quote_spanned!(*span=> #p::Ident::<#ty>::new(&self.#member, #short))
         }
-        Kind::Date(span) => quote_spanned!(*span=> #p::Dated::<#ty>::new(&self.#member, __cx.env())),
+        Kind::Date(span) => {
+            quote_spanned!(*span=> #p::Dated::<#ty>::new(&self.#member, __cx.env()))
+        }
         Kind::Untrusted(cap, span) => {
             let name = &s.name;
             let cap = match cap {
@@ -324,6 +376,23 @@ fn view(p: &TokenStream, s: &Shown, resolvers: &[&syn::Path]) -> TokenStream {
             quote_spanned!(*span=> #p::Untrusted::<#ty>::new(&self.#member, #name, #cap, __cx.env()))
         }
     }
+}
+
+/// The same tokens, all with `span`, so an error about them points at one place.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }
 
 fn snake_case(name: &str) -> String {

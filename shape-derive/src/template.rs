@@ -21,7 +21,9 @@ pub fn parse(template: &str) -> Result<Vec<Piece>, String> {
                 text.push('}');
             }
             '}' => {
-                return Err("unmatched `}` in prose template: write `}}` for a literal brace".into());
+                return Err(
+                    "unmatched `}` in prose template: write `}}` for a literal brace".into(),
+                );
             }
             '{' => {
                 let mut name = String::new();
@@ -39,7 +41,9 @@ pub fn parse(template: &str) -> Result<Vec<Piece>, String> {
                 }
                 let name = name.trim().to_owned();
                 if name.is_empty() {
-                    return Err("empty `{}` in prose template: name an output field, as in `{id}`".into());
+                    return Err(
+                        "empty `{}` in prose template: name an output field, as in `{id}`".into(),
+                    );
                 }
                 if name.contains(':') || name.contains('{') {
                     return Err(format!(

@@ -27,7 +27,9 @@ pub enum BudgetError {
     #[error("expected_calls must be at least 1")]
     Calls,
     /// The derived budget is too small to hold any envelope.
-    #[error("the budget works out to {0} tokens, too small for an envelope; raise the window or share, or expect fewer calls")]
+    #[error(
+        "the budget works out to {0} tokens, too small for an envelope; raise the window or share, or expect fewer calls"
+    )]
     TooSmall(usize),
 }
 
@@ -41,7 +43,11 @@ impl Budget {
     }
 
     /// A ceiling derived from the whole run: `window × share / expected_calls`.
-    pub fn from_run(window: usize, share: f64, expected_calls: usize) -> Result<Budget, BudgetError> {
+    pub fn from_run(
+        window: usize,
+        share: f64,
+        expected_calls: usize,
+    ) -> Result<Budget, BudgetError> {
         if !(share > 0.0 && share <= 1.0) {
             return Err(BudgetError::Share(share));
         }
@@ -91,7 +97,11 @@ impl TryFrom<BudgetSpec> for Budget {
         match spec {
             BudgetSpec::Tokens(n) if n < MIN_BUDGET => Err(BudgetError::TooSmall(n)),
             BudgetSpec::Tokens(n) => Ok(Budget::tokens(n)),
-            BudgetSpec::Run { window, share, expected_calls } => Budget::from_run(window, share, expected_calls),
+            BudgetSpec::Run {
+                window,
+                share,
+                expected_calls,
+            } => Budget::from_run(window, share, expected_calls),
         }
     }
 }

@@ -61,7 +61,8 @@ fn valid_time(rest: &[u8]) -> bool {
     let mut i = 0;
     let two = |i: usize, max: u32| -> bool {
         rest.get(i..i + 2).is_some_and(|d| {
-            d.iter().all(u8::is_ascii_digit) && u32::from(d[0] - b'0') * 10 + u32::from(d[1] - b'0') <= max
+            d.iter().all(u8::is_ascii_digit)
+                && u32::from(d[0] - b'0') * 10 + u32::from(d[1] - b'0') <= max
         })
     };
     if !matches!(rest.first(), Some(b'T' | b't' | b' ')) {

@@ -129,7 +129,12 @@ pub struct Words<'a> {
 
 impl Frame {
     /// The frame for a page: status and summary from the counts, the omission, the cursor.
-    pub fn for_page(counts: Counts, words: Words<'_>, omitted: Omitted, next: Option<String>) -> Frame {
+    pub fn for_page(
+        counts: Counts,
+        words: Words<'_>,
+        omitted: Omitted,
+        next: Option<String>,
+    ) -> Frame {
         let status = if counts.total == 0 && counts.shown == 0 {
             Status::Empty
         } else if omitted.count > 0 || next.is_some() {
@@ -190,7 +195,12 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
         let first = c.shown_before + 1;
         let last = c.shown_before + c.shown;
         if c.shown == 0 {
-            let _ = write!(s, "no more {} after the first {}", w.plural, thousands(c.shown_before));
+            let _ = write!(
+                s,
+                "no more {} after the first {}",
+                w.plural,
+                thousands(c.shown_before)
+            );
         } else {
             let _ = write!(
                 s,
@@ -294,11 +304,16 @@ pub fn json_tail(frame: &Frame) -> String {
 }
 
 /// The text envelope before the records: `partial: 20 of 1,412 tickets, …` and a newline.
-pub fn text_head(frame: &Frame) -> String {
+/// `note` is a fact shared by every record, stated once (`dates are in 2026`).
+pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
     let mut out = String::with_capacity(16 + frame.summary.len());
     out.push_str(frame.status.as_str());
     out.push_str(": ");
     crate::text::push_escaped(&mut out, &frame.summary, crate::text::TextMode::Prose);
+    if let Some(note) = note {
+        out.push_str("; ");
+        out.push_str(note);
+    }
     out.push_str(".\n");
     out
 }

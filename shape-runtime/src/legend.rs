@@ -20,7 +20,7 @@
 //! ```
 
 use crate::view::CallEnv;
-use serde::Serializer;
+use serde::{Serialize, Serializer};
 use std::collections::HashMap;
 use std::fmt::Display;
 use std::hash::Hash;
@@ -57,7 +57,10 @@ impl<C: 'static> Legend<C> {
 impl<C: PartialEq + 'static> LegendSource for Legend<C> {
     type Code = C;
     fn word(&self, code: &C) -> Option<&str> {
-        self.entries.iter().find(|(c, _)| c == code).map(|(_, w)| *w)
+        self.entries
+            .iter()
+            .find(|(c, _)| c == code)
+            .map(|(_, w)| *w)
     }
     fn words(&self) -> Vec<String> {
         self.entries.iter().map(|(_, w)| (*w).to_owned()).collect()
@@ -71,7 +74,9 @@ pub enum LegendError {
     #[error("this legend is already loaded; load it once at start-up")]
     AlreadyLoaded,
     /// Two rows gave the same code.
-    #[error("code {0} appears twice in the legend's rows; the table that owns the mapping must have one word per code")]
+    #[error(
+        "code {0} appears twice in the legend's rows; the table that owns the mapping must have one word per code"
+    )]
     DuplicateCode(String),
 }
 
@@ -86,7 +91,9 @@ pub struct LoadedLegend<C> {
 impl<C> LoadedLegend<C> {
     /// An empty legend, for a `static`.
     pub const fn new() -> Self {
-        LoadedLegend { map: OnceLock::new() }
+        LoadedLegend {
+            map: OnceLock::new(),
+        }
     }
 
     /// Whether [`load`](LoadedLegend::load) has been called.
@@ -154,44 +161,72 @@ impl<L: LegendSource + ?Sized> LegendSource for &L {
             change the field's type or use a legend over its type"
 )]
 pub trait LegendField<C> {
-    /// Writes the word for this field's code (or the unknown-code marker, or null).
-    fn serialize_coded<S: Serializer, L: LegendSource<Code = C> + ?Sized>(
+    /// The word for this field's code, the unknown-code marker, or null.
+    fn coded<'a, L: LegendSource<Code = C> + ?Sized>(
         &self,
-        legend: &L,
-        field: &str,
-        env: &CallEnv<'_>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error>;
+        legend: &'a L,
+        field: &'static str,
+        env: &'a CallEnv<'a>,
+    ) -> LegendOut<'a>;
 
     /// Whether the field can be null.
     fn nullable() -> bool;
 }
 
-fn coded<C: Display, S: Serializer, L: LegendSource<Code = C> + ?Sized>(
-    code: &C,
-    legend: &L,
-    field: &str,
-    env: &CallEnv<'_>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match legend.word(code) {
-        Some(word) => serializer.serialize_str(word),
-        None => {
-            env.note_unknown_code(field, &code.to_string());
-            serializer.collect_str(&format_args!("unknown {field} {code}"))
+/// What a legend field renders as.
+pub enum LegendOut<'a> {
+    /// The legend's word.
+    Word(&'a str),
+    /// A code the legend does not know: rendered `unknown <field> <code>` and counted.
+    Unknown {
+        /// The output field.
+        field: &'static str,
+        /// The code, as text.
+        code: String,
+        /// Where to count it.
+        env: &'a CallEnv<'a>,
+    },
+    /// `None`.
+    Null,
+}
+
+impl Serialize for LegendOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LegendOut::Word(word) => serializer.serialize_str(word),
+            LegendOut::Unknown { field, code, env } => {
+                env.note_unknown_code(field, code);
+                serializer.collect_str(&format_args!("unknown {field} {code}"))
+            }
+            LegendOut::Null => serializer.serialize_none(),
         }
     }
 }
 
+fn coded<'a, C: Display, L: LegendSource<Code = C> + ?Sized>(
+    code: &C,
+    legend: &'a L,
+    field: &'static str,
+    env: &'a CallEnv<'a>,
+) -> LegendOut<'a> {
+    match legend.word(code) {
+        Some(word) => LegendOut::Word(word),
+        None => LegendOut::Unknown {
+            field,
+            code: code.to_string(),
+            env,
+        },
+    }
+}
+
 impl<C: Display> LegendField<C> for C {
-    fn serialize_coded<S: Serializer, L: LegendSource<Code = C> + ?Sized>(
+    fn coded<'a, L: LegendSource<Code = C> + ?Sized>(
         &self,
-        legend: &L,
-        field: &str,
-        env: &CallEnv<'_>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        coded(self, legend, field, env, serializer)
+        legend: &'a L,
+        field: &'static str,
+        env: &'a CallEnv<'a>,
+    ) -> LegendOut<'a> {
+        coded(self, legend, field, env)
     }
     fn nullable() -> bool {
         false
@@ -199,16 +234,15 @@ impl<C: Display> LegendField<C> for C {
 }
 
 impl<C: Display> LegendField<C> for Option<C> {
-    fn serialize_coded<S: Serializer, L: LegendSource<Code = C> + ?Sized>(
+    fn coded<'a, L: LegendSource<Code = C> + ?Sized>(
         &self,
-        legend: &L,
-        field: &str,
-        env: &CallEnv<'_>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+        legend: &'a L,
+        field: &'static str,
+        env: &'a CallEnv<'a>,
+    ) -> LegendOut<'a> {
         match self {
-            Some(code) => coded(code, legend, field, env, serializer),
-            None => serializer.serialize_none(),
+            Some(code) => coded(code, legend, field, env),
+            None => LegendOut::Null,
         }
     }
     fn nullable() -> bool {

@@ -16,12 +16,12 @@ pub mod envelope;
 pub mod ids;
 pub mod legend;
 pub mod project;
+pub mod rank;
 pub mod render;
 pub mod report;
-pub mod shaper;
-pub mod rank;
 pub mod resolve;
 pub mod schema;
+pub mod shaper;
 pub mod text;
 pub mod tokens;
 pub mod untrusted;
@@ -32,19 +32,21 @@ pub mod view;
 pub mod __private;
 
 pub use budget::{Budget, BudgetError};
-pub use envelope::{Frame, OmitReason, Omitted, Status};
-pub use render::Format;
-pub use report::{Cut, RawSize, Report};
-pub use shaper::{ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
 pub use date::{DateField, DateValue, iso_date};
+pub use envelope::{Frame, OmitReason, Omitted, Status};
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};
 pub use rank::{KeyValue, Order, RankKey};
-pub use resolve::{KeyField, KeySet, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies};
+pub use render::Format;
+pub use report::{Cut, RawSize, Report};
+pub use resolve::{
+    KeyField, KeySet, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies,
+};
+pub use shaper::{ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
 pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};
 pub use untrusted::{Provenance, UntrustedPolicy, UntrustedStats};
-pub use view::{CallEnv, Channel, Cx, Diagnostics, UntrustedText};
+pub use view::{CallEnv, Channel, Cx, DateStyle, Diagnostics, UntrustedText};
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.
 pub use shape_derive::ToolResult;

@@ -1,17 +1,36 @@
 //! Paths the derive's generated code uses. Not public API: no stability promise.
 
+pub use crate::date::DateField;
+pub use crate::ids::IdText;
 pub use crate::project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};
 pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::resolve::{KeyField, Needs, Resolver};
-pub use crate::ids::IdText;
-pub use crate::view::{Coded, Cx, Dated, Ident, Named, Shown, Untrusted};
 pub use crate::schema;
+pub use crate::view::UntrustedText;
+pub use crate::view::{Cx, Dated, Ident, Named, Shown, Untrusted};
 pub use core::cmp::Ordering;
+pub use schemars::JsonSchema;
 pub use schemars::{Schema, SchemaGenerator};
 pub use serde::ser::SerializeStruct;
 pub use serde::{Serialize, Serializer};
 
 /// The arm for a field index the record does not have.
 pub fn no_such_field<S: Serializer>(index: usize, _serializer: S) -> Result<S::Ok, S::Error> {
-    Err(serde::ser::Error::custom(format_args!("no output field with index {index}")))
+    Err(serde::ser::Error::custom(format_args!(
+        "no output field with index {index}"
+    )))
+}
+
+/// A legend field's output; the bound is checked here, at the attribute.
+pub fn coded<'a, L, F>(
+    legend: &'a L,
+    value: &F,
+    field: &'static str,
+    env: &'a crate::view::CallEnv<'a>,
+) -> crate::legend::LegendOut<'a>
+where
+    L: crate::legend::LegendSource + ?Sized,
+    F: crate::legend::LegendField<L::Code> + ?Sized,
+{
+    value.coded(legend, field, env)
 }

@@ -91,7 +91,12 @@ impl<'p> Renderer<'p> {
     }
 
     /// The segment of the record at output position `position` (0 for the first shown).
-    pub fn segment(&self, record: &dyn RenderRecord, position: usize, format: Format) -> Result<String, String> {
+    pub fn segment(
+        &self,
+        record: &dyn RenderRecord,
+        position: usize,
+        format: Format,
+    ) -> Result<String, String> {
         match format {
             Format::Json => json_segment(record, position),
             Format::Prose => self.prose_segment(record),
@@ -106,7 +111,9 @@ impl<'p> Renderer<'p> {
                 for segment in segments {
                     match segment {
                         ProseSegment::Text(text) => push_escaped(&mut out, text, TextMode::Prose),
-                        ProseSegment::Field(i) => record.write_field(*i, &mut out, TextMode::Prose)?,
+                        ProseSegment::Field(i) => {
+                            record.write_field(*i, &mut out, TextMode::Prose)?
+                        }
                     }
                 }
             }

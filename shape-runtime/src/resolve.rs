@@ -195,7 +195,11 @@ async fn resolve_one<R: Resolver, C: Resolve<R> + ?Sized>(
         return Ok(HashMap::new());
     }
     let names = cx.resolve(&keys.order).await?;
-    let unresolved = keys.order.iter().filter(|k| !names.contains_key(*k)).count();
+    let unresolved = keys
+        .order
+        .iter()
+        .filter(|k| !names.contains_key(*k))
+        .count();
     stats.push(ResolverStats {
         resolver: R::NAME,
         calls: 1,
@@ -300,7 +304,15 @@ impl<K: Eq + Hash + Clone + Display> KeyField<K> for K {
         env: &CallEnv<'_>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(&NameOf { key: self, names, noun, env }, serializer)
+        serde::Serialize::serialize(
+            &NameOf {
+                key: self,
+                names,
+                noun,
+                env,
+            },
+            serializer,
+        )
     }
     fn arity() -> Arity {
         Arity::One
@@ -343,7 +355,12 @@ impl<K: Eq + Hash + Clone + Display> KeyField<K> for Vec<K> {
         env: &CallEnv<'_>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.iter().map(|key| NameOf { key, names, noun, env }))
+        serializer.collect_seq(self.iter().map(|key| NameOf {
+            key,
+            names,
+            noun,
+            env,
+        }))
     }
     fn arity() -> Arity {
         Arity::List

@@ -2,7 +2,6 @@
 //! of each field) and the envelope around a page of them.
 
 use crate::date::DateField;
-use crate::ids::IdText;
 use crate::legend::{LegendField, LegendSource};
 use crate::resolve::{Arity, KeyField};
 use crate::view::UntrustedText;
@@ -13,7 +12,10 @@ fn nullable(mut schema: Schema, nullable: bool) -> Schema {
     if nullable {
         if let Some(obj) = schema.as_object_mut() {
             if let Some(Value::String(t)) = obj.get("type").cloned() {
-                obj.insert("type".into(), Value::Array(vec![Value::String(t), "null".into()]));
+                obj.insert(
+                    "type".into(),
+                    Value::Array(vec![Value::String(t), "null".into()]),
+                );
             }
         }
     }
@@ -26,7 +28,10 @@ pub fn record(title: &str, fields: &[(&str, Schema)]) -> Schema {
     for (name, schema) in fields {
         properties.insert((*name).to_owned(), schema.clone().to_value());
     }
-    let required: Vec<Value> = fields.iter().map(|(n, _)| Value::String((*n).to_owned())).collect();
+    let required: Vec<Value> = fields
+        .iter()
+        .map(|(n, _)| Value::String((*n).to_owned()))
+        .collect();
     json_schema!({
         "title": title,
         "type": "object",
@@ -42,7 +47,11 @@ pub fn shown<T: JsonSchema + ?Sized>(generator: &mut SchemaGenerator) -> Schema 
 }
 
 /// A legend field: one of the legend's words, or the unknown-code marker.
-pub fn legend<F: LegendField<L::Code>, L: LegendSource + ?Sized>(legend: &L, field: &str) -> Schema {
+pub fn legend<L: LegendSource + ?Sized, F: LegendField<L::Code> + ?Sized>(
+    legend: &L,
+    _field: std::marker::PhantomData<F>,
+    field: &str,
+) -> Schema {
     let words = legend.words();
     let marker = json_schema!({
         "type": "string",
@@ -74,7 +83,7 @@ pub fn resolved<F: KeyField<K>, K>(noun: &str) -> Schema {
 }
 
 /// An id field.
-pub fn id<F: IdText + ?Sized>() -> Schema {
+pub fn id<F: ?Sized>() -> Schema {
     json_schema!({ "type": "string", "description": "an id other tools accept" })
 }
 

@@ -256,11 +256,17 @@ impl<'a> Shaper<'a> {
         T: ToolResult,
         C: Supplies<T::Needs> + ?Sized,
     {
-        self.shape_ordered(rows, ctx, |a: &T, b: &T| a.rank_cmp(b)).await
+        self.shape_ordered(rows, ctx, |a: &T, b: &T| a.rank_cmp(b))
+            .await
     }
 
     /// Shapes `rows` ranked by the caller's comparator (ties keep the given order).
-    pub async fn shape_ordered<T, C, F>(&self, rows: &[T], ctx: &C, cmp: F) -> Result<Shaped, ShapeError>
+    pub async fn shape_ordered<T, C, F>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        cmp: F,
+    ) -> Result<Shaped, ShapeError>
     where
         T: ToolResult,
         C: Supplies<T::Needs> + ?Sized,
@@ -300,11 +306,19 @@ impl<'a> Shaper<'a> {
     /// An error envelope for this tool that lists the fields the projection leaves out.
     pub fn error_for(&self, what: &str, remedy: &str, skipped: &[&str]) -> Shaped {
         let frame = Frame::error(what, remedy, skipped);
-        let structured = format!("{}{}", envelope::json_head(&frame, false), envelope::json_tail(&frame));
+        let structured = format!(
+            "{}{}",
+            envelope::json_head(&frame, false),
+            envelope::json_tail(&frame)
+        );
         let text = match self.format {
             Format::Json => structured.clone(),
             Format::Prose | Format::Table => {
-                format!("{}{}", envelope::text_head(&frame), envelope::text_tail(&frame, "records", &self.tool))
+                format!(
+                    "{}{}",
+                    envelope::text_head(&frame, None),
+                    envelope::text_tail(&frame, "records", &self.tool)
+                )
             }
         };
         let tokens = ChannelTokens {
@@ -317,7 +331,12 @@ impl<'a> Shaper<'a> {
             budget: self.budget.max_tokens(),
             raw: None,
             tokens,
-            records: RecordCounts { total: 0, given: 0, shown: 0, omitted: 0 },
+            records: RecordCounts {
+                total: 0,
+                given: 0,
+                shown: 0,
+                omitted: 0,
+            },
             cut: None,
             resolvers: Vec::new(),
             diagnostics: Default::default(),
@@ -325,7 +344,12 @@ impl<'a> Shaper<'a> {
             duration_us: 0,
         };
         report.emit();
-        Shaped { frame, text, structured, report }
+        Shaped {
+            frame,
+            text,
+            structured,
+            report,
+        }
     }
 
     fn render<T: ToolResult>(
@@ -355,20 +379,37 @@ impl<'a> Shaper<'a> {
             query: self.query.as_deref(),
         };
         let skipped: Vec<String> = projection.skipped.iter().map(|s| (*s).to_owned()).collect();
-        let render_err = |message: String| ShapeError::Render { record: projection.name, message };
+        let render_err = |message: String| ShapeError::Render {
+            record: projection.name,
+            message,
+        };
 
         // The text channel needs its own rendering unless it is the same JSON.
         let text_differs = self.format != Format::Json
             || projection.untrusted_fields().next().is_some()
                 && self.untrusted.provenance != crate::untrusted::Provenance::Off;
         let check_text = self.channels != ChannelPolicy::Structured;
+        // Dates in the text channel: `Feb 11` with the year stated once, when every date in
+        // reach shares it.
+        let scope = self.page_size.map_or(order.len(), |p| p.min(order.len()));
+        let note = match (self.format, shared_year(rows, &order[..scope], &cx)) {
+            (Format::Prose | Format::Table, Some(year)) => {
+                env.set_date_style(crate::view::DateStyle::MonthDay { year });
+                Some(format!("dates are in {year}"))
+            }
+            _ => None,
+        };
         let check_structured = self.channels != ChannelPolicy::Text;
 
         let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
             let covered = self.shown_before + shown as u64;
             let omitted_count = total.saturating_sub(covered);
             let too_large = matches!(cut, Some((_, OmitReason::RecordTooLarge))) as u64;
-            let reason = if omitted_count > 0 { cut.map(|(_, r)| r).or(Some(OmitReason::PageSize)) } else { None };
+            let reason = if omitted_count > 0 {
+                cut.map(|(_, r)| r).or(Some(OmitReason::PageSize))
+            } else {
+                None
+            };
             let next = if omitted_count > 0 {
                 self.cursor.as_ref().and_then(|make| {
                     // Continue after the last record this page covers: the last shown, or a
@@ -381,23 +422,38 @@ impl<'a> Shaper<'a> {
                     let record = &rows[*order.get(last)?];
                     let covered = covered + u64::from(too_large > 0);
                     (covered < total).then(|| {
-                        make(Continuation { rank: record.rank_key(), id: record.id_text(), shown: covered })
+                        make(Continuation {
+                            rank: record.rank_key(),
+                            id: record.id_text(),
+                            shown: covered,
+                        })
                     })
                 })
             } else {
                 None
             };
             Frame::for_page(
-                Counts { shown: shown as u64, shown_before: self.shown_before, total },
+                Counts {
+                    shown: shown as u64,
+                    shown_before: self.shown_before,
+                    total,
+                },
                 words,
-                Omitted { count: omitted_count, reason, fields: skipped.clone(), too_large },
+                Omitted {
+                    count: omitted_count,
+                    reason,
+                    fields: skipped.clone(),
+                    too_large,
+                },
                 next,
             )
         };
         let frame_tokens = |frame: &Frame, shown: usize| -> (usize, usize) {
-            let s = tok.count(&envelope::json_head(frame, shown > 0)) + tok.count(&envelope::json_tail(frame));
+            let s = tok.count(&envelope::json_head(frame, shown > 0))
+                + tok.count(&envelope::json_tail(frame));
             let t = if text_differs {
-                tok.count(&self.text_head(frame, &renderer, shown > 0)) + tok.count(&self.text_tail(frame, projection))
+                tok.count(&self.text_head(frame, &renderer, shown > 0, note.as_deref()))
+                    + tok.count(&self.text_tail(frame, projection))
             } else {
                 s
             };
@@ -410,7 +466,13 @@ impl<'a> Shaper<'a> {
             let mut f = frame_for(0, Some((0, OmitReason::ResultBudget)));
             if f.next.is_none() && probe.is_some() {
                 if let Some(make) = &self.cursor {
-                    f.next = probe.map(|r| make(Continuation { rank: r.rank_key(), id: r.id_text(), shown: total }));
+                    f.next = probe.map(|r| {
+                        make(Continuation {
+                            rank: r.rank_key(),
+                            id: r.id_text(),
+                            shown: total,
+                        })
+                    });
                 }
             }
             f
@@ -429,13 +491,20 @@ impl<'a> Shaper<'a> {
                 cut = Some((position, OmitReason::PageSize));
                 break;
             }
-            let record = Typed { record: &rows[i], cx: &cx };
+            let record = Typed {
+                record: &rows[i],
+                cx: &cx,
+            };
             env.set_pass(Channel::Structured, false);
-            let s = renderer.segment(&record as &dyn RenderRecord, position, Format::Json).map_err(render_err)?;
+            let s = renderer
+                .segment(&record as &dyn RenderRecord, position, Format::Json)
+                .map_err(render_err)?;
             let ts = tok.count(&s);
             let (t, tt) = if text_differs {
                 env.set_pass(Channel::Text, false);
-                let t = renderer.segment(&record, position, self.format).map_err(render_err)?;
+                let t = renderer
+                    .segment(&record, position, self.format)
+                    .map_err(render_err)?;
                 let tt = tok.count(&t);
                 (Some(t), tt)
             } else {
@@ -447,7 +516,11 @@ impl<'a> Shaper<'a> {
             if !(fits_s && fits_t) {
                 let alone_s = !check_structured || reserve_s + ts <= budget;
                 let alone_t = !check_text || reserve_t + tt <= budget;
-                let reason = if alone_s && alone_t { OmitReason::ResultBudget } else { OmitReason::RecordTooLarge };
+                let reason = if alone_s && alone_t {
+                    OmitReason::ResultBudget
+                } else {
+                    OmitReason::RecordTooLarge
+                };
                 cut = Some((position, reason));
                 break;
             }
@@ -481,7 +554,10 @@ impl<'a> Shaper<'a> {
         // One counting pass over the records shown: diagnostics count each record once.
         env.set_pass(Channel::Structured, true);
         for &i in &order[..shown] {
-            let record = Typed { record: &rows[i], cx: &cx };
+            let record = Typed {
+                record: &rows[i],
+                cx: &cx,
+            };
             record.write_json(&mut Vec::new()).map_err(render_err)?;
         }
 
@@ -492,7 +568,7 @@ impl<'a> Shaper<'a> {
         }
         structured.push_str(&envelope::json_tail(&frame));
         let text = if text_differs {
-            let mut text = self.text_head(&frame, &renderer, shown > 0);
+            let mut text = self.text_head(&frame, &renderer, shown > 0, note.as_deref());
             for t in &seg_t {
                 text.push_str(t);
             }
@@ -507,29 +583,45 @@ impl<'a> Shaper<'a> {
             tokenizer: tok.name().to_owned(),
             budget,
             raw: self.raw.map(|raw| RawSize::measure(raw, tok)),
-            tokens: ChannelTokens { text: head_tail_t + sum_t, structured: head_tail_s + sum_s },
+            tokens: ChannelTokens {
+                text: head_tail_t + sum_t,
+                structured: head_tail_s + sum_s,
+            },
             records: RecordCounts {
                 total,
                 given: rows.len(),
                 shown,
                 omitted: frame.omitted.count,
             },
-            cut: cut.filter(|_| frame.status == Status::Partial).map(|(index, reason)| Cut { index, reason }),
+            cut: cut
+                .filter(|_| frame.status == Status::Partial)
+                .map(|(index, reason)| Cut { index, reason }),
             resolvers,
             diagnostics: env.diagnostics(),
             tokenized,
             duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
         };
         report.emit();
-        Ok(Shaped { frame, text, structured, report })
+        Ok(Shaped {
+            frame,
+            text,
+            structured,
+            report,
+        })
     }
 
-    fn text_head(&self, frame: &Frame, renderer: &Renderer<'_>, has_records: bool) -> String {
+    fn text_head(
+        &self,
+        frame: &Frame,
+        renderer: &Renderer<'_>,
+        has_records: bool,
+        note: Option<&str>,
+    ) -> String {
         match self.format {
             Format::Json => envelope::json_head(frame, has_records),
-            Format::Prose => envelope::text_head(frame),
+            Format::Prose => envelope::text_head(frame, note),
             Format::Table => {
-                let mut head = envelope::text_head(frame);
+                let mut head = envelope::text_head(frame, note);
                 head.push_str(&renderer.table_header());
                 head
             }
@@ -539,9 +631,50 @@ impl<'a> Shaper<'a> {
     fn text_tail(&self, frame: &Frame, projection: &Projection) -> String {
         match self.format {
             Format::Json => envelope::json_tail(frame),
-            Format::Prose | Format::Table => envelope::text_tail(frame, projection.plural, &self.tool),
+            Format::Prose | Format::Table => {
+                envelope::text_tail(frame, projection.plural, &self.tool)
+            }
         }
     }
+}
+
+/// The year every parsed date of the rows shares, if there is at least one date and one year.
+fn shared_year<T: ToolResult>(rows: &[T], order: &[usize], cx: &Cx<'_, T::Needs>) -> Option<u16> {
+    let dates: Vec<usize> = T::PROJECTION
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.kind == crate::project::FieldKind::Date)
+        .map(|(i, _)| i)
+        .collect();
+    if dates.is_empty() {
+        return None;
+    }
+    cx.env().set_pass(Channel::Structured, false);
+    let mut year = None;
+    let mut buf = String::new();
+    for &row in order {
+        for &field in &dates {
+            buf.clear();
+            rows[row]
+                .serialize_field(
+                    field,
+                    cx,
+                    crate::text::TextSerializer::new(&mut buf, crate::text::TextMode::Prose),
+                )
+                .ok()?;
+            if crate::date::iso_date(&buf).is_none() {
+                continue; // null or unparsed: written as given either way
+            }
+            let y = crate::view::date_year(&buf)?;
+            match year {
+                None => year = Some(y),
+                Some(seen) if seen != y => return None,
+                Some(_) => {}
+            }
+        }
+    }
+    year
 }
 
 /// A shaped tool result: the text channel, the structured channel and the report.

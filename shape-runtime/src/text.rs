@@ -19,7 +19,10 @@ pub enum TextMode {
 
 /// Writes `text` escaped for `mode`.
 pub fn push_escaped(out: &mut String, text: &str, mode: TextMode) {
-    let needs = |c: char| matches!(c, '\n' | '\r' | '\\' | '\u{2028}' | '\u{2029}') || (mode == TextMode::Cell && c == '|');
+    let needs = |c: char| {
+        matches!(c, '\n' | '\r' | '\\' | '\u{2028}' | '\u{2029}')
+            || (mode == TextMode::Cell && c == '|')
+    };
     if !text.chars().any(needs) {
         out.push_str(text);
         return;
@@ -49,7 +52,11 @@ impl<'a> TextSerializer<'a> {
 }
 
 /// Renders `value` as plain text.
-pub fn to_text<T: Serialize + ?Sized>(value: &T, out: &mut String, mode: TextMode) -> Result<(), TextError> {
+pub fn to_text<T: Serialize + ?Sized>(
+    value: &T,
+    out: &mut String,
+    mode: TextMode,
+) -> Result<(), TextError> {
     value.serialize(TextSerializer::new(out, mode))
 }
 
@@ -121,10 +128,19 @@ impl<'a> ser::Serializer for TextSerializer<'a> {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), TextError> {
         self.serialize_unit()
     }
-    fn serialize_unit_variant(self, _n: &'static str, _i: u32, variant: &'static str) -> Result<(), TextError> {
+    fn serialize_unit_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        variant: &'static str,
+    ) -> Result<(), TextError> {
         self.serialize_str(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _n: &'static str, value: &T) -> Result<(), TextError> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _n: &'static str,
+        value: &T,
+    ) -> Result<(), TextError> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -139,12 +155,21 @@ impl<'a> ser::Serializer for TextSerializer<'a> {
         value.serialize(self)
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<TextSeq<'a>, TextError> {
-        Ok(TextSeq { out: self.out, mode: self.mode, first: true, close: "" })
+        Ok(TextSeq {
+            out: self.out,
+            mode: self.mode,
+            first: true,
+            close: "",
+        })
     }
     fn serialize_tuple(self, len: usize) -> Result<TextSeq<'a>, TextError> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_struct(self, _n: &'static str, len: usize) -> Result<TextSeq<'a>, TextError> {
+    fn serialize_tuple_struct(
+        self,
+        _n: &'static str,
+        len: usize,
+    ) -> Result<TextSeq<'a>, TextError> {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_variant(
@@ -156,11 +181,20 @@ impl<'a> ser::Serializer for TextSerializer<'a> {
     ) -> Result<TextSeq<'a>, TextError> {
         push_escaped(self.out, variant, self.mode);
         self.out.push('(');
-        Ok(TextSeq { out: self.out, mode: self.mode, first: true, close: ")" })
+        Ok(TextSeq {
+            out: self.out,
+            mode: self.mode,
+            first: true,
+            close: ")",
+        })
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<TextMap<'a>, TextError> {
         self.out.push('{');
-        Ok(TextMap { out: self.out, mode: self.mode, first: true })
+        Ok(TextMap {
+            out: self.out,
+            mode: self.mode,
+            first: true,
+        })
     }
     fn serialize_struct(self, _n: &'static str, len: usize) -> Result<TextMap<'a>, TextError> {
         self.serialize_map(Some(len))
@@ -280,7 +314,11 @@ impl ser::SerializeMap for TextMap<'_> {
 impl ser::SerializeStruct for TextMap<'_> {
     type Ok = ();
     type Error = TextError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), TextError> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), TextError> {
         self.sep();
         push_escaped(self.out, key, self.mode);
         self.out.push_str(": ");
@@ -294,7 +332,11 @@ impl ser::SerializeStruct for TextMap<'_> {
 impl ser::SerializeStructVariant for TextMap<'_> {
     type Ok = ();
     type Error = TextError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), TextError> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), TextError> {
         ser::SerializeStruct::serialize_field(self, key, value)
     }
     fn end(self) -> Result<(), TextError> {

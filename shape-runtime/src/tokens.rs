@@ -92,7 +92,9 @@ pub struct Tiktoken {
 
 impl fmt::Debug for Tiktoken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tiktoken").field("encoding", &self.encoding).finish()
+        f.debug_struct("Tiktoken")
+            .field("encoding", &self.encoding)
+            .finish()
     }
 }
 

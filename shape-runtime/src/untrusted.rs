@@ -70,9 +70,11 @@ pub struct UntrustedStats {
 fn classify(c: char) -> Option<fn(&mut Removed)> {
     match c {
         '\u{E0000}'..='\u{E007F}' => Some(|r| r.tag_chars += 1),
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}' => {
-            Some(|r| r.bidi += 1)
-        }
+        '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200E}'
+        | '\u{200F}'
+        | '\u{061C}' => Some(|r| r.bidi += 1),
         '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => Some(|r| r.zero_width += 1),
         '\n' | '\t' => None,
         c if c.is_control() => Some(|r| r.controls += 1),
@@ -135,8 +137,15 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     }
     let marker = if cut_tokens > 0 || byte_capped {
         let more = if byte_capped { "more than " } else { "" };
-        let n = if byte_capped { cut_tokens.max(1) } else { cut_tokens };
-        format!(" [cut: {more}{} more tokens]", crate::envelope::thousands(n as u64))
+        let n = if byte_capped {
+            cut_tokens.max(1)
+        } else {
+            cut_tokens
+        };
+        format!(
+            " [cut: {more}{} more tokens]",
+            crate::envelope::thousands(n as u64)
+        )
     } else {
         String::new()
     };

@@ -8,7 +8,6 @@
 
 use crate::date::{DateField, DateValue};
 use crate::ids::{IdText, short_id};
-use crate::legend::{LegendField, LegendSource};
 use crate::resolve::{KeyField, Needs};
 use crate::tokens::Tokenizer;
 use crate::untrusted::{self, UntrustedPolicy, UntrustedStats};
@@ -23,6 +22,18 @@ pub enum Channel {
     Structured,
     /// The text content: provenance tags around untrusted values.
     Text,
+}
+
+/// How dates are written in the text channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateStyle {
+    /// `2026-02-11`.
+    Iso,
+    /// `Feb 11`, when every date shown is in `year` and the text says so once.
+    MonthDay {
+        /// The year every date shares.
+        year: u16,
+    },
 }
 
 /// What a call noticed while rendering the records it showed.
@@ -46,6 +57,7 @@ pub struct CallEnv<'a> {
     nonce: &'a str,
     channel: Cell<Channel>,
     counting: Cell<bool>,
+    date_style: Cell<DateStyle>,
     diagnostics: RefCell<Diagnostics>,
 }
 
@@ -64,6 +76,7 @@ impl<'a> CallEnv<'a> {
             nonce,
             channel: Cell::new(Channel::Structured),
             counting: Cell::new(false),
+            date_style: Cell::new(DateStyle::Iso),
             diagnostics: RefCell::new(Diagnostics::default()),
         }
     }
@@ -98,6 +111,19 @@ impl<'a> CallEnv<'a> {
     pub fn set_pass(&self, channel: Channel, counting: bool) {
         self.channel.set(channel);
         self.counting.set(counting);
+    }
+
+    /// Sets how dates are written in the text channel.
+    pub fn set_date_style(&self, style: DateStyle) {
+        self.date_style.set(style);
+    }
+
+    /// How dates are written in the channel being rendered.
+    pub fn date_style(&self) -> DateStyle {
+        match self.channel.get() {
+            Channel::Text => self.date_style.get(),
+            Channel::Structured => DateStyle::Iso,
+        }
     }
 
     /// Whether this pass counts diagnostics.
@@ -165,7 +191,7 @@ impl<'a, N: Needs> Cx<'a, N> {
 /// A field shown as is.
 pub struct Shown<'a, T: ?Sized>(&'a T);
 
-impl<'a, T: ?Sized + Serialize> Shown<'a, T> {
+impl<'a, T: ?Sized> Shown<'a, T> {
     /// Wraps a field.
     pub fn new(value: &'a T) -> Self {
         Shown(value)
@@ -178,35 +204,6 @@ impl<T: ?Sized + Serialize> Serialize for Shown<'_, T> {
     }
 }
 
-/// A legend field: code to word.
-pub struct Coded<'a, F, L: ?Sized> {
-    value: &'a F,
-    legend: &'a L,
-    field: &'static str,
-    env: &'a CallEnv<'a>,
-}
-
-impl<'a, F, L> Coded<'a, F, L>
-where
-    L: LegendSource + ?Sized,
-    F: LegendField<L::Code>,
-{
-    /// Wraps a field and its legend.
-    pub fn new(value: &'a F, legend: &'a L, field: &'static str, env: &'a CallEnv<'a>) -> Self {
-        Coded { value, legend, field, env }
-    }
-}
-
-impl<F, L> Serialize for Coded<'_, F, L>
-where
-    L: LegendSource + ?Sized,
-    F: LegendField<L::Code>,
-{
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize_coded(self.legend, self.field, self.env, s)
-    }
-}
-
 /// A resolved field: key to name.
 pub struct Named<'a, F, K> {
     value: &'a F,
@@ -215,7 +212,7 @@ pub struct Named<'a, F, K> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, F: KeyField<K>, K> Named<'a, F, K> {
+impl<'a, F, K> Named<'a, F, K> {
     /// Wraps a field and the page's names for its resolver.
     pub fn new(
         value: &'a F,
@@ -223,13 +220,19 @@ impl<'a, F: KeyField<K>, K> Named<'a, F, K> {
         noun: &'static str,
         env: &'a CallEnv<'a>,
     ) -> Self {
-        Named { value, names, noun, env }
+        Named {
+            value,
+            names,
+            noun,
+            env,
+        }
     }
 }
 
 impl<F: KeyField<K>, K> Serialize for Named<'_, F, K> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize_named(self.names, self.noun, self.env, s)
+        self.value
+            .serialize_named(self.names, self.noun, self.env, s)
     }
 }
 
@@ -239,7 +242,7 @@ pub struct Ident<'a, T: ?Sized> {
     short: bool,
 }
 
-impl<'a, T: IdText + ?Sized> Ident<'a, T> {
+impl<'a, T: ?Sized> Ident<'a, T> {
     /// Wraps an id field.
     pub fn new(value: &'a T, short: bool) -> Self {
         Ident { value, short }
@@ -259,7 +262,7 @@ pub struct Dated<'a, T: ?Sized> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, T: DateField + ?Sized> Dated<'a, T> {
+impl<'a, T: ?Sized> Dated<'a, T> {
     /// Wraps a date field.
     pub fn new(value: &'a T, env: &'a CallEnv<'a>) -> Self {
         Dated { value, env }
@@ -269,7 +272,13 @@ impl<'a, T: DateField + ?Sized> Dated<'a, T> {
 impl<T: DateField + ?Sized> Serialize for Dated<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.value.date_value() {
-            DateValue::Date(d) => s.serialize_str(&d),
+            DateValue::Date(d) => match self.env.date_style() {
+                DateStyle::MonthDay { year } => match month_day(&d, year) {
+                    Some((month, day)) => s.collect_str(&format_args!("{month} {day}")),
+                    None => s.serialize_str(&d),
+                },
+                DateStyle::Iso => s.serialize_str(&d),
+            },
             DateValue::Unparsed(raw) => {
                 self.env.note_unparsed_date();
                 s.serialize_str(raw)
@@ -333,10 +342,15 @@ pub struct Untrusted<'a, T: ?Sized> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, T: UntrustedText + ?Sized> Untrusted<'a, T> {
+impl<'a, T: ?Sized> Untrusted<'a, T> {
     /// Wraps an untrusted field.
     pub fn new(value: &'a T, field: &'static str, cap: Option<u32>, env: &'a CallEnv<'a>) -> Self {
-        Untrusted { value, field, cap, env }
+        Untrusted {
+            value,
+            field,
+            cap,
+            env,
+        }
     }
 }
 
@@ -347,4 +361,22 @@ impl<T: UntrustedText + ?Sized> Serialize for Untrusted<'_, T> {
             Some(text) => untrusted::serialize_untrusted(text, self.field, self.cap, self.env, s),
         }
     }
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// `("Feb", 11)` for `2026-02-11` when the year is `year`.
+fn month_day(date: &str, year: u16) -> Option<(&'static str, u8)> {
+    let y: u16 = date.get(..4)?.parse().ok()?;
+    let m: usize = date.get(5..7)?.parse().ok()?;
+    let d: u8 = date.get(8..10)?.parse().ok()?;
+    (y == year).then_some(())?;
+    Some((*MONTHS.get(m.checked_sub(1)?)?, d))
+}
+
+/// The year of a `YYYY-MM-DD` date.
+pub(crate) fn date_year(date: &str) -> Option<u16> {
+    date.get(..4)?.parse().ok()
 }

@@ -1,1 +1,493 @@
-//! Tests: derive.
+//! Tests: the derive's projection contract, exact output for the seed's ticket, resolution,
+//! legends, ids, dates, and the compile errors (trybuild UI cases in tests/ui/).
+
+#[path = "../../examples/common/desk.rs"]
+mod desk;
+
+use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
+use shape_runtime::{
+    Budget, Format, Legend, LoadedLegend, Resolve, ResolveError, Resolver, Shaper, ToolResult,
+};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+fn seed_tickets() -> Vec<Ticket> {
+    desk::parse_page(desk::PAGE).expect("the seed page parses")
+}
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}
+
+#[test]
+fn seed_ticket_exact_json_and_prose() {
+    let tickets = seed_tickets();
+    let shaped = Shaper::for_tool("search_tickets")
+        .format(Format::Prose)
+        .shape_blocking(&tickets[..1], &Directory::seed())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0].to_string(),
+        r#"{"id":"tkt_9f3a71c4","subject":"Card declined at checkout","status":"open","priority":"high","assignee":"Dana Cole","org":"Northwind Foods","opened":"2026-02-11","last_update":"2026-02-14"}"#
+    );
+    let line = shaped.text().lines().nth(1).unwrap();
+    assert!(line.starts_with("tkt_9f3a71c4 \""), "{line}");
+    assert!(
+        line.ends_with(
+            "\": open, high priority, Dana Cole, Northwind Foods, opened Feb 11, updated Feb 14"
+        ),
+        "{line}"
+    );
+}
+
+#[test]
+fn projection_describes_the_view() {
+    let p = Ticket::PROJECTION;
+    assert_eq!(p.name, "ticket");
+    assert_eq!(p.plural, "tickets");
+    assert_eq!(
+        p.output_names().collect::<Vec<_>>(),
+        [
+            "id",
+            "subject",
+            "status",
+            "priority",
+            "assignee",
+            "org",
+            "opened",
+            "last_update"
+        ]
+    );
+    assert_eq!(p.skipped, ["sla_due_at"]);
+    let (rank, order) = p.rank_field().unwrap();
+    assert_eq!(
+        (rank.name, order),
+        ("last_update", shape_runtime::Order::Desc)
+    );
+    assert_eq!(
+        p.untrusted_fields()
+            .map(|(f, cap)| (f.name, cap))
+            .collect::<Vec<_>>(),
+        [("subject", Some(40))]
+    );
+    assert_eq!(
+        p.fields[4].kind,
+        shape_runtime::FieldKind::Resolve { resolver: "users" }
+    );
+    assert_eq!(p.id, Some(0));
+}
+
+#[test]
+fn skipped_fields_are_absent_and_named_in_omitted() {
+    let mut tickets = seed_tickets();
+    tickets[0].sla_due_at = Some("2026-02-13T00:00:00Z".into());
+    let shaped = Shaper::for_tool("t")
+        .shape_blocking(&tickets, &Directory::seed())
+        .unwrap();
+    for record in shaped.structured()["data"].as_array().unwrap() {
+        assert!(record.get("sla_due_at").is_none(), "{record}");
+    }
+    assert!(!shaped.structured_json().contains("2026-02-13T00"));
+    assert_eq!(
+        shaped.structured()["omitted"]["fields"],
+        serde_json::json!(["sla_due_at"])
+    );
+    assert!(shaped.text().contains("this view leaves out sla_due_at"));
+}
+
+#[test]
+fn none_stays_null_and_unresolved_is_marked() {
+    let mut tickets = seed_tickets();
+    tickets.truncate(2);
+    tickets[0].assignee_id = None;
+    tickets[1].assignee_id = Some(UserId("usr_00000000-0000-4000-8000-000000000000".into()));
+    let shaped = Shaper::for_tool("t")
+        .keep_order()
+        .shape_blocking(&tickets, &Directory::seed())
+        .unwrap();
+    let data = &shaped.structured()["data"];
+    assert_eq!(data[0]["assignee"], serde_json::Value::Null);
+    assert_eq!(
+        data[1]["assignee"],
+        "unresolved user usr_00000000-0000-4000-8000-000000000000"
+    );
+    let users = &shaped.report().resolvers[0];
+    assert_eq!(
+        (users.resolver, users.calls, users.keys, users.unresolved),
+        ("users", 1, 1, 1)
+    );
+    assert_eq!(shaped.report().diagnostics.unresolved_shown, 1);
+}
+
+/// A resolver that records every batch it is asked for.
+#[derive(Default)]
+struct Recorder {
+    batches: Mutex<Vec<(&'static str, usize)>>,
+}
+
+impl Resolve<Users> for Recorder {
+    fn resolve(
+        &self,
+        keys: &[UserId],
+    ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
+        self.batches.lock().unwrap().push(("users", keys.len()));
+        std::future::ready(Ok(keys
+            .iter()
+            .map(|k| (k.clone(), format!("name of {k}")))
+            .collect()))
+    }
+}
+
+impl Resolve<Orgs> for Recorder {
+    fn resolve(
+        &self,
+        keys: &[OrgId],
+    ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
+        self.batches.lock().unwrap().push(("orgs", keys.len()));
+        std::future::ready(Ok(keys
+            .iter()
+            .map(|k| (k.clone(), format!("org {k}")))
+            .collect()))
+    }
+}
+
+fn many_tickets(n: usize, users: usize, orgs: usize) -> Vec<Ticket> {
+    (0..n)
+        .map(|i| Ticket {
+            id: format!("tkt_{i:08x}-0000-4000-8000-000000000000"),
+            subject: format!("subject {i}"),
+            status_code: (i % 5 + 1) as u8,
+            priority: (i % 3 + 1) as u8,
+            assignee_id: Some(UserId(format!("usr_{}", i % users))),
+            organization_id: OrgId(format!("org_{}", i % orgs)),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            updated_at: format!("2026-02-{:02}T00:00:00Z", i % 28 + 1),
+            sla_due_at: None,
+        })
+        .collect()
+}
+
+#[test]
+fn one_resolver_call_per_page_whatever_the_page_size() {
+    let rows = many_tickets(1_000, 300, 7);
+    let recorder = Recorder::default();
+    let shaped = Shaper::for_tool("t")
+        .budget(Budget::tokens(1_000_000))
+        .shape_blocking(&rows, &recorder)
+        .unwrap();
+    assert_eq!(
+        *recorder.batches.lock().unwrap(),
+        [("users", 300), ("orgs", 7)]
+    );
+    assert_eq!(shaped.report().records.shown, 1_000);
+    assert!(
+        shaped
+            .structured_json()
+            .contains("\"assignee\":\"name of usr_299\"")
+    );
+}
+
+#[tokio::test]
+async fn async_resolvers_are_awaited() {
+    struct Slow;
+    impl Resolve<Users> for Slow {
+        #[allow(clippy::manual_async_fn)]
+        fn resolve(
+            &self,
+            keys: &[UserId],
+        ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
+            let keys = keys.to_vec();
+            async move {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                Ok(keys
+                    .into_iter()
+                    .map(|k| (k, "async name".to_owned()))
+                    .collect())
+            }
+        }
+    }
+    impl Resolve<Orgs> for Slow {
+        fn resolve(
+            &self,
+            _keys: &[OrgId],
+        ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
+            std::future::ready(Err(ResolveError::new::<Orgs>("database unavailable")))
+        }
+    }
+    let rows = seed_tickets();
+    let err = Shaper::for_tool("t")
+        .shape_with(&rows, &Slow)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "resolver `orgs` failed: database unavailable"
+    );
+
+    struct Fine;
+    impl Resolve<Users> for Fine {
+        #[allow(clippy::manual_async_fn)]
+        fn resolve(
+            &self,
+            keys: &[UserId],
+        ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
+            let keys = keys.to_vec();
+            async move {
+                tokio::task::yield_now().await;
+                Ok(keys
+                    .into_iter()
+                    .map(|k| (k, "async name".to_owned()))
+                    .collect())
+            }
+        }
+    }
+    impl Resolve<Orgs> for Fine {
+        fn resolve(
+            &self,
+            keys: &[OrgId],
+        ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
+            std::future::ready(Ok(keys
+                .iter()
+                .map(|k| (k.clone(), "org".to_owned()))
+                .collect()))
+        }
+    }
+    let shaped = Shaper::for_tool("t")
+        .shape_with(&rows, &Fine)
+        .await
+        .unwrap();
+    assert_eq!(shaped.structured()["data"][0]["assignee"], "async name");
+}
+
+#[test]
+fn unknown_legend_code_is_marked_and_counted() {
+    let mut tickets = seed_tickets();
+    tickets.truncate(3);
+    tickets[0].status_code = 7;
+    tickets[1].status_code = 7;
+    tickets[2].priority = 0;
+    let shaped = Shaper::for_tool("t")
+        .keep_order()
+        .shape_blocking(&tickets, &Directory::seed())
+        .unwrap();
+    let data = &shaped.structured()["data"];
+    assert_eq!(data[0]["status"], "unknown status 7");
+    assert_eq!(data[2]["priority"], "unknown priority 0");
+    let codes = &shaped.report().diagnostics.unknown_codes;
+    assert_eq!(codes["status"], ["7"]);
+    assert_eq!(codes["priority"], ["0"]);
+}
+
+static REGION: LoadedLegend<i64> = LoadedLegend::new();
+
+#[derive(ToolResult)]
+struct Office {
+    #[shape(show)]
+    name: String,
+    #[shape(legend = REGION)]
+    region: Option<i64>,
+}
+
+#[test]
+fn legends_loaded_at_start_up() {
+    let offices = vec![
+        Office {
+            name: "Lyon".into(),
+            region: Some(84),
+        },
+        Office {
+            name: "Nowhere".into(),
+            region: None,
+        },
+    ];
+    // Before loading, codes are unknown (and said so), never guessed.
+    let before = Shaper::for_tool("offices")
+        .keep_order()
+        .shape_blocking(&offices, &())
+        .unwrap();
+    assert_eq!(
+        before.structured()["data"][0]["region"],
+        "unknown region 84"
+    );
+    REGION
+        .load([(84, "Auvergne-Rhône-Alpes"), (11, "Île-de-France")])
+        .unwrap();
+    assert_eq!(
+        REGION.load([(1, "x")]),
+        Err(shape_runtime::LegendError::AlreadyLoaded)
+    );
+    let after = Shaper::for_tool("offices")
+        .keep_order()
+        .shape_blocking(&offices, &())
+        .unwrap();
+    assert_eq!(
+        after.structured()["data"][0]["region"],
+        "Auvergne-Rhône-Alpes"
+    );
+    assert_eq!(
+        after.structured()["data"][1]["region"],
+        serde_json::Value::Null
+    );
+    let duplicate: LoadedLegend<u8> = LoadedLegend::new();
+    assert_eq!(
+        duplicate
+            .load([(1, "a"), (1, "b")])
+            .unwrap_err()
+            .to_string(),
+        "code 1 appears twice in the legend's rows; the table that owns the mapping must have one word per code"
+    );
+}
+
+#[test]
+fn short_ids() {
+    use shape_runtime::short_id;
+    for (id, short) in [
+        ("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90", "tkt_9f3a71c4"),
+        ("TKT_9F3A71C4-2D18-4B6E-9C05-8AB3F2E17D90", "TKT_9F3A71C4"),
+        ("9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90", "9f3a71c4"),
+        (
+            "acme-eu-tkt-9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90",
+            "acme-eu-tkt-9f3a71c4",
+        ),
+        ("INV-2024-0042", "INV-2024-0042"),
+        (
+            "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d9",
+            "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d9",
+        ),
+        (
+            "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90-x",
+            "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90-x",
+        ),
+        (
+            "tkt_9f3a71c4_2d18_4b6e_9c05_8ab3f2e17d90",
+            "tkt_9f3a71c4_2d18_4b6e_9c05_8ab3f2e17d90",
+        ),
+        (
+            "ab9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90",
+            "ab9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90",
+        ),
+        ("é9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90", "é9f3a71c4"),
+        ("", ""),
+    ] {
+        assert_eq!(short_id(id), short, "{id}");
+    }
+}
+
+#[test]
+fn date_forms() {
+    use shape_runtime::iso_date;
+    for (text, date) in [
+        ("2026-02-11T09:14:22.481Z", Some("2026-02-11")),
+        ("2026-02-11T09:14:22Z", Some("2026-02-11")),
+        ("2026-02-11T09:14:22+05:30", Some("2026-02-11")),
+        ("2026-02-11T23:59:59-0800", Some("2026-02-11")),
+        ("2026-02-11 09:14", Some("2026-02-11")),
+        ("2026-02-11", Some("2026-02-11")),
+        ("2024-02-29T00:00:00Z", Some("2024-02-29")),
+        ("2026-02-29T00:00:00Z", None),
+        ("2026-13-01", None),
+        ("2026-02-11T25:00:00Z", None),
+        ("2026-02-11T09:14:22.Z", None),
+        ("2026-02-11T09:14:22Zjunk", None),
+        ("11/02/2026", None),
+        ("garbage", None),
+        ("", None),
+    ] {
+        assert_eq!(iso_date(text), date, "{text}");
+    }
+    // An unparseable date is shown as given and counted.
+    let mut tickets = seed_tickets();
+    tickets.truncate(1);
+    tickets[0].created_at = "last tuesday".into();
+    let shaped = Shaper::for_tool("t")
+        .shape_blocking(&tickets, &Directory::seed())
+        .unwrap();
+    assert_eq!(shaped.structured()["data"][0]["opened"], "last tuesday");
+    assert_eq!(shaped.report().diagnostics.unparsed_dates, 1);
+}
+
+#[test]
+fn record_schema_is_what_is_returned() {
+    let mut generator = schemars::SchemaGenerator::default();
+    let schema = Ticket::record_schema(&mut generator).to_value();
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(
+        schema["required"],
+        serde_json::json!([
+            "id",
+            "subject",
+            "status",
+            "priority",
+            "assignee",
+            "org",
+            "opened",
+            "last_update"
+        ])
+    );
+    assert_eq!(
+        schema["properties"]["assignee"]["type"],
+        serde_json::json!(["string", "null"])
+    );
+    assert_eq!(schema["properties"]["org"]["type"], "string");
+    assert_eq!(
+        schema["properties"]["status"]["anyOf"][0]["enum"],
+        serde_json::json!(["new", "pending", "open", "resolved", "closed"])
+    );
+    assert!(schema["properties"].get("sla_due_at").is_none());
+}
+
+const FLAGS: Legend<bool> = Legend::new(&[(true, "yes"), (false, "no")]);
+
+#[derive(ToolResult)]
+#[shape(name = "setting")]
+struct Setting {
+    #[shape(id)]
+    key: String,
+    #[shape(legend = FLAGS, rename = "enabled")]
+    on: bool,
+    #[shape(show)]
+    tags: Vec<String>,
+    #[shape(resolve = Users, rename = "owners")]
+    owner_ids: Vec<UserId>,
+}
+
+#[test]
+fn defaults_lists_and_non_integer_legends() {
+    let p = Setting::PROJECTION;
+    assert_eq!((p.name, p.plural), ("setting", "settings"));
+    let rows = vec![Setting {
+        key: "dark_mode".into(),
+        on: true,
+        tags: vec!["ui".into(), "beta".into()],
+        owner_ids: vec![UserId("u1".into()), UserId("u2".into())],
+    }];
+    struct Names;
+    impl Resolve<Users> for Names {
+        fn resolve(
+            &self,
+            keys: &[UserId],
+        ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
+            std::future::ready(Ok(keys
+                .iter()
+                .filter(|k| k.0 == "u1")
+                .map(|k| (k.clone(), "Ada".into()))
+                .collect()))
+        }
+    }
+    let shaped = Shaper::for_tool("settings")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &Names)
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0],
+        serde_json::json!({"key": "dark_mode", "enabled": "yes", "tags": ["ui", "beta"], "owners": ["Ada", "unresolved user u2"]})
+    );
+    assert_eq!(
+        shaped.text().lines().nth(1).unwrap(),
+        "key: dark_mode; enabled: yes; tags: ui, beta; owners: Ada, unresolved user u2"
+    );
+    let _ = <Users as Resolver>::NAME;
+}

@@ -1,0 +1,9 @@
+use shape_runtime::ToolResult;
+
+#[derive(ToolResult)]
+struct Ticket {
+    #[shape(rename = "status", rename = "state")]
+    status: String,
+}
+
+fn main() {}

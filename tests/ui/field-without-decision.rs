@@ -1,0 +1,10 @@
+use shape_runtime::ToolResult;
+
+#[derive(ToolResult)]
+struct User {
+    #[shape(show)]
+    name: String,
+    password_hash: String,
+}
+
+fn main() {}

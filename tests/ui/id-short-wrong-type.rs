@@ -1,0 +1,9 @@
+use shape_runtime::ToolResult;
+
+#[derive(ToolResult)]
+struct Ticket {
+    #[shape(id(short))]
+    id: u64,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use shape_runtime::ToolResult;
+
+#[derive(ToolResult)]
+enum Status {
+    Open,
+    Closed,
+}
+
+fn main() {}

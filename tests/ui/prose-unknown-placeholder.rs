@@ -1,0 +1,12 @@
+use shape_runtime::ToolResult;
+
+#[derive(ToolResult)]
+#[shape(prose = "{id}: {subjet}")]
+struct Ticket {
+    #[shape(show)]
+    id: String,
+    #[shape(show)]
+    subject: String,
+}
+
+fn main() {}

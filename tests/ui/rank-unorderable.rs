@@ -1,0 +1,11 @@
+use shape_runtime::ToolResult;
+
+#[derive(ToolResult)]
+struct Issue {
+    #[shape(show)]
+    title: String,
+    #[shape(rank = desc)]
+    labels: Vec<String>,
+}
+
+fn main() {}

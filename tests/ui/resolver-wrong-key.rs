@@ -1,0 +1,11 @@
+use shape_runtime::ToolResult;
+
+shape_runtime::resolver!(pub Users: u64, name = "users", noun = "user");
+
+#[derive(ToolResult)]
+struct Ticket {
+    #[shape(resolve = Users)]
+    assignee: Option<String>,
+}
+
+fn main() {}

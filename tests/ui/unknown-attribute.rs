@@ -1,0 +1,11 @@
+use shape_runtime::ToolResult;
+
+#[derive(ToolResult)]
+struct Ticket {
+    #[shape(hide)]
+    secret: String,
+    #[shape(show)]
+    id: String,
+}
+
+fn main() {}
