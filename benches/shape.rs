@@ -1,1 +1,315 @@
-fn main() {}
+//! Benchmarks, measured side by side in one run.
+//!
+//! - `projection`: the derive's projection of 10,000 tickets to compact JSON against
+//!   `serde_json::to_string` of hand-written output structs with the same fields and
+//!   already-resolved names (and against a hand-written projection that builds them).
+//! - `budget`: shaping 20,000 tickets into a 4,000-token budget against
+//!   `serde_json::to_string` of the same 20,000 raw tickets.
+//!
+//! Run with `cargo bench --bench shape`; the ratios are printed at the end.
+
+#[path = "../examples/common/desk.rs"]
+mod desk;
+
+use criterion::{Criterion, black_box};
+use desk::{OrgId, Ticket, UserId};
+use serde::Serialize;
+use shape_runtime::{
+    Budget, CallEnv, Cx, Format, LegendSource, Shaper, Tiktoken, ToolResult, UntrustedPolicy,
+    iso_date, short_id,
+};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+fn tickets(n: usize) -> Vec<Ticket> {
+    let subjects = [
+        "Card declined at checkout",
+        "Refund not received after cancellation",
+        "Cannot reset password",
+        "Export to CSV times out",
+    ];
+    (0..n)
+        .map(|i| Ticket {
+            id: format!("tkt_{:08x}-2d18-4b6e-9c05-8ab3f2e17d90", i * 7919),
+            subject: subjects[i % 4].to_owned(),
+            status_code: (i % 5 + 1) as u8,
+            priority: (i % 3 + 1) as u8,
+            assignee_id: (i % 9 != 0)
+                .then(|| UserId(format!("usr_{:08x}-77aa-4f31-8d2c-1e5b6c9042af", i % 200))),
+            organization_id: OrgId(format!("org_{:08x}-6b2a-4c77-9e10-3f7d51ac8802", i % 60)),
+            created_at: format!("2026-02-{:02}T09:14:22.481Z", i % 28 + 1),
+            updated_at: format!("2026-03-{:02}T16:02:07.113Z", (i * 13) % 28 + 1),
+            sla_due_at: None,
+        })
+        .collect()
+}
+
+fn names(rows: &[Ticket]) -> (HashMap<UserId, String>, HashMap<OrgId, String>) {
+    let mut users = HashMap::new();
+    let mut orgs = HashMap::new();
+    for t in rows {
+        if let Some(u) = &t.assignee_id {
+            users
+                .entry(u.clone())
+                .or_insert_with(|| format!("User {}", &u.0[4..8]));
+        }
+        orgs.entry(t.organization_id.clone())
+            .or_insert_with(|| format!("Org {}", &t.organization_id.0[4..8]));
+    }
+    (users, orgs)
+}
+
+#[derive(Serialize)]
+struct HandTicket<'a> {
+    id: &'a str,
+    subject: &'a str,
+    status: &'a str,
+    priority: &'a str,
+    assignee: Option<&'a str>,
+    org: &'a str,
+    opened: &'a str,
+    last_update: &'a str,
+}
+
+fn hand_project<'a>(
+    t: &'a Ticket,
+    users: &'a HashMap<UserId, String>,
+    orgs: &'a HashMap<OrgId, String>,
+) -> HandTicket<'a> {
+    HandTicket {
+        id: short_id(&t.id),
+        subject: &t.subject,
+        status: desk::STATUS.word(&t.status_code).unwrap_or("unknown"),
+        priority: desk::PRIORITY.word(&t.priority).unwrap_or("unknown"),
+        assignee: t
+            .assignee_id
+            .as_ref()
+            .and_then(|u| users.get(u))
+            .map(String::as_str),
+        org: orgs
+            .get(&t.organization_id)
+            .map_or("unknown", String::as_str),
+        opened: iso_date(&t.created_at).unwrap_or(&t.created_at),
+        last_update: iso_date(&t.updated_at).unwrap_or(&t.updated_at),
+    }
+}
+
+/// The derive's projection of every row into one JSON array, no intermediate value.
+fn derive_json(rows: &[Ticket], cx: &Cx<'_, <Ticket as ToolResult>::Needs>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    out.push(b'[');
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let mut ser = serde_json::Serializer::new(&mut out);
+        if row.serialize_record(cx, &mut ser).is_err() {
+            break;
+        }
+    }
+    out.push(b']');
+    out
+}
+
+#[derive(Serialize)]
+struct RawResource<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: &'a str,
+    attributes: RawAttributes<'a>,
+    relationships: RawRelationships<'a>,
+    links: RawLinks,
+}
+#[derive(Serialize)]
+struct RawAttributes<'a> {
+    subject: &'a str,
+    status_code: u8,
+    priority: u8,
+    created_at: &'a str,
+    updated_at: &'a str,
+}
+#[derive(Serialize)]
+struct RawRelationships<'a> {
+    assignee: RawRelation<'a>,
+    organization: RawRelation<'a>,
+}
+#[derive(Serialize)]
+struct RawRelation<'a> {
+    data: Option<RawLinkage<'a>>,
+}
+#[derive(Serialize)]
+struct RawLinkage<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: &'a str,
+}
+#[derive(Serialize)]
+struct RawLinks {
+    #[serde(rename = "self")]
+    self_link: String,
+}
+
+fn raw(rows: &[Ticket]) -> Vec<RawResource<'_>> {
+    rows.iter()
+        .map(|t| RawResource {
+            kind: "ticket",
+            id: &t.id,
+            attributes: RawAttributes {
+                subject: &t.subject,
+                status_code: t.status_code,
+                priority: t.priority,
+                created_at: &t.created_at,
+                updated_at: &t.updated_at,
+            },
+            relationships: RawRelationships {
+                assignee: RawRelation {
+                    data: t.assignee_id.as_ref().map(|u| RawLinkage {
+                        kind: "user",
+                        id: &u.0,
+                    }),
+                },
+                organization: RawRelation {
+                    data: Some(RawLinkage {
+                        kind: "organization",
+                        id: &t.organization_id.0,
+                    }),
+                },
+            },
+            links: RawLinks {
+                self_link: format!("https://api.example.com/v1/tickets/{}", t.id),
+            },
+        })
+        .collect()
+}
+
+struct Names {
+    users: HashMap<UserId, String>,
+    orgs: HashMap<OrgId, String>,
+}
+impl shape_runtime::Resolve<desk::Users> for Names {
+    fn resolve(
+        &self,
+        keys: &[UserId],
+    ) -> impl Future<Output = Result<HashMap<UserId, String>, shape_runtime::ResolveError>> + Send
+    {
+        std::future::ready(Ok(keys
+            .iter()
+            .filter_map(|k| Some((k.clone(), self.users.get(k)?.clone())))
+            .collect()))
+    }
+}
+impl shape_runtime::Resolve<desk::Orgs> for Names {
+    fn resolve(
+        &self,
+        keys: &[OrgId],
+    ) -> impl Future<Output = Result<HashMap<OrgId, String>, shape_runtime::ResolveError>> + Send
+    {
+        std::future::ready(Ok(keys
+            .iter()
+            .filter_map(|k| Some((k.clone(), self.orgs.get(k)?.clone())))
+            .collect()))
+    }
+}
+
+fn median(mut f: impl FnMut(), runs: usize) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn main() {
+    let rows = tickets(10_000);
+    let (users, orgs) = names(&rows);
+    let tokenizer = Tiktoken::o200k_base();
+    let policy = UntrustedPolicy::default();
+    let env = CallEnv::new("search_tickets", &tokenizer, &policy, "bench");
+    let lookups = (users.clone(), orgs.clone());
+    let cx = Cx::<<Ticket as ToolResult>::Needs>::new(&lookups, &env);
+    let prebuilt: Vec<HandTicket> = rows
+        .iter()
+        .map(|t| hand_project(t, &users, &orgs))
+        .collect();
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&derive_json(&rows, &cx)).ok(),
+        serde_json::to_value(&prebuilt).ok(),
+        "the derive and the hand-written projection must produce the same JSON"
+    );
+
+    let big = tickets(20_000);
+    let (busers, borgs) = names(&big);
+    let resolver = Names {
+        users: busers,
+        orgs: borgs,
+    };
+    let shaper = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(4_000))
+        .format(Format::Json);
+
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20);
+    let mut g = c.benchmark_group("projection_10k");
+    g.bench_function("derive", |b| {
+        b.iter(|| black_box(derive_json(black_box(&rows), &cx)))
+    });
+    g.bench_function("hand_serialize_prebuilt", |b| {
+        b.iter(|| black_box(serde_json::to_string(black_box(&prebuilt))))
+    });
+    g.bench_function("hand_project_and_serialize", |b| {
+        b.iter(|| {
+            let out: Vec<HandTicket> = rows
+                .iter()
+                .map(|t| hand_project(t, &users, &orgs))
+                .collect();
+            black_box(serde_json::to_string(&out))
+        })
+    });
+    g.finish();
+    let mut g = c.benchmark_group("budget_20k");
+    g.bench_function("shape_into_4000_tokens", |b| {
+        b.iter(|| black_box(shaper.shape_blocking(black_box(&big), &resolver)))
+    });
+    g.bench_function("serde_json_raw", |b| {
+        b.iter(|| black_box(serde_json::to_string(&raw(black_box(&big)))))
+    });
+    g.finish();
+    c.final_summary();
+
+    // Ratios, measured side by side in this run (medians of 31 runs).
+    let derive = median(|| drop(black_box(derive_json(&rows, &cx))), 31);
+    let prebuilt_t = median(|| drop(black_box(serde_json::to_string(&prebuilt))), 31);
+    let hand = median(
+        || {
+            let out: Vec<HandTicket> = rows
+                .iter()
+                .map(|t| hand_project(t, &users, &orgs))
+                .collect();
+            drop(black_box(serde_json::to_string(&out)));
+        },
+        31,
+    );
+    let shape = median(
+        || drop(black_box(shaper.shape_blocking(&big, &resolver))),
+        31,
+    );
+    let raw_t = median(|| drop(black_box(serde_json::to_string(&raw(&big)))), 31);
+    println!(
+        "projection 10k: derive {derive:?}, hand-written prebuilt {prebuilt_t:?}, hand-written project+serialize {hand:?}"
+    );
+    println!(
+        "ratio derive / hand prebuilt = {:.2}; derive / hand project+serialize = {:.2}",
+        derive.as_secs_f64() / prebuilt_t.as_secs_f64(),
+        derive.as_secs_f64() / hand.as_secs_f64()
+    );
+    println!(
+        "budget 20k into 4,000 tokens: shape {shape:?}, serde_json raw {raw_t:?}, ratio = {:.2}",
+        shape.as_secs_f64() / raw_t.as_secs_f64()
+    );
+}

@@ -3,6 +3,8 @@
 
 #[path = "suite/aggregate.rs"]
 mod aggregate;
+#[path = "suite/budget.rs"]
+mod budget;
 #[path = "suite/cursor.rs"]
 mod cursor;
 #[path = "suite/derive.rs"]

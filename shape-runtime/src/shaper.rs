@@ -273,14 +273,26 @@ impl<'a> Shaper<'a> {
         F: Fn(&T, &T) -> Ordering,
     {
         let start = Instant::now();
+        // Only the records a page can reach need ranking, resolving and rendering: every
+        // record costs at least one token, so no more than `budget` of them fit, and no more
+        // than `page_size`; one more is looked at to know where the cut is.
+        let reach = rows
+            .len()
+            .min(self.budget.max_tokens().saturating_add(1))
+            .min(self.page_size.map_or(usize::MAX, |p| p.saturating_add(1)));
         let mut order: Vec<usize> = (0..rows.len()).collect();
         if !self.keep_order {
-            order.sort_by(|&a, &b| cmp(&rows[a], &rows[b]));
+            // Ties keep the given order, so the result is deterministic.
+            let total = |a: &usize, b: &usize| cmp(&rows[*a], &rows[*b]).then(a.cmp(b));
+            if reach < rows.len() && reach > 0 {
+                order.select_nth_unstable_by(reach - 1, total);
+                order.truncate(reach);
+            }
+            order.sort_by(total);
         }
-        // Resolve what this page can show: every row, or the first page_size of them.
-        let scope = self.page_size.map_or(order.len(), |p| p.min(order.len()));
+        order.truncate(reach);
         let mut keys = <T::Needs as Needs>::Keys::default();
-        for &i in &order[..scope] {
+        for &i in &order {
             rows[i].collect_keys(&mut keys);
         }
         let (names, resolvers) = ctx.resolve_all(keys).await?;
@@ -391,13 +403,12 @@ impl<'a> Shaper<'a> {
         let check_text = self.channels != ChannelPolicy::Structured;
         // Dates in the text channel: `Feb 11` with the year stated once, when every date in
         // reach shares it.
-        let scope = self.page_size.map_or(order.len(), |p| p.min(order.len()));
-        let note = match (self.format, shared_year(rows, &order[..scope], &cx)) {
-            (Format::Prose | Format::Table, Some(year)) => {
+        let note = match self.format {
+            Format::Prose | Format::Table => shared_year(rows, order, &cx).map(|year| {
                 env.set_date_style(crate::view::DateStyle::MonthDay { year });
-                Some(format!("dates are in {year}"))
-            }
-            _ => None,
+                format!("dates are in {year}")
+            }),
+            Format::Json => None,
         };
         let check_structured = self.channels != ChannelPolicy::Text;
 
@@ -530,6 +541,11 @@ impl<'a> Shaper<'a> {
             tok_t.push(tt);
             seg_t.push(t.unwrap_or_else(|| s.clone()));
             seg_s.push(s);
+        }
+
+        if cut.is_none() && order.len() < rows.len() {
+            // Only reachable records were ranked; the next one would not have fit.
+            cut = Some((order.len(), OmitReason::ResultBudget));
         }
 
         // The real envelope; drop records from the end until it fits (rare: the reserve is

@@ -1,0 +1,246 @@
+//! Tests: the budget is exact on the final text, records are cut on their boundaries in rank
+//! order, and shown + omitted = total, for every format, on random records.
+
+use proptest::prelude::*;
+use shape_runtime::{
+    Budget, ChannelPolicy, Format, Legend, Shaper, Status, Tiktoken, Tokenizer, ToolResult,
+};
+
+const STATE: Legend<u8> = Legend::new(&[(0, "draft"), (1, "live"), (2, "archived")]);
+
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "note",
+    plural = "notes",
+    prose = "{id} ({state}, score {score}): {body} / {tags}"
+)]
+struct Note {
+    #[shape(id)]
+    id: String,
+    #[shape(untrusted(max_tokens = 60))]
+    body: String,
+    #[shape(show)]
+    title: String,
+    #[shape(legend = STATE)]
+    state: u8,
+    #[shape(rank = desc)]
+    score: i32,
+    #[shape(show)]
+    tags: Vec<String>,
+    #[shape(date)]
+    created: String,
+}
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-zA-Z0-9 ,.!?'\"/|\\\\-]{0,80}",
+        any::<String>().prop_map(|s| s.chars().take(60).collect()),
+        "[ \t\n\r\u{2028}\u{00a0}\u{3000}/]{0,6}[\u{4e00}-\u{4e20}é😀\u{0301}a ]{0,30}",
+    ]
+}
+
+fn note_strategy() -> impl Strategy<Value = Note> {
+    (
+        "[a-z]{1,3}_[0-9a-f]{1,12}",
+        text_strategy(),
+        text_strategy(),
+        0u8..4,
+        -50i32..50,
+        prop::collection::vec("[a-z/|]{0,6}", 0..4),
+        prop_oneof!["2026-0[1-9]-1[0-9]T10:00:00Z", "[a-z ]{0,8}"],
+    )
+        .prop_map(|(id, body, title, state, score, tags, created)| Note {
+            id,
+            body,
+            title,
+            state,
+            score,
+            tags,
+            created,
+        })
+}
+
+fn formats() -> impl Strategy<Value = Format> {
+    prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn budget_is_exact_and_cuts_on_record_boundaries(
+        notes in prop::collection::vec(note_strategy(), 0..120),
+        extra in 0usize..1_900,
+        budget in 50usize..20_000,
+        format in formats(),
+    ) {
+        // Up to 2,000 records: the generated ones, then copies with fresh ids.
+        let mut rows = notes.clone();
+        if !notes.is_empty() {
+            for i in 0..extra {
+                let mut n = notes[i % notes.len()].clone();
+                n.id = format!("{}-{i}", n.id);
+                rows.push(n);
+            }
+        }
+        let tok = Tiktoken::o200k_base();
+        let shaped = Shaper::for_tool("notes").budget(Budget::tokens(budget)).format(format)
+            .shape_blocking(&rows, &()).unwrap();
+        let report = shaped.report();
+
+        // Fits the budget, recounted on the final text, and the report's count is exact.
+        prop_assert_eq!(tok.count(shaped.text()), report.tokens.text);
+        prop_assert_eq!(tok.count(shaped.structured_json()), report.tokens.structured);
+        prop_assert!(report.tokens.text <= budget || report.records.shown == 0, "text {} > {budget}", report.tokens.text);
+        prop_assert!(report.tokens.structured <= budget || report.records.shown == 0);
+
+        // The structured channel parses, with the five keys in order.
+        let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
+        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        prop_assert_eq!(keys, ["status", "summary", "data", "omitted", "next"]);
+        if format == Format::Json {
+            let _: serde_json::Value = serde_json::from_str(shaped.text()).unwrap();
+        } else {
+            // One line per record between the head and the two tail lines.
+            let lines = shaped.text().split('\n').count();
+            let head = if format == Format::Table { 2 } else { 1 };
+            prop_assert_eq!(lines, head + report.records.shown + 2);
+        }
+
+        // shown + omitted = total; data is a prefix of the ranked order.
+        let data = value["data"].as_array().unwrap();
+        prop_assert_eq!(data.len(), report.records.shown);
+        prop_assert_eq!(report.records.shown as u64 + report.records.omitted, rows.len() as u64);
+        prop_assert_eq!(value["omitted"]["count"].as_u64().unwrap(), report.records.omitted);
+        let mut ranked = rows.clone();
+        ranked.sort_by(|a, b| a.rank_cmp(b));
+        for (shown, expected) in data.iter().zip(&ranked) {
+            prop_assert_eq!(shown["id"].as_str().unwrap(), expected.id.as_str());
+        }
+        let expected_status = if rows.is_empty() { Status::Empty }
+            else if report.records.omitted > 0 { Status::Partial } else { Status::Ok };
+        prop_assert_eq!(shaped.status(), expected_status);
+    }
+}
+
+#[test]
+fn segments_add_up_exactly_on_the_real_tokenizers() {
+    // The property the budget stands on, checked directly: a page's count is the sum of its
+    // head, its record lines and its tail, for both vocabularies.
+    let rows: Vec<Note> = (0..40)
+        .map(|i| Note {
+            id: format!("n_{i}"),
+            body: [
+                "plain",
+                "ends with slash/",
+                "  leading spaces",
+                "/starts with slash",
+                "",
+                "multi\nline",
+            ][i % 6]
+                .into(),
+            title: "T".into(),
+            state: (i % 3) as u8,
+            score: i as i32,
+            tags: vec!["a/b".into()],
+            created: "2026-01-02".into(),
+        })
+        .collect();
+    for tok in [Tiktoken::o200k_base(), Tiktoken::cl100k_base()] {
+        for format in [Format::Json, Format::Prose, Format::Table] {
+            let shaped = Shaper::for_tool("notes")
+                .tokenizer(tok)
+                .format(format)
+                .budget(Budget::tokens(100_000))
+                .shape_blocking(&rows, &())
+                .unwrap();
+            assert_eq!(
+                tok.count(shaped.text()),
+                shaped.report().tokens.text,
+                "{format:?} {}",
+                tok.name()
+            );
+            assert_eq!(
+                tok.count(shaped.structured_json()),
+                shaped.report().tokens.structured
+            );
+            // and the naive join would not have been additive: `},{` merges.
+            let naive = "{\"a\":1},{\"b\":2}";
+            assert!(tok.count(naive) < tok.count("{\"a\":1},") + tok.count("{\"b\":2}"));
+        }
+    }
+}
+
+#[test]
+fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
+    let mut rows: Vec<Note> = (0..5)
+        .map(|i| Note {
+            id: format!("n_{i}"),
+            body: "short".into(),
+            title: "t".into(),
+            state: 1,
+            score: 10 - i,
+            tags: vec![],
+            created: "2026-01-02".into(),
+        })
+        .collect();
+    rows[0].title = "word ".repeat(400);
+    let shaped = Shaper::for_tool("notes")
+        .budget(Budget::tokens(300))
+        .format(Format::Prose)
+        .cursor_with(|c| format!("after-{}", c.id.unwrap_or("none")))
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(shaped.status(), Status::Partial);
+    assert_eq!(shaped.report().records.shown, 0);
+    let cut = shaped.report().cut.unwrap();
+    assert_eq!(
+        (cut.index, cut.reason),
+        (0, shape_runtime::OmitReason::RecordTooLarge)
+    );
+    // The next page starts after the oversized record, so it is never retried.
+    assert_eq!(shaped.next(), Some("after-n_0"));
+    assert!(
+        shaped
+            .summary()
+            .contains("1 note too large for the budget left out"),
+        "{}",
+        shaped.summary()
+    );
+}
+
+#[test]
+fn channel_policy_decides_which_channel_is_held_to_the_budget() {
+    let rows: Vec<Note> = (0..200)
+        .map(|i| Note {
+            id: format!("n_{i}"),
+            body: "a body of a few words".into(),
+            title: "a title".into(),
+            state: 1,
+            score: i,
+            tags: vec!["x".into()],
+            created: "2026-01-02".into(),
+        })
+        .collect();
+    let tok = Tiktoken::o200k_base();
+    let both = Shaper::for_tool("n")
+        .budget(Budget::tokens(600))
+        .format(Format::Table)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    let text = Shaper::for_tool("n")
+        .budget(Budget::tokens(600))
+        .format(Format::Table)
+        .channels(ChannelPolicy::Text)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert!(tok.count(both.structured_json()) <= 600 && tok.count(both.text()) <= 600);
+    assert!(tok.count(text.text()) <= 600);
+    // The table is denser than JSON, so reading only the text admits more records.
+    assert!(text.report().records.shown > both.report().records.shown);
+    // Both channels always carry the same records.
+    assert_eq!(
+        text.structured()["data"].as_array().unwrap().len(),
+        text.report().records.shown
+    );
+}
