@@ -10,8 +10,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cursor;
 pub mod date;
 pub mod envelope;
+pub mod handle;
 pub mod ids;
 pub mod legend;
 pub mod project;
@@ -27,7 +29,9 @@ pub mod view;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
 pub use date::{DateField, DateValue, iso_date};
+pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};
