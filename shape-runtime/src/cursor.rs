@@ -614,7 +614,8 @@ pub struct Position {
 /// order, query fingerprint, issue time, count shown, rank key, id (a trailing lowercase
 /// UUID is packed into 16 bytes) — followed by HMAC-SHA256 truncated to 16 bytes over the
 /// record and the full [`QueryHash`]. A cursor after a timestamp-ranked record with a
-/// 40-character prefixed-UUID id is 79 characters.
+/// 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of another
+/// shape).
 #[derive(Debug, Clone)]
 pub struct CursorCodec {
     keys: CursorKeys,

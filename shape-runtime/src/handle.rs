@@ -729,28 +729,20 @@ impl Inner {
 }
 
 impl HandleStore for MemoryStore {
-    fn put(
+    async fn put(
         &self,
         owner: &str,
         result: StoredResult,
         policy: &HandlePolicy,
-    ) -> impl Future<Output = Result<Handle, HandleError>> + Send {
-        async move { self.put_now(owner, result, policy) }
+    ) -> Result<Handle, HandleError> {
+        self.put_now(owner, result, policy)
     }
 
-    fn get(
-        &self,
-        owner: &str,
-        handle: &Handle,
-    ) -> impl Future<Output = Result<Arc<StoredResult>, HandleError>> + Send {
-        async move { self.get_now(owner, handle) }
+    async fn get(&self, owner: &str, handle: &Handle) -> Result<Arc<StoredResult>, HandleError> {
+        self.get_now(owner, handle)
     }
 
-    fn remove(
-        &self,
-        owner: &str,
-        handle: &Handle,
-    ) -> impl Future<Output = Result<bool, HandleError>> + Send {
-        async move { Ok(self.remove_now(owner, handle)) }
+    async fn remove(&self, owner: &str, handle: &Handle) -> Result<bool, HandleError> {
+        Ok(self.remove_now(owner, handle))
     }
 }

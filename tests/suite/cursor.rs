@@ -298,7 +298,7 @@ fn every_altered_character_is_refused() {
         for c in ALPHABET
             .iter()
             .map(|&c| char::from(c))
-            .filter(|&c| Some(c) != cursor[i..].chars().next())
+            .filter(|&c| !cursor[i..].starts_with(c))
         {
             let altered = format!("{}{c}{}", &cursor[..i], &cursor[i + 1..]);
             assert!(
@@ -417,7 +417,7 @@ fn cursors_expire_after_their_maximum_age() {
 fn a_fresh_codec_with_the_same_key_reads_the_cursor() {
     // Stateless: another process (a restart, a replica) only needs the key.
     let cursor = codec().encode(&sample(), 40, &query());
-    let replica = CursorCodec::new(CursorKeys::new(KEY.to_vec()).expect("key"));
+    let replica = CursorCodec::new(CursorKeys::new(Vec::from(KEY)).expect("key"));
     let position = replica.decode(&cursor, &query()).expect("decodes");
     assert_eq!((position.keyset, position.shown), (sample(), 40));
 }
