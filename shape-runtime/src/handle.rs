@@ -404,7 +404,7 @@ pub trait HandleStore: Send + Sync {
 }
 
 /// The time, for expiry. Inject a [`ManualClock`] in tests.
-pub trait Clock: Send + Sync + 'static {
+pub trait Clock: fmt::Debug + Send + Sync + 'static {
     /// Milliseconds since the Unix epoch.
     fn now_unix_ms(&self) -> u64;
 }
@@ -489,17 +489,8 @@ pub struct StoreStats {
 pub struct MemoryStore {
     max_bytes: usize,
     max_tombstones: usize,
-    clock: Arc<dyn ClockDebug>,
+    clock: Arc<dyn Clock>,
     inner: Mutex<Inner>,
-}
-
-/// `Clock` plus `Debug`, so the store can derive `Debug`.
-trait ClockDebug: Clock {}
-impl<C: Clock> ClockDebug for C {}
-impl fmt::Debug for dyn ClockDebug {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Clock({} ms)", self.now_unix_ms())
-    }
 }
 
 #[derive(Debug, Default)]
