@@ -11,8 +11,10 @@
 #![warn(missing_docs)]
 
 pub mod budget;
+pub mod cursor;
 pub mod date;
 pub mod envelope;
+pub mod handle;
 pub mod ids;
 pub mod legend;
 pub mod project;
@@ -32,8 +34,10 @@ pub mod view;
 pub mod __private;
 
 pub use budget::{Budget, BudgetError};
+pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
 pub use date::{DateField, DateValue, iso_date};
 pub use envelope::{Frame, OmitReason, Omitted, Status};
+pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};

@@ -1,1 +1,542 @@
 //! Tests: cursor.
+
+use proptest::prelude::*;
+use serde_json::json;
+use shape_runtime::cursor::{
+    CursorCodec, CursorError, CursorKeys, Keyset, Placeholders, QueryHash, SqlOptions, after_cursor,
+};
+use shape_runtime::{KeyValue, Order, ToolResult};
+use std::collections::HashSet;
+use std::time::Duration;
+
+const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding (the root package does not depend on `base64`).
+fn b64_encode(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+fn b64_decode(text: &str) -> Vec<u8> {
+    let sextets: Vec<u32> = text
+        .bytes()
+        .map(|c| ALPHABET.iter().position(|&a| a == c).expect("base64url") as u32)
+        .collect();
+    let mut out = Vec::new();
+    for chunk in sextets.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &s)| n | s << (18 - 6 * i));
+        for i in 0..chunk.len() - 1 {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
+}
+
+fn codec() -> CursorCodec {
+    CursorCodec::new(CursorKeys::new(KEY).expect("a 32-byte key"))
+}
+
+fn query() -> QueryHash {
+    QueryHash::of("search_tickets", &json!({"status": "open", "q": "crash"})).expect("hashable")
+}
+
+fn sample() -> Keyset {
+    Keyset {
+        rank: Some(KeyValue::Int(1_740_000_000_123_456_789)),
+        id: Some("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90".into()),
+        order: Order::Desc,
+    }
+}
+
+#[derive(ToolResult, Debug, Clone)]
+#[shape(name = "item", plural = "items")]
+struct Newest {
+    #[shape(id)]
+    id: String,
+    #[shape(rank = desc)]
+    score: Option<i64>,
+}
+
+#[derive(ToolResult, Debug, Clone)]
+#[shape(name = "item", plural = "items")]
+struct Oldest {
+    #[shape(id)]
+    id: String,
+    #[shape(rank = asc)]
+    score: Option<i64>,
+}
+
+trait Item: ToolResult + Clone {
+    fn new(id: String, score: Option<i64>) -> Self;
+}
+impl Item for Newest {
+    fn new(id: String, score: Option<i64>) -> Self {
+        Newest { id, score }
+    }
+}
+impl Item for Oldest {
+    fn new(id: String, score: Option<i64>) -> Self {
+        Oldest { id, score }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Insert(Option<i64>),
+    Delete(usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        proptest::option::weighted(0.8, 0..6i64).prop_map(Mutation::Insert),
+        any::<usize>().prop_map(Mutation::Delete),
+    ]
+}
+
+/// Ids of several shapes (the cursor packs UUID-suffixed ones), unique by construction.
+fn id_for(n: usize) -> String {
+    match n % 3 {
+        0 => format!("r{n:04}"),
+        1 => format!("tkt_{n:08x}-2d18-4b6e-9c05-8ab3f2e17d90"),
+        _ => format!("R-{n}"),
+    }
+}
+
+/// The rows after `keyset`, `limit` of them, as SQLite orders and filters them with the
+/// keyset's SQL.
+fn sql_page(db: &rusqlite::Connection, keyset: &Keyset, limit: usize) -> Vec<String> {
+    let predicate = keyset.sql_predicate("score", "id").expect("plain columns");
+    let order_by = keyset.sql_order_by("score", "id").expect("plain columns");
+    let sql = format!(
+        "SELECT id FROM items WHERE {} ORDER BY {order_by} LIMIT {limit}",
+        predicate.sql
+    );
+    let params: Vec<rusqlite::types::Value> = predicate
+        .params
+        .iter()
+        .map(|p| match p {
+            KeyValue::Int(v) => rusqlite::types::Value::Integer(*v),
+            KeyValue::Str(s) => rusqlite::types::Value::Text(s.clone()),
+            other => panic!("unexpected parameter {other:?}"),
+        })
+        .collect();
+    let mut stmt = db.prepare(&sql).expect("valid SQL");
+    stmt.query_map(rusqlite::params_from_iter(params), |row| row.get(0))
+        .expect("query runs")
+        .collect::<Result<_, _>>()
+        .expect("rows read")
+}
+
+/// Pages through a collection mutated between every two pages, through encoded cursors, in
+/// memory and in SQLite side by side; checks the pages agree, nothing repeats, nothing that
+/// existed throughout is missed, and the concatenation is in rank order.
+fn page_through<T: Item>(initial: Vec<Option<i64>>, steps: Vec<Vec<Mutation>>, page_size: usize) {
+    let codec = codec();
+    let query = query();
+    let db = rusqlite::Connection::open_in_memory().expect("sqlite");
+    db.execute_batch("CREATE TABLE items (id TEXT PRIMARY KEY, score INTEGER)")
+        .expect("table");
+    let insert = |id: &str, score: Option<i64>| {
+        db.execute(
+            "INSERT INTO items VALUES (?1, ?2)",
+            rusqlite::params![id, score],
+        )
+        .expect("insert");
+    };
+
+    let mut next_id = 0;
+    let mut items: Vec<T> = Vec::new();
+    for score in initial {
+        let id = id_for(next_id);
+        next_id += 1;
+        insert(&id, score);
+        items.push(T::new(id, score));
+    }
+    let mut deleted: HashSet<String> = HashSet::new();
+    let initial_ids: Vec<String> = items
+        .iter()
+        .filter_map(|i| i.id_text().map(str::to_owned))
+        .collect();
+
+    let mut seen: Vec<T> = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut steps = steps.into_iter();
+    loop {
+        let order = T::PROJECTION.rank.map_or(Order::Asc, |r| r.order);
+        let position = match &cursor {
+            Some(c) => {
+                let p = codec.decode(c, &query).expect("our own cursor decodes");
+                assert_eq!(p.shown, seen.len() as u64);
+                p.keyset
+            }
+            None => Keyset::start(order),
+        };
+        items.sort_by(T::rank_cmp);
+        let page: Vec<T> = after_cursor(&items, &position)
+            .iter()
+            .take(page_size)
+            .cloned()
+            .collect();
+        let page_ids: Vec<String> = page
+            .iter()
+            .filter_map(|i| i.id_text().map(str::to_owned))
+            .collect();
+        assert_eq!(
+            sql_page(&db, &position, page_size),
+            page_ids,
+            "SQLite and memory disagree"
+        );
+        seen.extend(page.iter().cloned());
+        let Some(last) = page.last() else { break };
+        cursor = Some(codec.next_cursor(last, seen.len() as u64, &query));
+        for m in steps.next().unwrap_or_default() {
+            match m {
+                Mutation::Insert(score) => {
+                    let id = id_for(next_id);
+                    next_id += 1;
+                    insert(&id, score);
+                    items.push(T::new(id, score));
+                }
+                Mutation::Delete(seed) if !items.is_empty() => {
+                    let gone = items.remove(seed % items.len());
+                    let id = gone.id_text().unwrap_or_default().to_owned();
+                    db.execute("DELETE FROM items WHERE id = ?1", [&id])
+                        .expect("delete");
+                    deleted.insert(id);
+                }
+                Mutation::Delete(_) => {}
+            }
+        }
+    }
+
+    let seen_ids: Vec<&str> = seen.iter().filter_map(|i| i.id_text()).collect();
+    let unique: HashSet<&str> = seen_ids.iter().copied().collect();
+    assert_eq!(
+        unique.len(),
+        seen_ids.len(),
+        "a record was shown twice: {seen_ids:?}"
+    );
+    for id in initial_ids.iter().filter(|id| !deleted.contains(*id)) {
+        assert!(
+            unique.contains(id.as_str()),
+            "{id} existed throughout but was never shown"
+        );
+    }
+    for pair in seen.windows(2) {
+        assert_eq!(
+            pair[0].rank_cmp(&pair[1]),
+            std::cmp::Ordering::Less,
+            "pages out of rank order"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn paging_a_mutating_collection_neither_repeats_nor_skips_newest_first(
+        initial in proptest::collection::vec(proptest::option::weighted(0.8, 0..6i64), 0..40),
+        steps in proptest::collection::vec(proptest::collection::vec(mutation(), 0..4), 0..40),
+        page_size in 1usize..6,
+    ) {
+        page_through::<Newest>(initial, steps, page_size);
+    }
+
+    #[test]
+    fn paging_a_mutating_collection_neither_repeats_nor_skips_oldest_first(
+        initial in proptest::collection::vec(proptest::option::weighted(0.8, 0..6i64), 0..40),
+        steps in proptest::collection::vec(proptest::collection::vec(mutation(), 0..4), 0..40),
+        page_size in 1usize..6,
+    ) {
+        page_through::<Oldest>(initial, steps, page_size);
+    }
+
+    #[test]
+    fn arbitrary_text_is_refused_without_panicking(text in ".{0,200}") {
+        prop_assert!(codec().decode(&text, &query()).is_err());
+    }
+
+    #[test]
+    fn arbitrary_bytes_are_refused_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let mut versioned = bytes.clone();
+        versioned.insert(0, 1);
+        for candidate in [bytes, versioned] {
+            prop_assert!(codec().decode(&b64_encode(&candidate), &query()).is_err());
+        }
+    }
+
+    #[test]
+    fn any_flipped_bit_is_refused(bit in 0usize..4096, rank in any::<i64>(), id in "[a-z0-9_-]{0,48}") {
+        let keyset = Keyset { rank: Some(KeyValue::Int(rank)), id: Some(id), order: Order::Asc };
+        let mut bytes = b64_decode(&codec().encode(&keyset, 3, &query()));
+        let bit = bit % (bytes.len() * 8);
+        bytes[bit / 8] ^= 1 << (bit % 8);
+        let err = codec().decode(&b64_encode(&bytes), &query()).expect_err("altered cursor accepted");
+        prop_assert!(matches!(err, CursorError::Tampered | CursorError::ForeignQuery | CursorError::Malformed));
+    }
+}
+
+#[test]
+fn every_altered_character_is_refused() {
+    let cursor = codec().encode(&sample(), 40, &query());
+    let mut tried = 0;
+    for i in 0..cursor.len() {
+        for c in ALPHABET
+            .iter()
+            .map(|&c| char::from(c))
+            .filter(|&c| !cursor[i..].starts_with(c))
+        {
+            let altered = format!("{}{c}{}", &cursor[..i], &cursor[i + 1..]);
+            assert!(
+                codec().decode(&altered, &query()).is_err(),
+                "accepted {altered}"
+            );
+            tried += 1;
+        }
+    }
+    assert_eq!(tried, cursor.len() * 63);
+    // Cut short or extended.
+    assert_eq!(
+        codec().decode(&cursor[..cursor.len() - 1], &query()).err(),
+        Some(CursorError::Malformed)
+    );
+    assert!(codec().decode(&format!("{cursor}A"), &query()).is_err());
+    assert!(codec().decode(&cursor, &query()).is_ok());
+}
+
+#[test]
+fn a_cursor_continues_only_its_own_query() {
+    let cursor = codec().encode(&sample(), 40, &query());
+    let reordered = QueryHash::of("search_tickets", &json!({"q": "crash", "status": "open"}))
+        .expect("hashable");
+    assert!(codec().decode(&cursor, &reordered).is_ok());
+    for other in [
+        QueryHash::of("search_tickets", &json!({"status": "closed", "q": "crash"})),
+        QueryHash::of("search_tickets", &json!({"status": "open"})),
+        QueryHash::of("list_tickets", &json!({"status": "open", "q": "crash"})),
+    ] {
+        let other = other.expect("hashable");
+        assert_eq!(
+            codec().decode(&cursor, &other),
+            Err(CursorError::ForeignQuery)
+        );
+    }
+}
+
+#[test]
+fn key_rotation_accepts_the_previous_key_and_nothing_else() {
+    let old = CursorCodec::new(CursorKeys::new(b"the old key, sixteen+").expect("key"));
+    let rotated = CursorCodec::new(
+        CursorKeys::new(b"the new key, sixteen+")
+            .and_then(|k| k.with_previous(b"the old key, sixteen+"))
+            .expect("keys"),
+    );
+    let after = CursorCodec::new(CursorKeys::new(b"the new key, sixteen+").expect("key"));
+    let stranger = CursorCodec::new(CursorKeys::new(b"someone else's key!!").expect("key"));
+
+    let from_old = old.encode(&sample(), 20, &query());
+    assert_eq!(
+        rotated.decode(&from_old, &query()).map(|p| p.keyset),
+        Ok(sample())
+    );
+    assert_eq!(
+        after.decode(&from_old, &query()),
+        Err(CursorError::Tampered)
+    );
+    assert_eq!(
+        stranger.decode(&from_old, &query()),
+        Err(CursorError::Tampered)
+    );
+
+    // The rotated codec signs with the new key only.
+    let from_rotated = rotated.encode(&sample(), 20, &query());
+    assert!(after.decode(&from_rotated, &query()).is_ok());
+    assert_eq!(
+        old.decode(&from_rotated, &query()),
+        Err(CursorError::Tampered)
+    );
+}
+
+#[test]
+fn keys_shorter_than_sixteen_bytes_are_refused() {
+    let err = CursorKeys::new(b"fifteen bytes!!").expect_err("short key accepted");
+    assert!(
+        err.to_string().contains("at least 16 bytes, got 15"),
+        "{err}"
+    );
+    assert!(CursorKeys::new(b"sixteen bytes!!!").is_ok());
+    assert!(
+        CursorKeys::new(KEY)
+            .and_then(|k| k.with_previous(b""))
+            .is_err()
+    );
+    // Keys never show in debug output.
+    let debug = format!("{:?}", CursorKeys::new(KEY).expect("key"));
+    assert!(
+        !debug.contains("0123456789") && debug.contains("redacted"),
+        "{debug}"
+    );
+}
+
+#[test]
+fn cursors_expire_after_their_maximum_age() {
+    let codec = codec().max_age(Duration::from_secs(600));
+    let cursor = codec.encode_at(&sample(), 40, &query(), 1_000_000);
+    assert!(codec.decode_at(&cursor, &query(), 1_000_600).is_ok());
+    // A cursor from a replica whose clock runs ahead is not "expired".
+    assert!(codec.decode_at(&cursor, &query(), 999_000).is_ok());
+    let err = codec
+        .decode_at(&cursor, &query(), 1_000_601)
+        .expect_err("expired cursor accepted");
+    assert_eq!(
+        err,
+        CursorError::Expired {
+            age_secs: 601,
+            max_age_secs: 600
+        }
+    );
+    // Without a maximum age, the same cursor still reads.
+    assert!(self::codec().decode_at(&cursor, &query(), u64::MAX).is_ok());
+}
+
+#[test]
+fn a_fresh_codec_with_the_same_key_reads_the_cursor() {
+    // Stateless: another process (a restart, a replica) only needs the key.
+    let cursor = codec().encode(&sample(), 40, &query());
+    let replica = CursorCodec::new(CursorKeys::new(Vec::from(KEY)).expect("key"));
+    let position = replica.decode(&cursor, &query()).expect("decodes");
+    assert_eq!((position.keyset, position.shown), (sample(), 40));
+}
+
+#[test]
+fn every_refusal_says_how_to_recover() {
+    let errors = [
+        CursorError::Malformed,
+        CursorError::Tampered,
+        CursorError::ForeignQuery,
+        CursorError::Expired {
+            age_secs: 700,
+            max_age_secs: 600,
+        },
+    ];
+    for err in errors {
+        assert!(
+            err.to_string()
+                .contains("again without a cursor to start from the first page"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn cursor_length_for_a_timestamp_rank_and_a_forty_character_id() {
+    let issued = 1_740_000_000;
+    // A chrono timestamp rank is nanoseconds since the epoch; the id is 40 characters.
+    let uuid_id = sample();
+    assert_eq!(uuid_id.id.as_deref().map(str::len), Some(40));
+    let uuid_cursor = codec().encode_at(&uuid_id, 40, &query(), issued);
+    let plain_id = Keyset {
+        id: Some("INV-2024-0042-ACME-EUROPE-WEST-0000017a3".into()),
+        ..sample()
+    };
+    assert_eq!(plain_id.id.as_deref().map(str::len), Some(40));
+    let plain_cursor = codec().encode_at(&plain_id, 40, &query(), issued);
+    println!(
+        "cursor lengths: UUID-suffixed id {}, other id {}",
+        uuid_cursor.len(),
+        plain_cursor.len()
+    );
+    assert_eq!(uuid_cursor.len(), 78, "{uuid_cursor}");
+    assert_eq!(plain_cursor.len(), 104, "{plain_cursor}");
+    assert!(uuid_cursor.bytes().all(|b| ALPHABET.contains(&b)));
+    // The test's own base64 agrees with the codec's.
+    assert_eq!(b64_encode(&b64_decode(&uuid_cursor)), uuid_cursor);
+}
+
+#[test]
+fn sql_predicates_for_every_kind_of_position() {
+    let at = |rank: Option<KeyValue>, id: Option<&str>, order| Keyset {
+        rank,
+        id: id.map(str::to_owned),
+        order,
+    };
+    let cases = [
+        (Keyset::start(Order::Desc), "1 = 1", 0),
+        (at(None, Some("a"), Order::Asc), "id > ?", 1),
+        (
+            at(Some(KeyValue::Int(3)), Some("a"), Order::Asc),
+            "(score, id) > (?, ?)",
+            2,
+        ),
+        (
+            at(Some(KeyValue::Int(3)), Some("a"), Order::Desc),
+            "((score, id) < (?, ?) OR score IS NULL)",
+            2,
+        ),
+        (at(Some(KeyValue::Int(3)), None, Order::Asc), "score > ?", 1),
+        (
+            at(Some(KeyValue::Int(3)), None, Order::Desc),
+            "(score < ? OR score IS NULL)",
+            1,
+        ),
+        (
+            at(Some(KeyValue::Null), Some("a"), Order::Asc),
+            "((score IS NULL AND id > ?) OR score IS NOT NULL)",
+            1,
+        ),
+        (
+            at(Some(KeyValue::Null), Some("a"), Order::Desc),
+            "(score IS NULL AND id < ?)",
+            1,
+        ),
+        (
+            at(Some(KeyValue::Null), None, Order::Asc),
+            "score IS NOT NULL",
+            0,
+        ),
+        (at(Some(KeyValue::Null), None, Order::Desc), "1 = 0", 0),
+    ];
+    for (keyset, sql, params) in cases {
+        let p = keyset.sql_predicate("score", "id").expect("plain columns");
+        assert_eq!(
+            (p.sql.as_str(), p.params.len()),
+            (sql, params),
+            "{keyset:?}"
+        );
+    }
+    let not_null = SqlOptions {
+        placeholders: Placeholders::Dollar { first: 2 },
+        rank_nullable: false,
+    };
+    let p = at(Some(KeyValue::Int(3)), Some("a"), Order::Desc)
+        .sql_predicate_with("score", "id", &not_null);
+    assert_eq!(p.map(|p| p.sql), Ok("(score, id) < ($2, $3)".to_owned()));
+    let bad = Keyset::start(Order::Asc).sql_predicate("score; DROP TABLE items", "id");
+    assert!(bad.is_err_and(|e| e.to_string().contains("never text from a request")));
+}
+
+#[test]
+fn after_cursor_on_an_empty_or_exhausted_slice_is_empty() {
+    let items: Vec<Newest> = Vec::new();
+    assert!(after_cursor(&items, &sample()).is_empty());
+    let items = vec![Newest {
+        id: "a".into(),
+        score: Some(1),
+    }];
+    assert_eq!(after_cursor(&items, &Keyset::start(Order::Desc)).len(), 1);
+    assert!(after_cursor(&items, &Keyset::after(&items[0])).is_empty());
+}

@@ -1,0 +1,1073 @@
+//! Cursors: where the next page starts, as an opaque, signed, stateless string.
+//!
+//! This module owns the cursor format and everything a tool author needs to page with it:
+//!
+//! - [`Keyset`]: the position itself — the rank key value and id of the last record shown,
+//!   and the order. Keyset, not offsets: a record inserted or deleted between two calls
+//!   neither repeats nor hides another one. [`Keyset::admits`] and [`after_cursor`] page an
+//!   in-memory collection; [`Keyset::sql_predicate`] and [`Keyset::sql_order_by`] push the
+//!   bound into a database query.
+//! - [`CursorCodec`]: turns a keyset (plus the count shown so far) into a short base64url
+//!   string signed with HMAC-SHA256, bound to one query ([`QueryHash`]), and back. A
+//!   cursor that was altered, belongs to another query, has expired or cannot be read is a
+//!   [`CursorError`] whose message tells the model how to recover; decoding never panics.
+//! - [`CursorKeys`]: the signing key and, during a rotation, the previous one.
+//!
+//! Nothing is stored on the server: a cursor decodes after a restart and on another replica
+//! that has the same key.
+//!
+//! ```
+//! use shape_runtime::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
+//! use shape_runtime::{KeyValue, Order};
+//!
+//! let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
+//! let query = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
+//!
+//! // After showing 20 records, the last one ranked (2025-03-01, "tkt_42"):
+//! let last = Keyset {
+//!     rank: Some(KeyValue::Str("2025-03-01".into())),
+//!     id: Some("tkt_42".into()),
+//!     order: Order::Desc,
+//! };
+//! let cursor = codec.encode(&last, 20, &query);
+//!
+//! // The next call presents it with the same arguments:
+//! let position = codec.decode(&cursor, &query)?;
+//! assert_eq!(position.keyset, last);
+//! assert_eq!(position.shown, 20);
+//! // Records after the cursor, in the descending order: older dates, or the same date and a
+//! // smaller id.
+//! assert!(position.keyset.admits(Some(&KeyValue::Str("2025-02-28".into())), Some("tkt_99")));
+//! assert!(!position.keyset.admits(Some(&KeyValue::Str("2025-03-01".into())), Some("tkt_42")));
+//!
+//! // Any other query is refused, with a remedy in the message.
+//! let other = QueryHash::of("search_tickets", &serde_json::json!({"status": "closed"}))?;
+//! let err = codec.decode(&cursor, &other).unwrap_err();
+//! assert!(err.to_string().contains("without a cursor"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::project::ToolResult;
+use crate::rank::{KeyValue, Order};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::cmp::Ordering;
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The shortest signing key accepted, in bytes.
+pub const MIN_KEY_LEN: usize = 16;
+
+/// Format version, the first byte of every cursor.
+const VERSION: u8 = 1;
+/// HMAC-SHA256 truncated to 128 bits (RFC 2104 §5 allows truncation to half the output).
+const TAG_LEN: usize = 16;
+/// Leading bytes of the query hash carried in the clear, only to tell "another query" from
+/// "altered" when the signature does not verify; the whole hash is signed.
+const FINGERPRINT_LEN: usize = 4;
+/// version, flags, fingerprint.
+const HEADER_LEN: usize = 2 + FINGERPRINT_LEN;
+/// Longer input is refused before decoding (a real cursor is ~100 characters plus the ids).
+const MAX_CURSOR_CHARS: usize = 4096;
+
+// Flag bits (byte 1).
+const FLAG_DESC: u8 = 1;
+const FLAG_ID: u8 = 1 << 1;
+const FLAG_ID_UUID: u8 = 1 << 2;
+const RANK_SHIFT: u8 = 3;
+const RANK_MASK: u8 = 0b111 << RANK_SHIFT;
+const FLAG_UNUSED: u8 = !(FLAG_DESC | FLAG_ID | FLAG_ID_UUID | RANK_MASK);
+
+// Rank tags (3 bits).
+const RANK_NONE: u8 = 0;
+const RANK_NULL: u8 = 1;
+const RANK_FALSE: u8 = 2;
+const RANK_TRUE: u8 = 3;
+const RANK_INT: u8 = 4;
+const RANK_UINT: u8 = 5;
+const RANK_FLOAT: u8 = 6;
+const RANK_STR: u8 = 7;
+
+/// Why a cursor was refused. Every message ends with what to do: start again without a
+/// cursor (or, for a foreign query, repeat the original arguments).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorError {
+    /// Not a cursor this server issued: not base64url, cut short, or an unknown format.
+    #[error(
+        "the cursor could not be read (it was cut or altered in copying, or is not one this \
+         tool issued); call the tool again without a cursor to start from the first page"
+    )]
+    Malformed,
+    /// The signature does not match: altered, or signed with a key no longer accepted.
+    #[error(
+        "the cursor's signature does not match: it was altered, or was issued under a signing \
+         key this server no longer accepts; call the tool again without a cursor to start \
+         from the first page"
+    )]
+    Tampered,
+    /// Issued for a different tool or different arguments.
+    #[error(
+        "the cursor belongs to a different query: it continues only the call with the same \
+         tool and arguments that returned it; repeat those arguments with this cursor, or call \
+         again without a cursor to start from the first page"
+    )]
+    ForeignQuery,
+    /// Older than the configured maximum age.
+    #[error(
+        "the cursor expired: it was issued {age_secs}s ago and cursors last {max_age_secs}s; \
+         call the tool again without a cursor to start from the first page"
+    )]
+    Expired {
+        /// Seconds since the cursor was issued.
+        age_secs: u64,
+        /// The configured maximum age in seconds.
+        max_age_secs: u64,
+    },
+}
+
+/// A signing key that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorKeyError {
+    /// Shorter than [`MIN_KEY_LEN`].
+    #[error(
+        "a cursor signing key must be at least {MIN_KEY_LEN} bytes, got {len}; use 32 random \
+         bytes (for example `openssl rand -base64 32`, decoded)"
+    )]
+    TooShort {
+        /// The length given.
+        len: usize,
+    },
+}
+
+/// The arguments of a query could not be serialised for hashing.
+#[derive(Debug, thiserror::Error)]
+#[error("the query arguments could not be serialised for the cursor's query hash: {0}")]
+pub struct QueryHashError(#[from] serde_json::Error);
+
+/// A SQL column name that is not a plain identifier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{column}` is not a plain SQL column name; pass a column name from your code (letters, \
+     digits and `_`, optionally table-qualified with `.` or double-quoted), never text from a \
+     request"
+)]
+pub struct SqlColumnError {
+    /// The column name refused.
+    pub column: String,
+}
+
+/// The keys cursors are signed with: the current one, and during a rotation the previous one,
+/// which is still accepted when decoding (never used to sign).
+///
+/// ```
+/// use shape_runtime::cursor::CursorKeys;
+///
+/// let keys = CursorKeys::new(b"the new key, 16+ bytes")?.with_previous(b"the old key, 16+ bytes")?;
+/// assert!(CursorKeys::new(b"short").is_err());
+/// # Ok::<(), shape_runtime::cursor::CursorKeyError>(())
+/// ```
+#[derive(Clone)]
+pub struct CursorKeys {
+    current: HmacSha256,
+    previous: Option<HmacSha256>,
+}
+
+impl CursorKeys {
+    /// Keys with one current signing key (at least [`MIN_KEY_LEN`] bytes).
+    pub fn new(current: impl AsRef<[u8]>) -> Result<Self, CursorKeyError> {
+        Ok(CursorKeys {
+            current: keyed(current.as_ref())?,
+            previous: None,
+        })
+    }
+
+    /// Also accepts cursors signed with `previous`, for the length of a key rotation.
+    pub fn with_previous(self, previous: impl AsRef<[u8]>) -> Result<Self, CursorKeyError> {
+        Ok(CursorKeys {
+            previous: Some(keyed(previous.as_ref())?),
+            ..self
+        })
+    }
+}
+
+impl fmt::Debug for CursorKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CursorKeys")
+            .field("current", &"<redacted>")
+            .field("previous", &self.previous.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+fn keyed(key: &[u8]) -> Result<HmacSha256, CursorKeyError> {
+    if key.len() < MIN_KEY_LEN {
+        return Err(CursorKeyError::TooShort { len: key.len() });
+    }
+    // HMAC accepts keys of any length; the error arm is unreachable but not unwrapped.
+    HmacSha256::new_from_slice(key).map_err(|_| CursorKeyError::TooShort { len: key.len() })
+}
+
+/// A hash of one query — the tool's name and its arguments, without the cursor — so that a
+/// cursor continues only the query that issued it.
+///
+/// The arguments are serialised canonically (object keys sorted, no whitespace), so two
+/// requests with the same arguments in a different key order hash the same.
+///
+/// ```
+/// use shape_runtime::cursor::QueryHash;
+/// use serde_json::json;
+///
+/// let a = QueryHash::of("search", &json!({"q": "crash", "status": "open"}))?;
+/// let b = QueryHash::of("search", &json!({"status": "open", "q": "crash"}))?;
+/// assert_eq!(a, b);
+/// assert_ne!(a, QueryHash::of("search", &json!({"q": "crash"}))?);
+/// assert_ne!(a, QueryHash::of("list", &json!({"q": "crash", "status": "open"}))?);
+/// # Ok::<(), shape_runtime::cursor::QueryHashError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct QueryHash([u8; 32]);
+
+impl QueryHash {
+    /// Hashes `tool` and its query arguments (pass them without the cursor itself).
+    pub fn of<Q: Serialize + ?Sized>(tool: &str, args: &Q) -> Result<Self, QueryHashError> {
+        let value = serde_json::to_value(args)?;
+        let mut hasher = Sha256::new();
+        hasher.update(b"shape.query.v1\0");
+        hasher.update((tool.len() as u64).to_le_bytes());
+        hasher.update(tool.as_bytes());
+        canonical(&value, &mut hasher)?;
+        Ok(QueryHash(hasher.finalize().into()))
+    }
+
+    /// The 32 bytes of the hash.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    fn fingerprint(&self) -> [u8; FINGERPRINT_LEN] {
+        let mut out = [0; FINGERPRINT_LEN];
+        out.copy_from_slice(&self.0[..FINGERPRINT_LEN]);
+        out
+    }
+}
+
+impl fmt::Debug for QueryHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "QueryHash(")?;
+        for b in &self.0[..8] {
+            write!(f, "{b:02x}")?;
+        }
+        write!(f, "…)")
+    }
+}
+
+/// Writes `value` as JSON with object keys sorted, whatever order the map kept them in.
+fn canonical(value: &serde_json::Value, out: &mut Sha256) -> Result<(), serde_json::Error> {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.update(b"{");
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.update(b",");
+                }
+                out.update(serde_json::to_string(key)?.as_bytes());
+                out.update(b":");
+                canonical(value, out)?;
+            }
+            out.update(b"}");
+        }
+        Value::Array(items) => {
+            out.update(b"[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.update(b",");
+                }
+                canonical(item, out)?;
+            }
+            out.update(b"]");
+        }
+        scalar => out.update(serde_json::to_string(scalar)?.as_bytes()),
+    }
+    Ok(())
+}
+
+/// A position in a ranked collection: the rank key value and id of the last record shown.
+///
+/// Records are ranked by `(rank, id)` ascending, or both descending for [`Order::Desc`]; a
+/// rank of `None` means the type has no rank key and records are ordered by id alone. The
+/// id breaks ties, so without an id the records sharing the last rank value are not
+/// revisited (give ranked types an id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyset {
+    /// The rank key of the last record shown; `None` when the type has no rank key.
+    pub rank: Option<KeyValue>,
+    /// The full id of the last record shown.
+    pub id: Option<String>,
+    /// The order records are ranked in.
+    pub order: Order,
+}
+
+impl Keyset {
+    /// The position before the first record: admits everything.
+    pub fn start(order: Order) -> Self {
+        Keyset {
+            rank: None,
+            id: None,
+            order,
+        }
+    }
+
+    /// The position just after `record`, in the order of `T`'s rank key (ascending when it
+    /// has none).
+    pub fn after<T: ToolResult>(record: &T) -> Self {
+        Keyset {
+            rank: record.rank_key(),
+            id: record.id_text().map(str::to_owned),
+            order: T::PROJECTION.rank.map_or(Order::Asc, |r| r.order),
+        }
+    }
+
+    /// Whether this is the [`start`](Keyset::start) position.
+    pub fn is_start(&self) -> bool {
+        self.rank.is_none() && self.id.is_none()
+    }
+
+    /// Whether a record with this rank key and id comes after the position, in the ranked
+    /// order.
+    ///
+    /// ```
+    /// use shape_runtime::cursor::Keyset;
+    /// use shape_runtime::{KeyValue, Order};
+    ///
+    /// let k = Keyset { rank: Some(KeyValue::Int(5)), id: Some("b".into()), order: Order::Asc };
+    /// assert!(k.admits(Some(&KeyValue::Int(6)), Some("a")));
+    /// assert!(k.admits(Some(&KeyValue::Int(5)), Some("c"))); // same rank, later id
+    /// assert!(!k.admits(Some(&KeyValue::Int(5)), Some("b"))); // the record itself
+    /// assert!(!k.admits(Some(&KeyValue::Null), Some("z"))); // null ranks first
+    /// ```
+    pub fn admits(&self, rank: Option<&KeyValue>, id: Option<&str>) -> bool {
+        if self.is_start() {
+            return true;
+        }
+        let ascending =
+            cmp_rank(rank, self.rank.as_ref()).then_with(|| id.cmp(&self.id.as_deref()));
+        self.order.apply(ascending) == Ordering::Greater
+    }
+
+    /// A SQL condition selecting the rows after this position, with `?` placeholders, for a
+    /// rank column that may hold NULL (NULL ranks first, as `Option::None` does).
+    ///
+    /// Use it with [`sql_order_by`](Keyset::sql_order_by) so the database orders rows as
+    /// the cursor does. The parameters are the rank key as
+    /// [`RankKey::key_value`](crate::RankKey::key_value) gives it (a `chrono` timestamp is
+    /// nanoseconds since the epoch: convert it to the column's type when binding), then the
+    /// id text. Compare ids bytewise (a binary or `C` collation) so the database and the
+    /// cursor agree on ties.
+    ///
+    /// ```
+    /// use shape_runtime::cursor::Keyset;
+    /// use shape_runtime::{KeyValue, Order};
+    ///
+    /// let k = Keyset { rank: Some(KeyValue::Int(7)), id: Some("t1".into()), order: Order::Desc };
+    /// let p = k.sql_predicate("updated_at", "id")?;
+    /// assert_eq!(p.sql, "((updated_at, id) < (?, ?) OR updated_at IS NULL)");
+    /// assert_eq!(p.params, [KeyValue::Int(7), KeyValue::Str("t1".into())]);
+    /// assert_eq!(k.sql_order_by("updated_at", "id")?, "updated_at DESC NULLS LAST, id DESC");
+    /// # Ok::<(), shape_runtime::cursor::SqlColumnError>(())
+    /// ```
+    pub fn sql_predicate(
+        &self,
+        rank_column: &str,
+        id_column: &str,
+    ) -> Result<SqlPredicate, SqlColumnError> {
+        self.sql_predicate_with(rank_column, id_column, &SqlOptions::default())
+    }
+
+    /// [`sql_predicate`](Keyset::sql_predicate) with other placeholders, or for a rank
+    /// column declared `NOT NULL` (which drops the `OR … IS NULL` arm).
+    ///
+    /// ```
+    /// use shape_runtime::cursor::{Keyset, Placeholders, SqlOptions};
+    /// use shape_runtime::{KeyValue, Order};
+    ///
+    /// let k = Keyset { rank: Some(KeyValue::Int(7)), id: Some("t1".into()), order: Order::Desc };
+    /// let options = SqlOptions { placeholders: Placeholders::Dollar { first: 3 }, rank_nullable: false };
+    /// let p = k.sql_predicate_with("t.updated_at", "t.id", &options)?;
+    /// assert_eq!(p.sql, "(t.updated_at, t.id) < ($3, $4)");
+    /// # Ok::<(), shape_runtime::cursor::SqlColumnError>(())
+    /// ```
+    pub fn sql_predicate_with(
+        &self,
+        rank_column: &str,
+        id_column: &str,
+        options: &SqlOptions,
+    ) -> Result<SqlPredicate, SqlColumnError> {
+        let r = checked_column(rank_column)?;
+        let i = checked_column(id_column)?;
+        let op = match self.order {
+            Order::Asc => ">",
+            Order::Desc => "<",
+        };
+        let mut next = options.placeholders.counter();
+        let mut params = Vec::new();
+        let id = self.id.clone().map(KeyValue::Str);
+        let sql = match (&self.rank, id) {
+            (None, None) => "1 = 1".to_owned(),
+            (None, Some(id)) => {
+                params.push(id);
+                format!("{i} {op} {}", next())
+            }
+            (Some(KeyValue::Null), id) => {
+                // NULL ranks first: in ascending order every non-NULL rank follows; in
+                // descending order only NULL ranks with a smaller id do.
+                let ties = id.map(|id| {
+                    params.push(id);
+                    format!("{r} IS NULL AND {i} {op} {}", next())
+                });
+                match (self.order, ties) {
+                    (Order::Asc, Some(ties)) => format!("(({ties}) OR {r} IS NOT NULL)"),
+                    (Order::Asc, None) => format!("{r} IS NOT NULL"),
+                    (Order::Desc, Some(ties)) => format!("({ties})"),
+                    (Order::Desc, None) => "1 = 0".to_owned(),
+                }
+            }
+            (Some(rank), id) => {
+                params.push(rank.clone());
+                let bound = match id {
+                    Some(id) => {
+                        params.push(id);
+                        let (a, b) = (next(), next());
+                        format!("({r}, {i}) {op} ({a}, {b})")
+                    }
+                    None => format!("{r} {op} {}", next()),
+                };
+                if self.order == Order::Desc && options.rank_nullable {
+                    format!("({bound} OR {r} IS NULL)")
+                } else {
+                    bound
+                }
+            }
+        };
+        Ok(SqlPredicate { sql, params })
+    }
+
+    /// The `ORDER BY` list that ranks rows as this keyset does: `rank ASC NULLS FIRST, id
+    /// ASC`, or both descending with NULLs last.
+    pub fn sql_order_by(
+        &self,
+        rank_column: &str,
+        id_column: &str,
+    ) -> Result<String, SqlColumnError> {
+        let r = checked_column(rank_column)?;
+        let i = checked_column(id_column)?;
+        Ok(match self.order {
+            Order::Asc => format!("{r} ASC NULLS FIRST, {i} ASC"),
+            Order::Desc => format!("{r} DESC NULLS LAST, {i} DESC"),
+        })
+    }
+}
+
+/// Ascending comparison of two rank keys; no rank (`None`) before any.
+fn cmp_rank(a: Option<&KeyValue>, b: Option<&KeyValue>) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => a.total_cmp(b),
+        (a, b) => a.is_some().cmp(&b.is_some()),
+    }
+}
+
+/// Accepts `name`, `table.name`, `"quoted name"`: nothing a request could smuggle SQL in.
+fn checked_column(column: &str) -> Result<&str, SqlColumnError> {
+    let plain = |part: &str| {
+        let mut chars = part.chars();
+        matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let quoted = |part: &str| {
+        part.len() > 2
+            && part.starts_with('"')
+            && part.ends_with('"')
+            && !part[1..part.len() - 1].contains(['"', '\0'])
+    };
+    if !column.is_empty() && column.split('.').all(|p| plain(p) || quoted(p)) {
+        Ok(column)
+    } else {
+        Err(SqlColumnError {
+            column: column.to_owned(),
+        })
+    }
+}
+
+/// A SQL condition and its parameters, in placeholder order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqlPredicate {
+    /// The condition, to `AND` into the query's `WHERE` clause.
+    pub sql: String,
+    /// The values to bind, in order.
+    pub params: Vec<KeyValue>,
+}
+
+/// How [`Keyset::sql_predicate_with`] writes its condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqlOptions {
+    /// Placeholder style.
+    pub placeholders: Placeholders,
+    /// Whether the rank column can hold NULL (the default, which is always correct; `false`
+    /// gives a simpler condition for a `NOT NULL` column).
+    pub rank_nullable: bool,
+}
+
+impl Default for SqlOptions {
+    fn default() -> Self {
+        SqlOptions {
+            placeholders: Placeholders::Question,
+            rank_nullable: true,
+        }
+    }
+}
+
+/// Placeholder style for bound parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placeholders {
+    /// `?` (SQLite, MySQL).
+    Question,
+    /// `$1`, `$2`, … starting at `first` (PostgreSQL), so the predicate can follow other
+    /// parameters.
+    Dollar {
+        /// The number of the first placeholder.
+        first: usize,
+    },
+}
+
+impl Placeholders {
+    fn counter(self) -> impl FnMut() -> String {
+        let mut n = match self {
+            Placeholders::Question => 0,
+            Placeholders::Dollar { first } => first,
+        };
+        move || match self {
+            Placeholders::Question => "?".to_owned(),
+            Placeholders::Dollar { .. } => {
+                let s = format!("${n}");
+                n = n.saturating_add(1);
+                s
+            }
+        }
+    }
+}
+
+/// The records of an already ranked slice that come after `keyset`.
+///
+/// `ranked` must be in the keyset's order (as the [`ToolResult`] derive's `rank_cmp` sorts
+/// it, or by id when the type has no rank key); the boundary is found by binary search.
+///
+/// ```
+/// use shape_runtime::cursor::{after_cursor, Keyset};
+/// use shape_runtime::ToolResult;
+///
+/// #[derive(ToolResult)]
+/// #[shape(name = "event", plural = "events")]
+/// struct Event {
+///     #[shape(id)]
+///     id: String,
+///     #[shape(rank = desc)]
+///     at: i64,
+/// }
+///
+/// let ranked = [
+///     Event { id: "e3".into(), at: 30 },
+///     Event { id: "e2".into(), at: 20 },
+///     Event { id: "e1".into(), at: 10 },
+/// ];
+/// let keyset = Keyset::after(&ranked[0]);
+/// let rest = after_cursor(&ranked, &keyset);
+/// assert_eq!(rest.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["e2", "e1"]);
+/// ```
+pub fn after_cursor<'a, T: ToolResult>(ranked: &'a [T], keyset: &Keyset) -> &'a [T] {
+    let start = ranked.partition_point(|r| !keyset.admits(r.rank_key().as_ref(), r.id_text()));
+    ranked.get(start..).unwrap_or_default()
+}
+
+/// A decoded cursor: where to resume, and what the summary can say about pages so far.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Position {
+    /// The last record shown.
+    pub keyset: Keyset,
+    /// How many records the earlier pages showed, for "40 of 1,412 shown so far".
+    pub shown: u64,
+    /// When the cursor was issued, in seconds since the Unix epoch.
+    pub issued_at_unix: u64,
+}
+
+/// Encodes and decodes cursors with one set of keys.
+///
+/// A cursor is base64url (no padding) over a compact binary record — format version,
+/// order, query fingerprint, issue time, count shown, rank key, id (a trailing lowercase
+/// UUID is packed into 16 bytes) — followed by HMAC-SHA256 truncated to 16 bytes over the
+/// record and the full [`QueryHash`]. A cursor after a timestamp-ranked record with a
+/// 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of another
+/// shape).
+#[derive(Debug, Clone)]
+pub struct CursorCodec {
+    keys: CursorKeys,
+    max_age: Option<Duration>,
+}
+
+impl CursorCodec {
+    /// A codec signing with `keys`; cursors do not expire unless [`max_age`](Self::max_age)
+    /// is set.
+    pub fn new(keys: CursorKeys) -> Self {
+        CursorCodec {
+            keys,
+            max_age: None,
+        }
+    }
+
+    /// Refuses cursors older than `max_age` (whole seconds).
+    pub fn max_age(self, max_age: Duration) -> Self {
+        CursorCodec {
+            max_age: Some(max_age),
+            ..self
+        }
+    }
+
+    /// A cursor for the position `keyset`, after `shown` records in all, for `query`.
+    pub fn encode(&self, keyset: &Keyset, shown: u64, query: &QueryHash) -> String {
+        self.encode_at(keyset, shown, query, unix_now())
+    }
+
+    /// A cursor for the next page after `last_shown`, the last record of this page.
+    pub fn next_cursor<T: ToolResult>(
+        &self,
+        last_shown: &T,
+        shown: u64,
+        query: &QueryHash,
+    ) -> String {
+        self.encode(&Keyset::after(last_shown), shown, query)
+    }
+
+    /// [`encode`](Self::encode) with the issue time given (seconds since the Unix epoch).
+    pub fn encode_at(
+        &self,
+        keyset: &Keyset,
+        shown: u64,
+        query: &QueryHash,
+        issued_at_unix: u64,
+    ) -> String {
+        let mut out = Vec::with_capacity(64);
+        out.push(VERSION);
+        out.push(0); // flags, filled in below
+        out.extend_from_slice(&query.fingerprint());
+        put_varint(&mut out, issued_at_unix);
+        put_varint(&mut out, shown);
+
+        let mut flags = 0;
+        if keyset.order == Order::Desc {
+            flags |= FLAG_DESC;
+        }
+        let rank_tag = match &keyset.rank {
+            None => RANK_NONE,
+            Some(KeyValue::Null) => RANK_NULL,
+            Some(KeyValue::Bool(false)) => RANK_FALSE,
+            Some(KeyValue::Bool(true)) => RANK_TRUE,
+            Some(KeyValue::Int(v)) => {
+                put_varint(&mut out, zigzag(*v));
+                RANK_INT
+            }
+            Some(KeyValue::UInt(v)) => {
+                put_varint(&mut out, *v);
+                RANK_UINT
+            }
+            Some(KeyValue::Float(v)) => {
+                out.extend_from_slice(&v.to_le_bytes());
+                RANK_FLOAT
+            }
+            Some(KeyValue::Str(s)) => {
+                put_bytes(&mut out, s.as_bytes());
+                RANK_STR
+            }
+        };
+        flags |= rank_tag << RANK_SHIFT;
+        if let Some(id) = &keyset.id {
+            flags |= FLAG_ID;
+            match split_uuid(id) {
+                Some((prefix, uuid)) => {
+                    flags |= FLAG_ID_UUID;
+                    put_bytes(&mut out, prefix.as_bytes());
+                    out.extend_from_slice(&uuid);
+                }
+                None => put_bytes(&mut out, id.as_bytes()),
+            }
+        }
+        out[1] = flags;
+
+        let tag = sign(self.keys.current.clone(), &out, query);
+        out.extend_from_slice(&tag[..TAG_LEN]);
+        URL_SAFE_NO_PAD.encode(out)
+    }
+
+    /// Reads a cursor presented with `query`, checking its signature and age.
+    pub fn decode(&self, cursor: &str, query: &QueryHash) -> Result<Position, CursorError> {
+        self.decode_at(cursor, query, unix_now())
+    }
+
+    /// [`decode`](Self::decode) at the time `now_unix` (seconds since the Unix epoch).
+    pub fn decode_at(
+        &self,
+        cursor: &str,
+        query: &QueryHash,
+        now_unix: u64,
+    ) -> Result<Position, CursorError> {
+        let cursor = cursor.trim();
+        if cursor.len() > MAX_CURSOR_CHARS {
+            return Err(CursorError::Malformed);
+        }
+        let bytes = URL_SAFE_NO_PAD
+            .decode(cursor)
+            .map_err(|_| CursorError::Malformed)?;
+        if bytes.len() < HEADER_LEN + TAG_LEN || bytes.first() != Some(&VERSION) {
+            return Err(CursorError::Malformed);
+        }
+        let (body, tag) = bytes.split_at(bytes.len() - TAG_LEN);
+        let verified = std::iter::once(&self.keys.current)
+            .chain(&self.keys.previous)
+            .any(|key| verify(key.clone(), body, query, tag));
+        if !verified {
+            return Err(if body[2..HEADER_LEN] != query.fingerprint() {
+                CursorError::ForeignQuery
+            } else {
+                CursorError::Tampered
+            });
+        }
+        let position = parse_body(body).ok_or(CursorError::Malformed)?;
+        if let Some(max_age) = self.max_age {
+            let age_secs = now_unix.saturating_sub(position.issued_at_unix);
+            if age_secs > max_age.as_secs() {
+                return Err(CursorError::Expired {
+                    age_secs,
+                    max_age_secs: max_age.as_secs(),
+                });
+            }
+        }
+        Ok(position)
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn sign(mut mac: HmacSha256, body: &[u8], query: &QueryHash) -> [u8; 32] {
+    mac.update(body);
+    mac.update(query.as_bytes());
+    mac.finalize().into_bytes().into()
+}
+
+fn verify(mut mac: HmacSha256, body: &[u8], query: &QueryHash, tag: &[u8]) -> bool {
+    mac.update(body);
+    mac.update(query.as_bytes());
+    mac.verify_truncated_left(tag).is_ok()
+}
+
+/// Parses a verified body; `None` if it does not follow the format.
+fn parse_body(body: &[u8]) -> Option<Position> {
+    let flags = *body.get(1)?;
+    if flags & FLAG_UNUSED != 0 {
+        return None;
+    }
+    let mut r = Reader {
+        rest: body.get(HEADER_LEN..)?,
+    };
+    let issued_at_unix = r.varint()?;
+    let shown = r.varint()?;
+    let rank = match (flags & RANK_MASK) >> RANK_SHIFT {
+        RANK_NONE => None,
+        RANK_NULL => Some(KeyValue::Null),
+        RANK_FALSE => Some(KeyValue::Bool(false)),
+        RANK_TRUE => Some(KeyValue::Bool(true)),
+        RANK_INT => Some(KeyValue::Int(unzigzag(r.varint()?))),
+        RANK_UINT => Some(KeyValue::UInt(r.varint()?)),
+        RANK_FLOAT => Some(KeyValue::Float(f64::from_le_bytes(r.array()?))),
+        RANK_STR => Some(KeyValue::Str(r.string()?)),
+        _ => return None,
+    };
+    let id = match (flags & FLAG_ID != 0, flags & FLAG_ID_UUID != 0) {
+        (false, false) => None,
+        (false, true) => return None,
+        (true, false) => Some(r.string()?),
+        (true, true) => {
+            let mut id = r.string()?;
+            push_uuid(&mut id, r.array()?);
+            Some(id)
+        }
+    };
+    if !r.rest.is_empty() {
+        return None;
+    }
+    let order = if flags & FLAG_DESC != 0 {
+        Order::Desc
+    } else {
+        Order::Asc
+    };
+    Some(Position {
+        keyset: Keyset { rank, id, order },
+        shown,
+        issued_at_unix,
+    })
+}
+
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if n > self.rest.len() {
+            return None;
+        }
+        let (head, rest) = self.rest.split_at(n);
+        self.rest = rest;
+        Some(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+
+    /// LEB128, at most 10 bytes, no overflow.
+    fn varint(&mut self) -> Option<u64> {
+        let mut value = 0u64;
+        for i in 0..10 {
+            let byte = *self.take(1)?.first()?;
+            let bits = u64::from(byte & 0x7f);
+            if i == 9 && bits > 1 {
+                return None;
+            }
+            value |= bits << (7 * i);
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        String::from_utf8(self.take(len)?.to_vec()).ok()
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+const UUID_LEN: usize = 36;
+
+/// Splits an id ending in a canonical lowercase UUID into its prefix and the UUID's bytes,
+/// so the cursor carries 16 bytes instead of 36 characters. Anything else stays text.
+fn split_uuid(id: &str) -> Option<(&str, [u8; 16])> {
+    let start = id.len().checked_sub(UUID_LEN)?;
+    let (prefix, uuid) = (id.get(..start)?, id.get(start..)?.as_bytes());
+    let mut out = [0u8; 16];
+    let mut nibbles = 0;
+    for (i, &c) in uuid.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if c != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let v = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => return None,
+        };
+        let byte = out.get_mut(nibbles / 2)?;
+        *byte |= if nibbles % 2 == 0 { v << 4 } else { v };
+        nibbles += 1;
+    }
+    Some((prefix, out))
+}
+
+fn push_uuid(id: &mut String, uuid: [u8; 16]) {
+    use std::fmt::Write as _;
+    for (i, b) in uuid.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            id.push('-');
+        }
+        let _ = write!(id, "{b:02x}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codec() -> CursorCodec {
+        CursorCodec::new(CursorKeys::new([7u8; 32]).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    #[test]
+    fn varints_round_trip_at_the_edges() {
+        for v in [
+            0,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            assert_eq!(Reader { rest: &out }.varint(), Some(v), "{v}");
+        }
+        for v in [0, 1, -1, i64::MIN, i64::MAX, 1_740_000_000_000_000_000] {
+            assert_eq!(unzigzag(zigzag(v)), v);
+        }
+        // Eleven continuation bytes, and a tenth byte that would overflow: refused.
+        assert_eq!(Reader { rest: &[0xff; 11] }.varint(), None);
+        let mut overflow = vec![0xff; 9];
+        overflow.push(0x02);
+        assert_eq!(Reader { rest: &overflow }.varint(), None);
+    }
+
+    #[test]
+    fn uuid_ids_pack_and_unpack_exactly() {
+        let id = "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90";
+        let (prefix, bytes) = split_uuid(id).unwrap_or_else(|| panic!("not packed"));
+        let mut back = prefix.to_owned();
+        push_uuid(&mut back, bytes);
+        assert_eq!(back, id);
+        // Uppercase, wrong dashes or non-hex stay text so decoding gives back the same id.
+        for id in [
+            "tkt_9F3A71C4-2D18-4B6E-9C05-8AB3F2E17D90",
+            "tkt_9f3a71c42d18-4b6e-9c05-8ab3f2e17d90-",
+            "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d9g",
+            "short",
+            "ééééééééééééééééééééééééééééééééééééé",
+        ] {
+            assert!(split_uuid(id).is_none(), "{id}");
+        }
+    }
+
+    #[test]
+    fn every_rank_kind_round_trips() {
+        let query = QueryHash([3; 32]);
+        let ranks = [
+            None,
+            Some(KeyValue::Null),
+            Some(KeyValue::Bool(false)),
+            Some(KeyValue::Bool(true)),
+            Some(KeyValue::Int(-5)),
+            Some(KeyValue::UInt(u64::MAX)),
+            Some(KeyValue::Float(-0.25)),
+            Some(KeyValue::Str("2025-03-01T10:00:00Z".into())),
+        ];
+        for rank in ranks {
+            for id in [
+                None,
+                Some("x".to_owned()),
+                Some("a-00000000-0000-0000-0000-000000000000".to_owned()),
+            ] {
+                for order in [Order::Asc, Order::Desc] {
+                    let keyset = Keyset {
+                        rank: rank.clone(),
+                        id: id.clone(),
+                        order,
+                    };
+                    let text = codec().encode_at(&keyset, 41, &query, 1_700_000_000);
+                    let position = codec().decode_at(&text, &query, 1_700_000_000);
+                    assert_eq!(
+                        position,
+                        Ok(Position {
+                            keyset,
+                            shown: 41,
+                            issued_at_unix: 1_700_000_000
+                        })
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unused_flag_bits_and_trailing_bytes_are_refused_even_when_signed() {
+        let query = QueryHash([1; 32]);
+        let keyset = Keyset {
+            rank: Some(KeyValue::Int(1)),
+            id: Some("a".into()),
+            order: Order::Asc,
+        };
+        let text = codec().encode_at(&keyset, 1, &query, 5);
+        let bytes = URL_SAFE_NO_PAD.decode(&text).unwrap_or_default();
+        let body = &bytes[..bytes.len() - TAG_LEN];
+        let resign = |body: &[u8]| {
+            let mut out = body.to_vec();
+            out.extend_from_slice(&sign(codec().keys.current.clone(), body, &query)[..TAG_LEN]);
+            URL_SAFE_NO_PAD.encode(out)
+        };
+        let mut flagged = body.to_vec();
+        flagged[1] |= 0x80;
+        assert_eq!(
+            codec().decode_at(&resign(&flagged), &query, 5),
+            Err(CursorError::Malformed)
+        );
+        let mut longer = body.to_vec();
+        longer.push(0);
+        assert_eq!(
+            codec().decode_at(&resign(&longer), &query, 5),
+            Err(CursorError::Malformed)
+        );
+        assert!(codec().decode_at(&resign(body), &query, 5).is_ok());
+    }
+
+    #[test]
+    fn sql_columns_must_be_identifiers() {
+        for ok in ["id", "t.updated_at", "\"Updated At\"", "_x1"] {
+            assert_eq!(checked_column(ok), Ok(ok));
+        }
+        for bad in [
+            "",
+            "id; drop table t",
+            "a.",
+            "1a",
+            "\"\"",
+            "\"a\"b\"",
+            "a -- x",
+            "a,b",
+        ] {
+            assert!(checked_column(bad).is_err(), "{bad}");
+        }
+    }
+}

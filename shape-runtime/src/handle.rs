@@ -1,0 +1,739 @@
+//! Handles: a result too large to be worth paging is stored outside the transcript, and the
+//! model gets a short, unguessable handle to reopen it with a query.
+//!
+//! This module owns the handle itself ([`Handle`]: 128 random bits, `h_` + 22 base64url
+//! characters), what is stored under it ([`StoredResult`]), when to store
+//! ([`HandlePolicy`]), the storage interface ([`HandleStore`], small enough for a shared
+//! store such as Redis to implement) and the embedded default, [`MemoryStore`]: a byte cap,
+//! a per-result cap, a time to live and least-recently-used eviction.
+//!
+//! A handle belongs to the owner (a principal the caller names) that stored it. Presented by
+//! anyone else it is "not found", exactly as a handle that never existed; an expired or
+//! evicted one says so, and names the tool to call again.
+//!
+//! ```
+//! use shape_runtime::handle::{HandlePolicy, HandleStore, MemoryStore, StoredResult};
+//!
+//! # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+//! let store = MemoryStore::new(64 << 20);
+//! let result = StoredResult::new("search_tickets", "ticket", "tickets");
+//! let handle = store.put("user:42", result, &HandlePolicy::default()).await?;
+//! assert!(handle.to_string().starts_with("h_"));
+//!
+//! let again = store.get("user:42", &handle).await?;
+//! assert_eq!(again.tool, "search_tickets");
+//! // Another principal cannot tell the handle exists.
+//! let err = store.get("user:7", &handle).await.unwrap_err();
+//! assert!(err.to_string().starts_with("no stored result has this handle"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::project::{FieldKind, Projection, ProseSegment};
+use crate::rank::Order;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Why a handle could not be stored or opened. Messages say what to do next.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandleError {
+    /// Never issued, issued to another owner, removed, or not a handle at all. Deliberately
+    /// the same in every case, so an owner learns nothing about other owners' handles.
+    #[error(
+        "no stored result has this handle: check it was copied exactly, or call the tool that \
+         returned it again for a fresh handle"
+    )]
+    NotFound,
+    /// Its time to live has passed.
+    #[error(
+        "this handle expired (stored results are kept for {ttl_secs}s); call {tool} again to \
+         get a fresh handle"
+    )]
+    Expired {
+        /// The tool that stored it.
+        tool: String,
+        /// The time to live it was stored with, in seconds.
+        ttl_secs: u64,
+    },
+    /// Removed to make room for newer results.
+    #[error(
+        "this handle's result was removed to make room for newer results; call {tool} again \
+         to get a fresh handle"
+    )]
+    Evicted {
+        /// The tool that stored it.
+        tool: String,
+    },
+    /// Larger than one stored result may be.
+    #[error(
+        "the result is {bytes} bytes, over the {max_bytes}-byte cap for one stored result; \
+         page it with a cursor instead, or narrow the query"
+    )]
+    TooLarge {
+        /// The result's size (its JSON serialisation).
+        bytes: usize,
+        /// The cap.
+        max_bytes: usize,
+    },
+    /// The store could not do its work (no randomness, a shared store unreachable).
+    #[error("the result store is unavailable ({reason}); try again shortly")]
+    Unavailable {
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// A reference to a stored result: 128 random bits, shown as `h_` + 22 base64url characters.
+///
+/// ```
+/// use shape_runtime::handle::Handle;
+///
+/// let handle = Handle::random()?;
+/// let text = handle.to_string();
+/// assert_eq!(text.len(), 24);
+/// assert_eq!(text.parse::<Handle>()?, handle);
+/// assert!("h_not-a-handle".parse::<Handle>().is_err());
+/// # Ok::<(), shape_runtime::handle::HandleError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Handle([u8; 16]);
+
+impl Handle {
+    /// A fresh handle from the operating system's random source.
+    pub fn random() -> Result<Self, HandleError> {
+        let mut bytes = [0; 16];
+        getrandom::fill(&mut bytes).map_err(|e| HandleError::Unavailable {
+            reason: format!("no randomness: {e}"),
+        })?;
+        Ok(Handle(bytes))
+    }
+
+    /// The handle's 16 bytes, for a store's key.
+    pub fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+
+    /// The handle with these bytes.
+    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+        Handle(bytes)
+    }
+}
+
+impl fmt::Display for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "h_{}", URL_SAFE_NO_PAD.encode(self.0))
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Handle({self})")
+    }
+}
+
+impl FromStr for Handle {
+    type Err = HandleError;
+
+    /// Parses `h_…`; anything else is [`HandleError::NotFound`].
+    fn from_str(text: &str) -> Result<Self, HandleError> {
+        let body = text
+            .trim()
+            .strip_prefix("h_")
+            .ok_or(HandleError::NotFound)?;
+        if body.len() != 22 {
+            return Err(HandleError::NotFound);
+        }
+        let bytes = URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|_| HandleError::NotFound)?;
+        Ok(Handle(bytes.try_into().map_err(|_| HandleError::NotFound)?))
+    }
+}
+
+/// What the shaper stores under a handle: the projection's description and the projected
+/// records in ranked order, so the companion tool can filter, sort, page and aggregate them
+/// and shape the slice as the original tool would have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredResult {
+    /// The tool that produced it (named in "call … again" remedies).
+    pub tool: String,
+    /// What one record is called.
+    pub name: String,
+    /// What several are called.
+    pub plural: String,
+    /// Output fields, in output order.
+    pub fields: Vec<StoredField>,
+    /// Source fields the projection leaves out.
+    pub skipped: Vec<String>,
+    /// The prose template, if any.
+    pub prose: Option<Vec<StoredSegment>>,
+    /// The rank field's index in `fields`, and its order.
+    pub rank: Option<(usize, Order)>,
+    /// Projected records, in ranked order.
+    pub records: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// When it was stored, in seconds since the Unix epoch.
+    pub created_at_unix: u64,
+}
+
+/// One output field of a [`StoredResult`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredField {
+    /// The name in tool results.
+    pub name: String,
+    /// How it was shaped: `show`, `legend`, `resolve`, `id`, `date` or `untrusted`.
+    pub kind: String,
+    /// The token cap of an untrusted field.
+    pub max_tokens: Option<u32>,
+}
+
+/// A piece of a stored prose template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoredSegment {
+    /// Literal text.
+    Text(String),
+    /// The output field with this index.
+    Field(usize),
+}
+
+impl StoredResult {
+    /// An empty result with no fields, for `tool`, created now.
+    pub fn new(
+        tool: impl Into<String>,
+        name: impl Into<String>,
+        plural: impl Into<String>,
+    ) -> Self {
+        StoredResult {
+            tool: tool.into(),
+            name: name.into(),
+            plural: plural.into(),
+            fields: Vec::new(),
+            skipped: Vec::new(),
+            prose: None,
+            rank: None,
+            records: Vec::new(),
+            created_at_unix: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        }
+    }
+
+    /// The stored form of `records`, projected by `projection`, created now.
+    ///
+    /// ```
+    /// use shape_runtime::handle::{StoredResult, StoredSegment};
+    /// use shape_runtime::{ToolResult, Order};
+    ///
+    /// #[derive(ToolResult)]
+    /// #[shape(name = "ticket", plural = "tickets", prose = "{id}: {subject}")]
+    /// struct Ticket {
+    ///     #[shape(id)]
+    ///     id: String,
+    ///     #[shape(untrusted(max_tokens = 40))]
+    ///     subject: String,
+    ///     #[shape(rank = desc)]
+    ///     updated: i64,
+    ///     #[shape(skip)]
+    ///     secret: String,
+    /// }
+    ///
+    /// let stored = StoredResult::from_projection("search_tickets", Ticket::PROJECTION, Vec::new());
+    /// assert_eq!(stored.fields[1].kind, "untrusted");
+    /// assert_eq!(stored.fields[1].max_tokens, Some(40));
+    /// assert_eq!(stored.rank, Some((2, Order::Desc)));
+    /// assert_eq!(stored.skipped, ["secret"]);
+    /// assert_eq!(stored.prose.as_deref().map(|p| &p[..2]), Some(&[StoredSegment::Field(0), StoredSegment::Text(": ".into())][..]));
+    /// ```
+    pub fn from_projection(
+        tool: impl Into<String>,
+        projection: &Projection,
+        records: Vec<serde_json::Map<String, serde_json::Value>>,
+    ) -> Self {
+        let fields = projection
+            .fields
+            .iter()
+            .map(|f| {
+                let (kind, max_tokens) = match f.kind {
+                    FieldKind::Show => ("show", None),
+                    FieldKind::Legend => ("legend", None),
+                    FieldKind::Resolve { .. } => ("resolve", None),
+                    FieldKind::Id { .. } => ("id", None),
+                    FieldKind::Date => ("date", None),
+                    FieldKind::Untrusted { max_tokens } => ("untrusted", max_tokens),
+                };
+                StoredField {
+                    name: f.name.to_owned(),
+                    kind: kind.to_owned(),
+                    max_tokens,
+                }
+            })
+            .collect();
+        let prose = projection.prose.map(|segments| {
+            segments
+                .iter()
+                .map(|s| match *s {
+                    ProseSegment::Text(t) => StoredSegment::Text(t.to_owned()),
+                    ProseSegment::Field(i) => StoredSegment::Field(i),
+                })
+                .collect()
+        });
+        StoredResult {
+            fields,
+            skipped: projection.skipped.iter().map(|s| (*s).to_owned()).collect(),
+            prose,
+            rank: projection.rank.map(|r| (r.field, r.order)),
+            records,
+            ..StoredResult::new(tool, projection.name, projection.plural)
+        }
+    }
+
+    /// The size the byte caps count: the length of the JSON serialisation.
+    pub fn json_len(&self) -> usize {
+        let mut counter = ByteCounter(0);
+        // Writing to a counter cannot fail, and a map with string keys always serialises.
+        match serde_json::to_writer(&mut counter, self) {
+            Ok(()) => counter.0,
+            Err(_) => usize::MAX,
+        }
+    }
+}
+
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// When to store a result behind a handle, and for how long. Loaded from configuration.
+///
+/// ```
+/// use shape_runtime::handle::HandlePolicy;
+///
+/// let policy: HandlePolicy = toml::from_str("ttl_secs = 600")?;
+/// assert_eq!(policy.ttl_secs, 600);
+/// assert_eq!(policy.max_bytes_per_payload, HandlePolicy::default().max_bytes_per_payload);
+/// assert!(policy.should_store(9_000, 2_000)); // over 4 × the budget
+/// assert!(!policy.should_store(3_000, 2_000)); // a page or two: use a cursor
+/// assert!(toml::from_str::<HandlePolicy>("ttl = 600").is_err()); // unknown keys are refused
+/// # Ok::<(), toml::de::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HandlePolicy {
+    /// How long a stored result lives, from when it is stored (reading it does not extend
+    /// it). Default 1,800 (30 minutes): long enough for an agent to come back within a task.
+    pub ttl_secs: u64,
+    /// The largest result stored, in bytes of JSON. Default 8 MiB.
+    pub max_bytes_per_payload: usize,
+    /// Store when the full result exceeds this many times the tool's token budget, that is,
+    /// when paging it would take more than this many calls. Default 4.
+    pub store_when_over_budget_factor: f64,
+}
+
+impl Default for HandlePolicy {
+    fn default() -> Self {
+        HandlePolicy {
+            ttl_secs: 1_800,
+            max_bytes_per_payload: 8 << 20,
+            store_when_over_budget_factor: 4.0,
+        }
+    }
+}
+
+impl HandlePolicy {
+    /// The time to live.
+    pub fn ttl(&self) -> Duration {
+        Duration::from_secs(self.ttl_secs)
+    }
+
+    /// Whether a result of `full_tokens` should go behind a handle rather than be paged,
+    /// under a budget of `budget_tokens`. Never for a result that fits; never when the
+    /// factor is not a finite number.
+    pub fn should_store(&self, full_tokens: usize, budget_tokens: usize) -> bool {
+        let factor = self.store_when_over_budget_factor;
+        full_tokens > budget_tokens
+            && factor.is_finite()
+            && full_tokens as f64 > factor * budget_tokens as f64
+    }
+}
+
+/// Where stored results live. Small on purpose: a shared store (Redis, a database table)
+/// implements these three calls, serialising [`StoredResult`] as JSON.
+///
+/// Implementations must make a handle presented by another owner indistinguishable from a
+/// nonexistent one ([`HandleError::NotFound`]).
+pub trait HandleStore: Send + Sync {
+    /// Stores `result` for `owner` under a fresh handle, with the policy's time to live and
+    /// per-result cap.
+    fn put(
+        &self,
+        owner: &str,
+        result: StoredResult,
+        policy: &HandlePolicy,
+    ) -> impl Future<Output = Result<Handle, HandleError>> + Send;
+
+    /// The result stored under `handle`, if `owner` stored it and it has not expired.
+    fn get(
+        &self,
+        owner: &str,
+        handle: &Handle,
+    ) -> impl Future<Output = Result<Arc<StoredResult>, HandleError>> + Send;
+
+    /// Removes the result; `false` when there was none for this owner.
+    fn remove(
+        &self,
+        owner: &str,
+        handle: &Handle,
+    ) -> impl Future<Output = Result<bool, HandleError>> + Send;
+}
+
+/// The time, for expiry. Inject a [`ManualClock`] in tests.
+pub trait Clock: fmt::Debug + Send + Sync + 'static {
+    /// Milliseconds since the Unix epoch.
+    fn now_unix_ms(&self) -> u64;
+}
+
+/// The system clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_unix_ms(&self) -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+/// A clock that moves only when told to; clones share the time.
+///
+/// ```
+/// use shape_runtime::handle::{Clock, ManualClock};
+/// use std::time::Duration;
+///
+/// let clock = ManualClock::new(1_000);
+/// clock.clone().advance(Duration::from_secs(2));
+/// assert_eq!(clock.now_unix_ms(), 3_000);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ManualClock(Arc<AtomicU64>);
+
+impl ManualClock {
+    /// A clock reading `start_unix_ms`.
+    pub fn new(start_unix_ms: u64) -> Self {
+        ManualClock(Arc::new(AtomicU64::new(start_unix_ms)))
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, by: Duration) {
+        let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        let _ = self
+            .0
+            .fetch_update(AtomicOrdering::SeqCst, AtomicOrdering::SeqCst, |t| {
+                Some(t.saturating_add(ms))
+            });
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_unix_ms(&self) -> u64 {
+        self.0.load(AtomicOrdering::SeqCst)
+    }
+}
+
+/// Counters of a [`MemoryStore`]. Every result stored is, at any moment, in exactly one of
+/// present, evicted, expired or removed: `created == present + evicted + expired + removed`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Results stored.
+    pub created: u64,
+    /// Results held now.
+    pub present: u64,
+    /// Bytes held now (JSON length).
+    pub bytes: usize,
+    /// Results removed to stay under the byte cap, least recently used first.
+    pub evicted: u64,
+    /// Results dropped after their time to live.
+    pub expired: u64,
+    /// Results removed by [`HandleStore::remove`].
+    pub removed: u64,
+    /// Results refused as too large.
+    pub rejected: u64,
+    /// Expired or evicted handles remembered, to say why they are gone.
+    pub tombstones: usize,
+}
+
+/// The embedded store: in process, bounded in bytes, least recently used evicted first,
+/// expired results dropped, safe to share between threads (one short `std` mutex hold per
+/// call, never across an await).
+///
+/// Expired and evicted handles leave a tombstone (owner, tool) so a late reader is told
+/// what happened; tombstones are bounded in number, oldest forgotten first.
+#[derive(Debug)]
+pub struct MemoryStore {
+    max_bytes: usize,
+    max_tombstones: usize,
+    clock: Arc<dyn Clock>,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    entries: HashMap<Handle, Entry>,
+    /// Use tick → handle; the first is the least recently used.
+    recency: BTreeMap<u64, Handle>,
+    /// (expiry ms, put tick) → handle; the first expires soonest.
+    expiry: BTreeMap<(u64, u64), Handle>,
+    tick: u64,
+    tombstones: HashMap<Handle, Tombstone>,
+    tombstone_order: VecDeque<Handle>,
+    stats: StoreStats,
+}
+
+#[derive(Debug)]
+struct Entry {
+    owner: String,
+    result: Arc<StoredResult>,
+    bytes: usize,
+    used: u64,
+    expires: (u64, u64),
+    ttl_secs: u64,
+}
+
+#[derive(Debug)]
+struct Tombstone {
+    owner: String,
+    tool: String,
+    why: Gone,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Gone {
+    Expired { ttl_secs: u64 },
+    Evicted,
+}
+
+impl MemoryStore {
+    /// A store holding at most `max_bytes` of results (their JSON length), on the system
+    /// clock, remembering up to 10,000 expired or evicted handles.
+    pub fn new(max_bytes: usize) -> Self {
+        MemoryStore {
+            max_bytes,
+            max_tombstones: 10_000,
+            clock: Arc::new(SystemClock),
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// The same store reading time from `clock`.
+    pub fn with_clock(self, clock: impl Clock) -> Self {
+        MemoryStore {
+            clock: Arc::new(clock),
+            ..self
+        }
+    }
+
+    /// Remembers at most `max` expired or evicted handles (0: none, and such handles are
+    /// simply "not found").
+    pub fn with_max_tombstones(self, max: usize) -> Self {
+        MemoryStore {
+            max_tombstones: max,
+            ..self
+        }
+    }
+
+    /// The counters now (expired results are counted once the store next looks at them).
+    pub fn stats(&self) -> StoreStats {
+        let mut inner = self.lock();
+        inner.purge_expired(self.clock.now_unix_ms(), self.max_tombstones);
+        let mut stats = inner.stats;
+        stats.present = inner.entries.len() as u64;
+        stats.tombstones = inner.tombstones.len();
+        stats
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic elsewhere while holding the lock leaves the maps consistent (every update
+        // is a few infallible steps), so a poisoned lock is still usable.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn put_now(
+        &self,
+        owner: &str,
+        result: StoredResult,
+        policy: &HandlePolicy,
+    ) -> Result<Handle, HandleError> {
+        let bytes = result.json_len();
+        let max_bytes = policy.max_bytes_per_payload.min(self.max_bytes);
+        if bytes > max_bytes {
+            self.lock().stats.rejected += 1;
+            return Err(HandleError::TooLarge { bytes, max_bytes });
+        }
+        let mut handle = Handle::random()?;
+        let now = self.clock.now_unix_ms();
+        let ttl_ms = policy.ttl_secs.saturating_mul(1_000);
+
+        let mut inner = self.lock();
+        inner.purge_expired(now, self.max_tombstones);
+        while inner.entries.contains_key(&handle) || inner.tombstones.contains_key(&handle) {
+            handle = Handle::random()?;
+        }
+        while inner.stats.bytes.saturating_add(bytes) > self.max_bytes {
+            let Some((_, oldest)) = inner.recency.pop_first() else {
+                break;
+            };
+            inner.drop_entry(oldest, Some(Gone::Evicted), self.max_tombstones);
+        }
+        inner.tick += 1;
+        let tick = inner.tick;
+        let expires = (now.saturating_add(ttl_ms), tick);
+        inner.recency.insert(tick, handle);
+        inner.expiry.insert(expires, handle);
+        inner.entries.insert(
+            handle,
+            Entry {
+                owner: owner.to_owned(),
+                result: Arc::new(result),
+                bytes,
+                used: tick,
+                expires,
+                ttl_secs: policy.ttl_secs,
+            },
+        );
+        inner.stats.bytes += bytes;
+        inner.stats.created += 1;
+        Ok(handle)
+    }
+
+    fn get_now(&self, owner: &str, handle: &Handle) -> Result<Arc<StoredResult>, HandleError> {
+        let mut inner = self.lock();
+        inner.purge_expired(self.clock.now_unix_ms(), self.max_tombstones);
+        inner.tick += 1;
+        let tick = inner.tick;
+        let Inner {
+            entries,
+            recency,
+            tombstones,
+            ..
+        } = &mut *inner;
+        if let Some(entry) = entries.get_mut(handle).filter(|e| e.owner == owner) {
+            recency.remove(&entry.used);
+            recency.insert(tick, *handle);
+            entry.used = tick;
+            return Ok(Arc::clone(&entry.result));
+        }
+        match tombstones.get(handle).filter(|t| t.owner == owner) {
+            Some(t) => Err(match t.why {
+                Gone::Expired { ttl_secs } => HandleError::Expired {
+                    tool: t.tool.clone(),
+                    ttl_secs,
+                },
+                Gone::Evicted => HandleError::Evicted {
+                    tool: t.tool.clone(),
+                },
+            }),
+            None => Err(HandleError::NotFound),
+        }
+    }
+
+    fn remove_now(&self, owner: &str, handle: &Handle) -> bool {
+        let mut inner = self.lock();
+        inner.purge_expired(self.clock.now_unix_ms(), self.max_tombstones);
+        if inner.entries.get(handle).is_some_and(|e| e.owner == owner) {
+            inner.drop_entry(*handle, None, self.max_tombstones);
+            inner.stats.removed += 1;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl Default for MemoryStore {
+    /// 64 MiB.
+    fn default() -> Self {
+        MemoryStore::new(64 << 20)
+    }
+}
+
+impl Inner {
+    fn purge_expired(&mut self, now_ms: u64, max_tombstones: usize) {
+        while let Some(entry) = self.expiry.first_entry() {
+            if entry.key().0 > now_ms {
+                break;
+            }
+            let handle = entry.remove();
+            let ttl_secs = self.entries.get(&handle).map_or(0, |e| e.ttl_secs);
+            self.drop_entry(handle, Some(Gone::Expired { ttl_secs }), max_tombstones);
+        }
+    }
+
+    /// Removes an entry from every index, leaving a tombstone saying why.
+    fn drop_entry(&mut self, handle: Handle, why: Option<Gone>, max_tombstones: usize) {
+        let Some(entry) = self.entries.remove(&handle) else {
+            return;
+        };
+        self.recency.remove(&entry.used);
+        self.expiry.remove(&entry.expires);
+        self.stats.bytes = self.stats.bytes.saturating_sub(entry.bytes);
+        let Some(why) = why else { return };
+        match why {
+            Gone::Expired { .. } => self.stats.expired += 1,
+            Gone::Evicted => self.stats.evicted += 1,
+        }
+        if max_tombstones == 0 {
+            return;
+        }
+        while self.tombstone_order.len() >= max_tombstones {
+            if let Some(old) = self.tombstone_order.pop_front() {
+                self.tombstones.remove(&old);
+            }
+        }
+        let tool = entry.result.tool.clone();
+        self.tombstones.insert(
+            handle,
+            Tombstone {
+                owner: entry.owner,
+                tool,
+                why,
+            },
+        );
+        self.tombstone_order.push_back(handle);
+    }
+}
+
+impl HandleStore for MemoryStore {
+    async fn put(
+        &self,
+        owner: &str,
+        result: StoredResult,
+        policy: &HandlePolicy,
+    ) -> Result<Handle, HandleError> {
+        self.put_now(owner, result, policy)
+    }
+
+    async fn get(&self, owner: &str, handle: &Handle) -> Result<Arc<StoredResult>, HandleError> {
+        self.get_now(owner, handle)
+    }
+
+    async fn remove(&self, owner: &str, handle: &Handle) -> Result<bool, HandleError> {
+        Ok(self.remove_now(owner, handle))
+    }
+}
