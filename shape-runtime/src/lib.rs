@@ -10,11 +10,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod aggregate;
 pub mod date;
 pub mod envelope;
 pub mod ids;
 pub mod legend;
 pub mod project;
+pub mod query;
 pub mod rank;
 pub mod resolve;
 pub mod schema;
@@ -27,10 +29,15 @@ pub mod view;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use aggregate::{
+    Aggregate, AggregateError, AggregateResult, Day, DayError, FieldError, FieldMeta, FieldName, FieldRole, Row,
+    ValidAggregate, ValueType,
+};
 pub use date::{DateField, DateValue, iso_date};
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};
+pub use query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery};
 pub use rank::{KeyValue, Order, RankKey};
 pub use resolve::{KeyField, KeySet, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies};
 pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};
