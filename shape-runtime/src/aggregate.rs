@@ -79,6 +79,7 @@ pub const RECENT_DAYS_MAX: u32 = 36_500;
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(transparent)]
+#[schemars(inline, description = "A field of the stored records.")]
 pub struct FieldName(String);
 
 impl FieldName {
@@ -590,6 +591,10 @@ fn civil_from_days(days: i64) -> (i128, u32, u32) {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    description = "What to count over the matching records. Every part is optional; the total \
+                   is always given."
+)]
 pub struct Aggregate {
     /// Count records per value of this field (a status, an assignee), most frequent first.
     /// Records with no value are counted as such. Not for list fields: use `top`.

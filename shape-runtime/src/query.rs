@@ -84,6 +84,10 @@ pub const PAGE_SIZE_MAX: u32 = 200;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    description = "Reopen a stored result by its handle: keep the records that match every \
+                   filter, sort them, keep some fields, page through them, or count them."
+)]
 pub struct OpenQuery {
     /// The handle a previous tool result returned.
     pub handle: String,
@@ -115,6 +119,7 @@ pub struct OpenQuery {
 /// `{"field": "opened", "op": "range", "min": "2026-01-01", "max": "2026-01-31"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(from = "FilterWire", into = "FilterWire")]
+#[schemars(description = "One test a record must pass, named by `op`.")]
 pub struct Filter {
     /// The field tested.
     pub field: FieldName,
@@ -328,12 +333,10 @@ fn ascending() -> Order {
 
 /// The schema of [`Order`], which lives in `rank` and does not derive `JsonSchema`.
 #[derive(JsonSchema)]
-#[schemars(rename_all = "snake_case")]
+#[schemars(rename_all = "snake_case", inline)]
 #[allow(dead_code)]
 enum OrderSchema {
-    /// Smallest, oldest, A first.
     Asc,
-    /// Largest, newest, Z first.
     Desc,
 }
 
@@ -801,8 +804,8 @@ impl ValidQuery {
     }
 
     /// The indices of the rows that pass every filter, in the requested order. Rows with no
-    /// value for the sort field come last in either order; ties keep their stored order, so
-    /// the result is deterministic.
+    /// value for the sort field come last in either order, after dates that do not parse;
+    /// ties keep their stored order, so the result is deterministic.
     pub fn apply(&self, rows: &[Row]) -> Vec<usize> {
         let mut hits: Vec<usize> = (0..rows.len())
             .filter(|&i| self.matches(&rows[i]))
@@ -833,29 +836,46 @@ impl ValidQuery {
 }
 
 impl SortKey {
+    /// Values in the requested order; then, in either order, dates that do not parse; then
+    /// no value.
     fn compare(&self, a: &Row, b: &Row) -> Ordering {
-        let value = |row: &Row| row.get(&self.field).filter(|v| !v.is_null()).cloned();
-        match (value(a), value(b)) {
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Greater,
-            (Some(_), None) => Ordering::Less,
-            (Some(x), Some(y)) => self.order.apply(if self.date {
-                date_cmp(&x, &y)
-            } else {
-                value_cmp(&x, &y)
-            }),
+        let (x, y) = (self.key(a), self.key(b));
+        x.tier().cmp(&y.tier()).then_with(|| {
+            self.order.apply(match (x, y) {
+                (SortValue::Day(p), SortValue::Day(q)) => p.cmp(&q),
+                (SortValue::Plain(p), SortValue::Plain(q))
+                | (SortValue::Unparsed(p), SortValue::Unparsed(q)) => value_cmp(p, q),
+                _ => Ordering::Equal,
+            })
+        })
+    }
+
+    fn key<'r>(&self, row: &'r Row) -> SortValue<'r> {
+        match row.get(&self.field) {
+            None | Some(Value::Null) => SortValue::Missing,
+            Some(v) if self.date => match v.as_str().and_then(Day::parse) {
+                Some(day) => SortValue::Day(day),
+                None => SortValue::Unparsed(v),
+            },
+            Some(v) => SortValue::Plain(v),
         }
     }
 }
 
-/// Dates by day; a value that is not a date sorts after every date.
-fn date_cmp(a: &Value, b: &Value) -> Ordering {
-    let day = |v: &Value| v.as_str().and_then(Day::parse);
-    match (day(a), day(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => value_cmp(a, b),
+enum SortValue<'r> {
+    Day(Day),
+    Plain(&'r Value),
+    Unparsed(&'r Value),
+    Missing,
+}
+
+impl SortValue<'_> {
+    fn tier(&self) -> u8 {
+        match self {
+            SortValue::Day(_) | SortValue::Plain(_) => 0,
+            SortValue::Unparsed(_) => 1,
+            SortValue::Missing => 2,
+        }
     }
 }
 
@@ -891,7 +911,7 @@ mod tests {
     }
 
     #[test]
-    fn date_sort_puts_unparsed_after_dates_and_nulls_last() {
+    fn date_sort_puts_unparsed_after_dates_and_nulls_last_in_either_order() {
         let key = SortKey {
             field: "d".into(),
             order: Order::Desc,
@@ -908,7 +928,7 @@ mod tests {
         .collect();
         let mut idx = vec![0, 1, 2, 3];
         idx.sort_by(|&a, &b| key.compare(&rows[a], &rows[b]));
-        // Desc reverses values (unparsed text is "largest"), never moves the null.
-        assert_eq!(idx, [1, 3, 0, 2]);
+        // Desc reverses the dates; text that is no date and the missing value stay last.
+        assert_eq!(idx, [3, 0, 1, 2]);
     }
 }
