@@ -352,6 +352,8 @@ impl FieldMeta {
         self.role == FieldRole::Show && matches!(self.value, ValueType::Number | ValueType::Any)
     }
 
+    // Ids and untrusted text are not categories: an id is unique, and counting untrusted
+    // values would put text an outsider wrote into the summary sentence, uncapped.
     pub(crate) fn categorical(&self) -> bool {
         matches!(
             self.role,
@@ -1336,8 +1338,8 @@ impl AggregateResult {
                 (Some(min), Some(max), Some(mean)) => format!(
                     "{}: min {}, max {}, mean {}",
                     words(&s.field),
-                    number_text(min.as_f64().unwrap_or(0.0)),
-                    number_text(max.as_f64().unwrap_or(0.0)),
+                    json_number_text(min),
+                    json_number_text(max),
                     number_text(mean)
                 ),
                 _ => format!("{}: no numbers", words(&s.field)),
@@ -1378,8 +1380,17 @@ fn value_text(value: &Value) -> String {
     match value {
         Value::String(s) if s.is_empty() => "\"\"".to_owned(),
         Value::String(s) => s.clone(),
-        Value::Number(n) => number_text(n.as_f64().unwrap_or(0.0)),
+        Value::Number(n) => json_number_text(n),
         other => other.to_string(),
+    }
+}
+
+/// A JSON number as [`number_text`] shows it; integers exactly, however large.
+fn json_number_text(n: &Number) -> String {
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => thousands(u),
+        (None, Some(i)) => format!("-{}", thousands(i.unsigned_abs())),
+        _ => number_text(n.as_f64().unwrap_or(0.0)),
     }
 }
 
@@ -1469,6 +1480,14 @@ mod tests {
         assert_eq!(number_text(3.2), "3.2");
         assert_eq!(number_text(12_345.678), "12,345.68");
         assert_eq!(number_text(0.001), "1.00e-3");
+        assert_eq!(
+            json_number_text(&Number::from(u64::MAX)),
+            "18,446,744,073,709,551,615"
+        );
+        assert_eq!(
+            json_number_text(&Number::from(i64::MIN)),
+            "-9,223,372,036,854,775,808"
+        );
     }
 
     #[test]

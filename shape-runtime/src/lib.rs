@@ -30,8 +30,8 @@ pub mod view;
 pub mod __private;
 
 pub use aggregate::{
-    Aggregate, AggregateError, AggregateResult, Day, DayError, FieldError, FieldMeta, FieldName, FieldRole, Row,
-    ValidAggregate, ValueType,
+    Aggregate, AggregateError, AggregateResult, Day, DayError, FieldError, FieldMeta, FieldName,
+    FieldRole, ValidAggregate, ValueType,
 };
 pub use date::{DateField, DateValue, iso_date};
 pub use ids::{IdText, short_id};

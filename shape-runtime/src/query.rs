@@ -811,7 +811,12 @@ impl ValidQuery {
             .filter(|&i| self.matches(&rows[i]))
             .collect();
         if let Some(sort) = &self.sort {
-            hits.sort_by(|&a, &b| sort.compare(&rows[a], &rows[b]));
+            // Keys once per row, not once per comparison; the sort is stable and `hits` is
+            // in stored order, so ties keep it.
+            let mut keyed: Vec<(SortValue<'_>, usize)> =
+                hits.iter().map(|&i| (sort.key(&rows[i]), i)).collect();
+            keyed.sort_by(|(a, _), (b, _)| sort.compare(a, b));
+            hits = keyed.into_iter().map(|(_, i)| i).collect();
         }
         hits
     }
@@ -838,11 +843,10 @@ impl ValidQuery {
 impl SortKey {
     /// Values in the requested order; then, in either order, dates that do not parse; then
     /// no value.
-    fn compare(&self, a: &Row, b: &Row) -> Ordering {
-        let (x, y) = (self.key(a), self.key(b));
+    fn compare(&self, x: &SortValue<'_>, y: &SortValue<'_>) -> Ordering {
         x.tier().cmp(&y.tier()).then_with(|| {
             self.order.apply(match (x, y) {
-                (SortValue::Day(p), SortValue::Day(q)) => p.cmp(&q),
+                (SortValue::Day(p), SortValue::Day(q)) => p.cmp(q),
                 (SortValue::Plain(p), SortValue::Plain(q))
                 | (SortValue::Unparsed(p), SortValue::Unparsed(q)) => value_cmp(p, q),
                 _ => Ordering::Equal,
@@ -927,7 +931,7 @@ mod tests {
         .filter_map(|v| v.as_object().cloned())
         .collect();
         let mut idx = vec![0, 1, 2, 3];
-        idx.sort_by(|&a, &b| key.compare(&rows[a], &rows[b]));
+        idx.sort_by(|&a, &b| key.compare(&key.key(&rows[a]), &key.key(&rows[b])));
         // Desc reverses the dates; text that is no date and the missing value stay last.
         assert_eq!(idx, [3, 0, 1, 2]);
     }

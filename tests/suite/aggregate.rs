@@ -2,9 +2,10 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use shape_runtime::aggregate::Row;
 use shape_runtime::{
     Aggregate, AggregateError, Day, FieldError, FieldMeta, FieldRole, Filter, OpenQuery, Order,
-    QueryError, Row, Tiktoken, Tokenizer, ToolResult, ValueType,
+    QueryError, Tiktoken, Tokenizer, ToolResult, ValueType,
 };
 use std::collections::BTreeMap;
 
