@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod aggregate;
 pub mod budget;
 pub mod cursor;
 pub mod date;
@@ -18,6 +19,7 @@ pub mod handle;
 pub mod ids;
 pub mod legend;
 pub mod project;
+pub mod query;
 pub mod rank;
 pub mod render;
 pub mod report;
@@ -33,6 +35,10 @@ pub mod view;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use aggregate::{
+    Aggregate, AggregateError, AggregateResult, Day, DayError, FieldError, FieldMeta, FieldName,
+    FieldRole, ValidAggregate, ValueType,
+};
 pub use budget::{Budget, BudgetError};
 pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
 pub use date::{DateField, DateValue, iso_date};
@@ -41,6 +47,7 @@ pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, St
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};
+pub use query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery};
 pub use rank::{KeyValue, Order, RankKey};
 pub use render::Format;
 pub use report::{Cut, RawSize, Report};
