@@ -11,7 +11,7 @@
 #[path = "../examples/common/desk.rs"]
 mod desk;
 
-use criterion::{Criterion, black_box};
+use criterion::Criterion;
 use desk::{OrgId, Ticket, UserId};
 use serde::Serialize;
 use shape_runtime::{
@@ -19,6 +19,7 @@ use shape_runtime::{
     iso_date, short_id,
 };
 use std::collections::HashMap;
+use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 fn tickets(n: usize) -> Vec<Ticket> {
