@@ -84,6 +84,9 @@ pub struct Omitted {
     /// Of `count`, records that could not fit even alone (skipped, not paged).
     #[serde(skip_serializing_if = "is_zero")]
     pub too_large: u64,
+    /// The handle the whole result is stored under, when it was too large to page through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -125,6 +128,10 @@ pub struct Words<'a> {
     pub order: Option<&'a str>,
     /// What was asked (`status=open`), for empty answers.
     pub query: Option<&'a str>,
+    /// A sentence to lead the summary with (an aggregate of the whole result).
+    pub lead: Option<&'a str>,
+    /// The companion tool that reopens a stored result.
+    pub reopen_with: &'a str,
 }
 
 impl Frame {
@@ -142,7 +149,17 @@ impl Frame {
         } else {
             Status::Ok
         };
-        let summary = summary(status, counts, words, &omitted, next.is_some());
+        let mut summary = summary(status, counts, words, &omitted, next.is_some());
+        if let Some(lead) = words.lead.filter(|_| status != Status::Empty) {
+            summary = format!("{lead}; {summary}");
+        }
+        if let Some(handle) = &omitted.handle {
+            let _ = write!(
+                summary,
+                "; the whole result is stored as handle {handle}: call {} with handle={handle} to filter, sort, page or aggregate it",
+                words.reopen_with
+            );
+        }
         Frame {
             status,
             summary,
@@ -154,14 +171,20 @@ impl Frame {
     /// An error frame: what happened and what to do instead, in one sentence.
     pub fn error(what: &str, remedy: &str, skipped: &[&str]) -> Frame {
         let what = what.trim_end_matches('.');
+        let summary = if remedy.is_empty() {
+            what.to_owned()
+        } else {
+            format!("{what}; {remedy}")
+        };
         Frame {
             status: Status::Error,
-            summary: format!("{what}; {remedy}"),
+            summary,
             omitted: Omitted {
                 count: 0,
                 reason: None,
                 fields: skipped.iter().map(|s| (*s).to_owned()).collect(),
                 too_large: 0,
+                handle: None,
             },
             next: None,
         }
@@ -230,7 +253,7 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     }
     if has_next {
         s.push_str("; call again with the cursor in next for more");
-    } else if status == Status::Partial {
+    } else if status == Status::Partial && omitted.handle.is_none() {
         if let Some(reason) = omitted.reason {
             let _ = write!(
                 s,
@@ -329,6 +352,9 @@ pub fn text_tail(frame: &Frame, plural: &str, tool: &str) -> String {
         let _ = write!(out, "{} {plural}", thousands(o.count));
         if let Some(reason) = o.reason {
             let _ = write!(out, " ({})", reason.as_str());
+        }
+        if let Some(handle) = &o.handle {
+            let _ = write!(out, ", stored as handle {handle}");
         }
     }
     if !o.fields.is_empty() {

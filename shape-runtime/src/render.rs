@@ -8,7 +8,8 @@
 //! JSON form puts the separating comma at the start of the next record (`\n,{`) for the same
 //! reason: `},{` would merge into one token across two records.
 
-use crate::project::{Projection, ProseSegment, ToolResult};
+use crate::project::{FieldKind, Projection, ProseSegment, ToolResult};
+use crate::rank::KeyValue;
 use crate::text::{TextMode, TextSerializer, push_escaped};
 use crate::view::Cx;
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,80 @@ pub trait RenderRecord {
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String>;
     /// Appends output field `index` as text.
     fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String>;
+    /// The rank key's value, for the next cursor.
+    fn rank_key(&self) -> Option<KeyValue>;
+    /// The full id, for the next cursor.
+    fn id_text(&self) -> Option<&str>;
+}
+
+/// What rendering needs to know of a projection: names, which fields are dates or
+/// untrusted, the prose template. Built from a derive's [`Projection`] or a stored result.
+#[derive(Debug, Clone)]
+pub struct Layout<'a> {
+    /// One record.
+    pub name: &'a str,
+    /// Several.
+    pub plural: &'a str,
+    /// Output fields: name and kind.
+    pub fields: Vec<(&'a str, FieldKind)>,
+    /// The prose template.
+    pub prose: Option<Vec<Seg<'a>>>,
+    /// Source fields this view leaves out.
+    pub skipped: Vec<&'a str>,
+    /// The rank order in words.
+    pub order: Option<String>,
+    /// The rank order (ascending without a rank key).
+    pub rank_order: crate::rank::Order,
+}
+
+/// A piece of a prose template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seg<'a> {
+    /// Literal text.
+    Text(&'a str),
+    /// The output field with this index.
+    Field(usize),
+}
+
+impl Layout<'static> {
+    /// The layout of a derived record type.
+    pub fn of(projection: &'static Projection) -> Layout<'static> {
+        Layout {
+            name: projection.name,
+            plural: projection.plural,
+            fields: projection.fields.iter().map(|f| (f.name, f.kind)).collect(),
+            prose: projection.prose.map(|segments| {
+                segments
+                    .iter()
+                    .map(|s| match *s {
+                        ProseSegment::Text(t) => Seg::Text(t),
+                        ProseSegment::Field(i) => Seg::Field(i),
+                    })
+                    .collect()
+            }),
+            skipped: projection.skipped.to_vec(),
+            order: projection.order_phrase(),
+            rank_order: projection.rank.map_or(crate::rank::Order::Asc, |r| r.order),
+        }
+    }
+}
+
+impl Layout<'_> {
+    /// Whether any field is untrusted.
+    pub fn has_untrusted(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|(_, k)| matches!(k, FieldKind::Untrusted { .. }))
+    }
+
+    /// Indices of the date fields.
+    pub fn date_fields(&self) -> impl Iterator<Item = usize> + '_ {
+        self.fields
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, k))| *k == FieldKind::Date)
+            .map(|(i, _)| i)
+    }
 }
 
 /// A typed record with the context it is projected in.
@@ -46,6 +121,14 @@ pub struct Typed<'a, T: ToolResult> {
 }
 
 impl<T: ToolResult> RenderRecord for Typed<'_, T> {
+    fn rank_key(&self) -> Option<KeyValue> {
+        self.record.rank_key()
+    }
+
+    fn id_text(&self) -> Option<&str> {
+        self.record.id_text()
+    }
+
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
         let mut ser = serde_json::Serializer::new(out);
         self.record
@@ -60,16 +143,16 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
     }
 }
 
-/// Renders record segments for one projection and format.
+/// Renders record segments for one layout and format.
 pub struct Renderer<'p> {
-    projection: &'p Projection,
+    layout: &'p Layout<'p>,
     format: Format,
 }
 
 impl<'p> Renderer<'p> {
-    /// A renderer for `projection` in `format`.
-    pub fn new(projection: &'p Projection, format: Format) -> Self {
-        Renderer { projection, format }
+    /// A renderer for `layout` in `format`.
+    pub fn new(layout: &'p Layout<'p>, format: Format) -> Self {
+        Renderer { layout, format }
     }
 
     /// The format.
@@ -80,7 +163,7 @@ impl<'p> Renderer<'p> {
     /// The table's header row (with its newline), for the table form.
     pub fn table_header(&self) -> String {
         let mut out = String::new();
-        for (i, name) in self.projection.output_names().enumerate() {
+        for (i, (name, _)) in self.layout.fields.iter().enumerate() {
             if i > 0 {
                 out.push_str(TABLE_SEPARATOR);
             }
@@ -106,23 +189,21 @@ impl<'p> Renderer<'p> {
 
     fn prose_segment(&self, record: &dyn RenderRecord) -> Result<String, String> {
         let mut out = String::with_capacity(128);
-        match self.projection.prose {
+        match &self.layout.prose {
             Some(segments) => {
                 for segment in segments {
-                    match segment {
-                        ProseSegment::Text(text) => push_escaped(&mut out, text, TextMode::Prose),
-                        ProseSegment::Field(i) => {
-                            record.write_field(*i, &mut out, TextMode::Prose)?
-                        }
+                    match *segment {
+                        Seg::Text(text) => push_escaped(&mut out, text, TextMode::Prose),
+                        Seg::Field(i) => record.write_field(i, &mut out, TextMode::Prose)?,
                     }
                 }
             }
             None => {
-                for (i, field) in self.projection.fields.iter().enumerate() {
+                for (i, (name, _)) in self.layout.fields.iter().enumerate() {
                     if i > 0 {
                         out.push_str("; ");
                     }
-                    out.push_str(field.name);
+                    out.push_str(name);
                     out.push_str(": ");
                     record.write_field(i, &mut out, TextMode::Prose)?;
                 }
@@ -133,7 +214,7 @@ impl<'p> Renderer<'p> {
 
     fn table_segment(&self, record: &dyn RenderRecord) -> Result<String, String> {
         let mut out = String::with_capacity(128);
-        for i in 0..self.projection.fields.len() {
+        for i in 0..self.layout.fields.len() {
             if i > 0 {
                 out.push_str(TABLE_SEPARATOR);
             }

@@ -31,10 +31,11 @@
 //! ```
 
 use crate::budget::Budget;
+use crate::cursor::{CursorCodec, CursorError, Keyset, QueryHash};
 use crate::envelope::{self, Counts, Frame, OmitReason, Omitted, Status, Words};
-use crate::project::{Projection, ToolResult};
-use crate::rank::KeyValue;
-use crate::render::{Format, RenderRecord, Renderer, Typed};
+use crate::project::ToolResult;
+use crate::rank::{KeyValue, Order};
+use crate::render::{Format, Layout, RenderRecord, Renderer, Typed};
 use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use crate::resolve::{Needs, ResolveError, ResolverStats, Supplies};
 use crate::tokens::{Tiktoken, Tokenizer};
@@ -65,6 +66,9 @@ pub enum ShapeError {
     /// A resolver failed.
     #[error(transparent)]
     Resolve(#[from] ResolveError),
+    /// The caller's aggregate does not fit the record type.
+    #[error(transparent)]
+    Aggregate(#[from] crate::aggregate::AggregateError),
     /// A record's own `Serialize` implementation failed.
     #[error("could not render a {record}: {message}")]
     Render {
@@ -85,6 +89,8 @@ pub struct Continuation<'a> {
     pub id: Option<&'a str>,
     /// Records shown by this page and the earlier ones.
     pub shown: u64,
+    /// The rank order the records are in.
+    pub order: Order,
 }
 
 type CursorFn = dyn for<'a> Fn(Continuation<'a>) -> String + Send + Sync;
@@ -105,6 +111,7 @@ pub struct Shaper<'a> {
     untrusted: UntrustedPolicy,
     keep_order: bool,
     cursor: Option<Arc<CursorFn>>,
+    after: Option<Keyset>,
 }
 
 impl std::fmt::Debug for Shaper<'_> {
@@ -136,6 +143,7 @@ impl<'a> Shaper<'a> {
             untrusted: UntrustedPolicy::default(),
             keep_order: false,
             cursor: None,
+            after: None,
         }
     }
 
@@ -212,6 +220,47 @@ impl<'a> Shaper<'a> {
         self
     }
 
+    /// Pages with signed cursors: `cursor` is what the model passed back (or `None` for the
+    /// first page), `query` the hash of the tool and its other arguments. Rows before the
+    /// cursor's position are skipped (push [`after_keyset`](Self::after_keyset) into the
+    /// database query to avoid loading them); the next cursor is signed by `codec`.
+    ///
+    /// A bad cursor is an error whose message says how to recover; answer it with
+    /// [`cursor_error`](Self::cursor_error).
+    pub fn paginate(
+        mut self,
+        codec: Arc<CursorCodec>,
+        query: QueryHash,
+        cursor: Option<&str>,
+    ) -> Result<Self, CursorError> {
+        if let Some(cursor) = cursor {
+            let position = codec.decode(cursor, &query)?;
+            self.shown_before = position.shown;
+            self.after = Some(position.keyset);
+        }
+        self.cursor = Some(Arc::new(move |c: Continuation<'_>| {
+            let keyset = Keyset {
+                rank: c.rank,
+                id: c.id.map(str::to_owned),
+                order: c.order,
+            };
+            codec.encode(&keyset, c.shown, &query)
+        }));
+        Ok(self)
+    }
+
+    /// Where the page starts: the keyset to push into a database query
+    /// (`WHERE (updated_at, id) < (?, ?)`, see [`Keyset::sql_predicate`]); `None` on the
+    /// first page.
+    pub fn after_keyset(&self) -> Option<&Keyset> {
+        self.after.as_ref()
+    }
+
+    /// The error envelope for a cursor that was refused: what happened and how to recover.
+    pub fn cursor_error(&self, error: &CursorError) -> Shaped {
+        self.error(&error.to_string(), "")
+    }
+
     /// Makes the `next` cursor when records remain, from the last record this page covers.
     pub fn cursor_with(
         mut self,
@@ -234,6 +283,11 @@ impl<'a> Shaper<'a> {
     /// The tokenizer.
     pub fn current_tokenizer(&self) -> &dyn Tokenizer {
         &*self.tokenizer
+    }
+
+    /// The untrusted-text policy.
+    pub fn untrusted_policy(&self) -> &UntrustedPolicy {
+        &self.untrusted
     }
 
     /// The text format.
@@ -273,18 +327,24 @@ impl<'a> Shaper<'a> {
         F: Fn(&T, &T) -> Ordering,
     {
         let start = Instant::now();
+        let mut order: Vec<usize> = match &self.after {
+            // Skip what earlier pages covered (a no-op when the database already did).
+            Some(keyset) => (0..rows.len())
+                .filter(|&i| keyset.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
+                .collect(),
+            None => (0..rows.len()).collect(),
+        };
+        let given = order.len();
         // Only the records a page can reach need ranking, resolving and rendering: every
         // record costs at least one token, so no more than `budget` of them fit, and no more
         // than `page_size`; one more is looked at to know where the cut is.
-        let reach = rows
-            .len()
+        let reach = given
             .min(self.budget.max_tokens().saturating_add(1))
             .min(self.page_size.map_or(usize::MAX, |p| p.saturating_add(1)));
-        let mut order: Vec<usize> = (0..rows.len()).collect();
         if !self.keep_order {
             // Ties keep the given order, so the result is deterministic.
             let total = |a: &usize, b: &usize| cmp(&rows[*a], &rows[*b]).then(a.cmp(b));
-            if reach < rows.len() && reach > 0 {
+            if reach < order.len() && reach > 0 {
                 order.select_nth_unstable_by(reach - 1, total);
                 order.truncate(reach);
             }
@@ -296,7 +356,24 @@ impl<'a> Shaper<'a> {
             rows[i].collect_keys(&mut keys);
         }
         let (names, resolvers) = ctx.resolve_all(keys).await?;
-        self.render(rows, &order, &names, resolvers, start)
+        let nonce = crate::untrusted_nonce();
+        let env = CallEnv::new(&self.tool, &*self.tokenizer, &self.untrusted, &nonce);
+        let cx = Cx::<T::Needs>::new(&names, &env);
+        let records: Vec<Typed<'_, T>> = order
+            .iter()
+            .map(|&i| Typed {
+                record: &rows[i],
+                cx: &cx,
+            })
+            .collect();
+        let layout = Layout::of(T::PROJECTION);
+        let page = PageInputs {
+            given,
+            resolvers,
+            lead: None,
+            handle: None,
+        };
+        self.render_page(&records, &layout, &env, page, start)
     }
 
     /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
@@ -364,58 +441,58 @@ impl<'a> Shaper<'a> {
         }
     }
 
-    fn render<T: ToolResult>(
+    /// The core of every call: admit `records` (ranked, only those a page can reach) until
+    /// the budget is full, wrap them in the envelope, report.
+    pub(crate) fn render_page<R: RenderRecord>(
         &self,
-        rows: &[T],
-        order: &[usize],
-        names: &<T::Needs as Needs>::Names,
-        resolvers: Vec<ResolverStats>,
+        records: &[R],
+        layout: &Layout<'_>,
+        env: &CallEnv<'_>,
+        page: PageInputs<'_>,
         start: Instant,
     ) -> Result<Shaped, ShapeError> {
-        let projection: &Projection = T::PROJECTION;
-        let nonce = crate::untrusted_nonce();
-        let env = CallEnv::new(&self.tool, &*self.tokenizer, &self.untrusted, &nonce);
-        let cx = Cx::<T::Needs>::new(names, &env);
-        let renderer = Renderer::new(projection, self.format);
+        let renderer = Renderer::new(layout, self.format);
         let tok = &*self.tokenizer;
         let budget = self.budget.max_tokens();
+        let given = page.given;
         let total = self
             .total
-            .unwrap_or(self.shown_before + rows.len() as u64)
-            .max(self.shown_before + rows.len() as u64);
-        let order_phrase = projection.order_phrase();
+            .unwrap_or(self.shown_before + given as u64)
+            .max(self.shown_before + given as u64);
         let words = Words {
-            name: projection.name,
-            plural: projection.plural,
-            order: order_phrase.as_deref().filter(|_| !self.keep_order),
+            name: layout.name,
+            plural: layout.plural,
+            order: layout.order.as_deref().filter(|_| !self.keep_order),
             query: self.query.as_deref(),
+            lead: page.lead,
+            reopen_with: OPEN_RESULT,
         };
-        let skipped: Vec<String> = projection.skipped.iter().map(|s| (*s).to_owned()).collect();
+        let skipped: Vec<String> = layout.skipped.iter().map(|s| (*s).to_owned()).collect();
         let render_err = |message: String| ShapeError::Render {
-            record: projection.name,
+            record: "record",
             message,
         };
 
         // The text channel needs its own rendering unless it is the same JSON.
         let text_differs = self.format != Format::Json
-            || projection.untrusted_fields().next().is_some()
+            || layout.has_untrusted()
                 && self.untrusted.provenance != crate::untrusted::Provenance::Off;
         let check_text = self.channels != ChannelPolicy::Structured;
+        let check_structured = self.channels != ChannelPolicy::Text;
         // Dates in the text channel: `Feb 11` with the year stated once, when every date in
         // reach shares it.
         let note = match self.format {
-            Format::Prose | Format::Table => shared_year(rows, order, &cx).map(|year| {
+            Format::Prose | Format::Table => shared_year(records, layout, env).map(|year| {
                 env.set_date_style(crate::view::DateStyle::MonthDay { year });
                 format!("dates are in {year}")
             }),
             Format::Json => None,
         };
-        let check_structured = self.channels != ChannelPolicy::Text;
 
         let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
             let covered = self.shown_before + shown as u64;
             let omitted_count = total.saturating_sub(covered);
-            let too_large = matches!(cut, Some((_, OmitReason::RecordTooLarge))) as u64;
+            let too_large = u64::from(matches!(cut, Some((_, OmitReason::RecordTooLarge))));
             let reason = if omitted_count > 0 {
                 cut.map(|(_, r)| r).or(Some(OmitReason::PageSize))
             } else {
@@ -430,13 +507,14 @@ impl<'a> Shaper<'a> {
                         _ if shown > 0 => Some(shown - 1),
                         _ => None,
                     }?;
-                    let record = &rows[*order.get(last)?];
-                    let covered = covered + u64::from(too_large > 0);
+                    let record = records.get(last)?;
+                    let covered = covered + too_large;
                     (covered < total).then(|| {
                         make(Continuation {
                             rank: record.rank_key(),
                             id: record.id_text(),
                             shown: covered,
+                            order: layout.rank_order,
                         })
                     })
                 })
@@ -455,6 +533,7 @@ impl<'a> Shaper<'a> {
                     reason,
                     fields: skipped.clone(),
                     too_large,
+                    handle: page.handle.map(str::to_owned),
                 },
                 next,
             )
@@ -464,7 +543,7 @@ impl<'a> Shaper<'a> {
                 + tok.count(&envelope::json_tail(frame));
             let t = if text_differs {
                 tok.count(&self.text_head(frame, &renderer, shown > 0, note.as_deref()))
-                    + tok.count(&self.text_tail(frame, projection))
+                    + tok.count(&self.text_tail(frame, layout))
             } else {
                 s
             };
@@ -472,18 +551,16 @@ impl<'a> Shaper<'a> {
         };
 
         // Reserve the envelope as it would read with every record omitted and a cursor.
-        let probe = order.first().map(|&i| &rows[i]);
         let reserve_frame = {
             let mut f = frame_for(0, Some((0, OmitReason::ResultBudget)));
-            if f.next.is_none() && probe.is_some() {
-                if let Some(make) = &self.cursor {
-                    f.next = probe.map(|r| {
-                        make(Continuation {
-                            rank: r.rank_key(),
-                            id: r.id_text(),
-                            shown: total,
-                        })
-                    });
+            if f.next.is_none() {
+                if let (Some(make), Some(first)) = (&self.cursor, records.first()) {
+                    f.next = Some(make(Continuation {
+                        rank: first.rank_key(),
+                        id: first.id_text(),
+                        shown: total,
+                        order: layout.rank_order,
+                    }));
                 }
             }
             f
@@ -497,24 +574,20 @@ impl<'a> Shaper<'a> {
         let (mut sum_s, mut sum_t) = (0usize, 0usize);
         let mut cut: Option<(usize, OmitReason)> = None;
         let mut tokenized = 0usize;
-        for (position, &i) in order.iter().enumerate() {
+        for (position, record) in records.iter().enumerate() {
             if self.page_size.is_some_and(|p| position >= p) {
                 cut = Some((position, OmitReason::PageSize));
                 break;
             }
-            let record = Typed {
-                record: &rows[i],
-                cx: &cx,
-            };
             env.set_pass(Channel::Structured, false);
             let s = renderer
-                .segment(&record as &dyn RenderRecord, position, Format::Json)
+                .segment(record, position, Format::Json)
                 .map_err(render_err)?;
             let ts = tok.count(&s);
             let (t, tt) = if text_differs {
                 env.set_pass(Channel::Text, false);
                 let t = renderer
-                    .segment(&record, position, self.format)
+                    .segment(record, position, self.format)
                     .map_err(render_err)?;
                 let tt = tok.count(&t);
                 (Some(t), tt)
@@ -542,10 +615,9 @@ impl<'a> Shaper<'a> {
             seg_t.push(t.unwrap_or_else(|| s.clone()));
             seg_s.push(s);
         }
-
-        if cut.is_none() && order.len() < rows.len() {
+        if cut.is_none() && records.len() < given {
             // Only reachable records were ranked; the next one would not have fit.
-            cut = Some((order.len(), OmitReason::ResultBudget));
+            cut = Some((records.len(), OmitReason::ResultBudget));
         }
 
         // The real envelope; drop records from the end until it fits (rare: the reserve is
@@ -569,16 +641,12 @@ impl<'a> Shaper<'a> {
 
         // One counting pass over the records shown: diagnostics count each record once.
         env.set_pass(Channel::Structured, true);
-        for &i in &order[..shown] {
-            let record = Typed {
-                record: &rows[i],
-                cx: &cx,
-            };
+        for record in &records[..shown] {
             record.write_json(&mut Vec::new()).map_err(render_err)?;
         }
+        env.set_pass(Channel::Structured, false);
 
         let mut structured = envelope::json_head(&frame, shown > 0);
-        structured.reserve(sum_s * 4 + 256);
         for s in &seg_s {
             structured.push_str(s);
         }
@@ -588,7 +656,7 @@ impl<'a> Shaper<'a> {
             for t in &seg_t {
                 text.push_str(t);
             }
-            text.push_str(&self.text_tail(&frame, projection));
+            text.push_str(&self.text_tail(&frame, layout));
             text
         } else {
             structured.clone()
@@ -605,14 +673,14 @@ impl<'a> Shaper<'a> {
             },
             records: RecordCounts {
                 total,
-                given: rows.len(),
+                given,
                 shown,
                 omitted: frame.omitted.count,
             },
             cut: cut
                 .filter(|_| frame.status == Status::Partial)
                 .map(|(index, reason)| Cut { index, reason }),
-            resolvers,
+            resolvers: page.resolvers,
             diagnostics: env.diagnostics(),
             tokenized,
             duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
@@ -644,40 +712,32 @@ impl<'a> Shaper<'a> {
         }
     }
 
-    fn text_tail(&self, frame: &Frame, projection: &Projection) -> String {
+    fn text_tail(&self, frame: &Frame, layout: &Layout<'_>) -> String {
         match self.format {
             Format::Json => envelope::json_tail(frame),
-            Format::Prose | Format::Table => {
-                envelope::text_tail(frame, projection.plural, &self.tool)
-            }
+            Format::Prose | Format::Table => envelope::text_tail(frame, layout.plural, &self.tool),
         }
     }
 }
 
-/// The year every parsed date of the rows shares, if there is at least one date and one year.
-fn shared_year<T: ToolResult>(rows: &[T], order: &[usize], cx: &Cx<'_, T::Needs>) -> Option<u16> {
-    let dates: Vec<usize> = T::PROJECTION
-        .fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.kind == crate::project::FieldKind::Date)
-        .map(|(i, _)| i)
-        .collect();
+/// The year every parsed date of the records shares, if there is at least one date.
+fn shared_year<R: RenderRecord>(
+    records: &[R],
+    layout: &Layout<'_>,
+    env: &CallEnv<'_>,
+) -> Option<u16> {
+    let dates: Vec<usize> = layout.date_fields().collect();
     if dates.is_empty() {
         return None;
     }
-    cx.env().set_pass(Channel::Structured, false);
+    env.set_pass(Channel::Structured, false);
     let mut year = None;
     let mut buf = String::new();
-    for &row in order {
+    for record in records {
         for &field in &dates {
             buf.clear();
-            rows[row]
-                .serialize_field(
-                    field,
-                    cx,
-                    crate::text::TextSerializer::new(&mut buf, crate::text::TextMode::Prose),
-                )
+            record
+                .write_field(field, &mut buf, crate::text::TextMode::Prose)
                 .ok()?;
             if crate::date::iso_date(&buf).is_none() {
                 continue; // null or unparsed: written as given either way
@@ -692,6 +752,21 @@ fn shared_year<T: ToolResult>(rows: &[T], order: &[usize], cx: &Cx<'_, T::Needs>
     }
     year
 }
+
+/// What a page knows beyond its records.
+pub(crate) struct PageInputs<'a> {
+    /// Records given to the call (the reachable ones may be fewer).
+    pub given: usize,
+    /// One entry per resolver.
+    pub resolvers: Vec<ResolverStats>,
+    /// A sentence to lead the summary with.
+    pub lead: Option<&'a str>,
+    /// The handle the whole result is stored under.
+    pub handle: Option<&'a str>,
+}
+
+/// The name of the companion tool that reopens stored results.
+pub const OPEN_RESULT: &str = "open_result";
 
 /// A shaped tool result: the text channel, the structured channel and the report.
 #[derive(Debug, Clone)]

@@ -272,13 +272,7 @@ impl<'a, T: ?Sized> Dated<'a, T> {
 impl<T: DateField + ?Sized> Serialize for Dated<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.value.date_value() {
-            DateValue::Date(d) => match self.env.date_style() {
-                DateStyle::MonthDay { year } => match month_day(&d, year) {
-                    Some((month, day)) => s.collect_str(&format_args!("{month} {day}")),
-                    None => s.serialize_str(&d),
-                },
-                DateStyle::Iso => s.serialize_str(&d),
-            },
+            DateValue::Date(d) => serialize_date(&d, self.env, s),
             DateValue::Unparsed(raw) => {
                 self.env.note_unparsed_date();
                 s.serialize_str(raw)
@@ -360,6 +354,21 @@ impl<T: UntrustedText + ?Sized> Serialize for Untrusted<'_, T> {
             None => s.serialize_none(),
             Some(text) => untrusted::serialize_untrusted(text, self.field, self.cap, self.env, s),
         }
+    }
+}
+
+/// Writes a `YYYY-MM-DD` date in the style of the channel being rendered.
+pub(crate) fn serialize_date<S: Serializer>(
+    date: &str,
+    env: &CallEnv<'_>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match env.date_style() {
+        DateStyle::MonthDay { year } => match month_day(date, year) {
+            Some((month, day)) => s.collect_str(&format_args!("{month} {day}")),
+            None => s.serialize_str(date),
+        },
+        DateStyle::Iso => s.serialize_str(date),
     }
 }
 

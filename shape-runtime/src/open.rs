@@ -1,0 +1,498 @@
+//! Handles in the pipeline: a result too large to be worth paging is stored outside the
+//! transcript, the model gets a handle, an aggregate summary and the first page, and the
+//! companion tool [`OpenResult`] reopens the handle with a query and returns a shaped slice.
+//!
+//! The store is any [`HandleStore`]: the in-process [`MemoryStore`](crate::MemoryStore) by
+//! default, a shared one when several replicas serve one handle.
+
+use crate::aggregate::{Aggregate, AggregateError, Day, FieldMeta, Row};
+use crate::cursor::{CursorCodec, Keyset, QueryHash};
+use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult, StoredSegment};
+use crate::project::{FieldKind, ToolResult};
+use crate::query::{OpenQuery, QueryError};
+use crate::rank::{KeyValue, Order};
+use crate::render::{Layout, RenderRecord, Seg, Typed};
+use crate::resolve::{Needs, Supplies};
+use crate::shaper::{Continuation, OPEN_RESULT, PageInputs, ShapeError, Shaped, Shaper};
+use crate::text::{TextMode, TextSerializer};
+use crate::tokens::Tokenizer;
+use crate::view::{CallEnv, Cx};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Where and for whom a large result is kept.
+#[derive(Debug, Clone, Copy)]
+pub struct Keep<'a, S> {
+    /// The store.
+    pub store: &'a S,
+    /// The principal the handle is bound to (the user or session the caller serves).
+    pub owner: &'a str,
+    /// TTL, size cap, and how many budgets a result must exceed to be stored.
+    pub policy: &'a HandlePolicy,
+    /// What the summary says about the whole result; `None` counts it.
+    pub aggregate: Option<&'a Aggregate>,
+    /// Today, for "opened in the last 30 days".
+    pub today: Day,
+}
+
+impl<'a> Shaper<'a> {
+    /// Shapes `rows` like [`shape_with`](Shaper::shape_with); when the whole result would
+    /// take more than `policy.store_when_over_budget_factor` budgets, it is stored behind a
+    /// handle and the answer carries the handle, an aggregate of the whole result in the
+    /// summary, and the first page. Every key is resolved (one call per resolver), since the
+    /// stored result is complete.
+    ///
+    /// A store that fails is not fatal: the answer is the plain page, and the failure is
+    /// logged (`tracing`, target `shape`).
+    pub async fn shape_or_store<T, C, S>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        keep: Keep<'_, S>,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        S: HandleStore,
+    {
+        let start = Instant::now();
+        let mut order: Vec<usize> = match self.after_keyset() {
+            Some(keyset) => (0..rows.len())
+                .filter(|&i| keyset.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
+                .collect(),
+            None => (0..rows.len()).collect(),
+        };
+        order.sort_by(|&a, &b| rows[a].rank_cmp(&rows[b]).then(a.cmp(&b)));
+        let mut keys = <T::Needs as Needs>::Keys::default();
+        for &i in &order {
+            rows[i].collect_keys(&mut keys);
+        }
+        let (names, resolvers) = ctx.resolve_all(keys).await?;
+        let nonce = crate::untrusted_nonce();
+        let tokenizer = self.current_tokenizer();
+        let env = CallEnv::new(self.tool(), tokenizer, self.untrusted_policy(), &nonce);
+        let cx = Cx::<T::Needs>::new(&names, &env);
+        let records: Vec<Typed<'_, T>> = order
+            .iter()
+            .map(|&i| Typed {
+                record: &rows[i],
+                cx: &cx,
+            })
+            .collect();
+        let layout = Layout::of(T::PROJECTION);
+
+        let stored = match self.worth_storing(&records, tokenizer, keep.policy) {
+            Ok(true) => self.store(&records, T::PROJECTION, &keep).await,
+            Ok(false) => Ok(None),
+            Err(message) => {
+                return Err(ShapeError::Render {
+                    record: T::PROJECTION.name,
+                    message,
+                });
+            }
+        };
+        let (lead, handle) = match stored {
+            Ok(Some((lead, handle))) => (Some(lead), Some(handle)),
+            Ok(None) => (None, None),
+            Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
+            Err(StoreFailure::Store(e)) => {
+                tracing::warn!(target: "shape", tool = self.tool(), error = %e, "result not stored behind a handle");
+                (None, None)
+            }
+        };
+        let page = PageInputs {
+            given: order.len(),
+            resolvers,
+            lead: lead.as_deref(),
+            handle: handle.as_deref(),
+        };
+        self.render_page(&records, &layout, &env, page, start)
+    }
+
+    /// Whether the whole result exceeds the policy's number of budgets. Tokens are
+    /// extrapolated from the first record's exact count over the JSON bytes of all of them
+    /// (serialising is 15–60× cheaper than tokenizing, so nothing else is tokenized).
+    fn worth_storing<T: ToolResult>(
+        &self,
+        records: &[Typed<'_, T>],
+        tokenizer: &dyn Tokenizer,
+        policy: &HandlePolicy,
+    ) -> Result<bool, String> {
+        let Some(first) = records.first() else {
+            return Ok(false);
+        };
+        let mut sample = Vec::new();
+        first.write_json(&mut sample)?;
+        let sample_tokens = tokenizer.count(&String::from_utf8_lossy(&sample)).max(1);
+        let mut bytes = 0usize;
+        let mut buf = Vec::new();
+        for record in records {
+            buf.clear();
+            record.write_json(&mut buf)?;
+            bytes += buf.len() + 1;
+        }
+        let estimate =
+            (bytes as f64 * sample_tokens as f64 / (sample.len().max(1) as f64)) as usize;
+        Ok(policy.should_store(estimate, self.current_budget().max_tokens()))
+    }
+
+    async fn store<T: ToolResult, S: HandleStore>(
+        &self,
+        records: &[Typed<'_, T>],
+        projection: &crate::project::Projection,
+        keep: &Keep<'_, S>,
+    ) -> Result<Option<(String, String)>, StoreFailure> {
+        let mut rows: Vec<Row> = Vec::with_capacity(records.len());
+        for record in records {
+            let value = record
+                .record
+                .serialize_record(record.cx, serde_json::value::Serializer)
+                .map_err(|e| {
+                    StoreFailure::Store(HandleError::Unavailable {
+                        reason: e.to_string(),
+                    })
+                })?;
+            if let Value::Object(map) = value {
+                rows.push(map);
+            }
+        }
+        let mut fields = FieldMeta::from_projection(projection);
+        FieldMeta::infer_values(&mut fields, &rows);
+        let aggregate = keep.aggregate.cloned().unwrap_or_default();
+        let result = aggregate
+            .compute(&fields, &rows, keep.today)
+            .map_err(StoreFailure::Aggregate)?;
+        let lead = result.sentence_with(projection.name, projection.plural);
+        let stored = StoredResult::from_projection(self.tool(), projection, rows);
+        let handle = keep
+            .store
+            .put(keep.owner, stored, keep.policy)
+            .await
+            .map_err(StoreFailure::Store)?;
+        Ok(Some((lead, handle.to_string())))
+    }
+}
+
+enum StoreFailure {
+    Aggregate(AggregateError),
+    Store(HandleError),
+}
+
+/// The companion tool that reopens a stored result: filter, select, sort, page, aggregate.
+///
+/// Register it next to the tools that store results, under [`OpenResult::NAME`], with
+/// [`OpenResult::input_schema`] as its input schema; answer a call with
+/// [`OpenResult::call`].
+pub struct OpenResult<'a, S> {
+    store: &'a S,
+    codec: Arc<CursorCodec>,
+    shaper: Shaper<'a>,
+}
+
+impl<'a, S: HandleStore> OpenResult<'a, S> {
+    /// The tool's name.
+    pub const NAME: &'static str = OPEN_RESULT;
+
+    /// What the tool does, for its description.
+    pub const DESCRIPTION: &'static str = "Reopen a result that another tool stored behind a handle: filter it \
+         (equals, contains, range on its fields), keep some fields (select), sort it, page through it \
+         (page_size, cursor), or aggregate it (count_by, top, recent, stats). Answers with the same \
+         envelope as the tool that stored it.";
+
+    /// The companion for `store`, signing its cursors with `codec`; pages are shaped with
+    /// the defaults of [`Shaper::for_tool`] unless [`shaper`](Self::shaper) says otherwise.
+    pub fn new(store: &'a S, codec: Arc<CursorCodec>) -> Self {
+        OpenResult {
+            store,
+            codec,
+            shaper: Shaper::for_tool(OPEN_RESULT),
+        }
+    }
+
+    /// Budget, format and tokenizer of the pages it returns.
+    pub fn shaper(mut self, shaper: Shaper<'a>) -> Self {
+        self.shaper = shaper;
+        self
+    }
+
+    /// The JSON Schema of the tool's input.
+    pub fn input_schema() -> schemars::Schema {
+        OpenQuery::input_schema()
+    }
+
+    /// Answers one call: `input` is the tool call's arguments, `owner` the principal the
+    /// caller serves. Every failure is an error envelope that says how to recover.
+    pub async fn call(&self, owner: &str, input: Value, today: Day) -> Shaped {
+        let query = match OpenQuery::from_value(input) {
+            Ok(q) => q,
+            Err(e) => {
+                return self
+                    .shaper
+                    .error(&e.to_string(), "fix the arguments and call again");
+            }
+        };
+        let Ok(handle) = query.handle.parse::<Handle>() else {
+            return self.shaper.error(&HandleError::NotFound.to_string(), "");
+        };
+        let stored = match self.store.get(owner, &handle).await {
+            Ok(stored) => stored,
+            Err(e) => return self.shaper.error(&e.to_string(), ""),
+        };
+        match self.answer(&query, &stored, today) {
+            Ok(shaped) => shaped,
+            Err(Refusal::Query(e)) => self.shaper.error(&e.to_string(), ""),
+            Err(Refusal::Cursor(e)) => self.shaper.cursor_error(&e),
+            Err(Refusal::Shape(e)) => self.shaper.error(&e.to_string(), "call again"),
+        }
+    }
+
+    fn answer(
+        &self,
+        query: &OpenQuery,
+        stored: &StoredResult,
+        today: Day,
+    ) -> Result<Shaped, Refusal> {
+        let start = Instant::now();
+        let fields_meta = field_meta(stored);
+        let valid = query.validate(&fields_meta).map_err(Refusal::Query)?;
+        let matches = valid.apply(&stored.records);
+
+        // Offsets are stable here: a stored result never changes. The cursor is still signed
+        // and bound to the handle and every argument but itself.
+        let mut unpaged = query.clone();
+        unpaged.cursor = None;
+        let query_hash = QueryHash::of(OPEN_RESULT, &unpaged).map_err(|e| {
+            Refusal::Shape(ShapeError::Render {
+                record: "query",
+                message: e.to_string(),
+            })
+        })?;
+        let offset = match valid.cursor() {
+            Some(cursor) => {
+                let position = self
+                    .codec
+                    .decode(cursor, &query_hash)
+                    .map_err(Refusal::Cursor)?;
+                usize::try_from(position.shown)
+                    .unwrap_or(usize::MAX)
+                    .min(matches.len())
+            }
+            None => 0,
+        };
+        let lead = valid
+            .compute_aggregate(&stored.records, today)
+            .map(|a| a.sentence_with(&stored.name, &stored.plural));
+
+        // The selected fields, in stored order.
+        let kept: Vec<usize> = stored
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                valid
+                    .select()
+                    .is_none_or(|sel| sel.iter().any(|s| s == &f.name))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let mut skipped: Vec<&str> = stored.skipped.iter().map(String::as_str).collect();
+        skipped.extend(valid.left_out().iter().map(String::as_str));
+        let layout = Layout {
+            name: &stored.name,
+            plural: &stored.plural,
+            fields: kept
+                .iter()
+                .map(|&i| (stored.fields[i].name.as_str(), kind_of(&stored.fields[i])))
+                .collect(),
+            prose: prose_for(stored, &kept),
+            skipped,
+            order: Some(match valid.sort() {
+                Some((field, Order::Desc)) => {
+                    format!("sorted by {} descending", field.replace('_', " "))
+                }
+                Some((field, Order::Asc)) => format!("sorted by {}", field.replace('_', " ")),
+                None => stored_order(stored).unwrap_or_else(|| "in stored order".to_owned()),
+            }),
+            rank_order: Order::Asc,
+        };
+
+        let page_size = valid.page_size() as usize;
+        let budget = self.shaper.current_budget().max_tokens();
+        let remaining = &matches[offset..];
+        let reach = remaining.len().min(page_size + 1).min(budget + 1);
+        let nonce = crate::untrusted_nonce();
+        let env = CallEnv::new(
+            &stored.tool,
+            self.shaper.current_tokenizer(),
+            self.shaper.untrusted_policy(),
+            &nonce,
+        );
+        let rows: Vec<StoredRow<'_>> = remaining[..reach]
+            .iter()
+            .map(|&i| StoredRow {
+                row: &stored.records[i],
+                fields: &stored.fields,
+                kept: &kept,
+                env: &env,
+            })
+            .collect();
+        let codec = Arc::clone(&self.codec);
+        let shaper = self
+            .shaper
+            .clone()
+            .page_size(page_size)
+            .total(matches.len() as u64)
+            .shown_before(offset as u64)
+            .cursor_with(move |c: Continuation<'_>| {
+                codec.encode(&Keyset::start(Order::Asc), c.shown, &query_hash)
+            });
+        let page = PageInputs {
+            given: remaining.len(),
+            resolvers: Vec::new(),
+            lead: lead.as_deref(),
+            handle: None,
+        };
+        shaper
+            .render_page(&rows, &layout, &env, page, start)
+            .map_err(Refusal::Shape)
+    }
+}
+
+enum Refusal {
+    Query(QueryError),
+    Cursor(crate::cursor::CursorError),
+    Shape(ShapeError),
+}
+
+fn kind_of(field: &crate::handle::StoredField) -> FieldKind {
+    match field.kind.as_str() {
+        "legend" => FieldKind::Legend,
+        "resolve" => FieldKind::Resolve { resolver: "" },
+        "id" => FieldKind::Id { short: false },
+        "date" => FieldKind::Date,
+        "untrusted" => FieldKind::Untrusted {
+            max_tokens: field.max_tokens,
+        },
+        _ => FieldKind::Show,
+    }
+}
+
+fn field_meta(stored: &StoredResult) -> Vec<FieldMeta> {
+    let mut fields: Vec<FieldMeta> = stored
+        .fields
+        .iter()
+        .map(|f| {
+            FieldMeta::new(
+                f.name.clone(),
+                kind_of(f).into(),
+                crate::aggregate::ValueType::Any,
+            )
+        })
+        .collect();
+    FieldMeta::infer_values(&mut fields, &stored.records);
+    fields
+}
+
+// The stored template, when every field it names is kept; otherwise the default line.
+fn prose_for<'s>(stored: &'s StoredResult, kept: &[usize]) -> Option<Vec<Seg<'s>>> {
+    let template = stored.prose.as_ref()?;
+    let mut out = Vec::with_capacity(template.len());
+    for segment in template {
+        out.push(match segment {
+            StoredSegment::Text(t) => Seg::Text(t),
+            StoredSegment::Field(i) => Seg::Field(kept.iter().position(|k| k == i)?),
+        });
+    }
+    Some(out)
+}
+
+fn stored_order(stored: &StoredResult) -> Option<String> {
+    let (index, order) = stored.rank?;
+    let field = stored.fields.get(index)?;
+    let name = field.name.replace('_', " ");
+    Some(match (field.kind == "date", order) {
+        (true, Order::Desc) => format!("most recent {name} first"),
+        (true, Order::Asc) => format!("oldest {name} first"),
+        (false, Order::Desc) => format!("highest {name} first"),
+        (false, Order::Asc) => format!("lowest {name} first"),
+    })
+}
+
+/// A stored row, rendered like the typed record it came from.
+struct StoredRow<'a> {
+    row: &'a Row,
+    fields: &'a [crate::handle::StoredField],
+    kept: &'a [usize],
+    env: &'a CallEnv<'a>,
+}
+
+/// One stored value, in the channel being rendered.
+struct StoredValue<'a> {
+    value: Option<&'a Value>,
+    field: &'a crate::handle::StoredField,
+    env: &'a CallEnv<'a>,
+}
+
+impl Serialize for StoredValue<'_> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        match (self.value, self.field.kind.as_str()) {
+            (None | Some(Value::Null), _) => s.serialize_none(),
+            // Already sanitised and capped when stored: only the provenance is added here.
+            (Some(Value::String(text)), "untrusted") => {
+                crate::untrusted::serialize_untrusted(text, &self.field.name, None, self.env, s)
+            }
+            (Some(Value::String(text)), "date")
+                if crate::date::iso_date(text) == Some(text.as_str()) =>
+            {
+                crate::view::serialize_date(text, self.env, s)
+            }
+            (Some(value), _) => value.serialize(s),
+        }
+    }
+}
+
+impl StoredRow<'_> {
+    fn value(&self, i: usize) -> StoredValue<'_> {
+        let field = &self.fields[i];
+        StoredValue {
+            value: self.row.get(&field.name),
+            field,
+            env: self.env,
+        }
+    }
+}
+
+impl RenderRecord for StoredRow<'_> {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        let mut ser = serde_json::Serializer::new(out);
+        let mut map = ser
+            .serialize_map(Some(self.kept.len()))
+            .map_err(|e| e.to_string())?;
+        for &i in self.kept {
+            map.serialize_entry(&self.fields[i].name, &self.value(i))
+                .map_err(|e| e.to_string())?;
+        }
+        map.end().map_err(|e| e.to_string())
+    }
+
+    fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String> {
+        let i = *self
+            .kept
+            .get(index)
+            .ok_or_else(|| format!("no output field {index}"))?;
+        self.value(i)
+            .serialize(TextSerializer::new(out, mode))
+            .map_err(|e| e.to_string())
+    }
+
+    fn rank_key(&self) -> Option<KeyValue> {
+        None
+    }
+
+    fn id_text(&self) -> Option<&str> {
+        None
+    }
+}
