@@ -11,5 +11,7 @@ mod cursor;
 mod derive;
 #[path = "suite/handle.rs"]
 mod handle;
+#[path = "suite/open.rs"]
+mod open;
 #[path = "suite/untrusted.rs"]
 mod untrusted;

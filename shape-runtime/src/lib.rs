@@ -12,6 +12,7 @@
 
 pub mod aggregate;
 pub mod budget;
+pub mod config;
 pub mod cursor;
 pub mod date;
 pub mod envelope;
@@ -41,6 +42,7 @@ pub use aggregate::{
     FieldRole, ValidAggregate, ValueType,
 };
 pub use budget::{Budget, BudgetError};
+pub use config::{ConfigError, ShapeConfig, ToolConfig};
 pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
 pub use date::{DateField, DateValue, iso_date};
 pub use envelope::{Frame, OmitReason, Omitted, Status};

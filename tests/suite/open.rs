@@ -1,0 +1,347 @@
+//! Tests: paging through the Shaper with signed cursors, storing large results behind
+//! handles, the open_result companion, and configuration.
+
+#[path = "../../examples/common/tracker.rs"]
+mod tracker;
+
+use serde_json::json;
+use shape_runtime::{
+    Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, HandlePolicy, Keep, MemoryStore,
+    OpenResult, QueryHash, ShapeConfig, Shaper, Status, Tiktoken, Tokenizer,
+};
+use std::collections::HashSet;
+use std::sync::Arc;
+use tracker::Issue;
+
+fn codec() -> Arc<CursorCodec> {
+    Arc::new(CursorCodec::new(
+        CursorKeys::new(b"0123456789abcdef0123456789abcdef").unwrap(),
+    ))
+}
+
+fn issues() -> Vec<Issue> {
+    tracker::issues().into_iter().map(|(i, _)| i).collect()
+}
+
+fn today() -> Day {
+    Day::parse(tracker::TODAY).unwrap()
+}
+
+#[test]
+fn paging_through_the_shaper_covers_everything_once() {
+    let mut rows = issues();
+    rows.truncate(300);
+    let codec = codec();
+    let query = QueryHash::of("list_issues", &json!({"state": "any"})).unwrap();
+    let mut seen = HashSet::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let shaper = Shaper::for_tool("list_issues")
+            .budget(Budget::tokens(700))
+            .format(Format::Table)
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap();
+        let page = shaper
+            .shape_blocking(&rows, &())
+            .unwrap_or_else(|e| panic!("{e}"));
+        pages += 1;
+        for record in page.structured()["data"].as_array().unwrap() {
+            assert!(
+                seen.insert(record["id"].as_str().unwrap().to_owned()),
+                "duplicate {record}"
+            );
+        }
+        assert!(page.report().tokens.text <= 700);
+        match page.next() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+        // Inserting newer records between pages does not disturb what follows the cursor.
+        let mut newer = rows[0].clone();
+        newer.id = format!("#new{pages}");
+        newer.created_at = "2027-01-01T00:00:00Z".into();
+        rows.push(newer);
+        assert!(pages < 100, "paging did not end");
+    }
+    let original: HashSet<String> = issues().into_iter().take(300).map(|i| i.id).collect();
+    assert!(
+        original.is_subset(&seen),
+        "{} records missing",
+        original.difference(&seen).count()
+    );
+    assert!(pages > 3);
+}
+
+#[test]
+fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
+    let codec = codec();
+    let query = QueryHash::of("list_issues", &json!({})).unwrap();
+    let other = QueryHash::of("list_issues", &json!({"state": "open"})).unwrap();
+    let rows = issues();
+    let first = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(400))
+        .paginate(Arc::clone(&codec), query, None)
+        .unwrap()
+        .shape_blocking(&rows, &())
+        .unwrap();
+    let cursor = first.next().unwrap().to_owned();
+    let mut tampered = cursor.clone().into_bytes();
+    tampered[10] = if tampered[10] == b'A' { b'B' } else { b'A' };
+    for (bad, q) in [
+        (String::from_utf8(tampered).unwrap(), query),
+        (cursor.clone(), other),
+        ("%%%".to_owned(), query),
+    ] {
+        let shaper = Shaper::for_tool("list_issues");
+        let err = shaper
+            .clone()
+            .paginate(Arc::clone(&codec), q, Some(&bad))
+            .unwrap_err();
+        let envelope = shaper.cursor_error(&err);
+        assert_eq!(envelope.status(), Status::Error);
+        assert!(envelope.is_error());
+        assert!(
+            envelope.summary().contains("without a cursor"),
+            "{}",
+            envelope.summary()
+        );
+        assert_eq!(envelope.structured()["next"], serde_json::Value::Null);
+    }
+    // The genuine cursor continues where the first page stopped.
+    let second = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(400))
+        .paginate(codec, query, Some(&cursor))
+        .unwrap()
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert!(
+        second.summary().starts_with("issues "),
+        "{}",
+        second.summary()
+    );
+    assert_ne!(
+        second.structured()["data"][0],
+        first.structured()["data"][0]
+    );
+}
+
+async fn stored(store: &MemoryStore) -> (shape_runtime::Shaped, String) {
+    let health = Aggregate::new().recent("opened", 30).top("labels", 3);
+    let policy = HandlePolicy::default();
+    let shaped = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(800))
+        .shape_or_store(
+            &issues(),
+            &(),
+            Keep {
+                store,
+                owner: "alice",
+                policy: &policy,
+                aggregate: Some(&health),
+                today: today(),
+            },
+        )
+        .await
+        .unwrap();
+    let handle = shaped.frame().omitted.handle.clone().expect("stored");
+    (shaped, handle)
+}
+
+#[tokio::test]
+async fn a_large_result_is_stored_and_summarised() {
+    let store = MemoryStore::default();
+    let (shaped, handle) = stored(&store).await;
+    assert_eq!(shaped.status(), Status::Partial);
+    let summary = shaped.summary();
+    assert!(
+        summary.starts_with("1,412 issues, 88% opened in the last 30 days, top labels: bug 312"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("call open_result with handle={handle}")),
+        "{summary}"
+    );
+    let lead = summary.split("; ").next().unwrap();
+    assert!(Tiktoken::o200k_base().count(lead) <= 40, "{lead}");
+    assert!(shaped.report().tokens.text <= 800);
+    assert_eq!(shaped.structured()["omitted"]["handle"], handle.as_str());
+
+    // A small result is not stored.
+    let policy = HandlePolicy::default();
+    let few = &issues()[..3];
+    let small = Shaper::for_tool("list_issues")
+        .shape_or_store(
+            few,
+            &(),
+            Keep {
+                store: &store,
+                owner: "alice",
+                policy: &policy,
+                aggregate: None,
+                today: today(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(small.status(), Status::Ok);
+    assert!(small.frame().omitted.handle.is_none());
+}
+
+#[tokio::test]
+async fn open_result_filters_sorts_selects_pages_and_aggregates() {
+    let store = MemoryStore::default();
+    let (_, handle) = stored(&store).await;
+    let open = OpenResult::new(&store, codec())
+        .shaper(Shaper::for_tool("open_result").budget(Budget::tokens(900)));
+    let query = json!({
+        "handle": handle,
+        "filter": [{"field": "state", "op": "equals", "value": "open"}, {"field": "labels", "op": "contains", "value": "bug"}],
+        "sort": {"field": "opened", "order": "desc"},
+        "select": ["id", "title", "opened"],
+        "page_size": 5,
+        "aggregate": {"count_by": "author"}
+    });
+    let page = open.call("alice", query.clone(), today()).await;
+    assert_eq!(page.status(), Status::Partial, "{}", page.text());
+    let data = page.structured()["data"].as_array().unwrap().clone();
+    assert_eq!(data.len(), 5);
+    let expected: Vec<Issue> = {
+        let mut v: Vec<Issue> = issues()
+            .into_iter()
+            .filter(|i| i.state == 1 && i.labels.iter().any(|l| l == "bug"))
+            .collect();
+        v.sort_by(|a, b| b.created_at[..10].cmp(&a.created_at[..10]));
+        v
+    };
+    let total = expected.len();
+    assert!(
+        page.summary().contains(&format!("5 of {total} issues")),
+        "{}",
+        page.summary()
+    );
+    for record in &data {
+        assert_eq!(
+            record.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["id", "title", "opened"]
+        );
+        let issue = expected.iter().find(|i| i.id == record["id"]).unwrap();
+        assert_eq!(record["opened"], &issue.created_at[..10]);
+    }
+    assert_eq!(data[0]["opened"], &expected[0].created_at[..10]);
+    assert!(
+        page.summary().starts_with(&format!("{total} issues, ")),
+        "{}",
+        page.summary()
+    );
+    let left_out = page.structured()["omitted"]["fields"].clone();
+    assert!(
+        left_out.as_array().unwrap().iter().any(|f| f == "labels"),
+        "{left_out}"
+    );
+
+    // Page to the end with the cursor: every match once.
+    let mut seen: HashSet<String> = data
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    let mut next = page.next().map(str::to_owned);
+    while let Some(cursor) = next {
+        let mut q = query.clone();
+        q["cursor"] = json!(cursor);
+        let p = open.call("alice", q, today()).await;
+        assert!(!p.is_error(), "{}", p.text());
+        for r in p.structured()["data"].as_array().unwrap() {
+            assert!(seen.insert(r["id"].as_str().unwrap().to_owned()));
+        }
+        next = p.next().map(str::to_owned);
+    }
+    assert_eq!(seen.len(), total);
+
+    // A cursor from this query does not continue another one.
+    let mut other = query.clone();
+    other["page_size"] = json!(6);
+    other["cursor"] = json!(page.next().unwrap());
+    let refused = open.call("alice", other, today()).await;
+    assert!(
+        refused.is_error() && refused.summary().contains("different query"),
+        "{}",
+        refused.summary()
+    );
+}
+
+#[tokio::test]
+async fn open_result_refuses_clearly() {
+    let store = MemoryStore::default();
+    let (_, handle) = stored(&store).await;
+    let open = OpenResult::new(&store, codec());
+    // Another owner: not found, nothing leaked.
+    let intruder = open
+        .call("mallory", json!({"handle": handle}), today())
+        .await;
+    assert!(intruder.is_error());
+    let missing = open
+        .call(
+            "alice",
+            json!({"handle": "h_AAAAAAAAAAAAAAAAAAAAAA"}),
+            today(),
+        )
+        .await;
+    assert_eq!(intruder.summary(), missing.summary());
+    // A misspelt field names the valid ones.
+    let typo = open
+        .call(
+            "alice",
+            json!({"handle": handle, "sort": {"field": "opend"}}),
+            today(),
+        )
+        .await;
+    assert!(typo.is_error());
+    assert!(
+        typo.summary().contains("did you mean `opened`"),
+        "{}",
+        typo.summary()
+    );
+    // Not a query at all.
+    let junk = open.call("alice", json!({"handel": "x"}), today()).await;
+    assert!(
+        junk.is_error() && junk.summary().contains("handel"),
+        "{}",
+        junk.summary()
+    );
+    // Untrusted text keeps its provenance when reopened.
+    let text = open
+        .call("alice", json!({"handle": handle, "page_size": 2}), today())
+        .await;
+    assert!(text.text().contains("list_issues.title"), "{}", text.text());
+}
+
+#[test]
+fn configuration_is_loaded_and_checked() {
+    let json = ShapeConfig::from_json_str(r#"{"defaults": {"budget": 1500, "tokenizer": "cl100k_base"}, "tools": {"t": {"channels": "text"}}}"#)
+        .unwrap();
+    let shaper = json.shaper("t").unwrap();
+    assert_eq!(shaper.current_budget().max_tokens(), 1500);
+    assert_eq!(shaper.current_tokenizer().name(), "cl100k_base");
+    let unknown_key = ShapeConfig::from_toml_str("[defaults]\nbudjet = 10\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        unknown_key.contains("unknown field `budjet`"),
+        "{unknown_key}"
+    );
+    let too_small = ShapeConfig::from_toml_str("[defaults]\nbudget = 3\n")
+        .unwrap_err()
+        .to_string();
+    assert!(too_small.contains("too small"), "{too_small}");
+    let bad_format = ShapeConfig::from_json_str(r#"{"tools": {"t": {"format": "yaml"}}}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(bad_format.contains("yaml"), "{bad_format}");
+    assert!(
+        ShapeConfig::from_path("/nonexistent/shape.toml")
+            .unwrap_err()
+            .to_string()
+            .contains("cannot read")
+    );
+}
