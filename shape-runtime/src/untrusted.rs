@@ -79,7 +79,8 @@ pub enum UrlPolicy {
     /// `![chart](https://b.example/c.png)` → `chart [image removed: b.example]`, a bare URL →
     /// `[link removed: a.example]`.
     Flag,
-    /// Links and images are removed; a link's text stays (`[docs](…)` → `docs`).
+    /// Links and images are removed, alt text included; a link's text stays (`[docs](…)` →
+    /// `docs`).
     Strip,
 }
 
@@ -806,6 +807,9 @@ fn apply_links<'t>(text: &'t str, policy: UrlPolicy, links: &mut u32) -> Cow<'t,
         let get = |name: &str| caps.name(name).map_or("", |m| m.as_str());
         let mut out = String::new();
         if caps.name("img").is_some() {
+            if policy == UrlPolicy::Strip {
+                return out;
+            }
             with_text(&mut out, get("alt"), policy, links, "image", get("img_url"));
         } else if caps.name("link").is_some() {
             with_text(&mut out, get("text"), policy, links, "link", get("link_url"));
