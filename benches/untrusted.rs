@@ -32,7 +32,9 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("untrusted_1MB");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_function("sanitize", |b| b.iter(|| sanitize(black_box(&text)).0.len()));
+    group.bench_function("sanitize", |b| {
+        b.iter(|| sanitize(black_box(&text)).0.len())
+    });
     group.bench_function("sanitize_neutralize_flag", |b| {
         b.iter(|| {
             let p = prepare(black_box(&text), None, &o200k, UrlPolicy::Flag);
@@ -40,10 +42,18 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("prepare_cap_4000_tokens", |b| {
-        b.iter(|| prepare(black_box(&text), Some(4_000), &o200k, UrlPolicy::Flag).content.len())
+        b.iter(|| {
+            prepare(black_box(&text), Some(4_000), &o200k, UrlPolicy::Flag)
+                .content
+                .len()
+        })
     });
     group.bench_function("prepare_cap_1M_tokens_tokenizes_all", |b| {
-        b.iter(|| prepare(black_box(&text), Some(1_000_000), &o200k, UrlPolicy::Flag).content.len())
+        b.iter(|| {
+            prepare(black_box(&text), Some(1_000_000), &o200k, UrlPolicy::Flag)
+                .content
+                .len()
+        })
     });
     group.finish();
 }

@@ -164,7 +164,9 @@ impl Removed {
         self.controls = self.controls.saturating_add(other.controls);
         self.ansi = self.ansi.saturating_add(other.ansi);
         self.invisible = self.invisible.saturating_add(other.invisible);
-        self.variation_selectors = self.variation_selectors.saturating_add(other.variation_selectors);
+        self.variation_selectors = self
+            .variation_selectors
+            .saturating_add(other.variation_selectors);
         self.line_separators = self.line_separators.saturating_add(other.line_separators);
     }
 
@@ -243,13 +245,25 @@ fn is_cjk_ideograph(c: char) -> bool {
 /// Characters removed wherever they are, by kind.
 fn removable(c: char) -> Option<Kind> {
     Some(match c {
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}' => {
-            Kind::Bidi
-        }
+        '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200E}'
+        | '\u{200F}'
+        | '\u{061C}' => Kind::Bidi,
         '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => Kind::ZeroWidth,
-        '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}' | '\u{2061}'..='\u{2065}' | '\u{206A}'..='\u{206F}'
-        | '\u{3164}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' | '\u{1BCA0}'..='\u{1BCA3}'
+        '\u{00AD}'
+        | '\u{034F}'
+        | '\u{115F}'
+        | '\u{1160}'
+        | '\u{17B4}'
+        | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{2061}'..='\u{2065}'
+        | '\u{206A}'..='\u{206F}'
+        | '\u{3164}'
+        | '\u{FFA0}'
+        | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{1BCA0}'..='\u{1BCA3}'
         | '\u{1D173}'..='\u{1D17A}' => Kind::Invisible,
         '\n' | '\t' => return None,
         c if c.is_control() => Kind::Control,
@@ -273,7 +287,11 @@ fn escape_end(bytes: &[u8], i: usize, c: char) -> (usize, bool) {
         while k < bytes.len() && (0x20..=0x3f).contains(&bytes[k]) {
             k += 1;
         }
-        if k < bytes.len() && (0x40..=0x7e).contains(&bytes[k]) { k + 1 } else { k }
+        if k < bytes.len() && (0x40..=0x7e).contains(&bytes[k]) {
+            k + 1
+        } else {
+            k
+        }
     }
     // OSC, DCS, SOS, PM, APC: a string ended by BEL, ESC \ or U+009C (or the end of the text).
     fn string(bytes: &[u8], mut k: usize) -> usize {
@@ -311,7 +329,10 @@ fn escape_end(bytes: &[u8], i: usize, c: char) -> (usize, bool) {
 }
 
 fn is_escape_start(c: char) -> bool {
-    matches!(c, '\u{1b}' | '\u{90}' | '\u{98}' | '\u{9b}' | '\u{9d}' | '\u{9e}' | '\u{9f}')
+    matches!(
+        c,
+        '\u{1b}' | '\u{90}' | '\u{98}' | '\u{9b}' | '\u{9d}' | '\u{9e}' | '\u{9f}'
+    )
 }
 
 /// Whether the run of tag characters `run` (all tag characters) after `prev` is a recommended
@@ -384,7 +405,11 @@ impl<'t> Out<'t> {
 /// many input bytes were consumed (less than `text.len()` when the limit was reached).
 fn sanitize_limited(text: &str, limit: usize) -> (Cow<'_, str>, Removed, usize) {
     let bytes = text.as_bytes();
-    let mut out = Out { src: text, buf: None, limit };
+    let mut out = Out {
+        src: text,
+        buf: None,
+        limit,
+    };
     let mut removed = Removed::default();
     let mut i = 0;
     'scan: while i < bytes.len() {
@@ -400,7 +425,9 @@ fn sanitize_limited(text: &str, limit: usize) -> (Cow<'_, str>, Removed, usize) 
                 special = Some(bytes[j] as char);
                 break;
             }
-            let Some(c) = text[j..].chars().next() else { break };
+            let Some(c) = text[j..].chars().next() else {
+                break;
+            };
             if needs_work(c) {
                 special = Some(c);
                 break;
@@ -526,10 +553,12 @@ struct Folded {
 /// Look-alikes that compatibility decomposition leaves alone.
 fn look_alike(c: char) -> char {
     match c {
-        '\u{2039}' | '\u{3008}' | '\u{27E8}' | '\u{300A}' | '\u{276E}' | '\u{276C}' | '\u{2770}'
-        | '\u{29FC}' | '\u{02C2}' | '\u{1438}' | '\u{227A}' | '\u{27EA}' | '\u{00AB}' => '<',
-        '\u{203A}' | '\u{3009}' | '\u{27E9}' | '\u{300B}' | '\u{276F}' | '\u{276D}' | '\u{2771}'
-        | '\u{29FD}' | '\u{02C3}' | '\u{1433}' | '\u{227B}' | '\u{27EB}' | '\u{00BB}' => '>',
+        '\u{2039}' | '\u{3008}' | '\u{27E8}' | '\u{300A}' | '\u{276E}' | '\u{276C}'
+        | '\u{2770}' | '\u{29FC}' | '\u{02C2}' | '\u{1438}' | '\u{227A}' | '\u{27EA}'
+        | '\u{00AB}' => '<',
+        '\u{203A}' | '\u{3009}' | '\u{27E9}' | '\u{300B}' | '\u{276F}' | '\u{276D}'
+        | '\u{2771}' | '\u{29FD}' | '\u{02C3}' | '\u{1433}' | '\u{227B}' | '\u{27EB}'
+        | '\u{00BB}' => '>',
         '⁄' | '∕' | '⧸' | '╱' | '⟋' => '/',
         'υ' | 'ս' | 'ᴜ' | 'Ս' => 'u',
         'ո' | 'ɴ' | 'Ν' => 'n',
@@ -556,17 +585,26 @@ fn decode_escape(text: &str, i: usize) -> Option<(char, usize)> {
     let b = text.as_bytes();
     let lower = |k: usize| b.get(k).map(u8::to_ascii_lowercase);
     let hex_run = |from: usize, max: usize| {
-        let n = b[from.min(b.len())..].iter().take(max).take_while(|c| c.is_ascii_hexdigit()).count();
+        let n = b[from.min(b.len())..]
+            .iter()
+            .take(max)
+            .take_while(|c| c.is_ascii_hexdigit())
+            .count();
         (from, from + n)
     };
     let number = |from: usize, to: usize, radix: u32| {
-        text.get(from..to).and_then(|s| u32::from_str_radix(s, radix).ok()).and_then(char::from_u32)
+        text.get(from..to)
+            .and_then(|s| u32::from_str_radix(s, radix).ok())
+            .and_then(char::from_u32)
     };
     match b.get(i)? {
         b'&' => {
             let mut k = i + 1;
             // Double-encoded: &amp;lt; and so on.
-            while text.get(k..k + 4).is_some_and(|s| s.eq_ignore_ascii_case("amp;")) {
+            while text
+                .get(k..k + 4)
+                .is_some_and(|s| s.eq_ignore_ascii_case("amp;"))
+            {
                 k += 4;
             }
             let semi = |k: usize| if b.get(k) == Some(&b';') { k + 1 } else { k };
@@ -575,7 +613,11 @@ fn decode_escape(text: &str, i: usize) -> Option<(char, usize)> {
                     let (f, t) = hex_run(k + 2, 8);
                     (f, t, 16)
                 } else {
-                    let n = b[k + 1..].iter().take(10).take_while(|c| c.is_ascii_digit()).count();
+                    let n = b[k + 1..]
+                        .iter()
+                        .take(10)
+                        .take_while(|c| c.is_ascii_digit())
+                        .count();
                     (k + 1, k + 1 + n, 10)
                 };
                 return number(from, to, radix).map(|c| (c, semi(to)));
@@ -635,7 +677,11 @@ fn push_folded(out: &mut Vec<Folded>, c: char, start: usize, end: usize) {
     }
     unicode_normalization::char::decompose_compatible(c, |d| {
         if !ignorable(d) {
-            out.push(Folded { c: look_alike(d), start, end });
+            out.push(Folded {
+                c: look_alike(d),
+                start,
+                end,
+            });
         }
     });
 }
@@ -660,7 +706,10 @@ fn fold(text: &str) -> Vec<Folded> {
 /// Source byte ranges of delimiter look-alikes: an opening bracket followed by the word
 /// (`<untrusted`, `</untrusted`), or a slash followed by it (`/untrusted`, in any bracket).
 fn delimiter_spans(text: &str) -> Vec<(usize, usize)> {
-    let plain = text.is_ascii() && !text.bytes().any(|b| matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\'));
+    let plain = text.is_ascii()
+        && !text
+            .bytes()
+            .any(|b| matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\'));
     if plain {
         return Vec::new();
     }
@@ -668,14 +717,17 @@ fn delimiter_spans(text: &str) -> Vec<(usize, usize)> {
     let word_at = |k: usize| {
         let word = DELIMITER_WORD.chars();
         let n = DELIMITER_WORD.len();
-        (folded.len() >= k + n && folded[k..k + n].iter().map(|f| f.c).eq(word)).then(|| folded[k + n - 1].end)
+        (folded.len() >= k + n && folded[k..k + n].iter().map(|f| f.c).eq(word))
+            .then(|| folded[k + n - 1].end)
     };
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut k = 0;
     while k < folded.len() {
         let start = folded[k].start;
         let found = match folded[k].c {
-            '<' if folded.get(k + 1).is_some_and(|f| f.c == '/') => word_at(k + 2).map(|e| (e, k + 2)),
+            '<' if folded.get(k + 1).is_some_and(|f| f.c == '/') => {
+                word_at(k + 2).map(|e| (e, k + 2))
+            }
             '<' | '/' => word_at(k + 1).map(|e| (e, k + 1)),
             _ => None,
         };
@@ -724,7 +776,10 @@ fn neutralize_counted(text: &str) -> (Cow<'_, str>, u32) {
         at = end;
     }
     out.push_str(&text[at..]);
-    (Cow::Owned(out), u32::try_from(spans.len()).unwrap_or(u32::MAX))
+    (
+        Cow::Owned(out),
+        u32::try_from(spans.len()).unwrap_or(u32::MAX),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -747,8 +802,10 @@ static LINKS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static HTML_URL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)(?:src|href|srcset|data|action|poster|background|content)\s*=\s*["']?([^"'\s>]+)"#)
-        .expect("the attribute pattern is a valid regex")
+    Regex::new(
+        r#"(?i)(?:src|href|srcset|data|action|poster|background|content)\s*=\s*["']?([^"'\s>]+)"#,
+    )
+    .expect("the attribute pattern is a valid regex")
 });
 
 /// The host a URL points at, if it reads as one (`a.example` in `https://u@a.example:8/x`).
@@ -765,7 +822,9 @@ fn host_of(url: &str) -> &str {
     let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
     let host = authority.rsplit('@').next().unwrap_or("");
     let host = host.split(':').next().unwrap_or("");
-    let plausible = host.chars().all(|c| c.is_alphanumeric() || c == '.' || c == '-');
+    let plausible = host
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '.' || c == '-');
     if plausible { host } else { "" }
 }
 
@@ -778,7 +837,14 @@ fn flagged(out: &mut String, what: &str, url: &str) {
     }
 }
 
-fn with_text(out: &mut String, text: &str, policy: UrlPolicy, links: &mut u32, what: &str, url: &str) {
+fn with_text(
+    out: &mut String,
+    text: &str,
+    policy: UrlPolicy,
+    links: &mut u32,
+    what: &str,
+    url: &str,
+) {
     let text = apply_links(text, policy, links);
     let text = text.trim();
     out.push_str(text);
@@ -798,7 +864,10 @@ fn apply_links<'t>(text: &'t str, policy: UrlPolicy, links: &mut u32) -> Cow<'t,
         || text.contains("](")
         || text.contains("]:")
         || text.contains('<')
-        || text.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"www."));
+        || text
+            .as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"www."));
     if !maybe {
         return Cow::Borrowed(text);
     }
@@ -812,7 +881,14 @@ fn apply_links<'t>(text: &'t str, policy: UrlPolicy, links: &mut u32) -> Cow<'t,
             }
             with_text(&mut out, get("alt"), policy, links, "image", get("img_url"));
         } else if caps.name("link").is_some() {
-            with_text(&mut out, get("text"), policy, links, "link", get("link_url"));
+            with_text(
+                &mut out,
+                get("text"),
+                policy,
+                links,
+                "link",
+                get("link_url"),
+            );
         } else if caps.name("def").is_some() {
             if policy == UrlPolicy::Flag {
                 let _ = write!(out, "[{}]: ", get("label"));
@@ -820,10 +896,16 @@ fn apply_links<'t>(text: &'t str, policy: UrlPolicy, links: &mut u32) -> Cow<'t,
             }
         } else if caps.name("html").is_some() {
             let tag = get("tag").to_ascii_lowercase();
-            let url = HTML_URL.captures(get("html")).and_then(|c| c.get(1)).map(|m| m.as_str());
+            let url = HTML_URL
+                .captures(get("html"))
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str());
             match url {
                 Some(url) if policy == UrlPolicy::Flag => {
-                    let media = matches!(tag.as_str(), "img" | "image" | "picture" | "source" | "video" | "audio");
+                    let media = matches!(
+                        tag.as_str(),
+                        "img" | "image" | "picture" | "source" | "video" | "audio"
+                    );
                     flagged(&mut out, if media { "image" } else { "link" }, url);
                 }
                 _ => {}
@@ -929,7 +1011,8 @@ fn truncate_cow(text: &mut Cow<'_, str>, end: usize) {
 /// let o200k = Tiktoken::o200k_base();
 /// let p = prepare("Card declined at checkout", Some(2), &o200k, UrlPolicy::Keep);
 /// assert_eq!(p.content, "Card declined");
-/// assert_eq!(p.cut.map(|c| c.to_string()).as_deref(), Some("… [cut: 3 more tokens]"));
+/// assert_eq!(o200k.count("Card declined at checkout"), 4);
+/// assert_eq!(p.cut.map(|c| c.to_string()).as_deref(), Some("… [cut: 2 more tokens]"));
 /// assert_eq!(p.attacker_tokens(&o200k), 2);
 ///
 /// // 100 MB is read only up to the byte cap.
@@ -947,7 +1030,9 @@ pub fn prepare<'t>(
     let cap = max_tokens.map(|n| n as usize);
     // No token covers more than max_token_bytes bytes, so cap + 1 tokens fit in `limit` bytes:
     // a text cut there still shows that it was over its cap.
-    let limit = cap.map_or(usize::MAX, |n| (n + 1).saturating_mul(tokenizer.max_token_bytes().max(1)));
+    let limit = cap.map_or(usize::MAX, |n| {
+        (n + 1).saturating_mul(tokenizer.max_token_bytes().max(1))
+    });
     let window = limit.saturating_mul(4);
     let mut read_end = text.len().min(window);
     while !text.is_char_boundary(read_end) {
@@ -993,11 +1078,25 @@ pub fn prepare<'t>(
         let (toks, bytes) = per_byte.unwrap_or((1, 4));
         let rest = (unread as u128 * toks as u128).div_ceil(bytes.max(1) as u128);
         let estimate = (cut_tokens as u128 + rest).max(1);
-        Some(Cut { tokens: u64::try_from(estimate).unwrap_or(u64::MAX), exact: false, byte_capped })
+        Some(Cut {
+            tokens: u64::try_from(estimate).unwrap_or(u64::MAX),
+            exact: false,
+            byte_capped,
+        })
     } else {
-        (cut_tokens > 0).then_some(Cut { tokens: cut_tokens as u64, exact: true, byte_capped })
+        (cut_tokens > 0).then_some(Cut {
+            tokens: cut_tokens as u64,
+            exact: true,
+            byte_capped,
+        })
     };
-    Prepared { content, cut, removed, links, tokens }
+    Prepared {
+        content,
+        cut,
+        removed,
+        links,
+        tokens,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1011,7 +1110,9 @@ struct Datamarked<'a> {
 
 impl fmt::Display for Datamarked<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(mark) = self.mark else { return f.write_str(self.text) };
+        let Some(mark) = self.mark else {
+            return f.write_str(self.text);
+        };
         let mut parts = self.text.split(' ');
         if let Some(first) = parts.next() {
             f.write_str(first)?;
@@ -1029,7 +1130,11 @@ struct AttrSafe<'a>(&'a str);
 
 impl fmt::Display for AttrSafe<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for c in self.0.chars().filter(|c| !matches!(c, '"' | '<' | '>' | '&') && !c.is_control()) {
+        for c in self
+            .0
+            .chars()
+            .filter(|c| !matches!(c, '"' | '<' | '>' | '&') && !c.is_control())
+        {
             f.write_char(c)?;
         }
         Ok(())
@@ -1060,7 +1165,12 @@ struct Shown<'a> {
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some((nonce, tool, field)) = &self.tag {
-            write!(f, "<untrusted{nonce} source=\"{}.{}\">", AttrSafe(tool), AttrSafe(field))?;
+            write!(
+                f,
+                "<untrusted{nonce} source=\"{}.{}\">",
+                AttrSafe(tool),
+                AttrSafe(field)
+            )?;
         }
         write!(f, "{}", self.content)?;
         if let Some(cut) = self.cut {
@@ -1099,7 +1209,9 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
             st.cut_tokens = st.cut_tokens.saturating_add(cut.tokens);
             st.byte_capped = st.byte_capped.saturating_add(u32::from(cut.byte_capped));
         }
-        st.attacker_tokens = st.attacker_tokens.saturating_add(p.attacker_tokens(tokenizer) as u64);
+        st.attacker_tokens = st
+            .attacker_tokens
+            .saturating_add(p.attacker_tokens(tokenizer) as u64);
         st.removed.add(p.removed);
         st.links = st.links.saturating_add(p.links);
         st.delimiters = st.delimiters.saturating_add(delimiters);
@@ -1115,7 +1227,10 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         .filter(|n| n.chars().any(|c| c.is_ascii_alphanumeric()));
     let shown = Shown {
         tag: delimited.then_some((Nonce(nonce), env.tool(), field)),
-        content: Datamarked { text: if delimited { &*content } else { &*p.content }, mark: policy.datamark },
+        content: Datamarked {
+            text: if delimited { &content } else { &p.content },
+            mark: policy.datamark,
+        },
         cut: p.cut,
     };
     s.collect_str(&shown)
@@ -1150,7 +1265,9 @@ pub const fn record_cap(projection: &Projection) -> Option<u64> {
     let mut i = 0;
     while i < projection.fields.len() {
         match projection.fields[i].kind {
-            FieldKind::Untrusted { max_tokens: Some(n) } => sum += n as u64,
+            FieldKind::Untrusted {
+                max_tokens: Some(n),
+            } => sum += n as u64,
             FieldKind::Untrusted { max_tokens: None } => return None,
             _ => {}
         }
@@ -1184,14 +1301,26 @@ impl AttackerBound {
     /// The bound when a call shows at most `records` records (the tool's page size).
     pub fn with_max_records(self, records: usize) -> AttackerBound {
         let max_records = self.max_records.min(records as u64);
-        AttackerBound { max_records, ..self }.settle()
+        AttackerBound {
+            max_records,
+            ..self
+        }
+        .settle()
     }
 
     fn settle(self) -> AttackerBound {
         let by_caps = self.per_record.saturating_mul(self.max_records);
-        let per_call = if self.per_record == 0 { 0 } else { self.budget.min(by_caps) };
+        let per_call = if self.per_record == 0 {
+            0
+        } else {
+            self.budget.min(by_caps)
+        };
         let unconditional = self.uncapped_fields == 0 && by_caps <= self.budget;
-        AttackerBound { per_call, unconditional, ..self }
+        AttackerBound {
+            per_call,
+            unconditional,
+            ..self
+        }
     }
 }
 
@@ -1299,14 +1428,23 @@ mod tests {
             };
             let (len, rank) = longest_token(bpe);
             eprintln!("{}: longest token {len} bytes (rank {rank})", tok.name());
-            assert!(len <= tok.max_token_bytes(), "{}: {len} > {}", tok.name(), tok.max_token_bytes());
+            assert!(
+                len <= tok.max_token_bytes(),
+                "{}: {len} > {}",
+                tok.name(),
+                tok.max_token_bytes()
+            );
         }
     }
 
     #[test]
     fn untrusted_sanitize_borrows_plain_text_and_counts_kinds() {
-        assert!(matches!(sanitize("plain text, tabs\tand\nnewlines").0, Cow::Borrowed(_)));
-        let (out, r) = sanitize("a\u{0}b\u{7f}c\u{85}d\r\ne\rf\u{2028}g\u{9b}31mh\u{1b}]8;;http://x\u{7}i");
+        assert!(matches!(
+            sanitize("plain text, tabs\tand\nnewlines").0,
+            Cow::Borrowed(_)
+        ));
+        let (out, r) =
+            sanitize("a\u{0}b\u{7f}c\u{85}d\r\ne\rf\u{2028}g\u{9b}31mh\u{1b}]8;;http://x\u{7}i");
         assert_eq!(out, "abc\nd\ne\nf\nghi");
         assert_eq!((r.controls, r.line_separators, r.ansi), (5, 1, 2));
     }
@@ -1331,7 +1469,16 @@ mod tests {
         let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
         assert_eq!(sanitize(scotland).0, scotland);
         let texas = "\u{1F3F4}\u{E0075}\u{E0073}\u{E0074}\u{E0078}\u{E007F}";
-        assert_eq!(sanitize(texas), (Cow::Owned("\u{1F3F4}".into()), Removed { tag_chars: 5, ..Removed::default() }));
+        assert_eq!(
+            sanitize(texas),
+            (
+                Cow::Owned("\u{1F3F4}".into()),
+                Removed {
+                    tag_chars: 5,
+                    ..Removed::default()
+                }
+            )
+        );
     }
 
     #[test]
@@ -1345,9 +1492,19 @@ mod tests {
 
     #[test]
     fn untrusted_decode_escape_forms() {
-        for (text, c) in [("&lt;", '<'), ("&LT", '<'), ("&#60;", '<'), ("&#x3C;", '<'), ("&amp;amp;lt;", '<'),
-            ("%3c", '<'), ("%253C", '<'), ("\\u003c", '<'), ("\\u{3c}", '<'), ("\\x3C", '<'), ("&sol;", '/')]
-        {
+        for (text, c) in [
+            ("&lt;", '<'),
+            ("&LT", '<'),
+            ("&#60;", '<'),
+            ("&#x3C;", '<'),
+            ("&amp;amp;lt;", '<'),
+            ("%3c", '<'),
+            ("%253C", '<'),
+            ("\\u003c", '<'),
+            ("\\u{3c}", '<'),
+            ("\\x3C", '<'),
+            ("&sol;", '/'),
+        ] {
             assert_eq!(decode_escape(text, 0), Some((c, text.len())), "{text}");
         }
         assert_eq!(decode_escape("&ltx", 0), None);
