@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
                 .len()
         })
     });
-    group.bench_function("prepare_cap_1M_tokens_tokenizes_all", |b| {
+    group.bench_function("prepare_cap_1M_tokens_fits_in_bytes_no_tokenizing", |b| {
         b.iter(|| {
             prepare(black_box(&text), Some(1_000_000), &o200k, UrlPolicy::Flag)
                 .content

@@ -788,11 +788,11 @@ fn neutralize_counted(text: &str) -> (Cow<'_, str>, u32) {
 static LINKS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"(?xi)
-        (?P<img> !\[ (?P<alt>[^\]]{0,1000}) \]\( \s* <? (?P<img_url>[^)\s>]*) >?
+        (?P<img> !\[ (?P<alt>[^\]]*) \]\( \s* <? (?P<img_url>[^)\s>]*) >?
                  (?: \s+ (?: "[^"]*" | '[^']*' | \([^)]*\) ) )? \s* \) )
-      | (?P<link> \[ (?P<text>[^\]]{0,1000}) \]\( \s* <? (?P<link_url>[^)\s>]*) >?
+      | (?P<link> \[ (?P<text>[^\]]*) \]\( \s* <? (?P<link_url>[^)\s>]*) >?
                  (?: \s+ (?: "[^"]*" | '[^']*' | \([^)]*\) ) )? \s* \) )
-      | (?P<def> (?m:^) [\x20\t]{0,3} \[ (?P<label>[^\]\n]{1,1000}) \]: [\x20\t]* <? (?P<def_url>[^\s>]+) >? )
+      | (?P<def> (?m:^) [\x20\t]{0,3} \[ (?P<label>[^\]\n]+) \]: [\x20\t]* <? (?P<def_url>[^\s>]+) >? )
       | (?P<html> </? (?P<tag>img|image|picture|source|video|audio|a|iframe|frame|script|link
                  |embed|object|form|svg|meta|base|input) (?: [\s/] [^>]* )? > )
       | (?P<bare> (?: (?:https?|ftp|wss?|file):// | www\. ) [^\s<>"'`)\]}|\\]+ )
