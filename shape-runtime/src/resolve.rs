@@ -104,17 +104,21 @@ pub trait Resolve<R: Resolver>: Sync {
     ) -> impl Future<Output = Result<HashMap<R::Key, String>, ResolveError>> + Send;
 }
 
+/// The names a resolver answered for one page, keyed by id. A fast seeded hasher: this map
+/// is read once per resolved field per record.
+pub type NameMap<K> = HashMap<K, String, foldhash::fast::RandomState>;
+
 /// One resolver's keys for a page: distinct, in first-seen order.
 #[derive(Debug, Clone)]
 pub struct KeySet<K> {
-    seen: HashSet<K>,
+    seen: HashSet<K, foldhash::fast::RandomState>,
     order: Vec<K>,
 }
 
 impl<K> Default for KeySet<K> {
     fn default() -> Self {
         KeySet {
-            seen: HashSet::new(),
+            seen: HashSet::default(),
             order: Vec::new(),
         }
     }
@@ -152,7 +156,7 @@ pub struct ResolverStats {
 pub trait Needs: 'static {
     /// One [`KeySet`] per resolver.
     type Keys: Default + Send;
-    /// One name map per resolver.
+    /// One [`NameMap`] per resolver.
     type Names: Default + Send + Sync;
 }
 
@@ -184,7 +188,7 @@ async fn resolve_one<R: Resolver, C: Resolve<R> + ?Sized>(
     cx: &C,
     keys: KeySet<R::Key>,
     stats: &mut Vec<ResolverStats>,
-) -> Result<HashMap<R::Key, String>, ResolveError> {
+) -> Result<NameMap<R::Key>, ResolveError> {
     if keys.order.is_empty() {
         stats.push(ResolverStats {
             resolver: R::NAME,
@@ -192,9 +196,10 @@ async fn resolve_one<R: Resolver, C: Resolve<R> + ?Sized>(
             keys: 0,
             unresolved: 0,
         });
-        return Ok(HashMap::new());
+        return Ok(NameMap::default());
     }
     let names = cx.resolve(&keys.order).await?;
+    let names: NameMap<R::Key> = names.into_iter().collect();
     let unresolved = keys
         .order
         .iter()
@@ -213,7 +218,7 @@ macro_rules! tuple_needs {
     ($($r:ident . $i:tt),+) => {
         impl<$($r: Resolver),+> Needs for ($($r,)+) {
             type Keys = ($(KeySet<$r::Key>,)+);
-            type Names = ($(HashMap<$r::Key, String>,)+);
+            type Names = ($(NameMap<$r::Key>,)+);
         }
 
         impl<Cx: ?Sized + Sync $(+ Resolve<$r>)+, $($r: Resolver),+> Supplies<($($r,)+)> for Cx {
@@ -221,7 +226,7 @@ macro_rules! tuple_needs {
             fn resolve_all(
                 &self,
                 keys: ($(KeySet<$r::Key>,)+),
-            ) -> impl Future<Output = Result<(($(HashMap<$r::Key, String>,)+), Vec<ResolverStats>), ResolveError>> + Send {
+            ) -> impl Future<Output = Result<(($(NameMap<$r::Key>,)+), Vec<ResolverStats>), ResolveError>> + Send {
                 async move {
                     let mut stats = Vec::new();
                     let names = ($(resolve_one::<$r, Cx>(self, keys.$i, &mut stats).await?,)+);
@@ -254,7 +259,7 @@ pub trait KeyField<K> {
     /// Writes the resolved name(s), the unresolved marker, or null.
     fn serialize_named<S: Serializer>(
         &self,
-        names: &HashMap<K, String>,
+        names: &NameMap<K>,
         noun: &str,
         env: &CallEnv<'_>,
         serializer: S,
@@ -276,7 +281,7 @@ pub enum Arity {
 
 struct NameOf<'a, K> {
     key: &'a K,
-    names: &'a HashMap<K, String>,
+    names: &'a NameMap<K>,
     noun: &'a str,
     env: &'a CallEnv<'a>,
 }
@@ -299,7 +304,7 @@ impl<K: Eq + Hash + Clone + Display> KeyField<K> for K {
     }
     fn serialize_named<S: Serializer>(
         &self,
-        names: &HashMap<K, String>,
+        names: &NameMap<K>,
         noun: &str,
         env: &CallEnv<'_>,
         serializer: S,
@@ -327,7 +332,7 @@ impl<K: Eq + Hash + Clone + Display> KeyField<K> for Option<K> {
     }
     fn serialize_named<S: Serializer>(
         &self,
-        names: &HashMap<K, String>,
+        names: &NameMap<K>,
         noun: &str,
         env: &CallEnv<'_>,
         serializer: S,
@@ -350,7 +355,7 @@ impl<K: Eq + Hash + Clone + Display> KeyField<K> for Vec<K> {
     }
     fn serialize_named<S: Serializer>(
         &self,
-        names: &HashMap<K, String>,
+        names: &NameMap<K>,
         noun: &str,
         env: &CallEnv<'_>,
         serializer: S,

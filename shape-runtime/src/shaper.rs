@@ -481,13 +481,25 @@ impl<'a> Shaper<'a> {
         let check_structured = self.channels != ChannelPolicy::Text;
         // Dates in the text channel: `Feb 11` with the year stated once, when every date in
         // reach shares it.
-        let note = match self.format {
-            Format::Prose | Format::Table => shared_year(records, layout, env).map(|year| {
+        // Facts stated once in the text head: where untrusted text comes from, the year.
+        let mut notes: Vec<String> = Vec::new();
+        if self.format != Format::Json {
+            if layout.has_untrusted() && self.untrusted.provenance == crate::untrusted::Provenance::Compact {
+                env.set_compact_marks(true);
+                let sources: Vec<String> = layout
+                    .fields
+                    .iter()
+                    .filter(|(_, k)| matches!(k, crate::project::FieldKind::Untrusted { .. }))
+                    .map(|(name, _)| format!("{}.{name}", env.tool()))
+                    .collect();
+                notes.push(format!("«…» is untrusted text from {}", sources.join(", ")));
+            }
+            if let Some(year) = shared_year(records, layout, env) {
                 env.set_date_style(crate::view::DateStyle::MonthDay { year });
-                format!("dates are in {year}")
-            }),
-            Format::Json => None,
-        };
+                notes.push(format!("dates are in {year}"));
+            }
+        }
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
 
         let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
             let covered = self.shown_before + shown as u64;

@@ -54,8 +54,14 @@ use std::sync::LazyLock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Provenance {
-    /// `<untrusted source="tool.field">…</untrusted>`.
+    /// In prose and table text, each value between `«` and `»`, with the sources named once
+    /// in the first line (`«…» is untrusted text from search_tickets.subject`); a `«` or `»`
+    /// inside a value is neutralised, so a value cannot close its delimiter. In a JSON text
+    /// channel, where there is no first line to name them in, the [`Tag`](Provenance::Tag)
+    /// form. Two tokens a value instead of about fourteen.
     #[default]
+    Compact,
+    /// `<untrusted source="tool.field">…</untrusted>` around every value.
     Tag,
     /// `<untrusted-3f9a… source="tool.field">…</untrusted-3f9a…>`, with the call's random
     /// nonce ([`CallEnv::nonce`]), so content cannot guess the closing delimiter.
@@ -1158,12 +1164,20 @@ impl fmt::Display for Nonce<'_> {
 
 struct Shown<'a> {
     tag: Option<(Nonce<'a>, &'a str, &'a str)>,
+    guillemets: bool,
     content: Datamarked<'a>,
     cut: Option<Cut>,
 }
 
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.guillemets {
+            write!(f, "«{}", self.content)?;
+            if let Some(cut) = self.cut {
+                write!(f, "{cut}")?;
+            }
+            return f.write_str("»");
+        }
         if let Some((nonce, tool, field)) = &self.tag {
             write!(
                 f,
@@ -1181,6 +1195,24 @@ impl fmt::Display for Shown<'_> {
         }
         Ok(())
     }
+}
+
+/// Replaces anything that reads as the compact delimiter (`«`, `»`, their look-alikes and
+/// their HTML entities) with a plain quote.
+fn neutralize_guillemets(text: Cow<'_, str>) -> Cow<'_, str> {
+    const LOOKALIKES: [char; 8] = ['«', '»', '≪', '≫', '⟪', '⟫', '《', '》'];
+    const ENTITIES: [&str; 6] = ["&laquo;", "&raquo;", "&#171;", "&#187;", "&#xab;", "&#xbb;"];
+    let lower = text.to_ascii_lowercase();
+    if !text.contains(LOOKALIKES) && !ENTITIES.iter().any(|e| lower.contains(e)) {
+        return text;
+    }
+    let mut out = text.replace(LOOKALIKES, "\"");
+    for entity in ENTITIES {
+        while let Some(at) = out.to_ascii_lowercase().find(entity) {
+            out.replace_range(at..at + entity.len(), "\"");
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Writes one untrusted value: prepared, counted (once per shown record), and in the text
@@ -1225,8 +1257,11 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     let nonce = (policy.provenance == Provenance::RandomTag)
         .then(|| env.nonce())
         .filter(|n| n.chars().any(|c| c.is_ascii_alphanumeric()));
+    let guillemets = policy.provenance == Provenance::Compact && env.compact_marks();
+    let content = if guillemets { neutralize_guillemets(content) } else { content };
     let shown = Shown {
-        tag: delimited.then_some((Nonce(nonce), env.tool(), field)),
+        tag: (delimited && !guillemets).then_some((Nonce(nonce), env.tool(), field)),
+        guillemets,
         content: Datamarked {
             text: if delimited { &content } else { &p.content },
             mark: policy.datamark,

@@ -13,7 +13,7 @@ use crate::tokens::Tokenizer;
 use crate::untrusted::{self, UntrustedPolicy, UntrustedStats};
 use serde::{Serialize, Serializer};
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Which channel a record is being rendered for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +58,7 @@ pub struct CallEnv<'a> {
     channel: Cell<Channel>,
     counting: Cell<bool>,
     date_style: Cell<DateStyle>,
+    compact_marks: Cell<bool>,
     diagnostics: RefCell<Diagnostics>,
 }
 
@@ -77,6 +78,7 @@ impl<'a> CallEnv<'a> {
             channel: Cell::new(Channel::Structured),
             counting: Cell::new(false),
             date_style: Cell::new(DateStyle::Iso),
+            compact_marks: Cell::new(false),
             diagnostics: RefCell::new(Diagnostics::default()),
         }
     }
@@ -124,6 +126,16 @@ impl<'a> CallEnv<'a> {
             Channel::Text => self.date_style.get(),
             Channel::Structured => DateStyle::Iso,
         }
+    }
+
+    /// Marks untrusted values in the text channel with `«…»`, the sources being named once.
+    pub fn set_compact_marks(&self, on: bool) {
+        self.compact_marks.set(on);
+    }
+
+    /// Whether untrusted values get compact marks.
+    pub fn compact_marks(&self) -> bool {
+        self.compact_marks.get()
     }
 
     /// Whether this pass counts diagnostics.
@@ -207,7 +219,7 @@ impl<T: ?Sized + Serialize> Serialize for Shown<'_, T> {
 /// A resolved field: key to name.
 pub struct Named<'a, F, K> {
     value: &'a F,
-    names: &'a HashMap<K, String>,
+    names: &'a crate::resolve::NameMap<K>,
     noun: &'static str,
     env: &'a CallEnv<'a>,
 }
@@ -216,7 +228,7 @@ impl<'a, F, K> Named<'a, F, K> {
     /// Wraps a field and the page's names for its resolver.
     pub fn new(
         value: &'a F,
-        names: &'a HashMap<K, String>,
+        names: &'a crate::resolve::NameMap<K>,
         noun: &'static str,
         env: &'a CallEnv<'a>,
     ) -> Self {
