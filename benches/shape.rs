@@ -230,7 +230,10 @@ fn main() {
     let tokenizer = Tiktoken::o200k_base();
     let policy = UntrustedPolicy::default();
     let env = CallEnv::new("search_tickets", &tokenizer, &policy, "bench");
-    let lookups = (users.clone().into_iter().collect(), orgs.clone().into_iter().collect());
+    let lookups = (
+        users.clone().into_iter().collect(),
+        orgs.clone().into_iter().collect(),
+    );
     let cx = Cx::<<Ticket as ToolResult>::Needs>::new(&lookups, &env);
     let prebuilt: Vec<HandTicket> = rows
         .iter()

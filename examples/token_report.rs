@@ -12,9 +12,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tickets = desk::parse_page(desk::PAGE)?;
     let directory = desk::Directory::seed();
     let shaper = Shaper::for_tool("search_tickets").budget(Budget::tokens(4_000));
-    let json = shaper.clone().format(Format::Json).shape_blocking(&tickets, &directory)?;
-    let prose = shaper.clone().format(Format::Prose).shape_blocking(&tickets, &directory)?;
-    let table = shaper.format(Format::Table).shape_blocking(&tickets, &directory)?;
+    let json = shaper
+        .clone()
+        .format(Format::Json)
+        .shape_blocking(&tickets, &directory)?;
+    let prose = shaper
+        .clone()
+        .format(Format::Prose)
+        .shape_blocking(&tickets, &directory)?;
+    let table = shaper
+        .format(Format::Table)
+        .shape_blocking(&tickets, &directory)?;
     let records = serde_json::json!({ "tickets": json.structured()["data"] });
     let toon = toon_format::encode_default(&records)?;
 
@@ -22,7 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for tokenizer in [Tiktoken::o200k_base(), Tiktoken::cl100k_base()] {
         let counts = [
             ("raw JSON:API page, as printed", tokenizer.count(desk::PAGE)),
-            ("envelope, JSON (structured channel)", tokenizer.count(json.structured_json())),
+            (
+                "envelope, JSON (structured channel)",
+                tokenizer.count(json.structured_json()),
+            ),
             ("envelope, JSON text channel", tokenizer.count(json.text())),
             ("envelope, prose", tokenizer.count(prose.text())),
             ("envelope, table", tokenizer.count(table.text())),
@@ -30,7 +41,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ];
         println!("{}:", tokenizer.name());
         for (label, n) in counts {
-            println!("  {label:<38} {n:>6}  ({:.1}x smaller than raw)", counts[0].1 as f64 / n as f64);
+            println!(
+                "  {label:<38} {n:>6}  ({:.1}x smaller than raw)",
+                counts[0].1 as f64 / n as f64
+            );
         }
     }
     let o200k = Tiktoken::o200k_base();

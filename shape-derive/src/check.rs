@@ -36,16 +36,16 @@ pub fn check(cx: &Ctxt, container: &Container) {
 
 fn check_container_names(cx: &Ctxt, container: &Container) {
     for slot in [&container.name, &container.plural] {
-        if let Some(lit) = slot.get() {
-            if lit.value().trim().is_empty() {
-                cx.error(
-                    lit.span(),
-                    format!(
-                        "`{}` must not be empty: it is how summaries name the records",
-                        slot.name()
-                    ),
-                );
-            }
+        if let Some(lit) = slot.get()
+            && lit.value().trim().is_empty()
+        {
+            cx.error(
+                lit.span(),
+                format!(
+                    "`{}` must not be empty: it is how summaries name the records",
+                    slot.name()
+                ),
+            );
         }
     }
     if container.fields.iter().all(|f| f.attrs.is_skipped()) {
@@ -85,7 +85,7 @@ fn check_combinations(cx: &Ctxt, field: &Field) {
         return;
     }
     let transforms = attrs.transforms();
-    if let Some(((first, _), rest)) = transforms.split_first().map(|(f, r)| (f, r)) {
+    if let Some(((first, _), rest)) = transforms.split_first() {
         for (name, span) in rest {
             cx.error(
                 *span,
@@ -202,8 +202,10 @@ fn check_prose(cx: &Ctxt, container: &Container) {
                 );
             }
             for piece in pieces {
-                if let template::Piece::Field(name) = piece {
-                    if !outputs.contains(&name) {
+                if let template::Piece::Field(name) = piece
+                    && !outputs.contains(&name)
+                {
+                    {
                         let skipped = container
                             .fields
                             .iter()

@@ -56,7 +56,7 @@ pub use rank::{KeyValue, Order, RankKey};
 pub use render::Format;
 pub use report::{Cut, RawSize, Report};
 pub use resolve::{
-    KeyField, KeySet, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies,
+    KeyField, KeySet, NameMap, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies,
 };
 pub use shaper::{ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
 pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};

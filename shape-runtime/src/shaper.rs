@@ -484,7 +484,9 @@ impl<'a> Shaper<'a> {
         // Facts stated once in the text head: where untrusted text comes from, the year.
         let mut notes: Vec<String> = Vec::new();
         if self.format != Format::Json {
-            if layout.has_untrusted() && self.untrusted.provenance == crate::untrusted::Provenance::Compact {
+            if layout.has_untrusted()
+                && self.untrusted.provenance == crate::untrusted::Provenance::Compact
+            {
                 env.set_compact_marks(true);
                 let sources: Vec<String> = layout
                     .fields

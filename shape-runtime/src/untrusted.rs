@@ -1226,6 +1226,16 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     let tokenizer = env.tokenizer();
     let policy = env.policy();
+    // The hot path: a short printable-ASCII value in the structured channel, outside the
+    // counting pass, has nothing to remove, cut, mark or count.
+    if !env.counting()
+        && env.channel() == Channel::Structured
+        && policy.urls == UrlPolicy::Keep
+        && cap.is_none_or(|c| text.len() <= c as usize)
+        && text.bytes().all(|b| (0x20..0x7f).contains(&b))
+    {
+        return s.serialize_str(text);
+    }
     let p = prepare(text, cap, tokenizer, policy.urls);
     let text_channel = env.channel() == Channel::Text;
     let delimited = policy.provenance != Provenance::Off;
@@ -1258,7 +1268,11 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         .then(|| env.nonce())
         .filter(|n| n.chars().any(|c| c.is_ascii_alphanumeric()));
     let guillemets = policy.provenance == Provenance::Compact && env.compact_marks();
-    let content = if guillemets { neutralize_guillemets(content) } else { content };
+    let content = if guillemets {
+        neutralize_guillemets(content)
+    } else {
+        content
+    };
     let shown = Shown {
         tag: (delimited && !guillemets).then_some((Nonce(nonce), env.tool(), field)),
         guillemets,
