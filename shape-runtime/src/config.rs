@@ -142,7 +142,7 @@ impl ShapeConfig {
             channels: own.channels.or(d.channels),
             page_size: own.page_size.or(d.page_size),
             untrusted: own.untrusted.clone().or_else(|| d.untrusted.clone()),
-            handles: own.handles.clone().or_else(|| d.handles.clone()),
+            handles: own.handles.or(d.handles),
         })
     }
 

@@ -238,10 +238,10 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     } else {
         let _ = write!(s, "{} of {total} {}", thousands(c.shown), w.plural);
     }
-    if let Some(order) = w.order {
-        if c.shown > 1 || (c.shown_before == 0 && c.total > 1) {
-            let _ = write!(s, ", {order}");
-        }
+    if let Some(order) = w.order
+        && (c.shown > 1 || (c.shown_before == 0 && c.total > 1))
+    {
+        let _ = write!(s, ", {order}");
     }
     if omitted.too_large > 0 {
         let _ = write!(
@@ -253,15 +253,16 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     }
     if has_next {
         s.push_str("; call again with the cursor in next for more");
-    } else if status == Status::Partial && omitted.handle.is_none() {
-        if let Some(reason) = omitted.reason {
-            let _ = write!(
-                s,
-                "; {} not shown ({}), narrow the query to see them",
-                thousands(omitted.count),
-                reason.phrase()
-            );
-        }
+    } else if status == Status::Partial
+        && omitted.handle.is_none()
+        && let Some(reason) = omitted.reason
+    {
+        let _ = write!(
+            s,
+            "; {} not shown ({}), narrow the query to see them",
+            thousands(omitted.count),
+            reason.phrase()
+        );
     }
     s
 }
@@ -271,7 +272,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -9,15 +9,14 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value};
 
 fn nullable(mut schema: Schema, nullable: bool) -> Schema {
-    if nullable {
-        if let Some(obj) = schema.as_object_mut() {
-            if let Some(Value::String(t)) = obj.get("type").cloned() {
-                obj.insert(
-                    "type".into(),
-                    Value::Array(vec![Value::String(t), "null".into()]),
-                );
-            }
-        }
+    if nullable
+        && let Some(obj) = schema.as_object_mut()
+        && let Some(Value::String(t)) = obj.get("type").cloned()
+    {
+        obj.insert(
+            "type".into(),
+            Value::Array(vec![Value::String(t), "null".into()]),
+        );
     }
     schema
 }

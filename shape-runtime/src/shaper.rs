@@ -567,15 +567,15 @@ impl<'a> Shaper<'a> {
         // Reserve the envelope as it would read with every record omitted and a cursor.
         let reserve_frame = {
             let mut f = frame_for(0, Some((0, OmitReason::ResultBudget)));
-            if f.next.is_none() {
-                if let (Some(make), Some(first)) = (&self.cursor, records.first()) {
-                    f.next = Some(make(Continuation {
-                        rank: first.rank_key(),
-                        id: first.id_text(),
-                        shown: total,
-                        order: layout.rank_order,
-                    }));
-                }
+            if f.next.is_none()
+                && let (Some(make), Some(first)) = (&self.cursor, records.first())
+            {
+                f.next = Some(make(Continuation {
+                    rank: first.rank_key(),
+                    id: first.id_text(),
+                    shown: total,
+                    order: layout.rank_order,
+                }));
             }
             f
         };
