@@ -65,7 +65,7 @@ impl OmitReason {
         match self {
             OmitReason::ResultBudget => "result budget",
             OmitReason::PageSize => "page size",
-            OmitReason::RecordTooLarge => "each too large for the budget",
+            OmitReason::RecordTooLarge => "too large for the budget",
             OmitReason::Filtered => "filtered out",
         }
     }
@@ -243,26 +243,33 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     {
         let _ = write!(s, ", {order}");
     }
-    if omitted.too_large > 0 {
-        let _ = write!(
-            s,
-            "; {} {} too large for the budget left out",
-            thousands(omitted.too_large),
-            noun(omitted.too_large, &w)
-        );
-    }
     if has_next {
+        if omitted.too_large > 0 {
+            let _ = write!(
+                s,
+                "; the next {} alone exceeds the budget and is skipped",
+                w.name
+            );
+        }
         s.push_str("; call again with the cursor in next for more");
     } else if status == Status::Partial
         && omitted.handle.is_none()
         && let Some(reason) = omitted.reason
     {
-        let _ = write!(
-            s,
-            "; {} not shown ({}), narrow the query to see them",
-            thousands(omitted.count),
-            reason.phrase()
-        );
+        if reason == OmitReason::RecordTooLarge {
+            let _ = write!(
+                s,
+                "; the next {} alone exceeds the budget: raise the budget or narrow the query",
+                w.name
+            );
+        } else {
+            let _ = write!(
+                s,
+                "; {} not shown ({}), narrow the query to see them",
+                thousands(omitted.count),
+                reason.phrase()
+            );
+        }
     }
     s
 }

@@ -201,9 +201,9 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
     // The next page starts after the oversized record, so it is never retried.
     assert_eq!(shaped.next(), Some("after-n_0"));
     assert!(
-        shaped
-            .summary()
-            .contains("1 note too large for the budget left out"),
+        shaped.summary().contains(
+            "the next note alone exceeds the budget and is skipped; call again with the cursor"
+        ),
         "{}",
         shaped.summary()
     );
@@ -243,4 +243,41 @@ fn channel_policy_decides_which_channel_is_held_to_the_budget() {
         text.structured()["data"].as_array().unwrap().len(),
         text.report().records.shown
     );
+}
+
+#[path = "../../examples/common/desk.rs"]
+mod desk;
+
+/// The seed's 12-ticket page at three budgets, JSON and prose, compared byte for byte with
+/// the reviewed envelopes in `tests/data/envelopes/` (set `SHAPE_UPDATE_GOLDEN=1` to rewrite
+/// them after a deliberate change, then review the diff).
+#[test]
+fn seed_page_envelopes_are_exact() {
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let directory = desk::Directory::seed();
+    let tok = Tiktoken::o200k_base();
+    for budget in [4_000usize, 400, 120] {
+        for (format, ext) in [(Format::Json, "json"), (Format::Prose, "txt")] {
+            let shaped = Shaper::for_tool("search_tickets")
+                .budget(Budget::tokens(budget))
+                .format(format)
+                .shape_blocking(&tickets, &directory)
+                .unwrap();
+            let text = if format == Format::Json {
+                shaped.structured_json()
+            } else {
+                shaped.text()
+            };
+            assert!(tok.count(text) <= budget);
+            let path = format!(
+                "{}/tests/data/envelopes/seed_page_{budget}.{ext}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            if std::env::var_os("SHAPE_UPDATE_GOLDEN").is_some() {
+                std::fs::write(&path, text).unwrap();
+            }
+            let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert_eq!(text, expected, "{path}");
+        }
+    }
 }
