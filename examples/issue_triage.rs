@@ -25,7 +25,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let codec = Arc::new(CursorCodec::new(CursorKeys::new(
         b"an example key, 32 bytes long!!!",
     )?));
-    let health = Aggregate::new().recent("opened", 30).top("labels", 3);
+    let health = Aggregate::new()
+        .recent(tracker::Issue::FIELDS.opened, 30)
+        .top(tracker::Issue::FIELDS.labels, 3);
 
     // Call 1: list_issues. The whole result is far over budget: stored, summarised, first page.
     let shaper = Shaper::for_tool("list_issues")

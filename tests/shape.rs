@@ -1,6 +1,11 @@
 //! The integration tests, as one binary (each test binary links separately and costs build
 //! time). Each area has its own module under `tests/suite/`.
 
+#[path = "../examples/common/desk.rs"]
+mod desk;
+#[path = "../examples/common/tracker.rs"]
+mod tracker;
+
 #[path = "suite/aggregate.rs"]
 mod aggregate;
 #[path = "suite/budget.rs"]

@@ -49,6 +49,7 @@ impl<T> Slot<T> {
 
 pub struct Container<'a> {
     pub ident: &'a Ident,
+    pub vis: &'a syn::Visibility,
     pub generics: &'a syn::Generics,
     pub name: Slot<LitStr>,
     pub plural: Slot<LitStr>,
@@ -167,6 +168,7 @@ impl<'a> Container<'a> {
 
         let mut container = Container {
             ident: &input.ident,
+            vis: &input.vis,
             generics: &input.generics,
             name: Slot::new("name"),
             plural: Slot::new("plural"),

@@ -8,6 +8,7 @@ use crate::ast::{Container, Field, Order};
 use crate::template::{self, Piece};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
+use syn::Ident;
 use syn::spanned::Spanned;
 
 enum Kind<'a> {
@@ -277,8 +278,30 @@ pub fn expand(container: &Container) -> TokenStream {
         None => quote!(where #(#predicates,)*),
     };
 
+    // Typed field references: `Ticket::FIELDS.status`, so a misspelt field in a Rust caller's
+    // aggregate or query is a compile error.
+    let vis = container.vis;
+    let fields_ty = quote::format_ident!("__ShapeFields_{}", ident);
+    let field_idents: Vec<Ident> = shown.iter().map(|s| field_ident(&s.name)).collect();
+    let field_names = shown.iter().map(|s| &s.name);
+    let fields_doc = format!("The output fields of [`{ident}`], for typed aggregates and queries.");
+
     let title = &name;
     quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, missing_docs)]
+        #vis struct #fields_ty {
+            #(pub #field_idents: #p::FieldRef,)*
+        }
+
+        #[allow(clippy::all)]
+        impl #impl_generics #ident #ty_generics {
+            #[doc = #fields_doc]
+            #vis const FIELDS: #fields_ty = #fields_ty {
+                #(#field_idents: #p::FieldRef::new(#field_names),)*
+            };
+        }
+
         #[allow(clippy::all, clippy::pedantic, non_local_definitions, trivial_bounds)]
         const _: () = {
             #[automatically_derived]
@@ -376,6 +399,31 @@ fn view(p: &TokenStream, s: &Shown, resolvers: &[&syn::Path]) -> TokenStream {
             quote_spanned!(*span=> #p::Untrusted::<#ty>::new(&self.#member, #name, #cap, __cx.env()))
         }
     }
+}
+
+/// A Rust identifier for an output name: other characters become `_`, keywords go raw.
+fn field_ident(name: &str) -> Ident {
+    let mut text: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if text.is_empty() || text.starts_with(|c: char| c.is_ascii_digit()) {
+        text.insert(0, '_');
+    }
+    if syn::parse_str::<Ident>(&text).is_ok() {
+        return Ident::new(&text, Span::call_site());
+    }
+    if matches!(text.as_str(), "self" | "Self" | "super" | "crate" | "_") {
+        text.push('_');
+        return Ident::new(&text, Span::call_site());
+    }
+    Ident::new_raw(&text, Span::call_site())
 }
 
 /// The same tokens, all with `span`, so an error about them points at one place.

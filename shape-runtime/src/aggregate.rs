@@ -94,6 +94,12 @@ impl FieldName {
     }
 }
 
+impl From<crate::project::FieldRef> for FieldName {
+    fn from(field: crate::project::FieldRef) -> FieldName {
+        FieldName(field.name().to_owned())
+    }
+}
+
 impl From<&str> for FieldName {
     fn from(name: &str) -> FieldName {
         FieldName(name.to_owned())

@@ -50,7 +50,7 @@ pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, St
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use open::{Keep, OpenResult};
-pub use project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};
+pub use project::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo, ToolResult};
 pub use query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery};
 pub use rank::{KeyValue, Order, RankKey};
 pub use render::Format;

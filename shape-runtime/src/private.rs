@@ -2,7 +2,9 @@
 
 pub use crate::date::DateField;
 pub use crate::ids::IdText;
-pub use crate::project::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo, ToolResult};
+pub use crate::project::{
+    FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo, ToolResult,
+};
 pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;

@@ -181,3 +181,36 @@ impl Projection {
         })
     }
 }
+
+/// A reference to one output field of a record type, from `Record::FIELDS`: naming a field
+/// that does not exist is a compile error.
+///
+/// ```
+/// use shape_runtime::{Aggregate, ToolResult};
+///
+/// #[derive(ToolResult)]
+/// struct Issue {
+///     #[shape(show)]
+///     labels: Vec<String>,
+///     #[shape(date, rename = "opened")]
+///     created_at: String,
+/// }
+///
+/// let health = Aggregate::new().recent(Issue::FIELDS.opened, 30).top(Issue::FIELDS.labels, 3);
+/// assert_eq!(Issue::FIELDS.opened.name(), "opened");
+/// # let _ = health;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FieldRef(&'static str);
+
+impl FieldRef {
+    /// A reference to the output field `name` (generated code calls this).
+    pub const fn new(name: &'static str) -> FieldRef {
+        FieldRef(name)
+    }
+
+    /// The output name.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+}

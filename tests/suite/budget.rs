@@ -245,8 +245,7 @@ fn channel_policy_decides_which_channel_is_held_to_the_budget() {
     );
 }
 
-#[path = "../../examples/common/desk.rs"]
-mod desk;
+use crate::desk;
 
 /// The seed's 12-ticket page at three budgets, JSON and prose, compared byte for byte with
 /// the reviewed envelopes in `tests/data/envelopes/` (set `SHAPE_UPDATE_GOLDEN=1` to rewrite

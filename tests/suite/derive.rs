@@ -1,8 +1,7 @@
 //! Tests: the derive's projection contract, exact output for the seed's ticket, resolution,
 //! legends, ids, dates, and the compile errors (trybuild UI cases in tests/ui/).
 
-#[path = "../../examples/common/desk.rs"]
-mod desk;
+use crate::desk;
 
 use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
 use shape_runtime::{

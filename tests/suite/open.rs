@@ -1,8 +1,7 @@
 //! Tests: paging through the Shaper with signed cursors, storing large results behind
 //! handles, the open_result companion, and configuration.
 
-#[path = "../../examples/common/tracker.rs"]
-mod tracker;
+use crate::tracker;
 
 use serde_json::json;
 use shape_runtime::{
@@ -127,7 +126,9 @@ fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
 }
 
 async fn stored(store: &MemoryStore) -> (shape_runtime::Shaped, String) {
-    let health = Aggregate::new().recent("opened", 30).top("labels", 3);
+    let health = Aggregate::new()
+        .recent(Issue::FIELDS.opened, 30)
+        .top(Issue::FIELDS.labels, 3);
     let policy = HandlePolicy::default();
     let shaped = Shaper::for_tool("list_issues")
         .budget(Budget::tokens(800))
