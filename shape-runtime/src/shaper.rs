@@ -285,6 +285,16 @@ impl<'a> Shaper<'a> {
         &*self.tokenizer
     }
 
+    /// The most attacker-controlled tokens one call of this tool can show for records of
+    /// type `T`: from the projection's caps, the budget and the page size.
+    pub fn attacker_bound<T: ToolResult>(&self) -> crate::untrusted::AttackerBound {
+        let bound = crate::untrusted::attacker_bound(T::PROJECTION, self.budget.max_tokens());
+        match self.page_size {
+            Some(page) => bound.with_max_records(page),
+            None => bound,
+        }
+    }
+
     /// The untrusted-text policy.
     pub fn untrusted_policy(&self) -> &UntrustedPolicy {
         &self.untrusted
