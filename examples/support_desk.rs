@@ -89,7 +89,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("report (prose): {}", serde_json::to_string(prose.report())?);
 
-    let bound = Shaper::for_tool("search_tickets").budget(Budget::tokens(2_000)).page_size(20).attacker_bound::<Ticket>();
+    let bound = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(2_000))
+        .page_size(20)
+        .attacker_bound::<Ticket>();
     println!(
         "attacker-controlled tokens per call of search_tickets: at most {} ({} per ticket, {} tickets a page)",
         bound.per_call, bound.per_record, bound.max_records

@@ -33,6 +33,11 @@ pub mod tokens;
 pub mod untrusted;
 pub mod view;
 
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
