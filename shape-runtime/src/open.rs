@@ -59,12 +59,7 @@ impl<'a> Shaper<'a> {
         S: HandleStore,
     {
         let start = Instant::now();
-        let mut order: Vec<usize> = match self.after_keyset() {
-            Some(keyset) => (0..rows.len())
-                .filter(|&i| keyset.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
-                .collect(),
-            None => (0..rows.len()).collect(),
-        };
+        let mut order = self.after_cursor(rows);
         order.sort_by(|&a, &b| rows[a].rank_cmp(&rows[b]).then(a.cmp(&b)));
         let mut keys = <T::Needs as Needs>::Keys::default();
         for &i in &order {

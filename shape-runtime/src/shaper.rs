@@ -256,6 +256,17 @@ impl<'a> Shaper<'a> {
         self.after.as_ref()
     }
 
+    /// Indices of the rows after the cursor's position: what earlier pages covered is
+    /// skipped (a no-op when the database already did).
+    pub(crate) fn after_cursor<T: ToolResult>(&self, rows: &[T]) -> Vec<usize> {
+        match &self.after {
+            Some(keyset) => (0..rows.len())
+                .filter(|&i| keyset.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
+                .collect(),
+            None => (0..rows.len()).collect(),
+        }
+    }
+
     /// The error envelope for a cursor that was refused: what happened and how to recover.
     pub fn cursor_error(&self, error: &CursorError) -> Shaped {
         self.error(&error.to_string(), "")
@@ -337,13 +348,7 @@ impl<'a> Shaper<'a> {
         F: Fn(&T, &T) -> Ordering,
     {
         let start = Instant::now();
-        let mut order: Vec<usize> = match &self.after {
-            // Skip what earlier pages covered (a no-op when the database already did).
-            Some(keyset) => (0..rows.len())
-                .filter(|&i| keyset.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
-                .collect(),
-            None => (0..rows.len()).collect(),
-        };
+        let mut order = self.after_cursor(rows);
         let given = order.len();
         // Only the records a page can reach need ranking, resolving and rendering: every
         // record costs at least one token, so no more than `budget` of them fit, and no more
