@@ -280,3 +280,41 @@ fn seed_page_envelopes_are_exact() {
         }
     }
 }
+
+#[test]
+fn every_call_emits_its_report_as_a_tracing_event() {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let sink = Sink::default();
+    let writer = sink.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let shaped = tracing::subscriber::with_default(subscriber, || {
+        Shaper::for_tool("search_tickets")
+            .budget(Budget::tokens(400))
+            .shape_blocking(&tickets, &desk::Directory::seed())
+            .unwrap()
+    });
+    let log = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+    assert!(log.contains(" shape: shaped tool result"), "{log}");
+    assert!(log.contains("tool=search_tickets"), "{log}");
+    assert!(
+        log.contains(&format!("shown={}", shaped.report().records.shown)),
+        "{log}"
+    );
+    assert!(log.contains("cut_reason=\"result_budget\""), "{log}");
+}

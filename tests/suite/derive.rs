@@ -490,3 +490,48 @@ fn defaults_lists_and_non_integer_legends() {
     );
     let _ = <Users as Resolver>::NAME;
 }
+
+#[derive(ToolResult)]
+#[shape(name = "event")]
+struct Event {
+    #[shape(id)]
+    id: String,
+    #[shape(date, rename = "at", rank = desc)]
+    at: chrono::DateTime<chrono::Utc>,
+    #[shape(date)]
+    logged: Option<time::OffsetDateTime>,
+    #[shape(date)]
+    day: chrono::NaiveDate,
+}
+
+#[test]
+fn chrono_and_time_dates() {
+    use chrono::TimeZone;
+    let rows = vec![
+        Event {
+            id: "e1".into(),
+            at: chrono::Utc
+                .with_ymd_and_hms(2026, 2, 11, 9, 14, 22)
+                .unwrap(),
+            logged: time::OffsetDateTime::from_unix_timestamp(1_770_800_000).ok(),
+            day: chrono::NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+        },
+        Event {
+            id: "e2".into(),
+            at: chrono::Utc.with_ymd_and_hms(2026, 2, 12, 0, 0, 0).unwrap(),
+            logged: None,
+            day: chrono::NaiveDate::from_ymd_opt(2026, 3, 2).unwrap(),
+        },
+    ];
+    let shaped = Shaper::for_tool("events")
+        .format(Format::Json)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"],
+        serde_json::json!([
+            {"id": "e2", "at": "2026-02-12", "logged": null, "day": "2026-03-02"},
+            {"id": "e1", "at": "2026-02-11", "logged": "2026-02-11", "day": "2026-03-01"}
+        ])
+    );
+}
