@@ -74,7 +74,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter_map(|t| t.assignee_id.as_ref())
         .collect();
     let orgs: HashSet<_> = tickets.iter().map(|t| &t.organization_id).collect();
-    let calls = directory.calls();
     println!("\n== lookups ==");
     println!(
         "the raw page leaves the model {} follow-up lookups ({} distinct users, {} distinct organizations), one turn each",
@@ -82,10 +81,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         users.len(),
         orgs.len()
     );
+    for r in &prose.report().resolvers {
+        println!(
+            "shaping made {} call to resolver `{}`, for {} keys ({} unresolved)",
+            r.calls, r.resolver, r.keys, r.unresolved
+        );
+    }
     println!(
-        "the shaper made {} resolver calls per shaping: {:?}",
-        calls.len() / 3,
-        &calls[..calls.len() / 3]
+        "the directory saw {} batched calls for 3 shapings",
+        directory.calls().len()
     );
     println!("report (prose): {}", serde_json::to_string(prose.report())?);
 

@@ -84,7 +84,7 @@ impl<'a> Shaper<'a> {
             Ok(false) => Ok(None),
             Err(message) => {
                 return Err(ShapeError::Render {
-                    record: T::PROJECTION.name,
+                    record: T::PROJECTION.name.to_owned(),
                     message,
                 });
             }
@@ -261,7 +261,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         unpaged.cursor = None;
         let query_hash = QueryHash::of(OPEN_RESULT, &unpaged).map_err(|e| {
             Refusal::Shape(ShapeError::Render {
-                record: "query",
+                record: "query".to_owned(),
                 message: e.to_string(),
             })
         })?;

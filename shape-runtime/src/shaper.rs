@@ -73,7 +73,7 @@ pub enum ShapeError {
     #[error("could not render a {record}: {message}")]
     Render {
         /// The record noun.
-        record: &'static str,
+        record: String,
         /// The serializer's message.
         message: String,
     },
@@ -484,7 +484,7 @@ impl<'a> Shaper<'a> {
         };
         let skipped: Vec<String> = layout.skipped.iter().map(|s| (*s).to_owned()).collect();
         let render_err = |message: String| ShapeError::Render {
-            record: "record",
+            record: layout.name.to_owned(),
             message,
         };
 
