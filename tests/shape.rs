@@ -11,5 +11,7 @@ mod cursor;
 mod derive;
 #[path = "suite/handle.rs"]
 mod handle;
+#[path = "suite/mcp.rs"]
+mod mcp;
 #[path = "suite/untrusted.rs"]
 mod untrusted;
