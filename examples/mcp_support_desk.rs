@@ -4,9 +4,11 @@
 //! Tools:
 //! - `search_tickets(query?, status?, cursor?)`: tickets by last update, newest first. The
 //!   cursor's keyset is a condition in the SQL, each page reads at most `PAGE_SIZE + 1` rows,
-//!   and names are resolved with one `SELECT … WHERE id IN (…)` per resolver per page. A
-//!   first page whose whole result is far over budget (the policy's factor, 4 budgets) also
-//!   stores the whole result behind a handle.
+//!   and names are resolved with one `SELECT … WHERE id IN (…)` per resolver per page: four
+//!   statements a page (count, page, users, organizations). A first page matching more than
+//!   the policy's factor of pages (4 × 25 tickets) reads the whole match instead (up to
+//!   10,000 rows, still four statements) and, when it is over 4 budgets, stores it behind a
+//!   handle.
 //! - `get_ticket(id)`: one ticket, by the short id the results show (`tkt_9f3a71c4`) or the
 //!   full id.
 //! - `open_result(handle, …)`: reopens a stored result: filter, select, sort, page, aggregate.
@@ -111,10 +113,11 @@ impl DeskServer {
         }
     }
 
-    /// Search support tickets, newest update first. Filter by a subject substring and/or a
-    /// status; page with the cursor from `next`. A broad search also stores the whole result
-    /// behind a handle that open_result can filter, sort and aggregate.
     #[tool(
+        description = "Search support tickets, newest update first. Filter by a subject substring \
+                       and/or a status; page with the cursor from `next`. A broad search also \
+                       stores the whole result behind a handle that open_result can filter, sort \
+                       and aggregate.",
         output_schema = mcp::output_schema::<Ticket>(),
         meta = mcp::size_hint_meta(budget()),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -123,8 +126,8 @@ impl DeskServer {
         self.desk.search(args).await
     }
 
-    /// Get one support ticket by the id the results show (tkt_9f3a71c4) or its full id.
     #[tool(
+        description = "Get one support ticket by the id the results show (tkt_9f3a71c4) or its full id.",
         output_schema = mcp::output_schema::<Ticket>(),
         meta = mcp::size_hint_meta(budget()),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -159,7 +162,10 @@ impl DeskServer {
 impl ServerHandler for DeskServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("shape-support-desk", env!("CARGO_PKG_VERSION")))
+            .with_server_info(Implementation::new(
+                "shape-support-desk",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(
                 "A support desk of 5,000 tickets. search_tickets finds tickets (newest update \
                  first) and pages with cursors; get_ticket takes the short ids results show; \
@@ -224,17 +230,18 @@ impl Desk {
             Ok(hash) => hash,
             Err(e) => return base.error(&e.to_string(), "call again"),
         };
-        let shaper = match base
-            .clone()
-            .paginate(Arc::clone(&self.codec), hash, args.cursor.as_deref())
-        {
-            Ok(shaper) => shaper,
-            Err(e) => {
-                let shaped = base.cursor_error(&e);
-                log_call(&shaped, 0);
-                return shaped;
-            }
-        };
+        let shaper =
+            match base
+                .clone()
+                .paginate(Arc::clone(&self.codec), hash, args.cursor.as_deref())
+            {
+                Ok(shaper) => shaper,
+                Err(e) => {
+                    let shaped = base.cursor_error(&e);
+                    log_call(&shaped, 0);
+                    return shaped;
+                }
+            };
         let filter = TicketFilter {
             subject_contains: query.map(str::to_owned),
             status_code: status.map(|(code, _)| code),
@@ -249,15 +256,24 @@ impl Desk {
 
     /// One page: `COUNT(*)`, the page's rows (or, for a broad first page, the whole match to
     /// store), then one lookup per resolver inside the shaper.
-    async fn search_page(&self, shaper: Shaper<'_>, filter: &TicketFilter) -> Result<Shaped, String> {
+    async fn search_page(
+        &self,
+        shaper: Shaper<'_>,
+        filter: &TicketFilter,
+    ) -> Result<Shaped, String> {
         let text = |e: DbError| format!("the ticket database failed: {e}");
         let total = self.db.count(filter).map_err(text)?;
         let shaper = shaper.total(total);
         let first = shaper.after_keyset().is_none();
-        if first && total > PAGE_SIZE as u64 && total <= MAX_STORED_ROWS {
+        // Worth reading the whole match only when it could be over the policy's factor of
+        // budgets: more than that many full pages.
+        let store_from = PAGE_SIZE as f64 * self.policy.store_when_over_budget_factor;
+        if first && total as f64 > store_from && total <= MAX_STORED_ROWS {
             let limit = usize::try_from(total).unwrap_or(usize::MAX);
             let rows = self.db.tickets(filter, None, limit).map_err(text)?;
-            let summary = Aggregate::new().count_by("status").recent("last_update", 30);
+            let summary = Aggregate::new()
+                .count_by("status")
+                .recent("last_update", 30);
             let keep = Keep {
                 store: &self.store,
                 owner: OWNER,
@@ -298,7 +314,9 @@ impl Desk {
         let before = self.db.queries();
         let found = match self.db.tickets_by_id_prefix(&id, 6) {
             Ok(found) => found,
-            Err(e) => return shaper.error(&format!("the ticket database failed: {e}"), "call again"),
+            Err(e) => {
+                return shaper.error(&format!("the ticket database failed: {e}"), "call again");
+            }
         };
         let rows: Vec<Ticket> = match found.iter().position(|t| t.id == id) {
             Some(exact) => found.into_iter().skip(exact).take(1).collect(),
@@ -312,7 +330,11 @@ impl Desk {
                 let shaped = shaper.error(
                     &format!(
                         "{id} is ambiguous: it starts {} ticket ids ({}{more})",
-                        if found.len() > 5 { "more than 5".to_owned() } else { found.len().to_string() },
+                        if found.len() > 5 {
+                            "more than 5".to_owned()
+                        } else {
+                            found.len().to_string()
+                        },
                         ids.join(", ")
                     ),
                     "pass more of the id, as results show it",

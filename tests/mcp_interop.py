@@ -316,28 +316,49 @@ async def scenario(session: Session, checks: Checks) -> None:
     )
 
 
-LOG_LINE = re.compile(r'tool="?(\w+)"? status="?(\w+)"? sql_queries=(\d+) resolvers=(\[.*?\]) shown=(\d+)')
+FIELD = re.compile(r'(\w+)=("[^"]*"|\[.*?\]|\S+)')
+
+
+def log_calls(log_path: Path) -> list[dict[str, Any]]:
+    """The server's per-call lines (target mcp_support_desk, message `call`) as dicts."""
+    calls = []
+    for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if "mcp_support_desk" not in line or "sql_queries=" not in line:
+            continue
+        fields = {k: v.strip('"') for k, v in FIELD.findall(line)}
+        try:
+            fields["resolvers"] = json.loads(fields.get("resolvers", "[]"))
+            for key in ("sql_queries", "shown", "total", "text_tokens", "structured_tokens"):
+                fields[key] = int(fields[key])
+        except (ValueError, KeyError):
+            continue
+        calls.append(fields)
+    return calls
 
 
 def sql_checks(log_path: Path, checks: Checks) -> None:
     """Reads the server's per-call log lines (stderr): SQL statements and resolver calls."""
-    pages = []
-    for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
-        m = LOG_LINE.search(line)
-        if m and m.group(1) == "search_tickets" and m.group(2) in ("ok", "partial"):
-            pages.append((int(m.group(3)), json.loads(m.group(4)), int(m.group(5))))
+    calls = log_calls(log_path)
+    pages = [c for c in calls if c.get("tool") == "search_tickets" and c.get("status") in ("ok", "partial")]
     if not checks.check("the server logged its search pages on stderr", len(pages) > 100, f"{len(pages)} lines found"):
         tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-5:]
         print("     server log (last lines):\n       " + "\n       ".join(tail))
     if not pages:
         return
-    over = [p for p in pages if p[0] > 4 or any(r["calls"] > 1 for r in p[1])]
+    first = pages[0]
+    print(
+        f"     first search_tickets page: {first['shown']} of {first['total']} tickets, "
+        f"{first['text_tokens']} tokens of text, {first['structured_tokens']} structured (o200k_base), "
+        f"{first['sql_queries']} SQL statements"
+    )
+    over = [p for p in pages if p["sql_queries"] > 4 or any(r["calls"] > 1 for r in p["resolvers"])]
     checks.check(
         "every search page: at most 4 SQL statements (count, page, users, organizations), one call per resolver",
         not over,
         str(over[:2]),
     )
-    typical = max(set(p[0] for p in pages), key=[p[0] for p in pages].count)
+    counts = [p["sql_queries"] for p in pages]
+    typical = max(set(counts), key=counts.count)
     print(f"     SQL statements per search page: {typical} (most common over {len(pages)} pages)")
 
 

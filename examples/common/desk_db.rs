@@ -133,9 +133,8 @@ impl DeskDb {
     pub fn count(&self, filter: &TicketFilter) -> Result<u64, DbError> {
         let (conditions, params) = filter.conditions();
         let sql = format!("SELECT COUNT(*) FROM tickets{}", where_clause(&conditions));
-        let n: i64 = self.with_conn(|c| {
-            c.query_row(&sql, params_from_iter(params.iter()), |row| row.get(0))
-        })?;
+        let n: i64 = self
+            .with_conn(|c| c.query_row(&sql, params_from_iter(params.iter()), |row| row.get(0)))?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
@@ -192,7 +191,12 @@ impl DeskDb {
     }
 
     /// One batched lookup: `SELECT id, <name> FROM <table> WHERE id IN (?, …)`.
-    fn names(&self, table: &str, name_column: &str, ids: &[String]) -> Result<HashMap<String, String>, DbError> {
+    fn names(
+        &self,
+        table: &str,
+        name_column: &str,
+        ids: &[String],
+    ) -> Result<HashMap<String, String>, DbError> {
         if ids.is_empty() {
             return Ok(HashMap::new());
         }
@@ -249,8 +253,13 @@ impl Resolve<Users> for DeskDb {
         let ids: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
         let answer = self
             .names("users", "display_name", &ids)
-            .map(|names| names.into_iter().map(|(id, name)| (UserId(id), name)).collect())
-            .map_err(|e| ResolveError::new::<Users>(e));
+            .map(|names| {
+                names
+                    .into_iter()
+                    .map(|(id, name)| (UserId(id), name))
+                    .collect()
+            })
+            .map_err(ResolveError::new::<Users>);
         std::future::ready(answer)
     }
 }
@@ -263,8 +272,13 @@ impl Resolve<Orgs> for DeskDb {
         let ids: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
         let answer = self
             .names("organizations", "name", &ids)
-            .map(|names| names.into_iter().map(|(id, name)| (OrgId(id), name)).collect())
-            .map_err(|e| ResolveError::new::<Orgs>(e));
+            .map(|names| {
+                names
+                    .into_iter()
+                    .map(|(id, name)| (OrgId(id), name))
+                    .collect()
+            })
+            .map_err(ResolveError::new::<Orgs>);
         std::future::ready(answer)
     }
 }
@@ -309,28 +323,67 @@ impl Rng {
 }
 
 const ORG_FIRST: [&str; 12] = [
-    "Northwind", "Bluefin", "Acorn", "Helios", "Granite", "Juniper", "Keystone", "Lumen",
-    "Meridian", "Orchard", "Pioneer", "Summit",
+    "Northwind",
+    "Bluefin",
+    "Acorn",
+    "Helios",
+    "Granite",
+    "Juniper",
+    "Keystone",
+    "Lumen",
+    "Meridian",
+    "Orchard",
+    "Pioneer",
+    "Summit",
 ];
 const ORG_SECOND: [&str; 5] = ["Traders", "Logistics", "Health", "Studios", "Foods"];
 const FIRST_NAMES: [&str; 20] = [
-    "Ada", "Bruno", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas",
-    "Kofi", "Lena", "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq",
+    "Ada", "Bruno", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kofi",
+    "Lena", "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq",
 ];
 const LAST_NAMES: [&str; 10] = [
-    "Okafor", "Lindqvist", "Moreau", "Tanaka", "Alvarez", "Novak", "Haddad", "Kowalski",
-    "Brennan", "Sato",
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Tanaka",
+    "Alvarez",
+    "Novak",
+    "Haddad",
+    "Kowalski",
+    "Brennan",
+    "Sato",
 ];
 const THINGS: [&str; 16] = [
-    "Invoice PDF export", "Password reset email", "SSO login", "CSV import", "Mobile app sync",
-    "Billing page", "API rate limit", "Webhook delivery", "Dashboard chart", "Search results",
-    "Two-factor code", "Team invite link", "Data export", "Calendar integration",
-    "Refund request", "Audit log",
+    "Invoice PDF export",
+    "Password reset email",
+    "SSO login",
+    "CSV import",
+    "Mobile app sync",
+    "Billing page",
+    "API rate limit",
+    "Webhook delivery",
+    "Dashboard chart",
+    "Search results",
+    "Two-factor code",
+    "Team invite link",
+    "Data export",
+    "Calendar integration",
+    "Refund request",
+    "Audit log",
 ];
 const PROBLEMS: [&str; 12] = [
-    "fails with error 500", "never arrives", "is very slow", "shows wrong totals",
-    "times out", "returns duplicates", "is missing entries", "broke after the update",
-    "asks to log in again", "shows a blank page", "charges twice", "needs a refund",
+    "fails with error 500",
+    "never arrives",
+    "is very slow",
+    "shows wrong totals",
+    "times out",
+    "returns duplicates",
+    "is missing entries",
+    "broke after the update",
+    "asks to log in again",
+    "shows a blank page",
+    "charges twice",
+    "needs a refund",
 ];
 /// A few subjects a customer wrote to steer the model: shown as data, capped and marked.
 const HOSTILE: [&str; 3] = [
@@ -365,9 +418,8 @@ fn seed(conn: &Connection) -> rusqlite::Result<()> {
     }
     let mut users = Vec::with_capacity(USERS);
     {
-        let mut insert = tx.prepare(
-            "INSERT INTO users (id, display_name, organization_id) VALUES (?, ?, ?)",
-        )?;
+        let mut insert =
+            tx.prepare("INSERT INTO users (id, display_name, organization_id) VALUES (?, ?, ?)")?;
         for i in 0..USERS {
             let id = rng.id("usr_");
             let name = format!("{} {}", FIRST_NAMES[i % 20], LAST_NAMES[i / 20]);

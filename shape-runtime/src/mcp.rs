@@ -132,16 +132,20 @@ pub fn size_hint(budget: Budget) -> usize {
 /// `#[tool(meta = mcp::size_hint_meta(budget))]`.
 pub fn size_hint_meta(budget: Budget) -> MetaObject {
     let mut meta = MetaObject::new();
-    meta.0
-        .insert(MAX_RESULT_SIZE_KEY.to_owned(), Value::from(size_hint(budget)));
+    meta.0.insert(
+        MAX_RESULT_SIZE_KEY.to_owned(),
+        Value::from(size_hint(budget)),
+    );
     meta
 }
 
 /// `tool` with the size hint added to its `_meta` (other keys are kept).
 pub fn with_size_hint(mut tool: Tool, budget: Budget) -> Tool {
     let mut meta = tool.meta.take().unwrap_or_default();
-    meta.0
-        .insert(MAX_RESULT_SIZE_KEY.to_owned(), Value::from(size_hint(budget)));
+    meta.0.insert(
+        MAX_RESULT_SIZE_KEY.to_owned(),
+        Value::from(size_hint(budget)),
+    );
     tool.meta = Some(meta);
     tool
 }

@@ -3,6 +3,8 @@
 //! schema against real envelopes, and the size hint. The schema is also validated by a real
 //! JSON Schema validator in the interop test (`tests/mcp_interop.py`).
 
+// The derive suite loads the same file; each suite module keeps its own copy.
+#[allow(clippy::duplicate_mod)]
 #[path = "../../examples/common/desk.rs"]
 mod desk;
 
@@ -90,7 +92,9 @@ fn error_envelopes_are_tool_errors_with_the_remedy_in_the_text() {
         "{}",
         text_of(&result)
     );
-    let envelope = result.structured_content.expect("structured even on errors");
+    let envelope = result
+        .structured_content
+        .expect("structured even on errors");
     assert_eq!(envelope["status"], "error");
     assert_eq!(envelope["data"], json!([]));
     assert_envelope_fits_schema::<Ticket>(&envelope);
@@ -206,7 +210,10 @@ fn the_output_schema_describes_real_envelopes() {
     // open_result's records are whatever the query selects: objects.
     let open = mcp::open_result_output_schema();
     assert_eq!(open["properties"]["data"]["items"]["type"], "object");
-    assert_eq!(mcp::open_result_input_schema()["required"], json!(["handle"]));
+    assert_eq!(
+        mcp::open_result_input_schema()["required"],
+        json!(["handle"])
+    );
 }
 
 #[test]
@@ -224,8 +231,12 @@ fn the_size_hint_bounds_both_channels() {
     let mut kept = MetaObject::new();
     kept.0.insert("other".into(), json!(1));
     let tool = mcp::with_size_hint(
-        Tool::new("search_tickets", "Search tickets", Arc::new(Default::default()))
-            .with_meta(kept),
+        Tool::new(
+            "search_tickets",
+            "Search tickets",
+            Arc::new(Default::default()),
+        )
+        .with_meta(kept),
         budget,
     );
     let meta = tool.meta.expect("meta");
@@ -237,7 +248,10 @@ fn the_size_hint_bounds_both_channels() {
             .with_meta(mcp::size_hint_meta(budget)),
     )
     .expect("serialises");
-    assert_eq!(listed["_meta"]["anthropic/maxResultSizeChars"], json!(4_800));
+    assert_eq!(
+        listed["_meta"]["anthropic/maxResultSizeChars"],
+        json!(4_800)
+    );
     assert_eq!(listed["outputSchema"]["type"], "object");
 }
 
