@@ -16,6 +16,8 @@ mod cursor;
 mod derive;
 #[path = "suite/handle.rs"]
 mod handle;
+#[path = "suite/mcp.rs"]
+mod mcp;
 #[path = "suite/open.rs"]
 mod open;
 #[path = "suite/untrusted.rs"]

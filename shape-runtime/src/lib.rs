@@ -19,6 +19,8 @@ pub mod envelope;
 pub mod handle;
 pub mod ids;
 pub mod legend;
+#[cfg(feature = "rmcp")]
+pub mod mcp;
 pub mod open;
 pub mod project;
 pub mod query;

@@ -66,28 +66,47 @@ impl<'a> Shaper<'a> {
             rows[i].collect_keys(&mut keys);
         }
         let (names, resolvers) = ctx.resolve_all(keys).await?;
-        let nonce = crate::untrusted_nonce();
-        let tokenizer = self.current_tokenizer();
-        let env = CallEnv::new(self.tool(), tokenizer, self.untrusted_policy(), &nonce);
-        let cx = Cx::<T::Needs>::new(&names, &env);
-        let records: Vec<Typed<'_, T>> = order
-            .iter()
-            .map(|&i| Typed {
-                record: &rows[i],
-                cx: &cx,
-            })
-            .collect();
         let layout = Layout::of(T::PROJECTION);
 
-        let stored = match self.worth_storing(&records, tokenizer, keep.policy) {
-            Ok(true) => self.store(&records, T::PROJECTION, &keep).await,
-            Ok(false) => Ok(None),
-            Err(message) => {
-                return Err(ShapeError::Render {
-                    record: T::PROJECTION.name.to_owned(),
-                    message,
-                });
+        // The rendering state (`CallEnv`) is not `Sync`, so it must not live across the
+        // store's await, or this future would not be `Send` (and could not serve a tool in a
+        // multi-threaded server): the stored form is made in a scope of its own.
+        let prepared = {
+            let nonce = crate::untrusted_nonce();
+            let env = CallEnv::new(
+                self.tool(),
+                self.current_tokenizer(),
+                self.untrusted_policy(),
+                &nonce,
+            );
+            let cx = Cx::<T::Needs>::new(&names, &env);
+            let records: Vec<Typed<'_, T>> = order
+                .iter()
+                .map(|&i| Typed {
+                    record: &rows[i],
+                    cx: &cx,
+                })
+                .collect();
+            match self.worth_storing(&records, self.current_tokenizer(), keep.policy) {
+                Ok(true) => Some(self.prepare(&records, T::PROJECTION, &keep)),
+                Ok(false) => None,
+                Err(message) => {
+                    return Err(ShapeError::Render {
+                        record: T::PROJECTION.name.to_owned(),
+                        message,
+                    });
+                }
             }
+        };
+        let stored = match prepared {
+            Some(Ok((lead, result))) => keep
+                .store
+                .put(keep.owner, result, keep.policy)
+                .await
+                .map(|handle| Some((lead, handle.to_string())))
+                .map_err(StoreFailure::Store),
+            Some(Err(failure)) => Err(failure),
+            None => Ok(None),
         };
         let (lead, handle) = match stored {
             Ok(Some((lead, handle))) => (Some(lead), Some(handle)),
@@ -98,6 +117,22 @@ impl<'a> Shaper<'a> {
                 (None, None)
             }
         };
+
+        let nonce = crate::untrusted_nonce();
+        let env = CallEnv::new(
+            self.tool(),
+            self.current_tokenizer(),
+            self.untrusted_policy(),
+            &nonce,
+        );
+        let cx = Cx::<T::Needs>::new(&names, &env);
+        let records: Vec<Typed<'_, T>> = order
+            .iter()
+            .map(|&i| Typed {
+                record: &rows[i],
+                cx: &cx,
+            })
+            .collect();
         let page = PageInputs {
             given: order.len(),
             resolvers,
@@ -134,12 +169,13 @@ impl<'a> Shaper<'a> {
         Ok(policy.should_store(estimate, self.current_budget().max_tokens()))
     }
 
-    async fn store<T: ToolResult, S: HandleStore>(
+    /// The stored form of the whole result and the aggregate sentence that leads the summary.
+    fn prepare<T: ToolResult, S: HandleStore>(
         &self,
         records: &[Typed<'_, T>],
         projection: &crate::project::Projection,
         keep: &Keep<'_, S>,
-    ) -> Result<Option<(String, String)>, StoreFailure> {
+    ) -> Result<(String, StoredResult), StoreFailure> {
         let mut rows: Vec<Row> = Vec::with_capacity(records.len());
         for record in records {
             let value = record
@@ -162,12 +198,7 @@ impl<'a> Shaper<'a> {
             .map_err(StoreFailure::Aggregate)?;
         let lead = result.sentence_with(projection.name, projection.plural);
         let stored = StoredResult::from_projection(self.tool(), projection, rows);
-        let handle = keep
-            .store
-            .put(keep.owner, stored, keep.policy)
-            .await
-            .map_err(StoreFailure::Store)?;
-        Ok(Some((lead, handle.to_string())))
+        Ok((lead, stored))
     }
 }
 

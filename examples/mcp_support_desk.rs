@@ -1,0 +1,414 @@
+//! The support desk as an MCP server over stdio, on an embedded SQLite database created and
+//! seeded at start (5,000 tickets, 200 users, 60 organizations; the same on every run).
+//!
+//! Tools:
+//! - `search_tickets(query?, status?, cursor?)`: tickets by last update, newest first. The
+//!   cursor's keyset is a condition in the SQL, each page reads at most `PAGE_SIZE + 1` rows,
+//!   and names are resolved with one `SELECT … WHERE id IN (…)` per resolver per page: four
+//!   statements a page (count, page, users, organizations). A first page matching more than
+//!   the policy's factor of pages (4 × 25 tickets) reads the whole match instead (up to
+//!   10,000 rows, still four statements) and, when it is over 4 budgets, stores it behind a
+//!   handle.
+//! - `get_ticket(id)`: one ticket, by the short id the results show (`tkt_9f3a71c4`) or the
+//!   full id.
+//! - `open_result(handle, …)`: reopens a stored result: filter, select, sort, page, aggregate.
+//!
+//! The principal handles are bound to is fixed, [`OWNER`]: a stdio server serves exactly one
+//! client, the process that started it, so the session is the principal. A server over HTTP
+//! would bind handles to the authenticated user instead.
+//!
+//! stdout is the MCP channel; every log line (shape's call reports, and one line per call
+//! with the SQL statements it ran) goes to stderr.
+//!
+//! Run with `cargo run --example mcp_support_desk` under an MCP client (the interop test,
+//! `tests/mcp_interop.py`, starts it this way). `SHAPE_CURSOR_KEY` (16+ bytes) fixes the
+//! cursor signing key; otherwise a random one is drawn at start, so cursors do not outlive
+//! the process.
+
+#[path = "common/desk.rs"]
+mod desk;
+#[path = "common/desk_db.rs"]
+mod desk_db;
+
+use desk::{STATUS, Ticket};
+use desk_db::{DbError, DeskDb, TicketFilter};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, JsonObject, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use shape_runtime::{
+    Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, Handle, HandlePolicy, Keep,
+    MemoryStore, OpenResult, QueryHash, Shaped, Shaper, mcp,
+};
+use std::sync::Arc;
+
+/// The principal every handle of this stdio session belongs to (see the module docs).
+const OWNER: &str = "stdio-session";
+/// Tokens per search or lookup answer, envelope included (o200k_base).
+const BUDGET: usize = 1_500;
+/// Tokens per `open_result` answer.
+const OPEN_BUDGET: usize = 1_500;
+/// Tickets per page at most, whatever the budget.
+const PAGE_SIZE: usize = 25;
+/// A first page reads the whole match to store it behind a handle only up to this many rows.
+const MAX_STORED_ROWS: u64 = 10_000;
+/// The longest `query` accepted.
+const MAX_QUERY_CHARS: usize = 200;
+
+/// The arguments of `search_tickets`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    /// Text to find in ticket subjects (case-insensitive substring; `%` and `_` are literal).
+    #[serde(default)]
+    query: Option<String>,
+    /// Only tickets in this status: new, pending, open, resolved or closed.
+    #[serde(default)]
+    status: Option<String>,
+    /// The `next` value of the previous page, to continue the same search.
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// The arguments of `get_ticket`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GetArgs {
+    /// The ticket id as results show it (`tkt_9f3a71c4`), or the full id.
+    id: String,
+}
+
+/// Everything a call needs; shared by every clone of the server.
+struct Desk {
+    db: DeskDb,
+    store: MemoryStore,
+    policy: HandlePolicy,
+    codec: Arc<CursorCodec>,
+    today: Day,
+}
+
+#[derive(Clone)]
+struct DeskServer {
+    desk: Arc<Desk>,
+    tool_router: ToolRouter<Self>,
+}
+
+fn budget() -> Budget {
+    Budget::tokens(BUDGET)
+}
+
+fn open_budget() -> Budget {
+    Budget::tokens(OPEN_BUDGET)
+}
+
+#[tool_router]
+impl DeskServer {
+    fn new(desk: Desk) -> Self {
+        DeskServer {
+            desk: Arc::new(desk),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        description = "Search support tickets, newest update first. Filter by a subject substring \
+                       and/or a status; page with the cursor from `next`. A broad search also \
+                       stores the whole result behind a handle that open_result can filter, sort \
+                       and aggregate.",
+        output_schema = mcp::output_schema::<Ticket>(),
+        meta = mcp::size_hint_meta(budget()),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn search_tickets(&self, Parameters(args): Parameters<SearchArgs>) -> Shaped {
+        self.desk.search(args).await
+    }
+
+    #[tool(
+        description = "Get one support ticket by the id the results show (tkt_9f3a71c4) or its full id.",
+        output_schema = mcp::output_schema::<Ticket>(),
+        meta = mcp::size_hint_meta(budget()),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn get_ticket(&self, Parameters(args): Parameters<GetArgs>) -> Shaped {
+        self.desk.get(&args.id).await
+    }
+
+    #[tool(
+        description = OpenResult::<MemoryStore>::DESCRIPTION,
+        input_schema = mcp::open_result_input_schema(),
+        output_schema = mcp::open_result_output_schema(),
+        meta = mcp::size_hint_meta(open_budget()),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn open_result(&self, Parameters(args): Parameters<JsonObject>) -> Shaped {
+        let desk = &self.desk;
+        let shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
+            .shaper(
+                Shaper::for_tool(OpenResult::<MemoryStore>::NAME)
+                    .budget(open_budget())
+                    .format(Format::Prose),
+            )
+            .call(OWNER, Value::Object(args), desk.today)
+            .await;
+        log_call(&shaped, 0);
+        shaped
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for DeskServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "shape-support-desk",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "A support desk of 5,000 tickets. search_tickets finds tickets (newest update \
+                 first) and pages with cursors; get_ticket takes the short ids results show; \
+                 open_result reopens a stored result by its handle. Every answer has the same \
+                 envelope: status, summary, data, omitted, next.",
+            )
+    }
+}
+
+impl Desk {
+    fn shaper(tool: &str) -> Shaper<'static> {
+        Shaper::for_tool(tool)
+            .budget(budget())
+            .format(Format::Prose)
+            .page_size(PAGE_SIZE)
+    }
+
+    async fn search(&self, args: SearchArgs) -> Shaped {
+        let base = Self::shaper("search_tickets");
+        let status = match args.status.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(word) => match STATUS
+                .entries()
+                .iter()
+                .find(|(_, w)| w.eq_ignore_ascii_case(word))
+            {
+                Some(&(code, w)) => Some((code, w)),
+                None => {
+                    let words: Vec<&str> = STATUS.entries().iter().map(|(_, w)| *w).collect();
+                    return base.error(
+                        &format!("unknown status {word:?}"),
+                        &format!("use one of {} or leave status out", words.join(", ")),
+                    );
+                }
+            },
+        };
+        let query = args
+            .query
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty());
+        if query.is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS) {
+            return base.error(
+                &format!("query is longer than {MAX_QUERY_CHARS} characters"),
+                "search for a shorter part of the subject",
+            );
+        }
+        let asked = json!({ "query": query, "status": status.map(|(_, w)| w) });
+        let mut words = Vec::new();
+        if let Some(q) = query {
+            words.push(format!("query={q:?}"));
+        }
+        if let Some((_, w)) = status {
+            words.push(format!("status={w}"));
+        }
+        let base = if words.is_empty() {
+            base
+        } else {
+            base.query(words.join(", "))
+        };
+        let hash = match QueryHash::of("search_tickets", &asked) {
+            Ok(hash) => hash,
+            Err(e) => return base.error(&e.to_string(), "call again"),
+        };
+        let shaper =
+            match base
+                .clone()
+                .paginate(Arc::clone(&self.codec), hash, args.cursor.as_deref())
+            {
+                Ok(shaper) => shaper,
+                Err(e) => {
+                    let shaped = base.cursor_error(&e);
+                    log_call(&shaped, 0);
+                    return shaped;
+                }
+            };
+        let filter = TicketFilter {
+            subject_contains: query.map(str::to_owned),
+            status_code: status.map(|(code, _)| code),
+        };
+        let before = self.db.queries();
+        let answer = self.search_page(shaper, &filter).await;
+        let queries = self.db.queries() - before;
+        let shaped = answer.unwrap_or_else(|e| base.error(&e, "call again"));
+        log_call(&shaped, queries);
+        shaped
+    }
+
+    /// One page: `COUNT(*)`, the page's rows (or, for a broad first page, the whole match to
+    /// store), then one lookup per resolver inside the shaper.
+    async fn search_page(
+        &self,
+        shaper: Shaper<'_>,
+        filter: &TicketFilter,
+    ) -> Result<Shaped, String> {
+        let text = |e: DbError| format!("the ticket database failed: {e}");
+        let total = self.db.count(filter).map_err(text)?;
+        let shaper = shaper.total(total);
+        let first = shaper.after_keyset().is_none();
+        // Worth reading the whole match only when it could be over the policy's factor of
+        // budgets: more than that many full pages.
+        let store_from = PAGE_SIZE as f64 * self.policy.store_when_over_budget_factor;
+        if first && total as f64 > store_from && total <= MAX_STORED_ROWS {
+            let limit = usize::try_from(total).unwrap_or(usize::MAX);
+            let rows = self.db.tickets(filter, None, limit).map_err(text)?;
+            let summary = Aggregate::new()
+                .count_by("status")
+                .recent("last_update", 30);
+            let keep = Keep {
+                store: &self.store,
+                owner: OWNER,
+                policy: &self.policy,
+                aggregate: Some(&summary),
+                today: self.today,
+            };
+            return shaper
+                .shape_or_store(&rows, &self.db, keep)
+                .await
+                .map_err(|e| e.to_string());
+        }
+        let rows = self
+            .db
+            .tickets(filter, shaper.after_keyset(), PAGE_SIZE + 1)
+            .map_err(text)?;
+        shaper
+            .shape_with(&rows, &self.db)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn get(&self, id: &str) -> Shaped {
+        let id = id.trim();
+        let shaper = Self::shaper("get_ticket").query(format!("id={id}"));
+        let hex = id.strip_prefix("tkt_").unwrap_or_default();
+        let well_formed = id.len() <= 40
+            && hex.len() >= 4
+            && hex.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+        if !well_formed {
+            let shown: String = id.chars().take(48).collect();
+            return shaper.error(
+                &format!("{shown:?} is not a ticket id"),
+                "pass the id as results show it, like tkt_9f3a71c4, or the full id",
+            );
+        }
+        let id = id.to_ascii_lowercase();
+        let before = self.db.queries();
+        let found = match self.db.tickets_by_id_prefix(&id, 6) {
+            Ok(found) => found,
+            Err(e) => {
+                return shaper.error(&format!("the ticket database failed: {e}"), "call again");
+            }
+        };
+        let rows: Vec<Ticket> = match found.iter().position(|t| t.id == id) {
+            Some(exact) => found.into_iter().skip(exact).take(1).collect(),
+            None if found.len() > 1 => {
+                let ids: Vec<&str> = found
+                    .iter()
+                    .take(5)
+                    .map(|t| shape_runtime::short_id(&t.id))
+                    .collect();
+                let more = if found.len() > 5 { ", …" } else { "" };
+                let shaped = shaper.error(
+                    &format!(
+                        "{id} is ambiguous: it starts {} ticket ids ({}{more})",
+                        if found.len() > 5 {
+                            "more than 5".to_owned()
+                        } else {
+                            found.len().to_string()
+                        },
+                        ids.join(", ")
+                    ),
+                    "pass more of the id, as results show it",
+                );
+                log_call(&shaped, self.db.queries() - before);
+                return shaped;
+            }
+            None => found,
+        };
+        let shaped = shaper
+            .shape_with(&rows, &self.db)
+            .await
+            .unwrap_or_else(|e| shaper.error(&e.to_string(), "call again"));
+        log_call(&shaped, self.db.queries() - before);
+        shaped
+    }
+}
+
+/// One log line per call, on stderr: the SQL statements it ran and what shape reported.
+fn log_call(shaped: &Shaped, sql_queries: u64) {
+    let report = shaped.report();
+    let resolvers = serde_json::to_string(&report.resolvers).unwrap_or_default();
+    tracing::info!(
+        target: "mcp_support_desk",
+        tool = %report.tool,
+        status = shaped.status().as_str(),
+        sql_queries,
+        resolvers = %resolvers,
+        shown = report.records.shown,
+        total = report.records.total,
+        text_tokens = report.tokens.text,
+        structured_tokens = report.tokens.structured,
+        "call"
+    );
+}
+
+/// The cursor signing key: `SHAPE_CURSOR_KEY`, or 32 bytes from the operating system.
+fn cursor_keys() -> Result<CursorKeys, Box<dyn std::error::Error>> {
+    if let Ok(key) = std::env::var("SHAPE_CURSOR_KEY") {
+        return Ok(CursorKeys::new(key.as_bytes())?);
+    }
+    // A handle is 128 bits from the OS random source; two make a 256-bit key.
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(Handle::random()?.as_bytes());
+    key[16..].copy_from_slice(Handle::random()?.as_bytes());
+    Ok(CursorKeys::new(key)?)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    let started = std::time::Instant::now();
+    let db = DeskDb::seeded()?;
+    let desk = Desk {
+        db,
+        store: MemoryStore::default(),
+        policy: HandlePolicy::default(),
+        codec: Arc::new(CursorCodec::new(cursor_keys()?)),
+        today: Day::parse(desk_db::TODAY).ok_or("the seed's date does not parse")?,
+    };
+    tracing::info!(
+        target: "mcp_support_desk",
+        tickets = desk_db::TICKETS,
+        users = desk_db::USERS,
+        organizations = desk_db::ORGS,
+        seed_ms = started.elapsed().as_millis() as u64,
+        "database seeded; serving MCP on stdio"
+    );
+    let service = DeskServer::new(desk)
+        .serve(rmcp::transport::stdio())
+        .await?;
+    service.waiting().await?;
+    Ok(())
+}

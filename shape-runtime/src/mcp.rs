@@ -1,0 +1,226 @@
+//! MCP integration (feature `rmcp`): a [`Shaped`] result answers an `rmcp` tool call, the
+//! envelope's JSON Schema is the tool's `outputSchema`, and the budget gives the `tools/list`
+//! entry a result-size hint.
+//!
+//! A shaped result becomes a [`CallToolResult`] with the text channel (prose, table or JSON,
+//! as configured) as its one `content` block, the envelope as `structuredContent`, and
+//! `isError` set for error envelopes. rmcp's own `Json<T>` writes compact JSON into
+//! `content`; a client that shows the model only the text would then read JSON, not the
+//! budgeted text channel, so this conversion keeps the two channels apart.
+//!
+//! ```
+//! use rmcp::model::CallToolResult;
+//! use shape_runtime::{Budget, Format, Shaper, ToolResult, mcp};
+//!
+//! #[derive(ToolResult)]
+//! #[shape(name = "city", plural = "cities", prose = "{name}: {population}")]
+//! struct City {
+//!     #[shape(show)]
+//!     name: String,
+//!     #[shape(rank = desc)]
+//!     population: u64,
+//! }
+//!
+//! let rows = vec![City { name: "Lyon".into(), population: 522_000 }];
+//! let shaped = Shaper::for_tool("list_cities")
+//!     .budget(Budget::tokens(200))
+//!     .format(Format::Prose)
+//!     .shape_blocking(&rows, &())
+//!     .unwrap();
+//! let result = CallToolResult::from(shaped.clone());
+//! assert_eq!(result.content[0].as_text().map(|t| t.text.as_str()), Some(shaped.text()));
+//! assert_eq!(result.structured_content, Some(shaped.structured()));
+//! assert_eq!(result.is_error, Some(false));
+//!
+//! // `#[tool(output_schema = mcp::output_schema::<City>(), meta = mcp::size_hint_meta(budget))]`
+//! let schema = mcp::output_schema::<City>();
+//! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
+//! assert_eq!(mcp::size_hint(Budget::tokens(200)), 1_600);
+//! ```
+
+use crate::budget::Budget;
+use crate::envelope::{OmitReason, Status};
+use crate::project::ToolResult;
+use crate::shaper::Shaped;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator, json_schema};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// The `_meta` key of a `tools/list` entry that tells a client how many characters a result
+/// of the tool may take before the client truncates or spills it.
+pub const MAX_RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
+
+/// Characters per token the size hint allows. o200k_base averages 3–5 characters a token on
+/// English prose and 2–3 on JSON full of ids and dates; 8 leaves room for long words and
+/// whitespace runs, so a result within its token budget stays within the hint.
+pub const CHARS_PER_TOKEN_CEILING: usize = 8;
+
+impl From<Shaped> for CallToolResult {
+    fn from(shaped: Shaped) -> Self {
+        call_tool_result(&shaped)
+    }
+}
+
+impl From<&Shaped> for CallToolResult {
+    fn from(shaped: &Shaped) -> Self {
+        call_tool_result(shaped)
+    }
+}
+
+/// A `#[tool]` method can return a [`Shaped`] directly.
+impl IntoCallToolResult for Shaped {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
+        Ok(call_tool_result(&self).into())
+    }
+}
+
+fn call_tool_result(shaped: &Shaped) -> CallToolResult {
+    let content = vec![ContentBlock::text(shaped.text())];
+    let mut result = if shaped.is_error() {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = Some(shaped.structured());
+    result
+}
+
+/// The `outputSchema` of a tool answering with records of `T`: the envelope (`status`,
+/// `summary`, `data` of `T`'s projected records, `omitted`, `next`) as a JSON Schema object
+/// (draft 2020-12), for `#[tool(output_schema = mcp::output_schema::<Ticket>())]`. Error
+/// envelopes validate against it too. Also usable to validate `structuredContent` in tests.
+pub fn output_schema<T: ToolResult>() -> Arc<JsonObject> {
+    let mut generator = SchemaGenerator::new(SchemaSettings::draft2020_12());
+    let record = T::record_schema(&mut generator);
+    let defs = generator.take_definitions(true);
+    into_object(envelope_schema(
+        record,
+        defs,
+        &format!("{} result", T::PROJECTION.name),
+    ))
+}
+
+/// The `outputSchema` of the `open_result` companion: the same envelope, whose records are
+/// objects of whatever fields the stored result and the query's `select` keep.
+pub fn open_result_output_schema() -> Arc<JsonObject> {
+    into_object(envelope_schema(
+        json_schema!({
+            "type": "object",
+            "description": "a record of the stored result, with the fields the query selects",
+        }),
+        Map::new(),
+        "open_result result",
+    ))
+}
+
+/// The `inputSchema` of the `open_result` companion, as rmcp takes it
+/// ([`OpenResult::input_schema`](crate::OpenResult::input_schema)).
+pub fn open_result_input_schema() -> Arc<JsonObject> {
+    into_object(crate::query::OpenQuery::input_schema())
+}
+
+/// The most characters a result shaped within `budget` can take, per channel:
+/// `budget × CHARS_PER_TOKEN_CEILING`.
+pub fn size_hint(budget: Budget) -> usize {
+    budget.max_tokens().saturating_mul(CHARS_PER_TOKEN_CEILING)
+}
+
+/// `_meta` for a `tools/list` entry carrying the size hint under [`MAX_RESULT_SIZE_KEY`], for
+/// `#[tool(meta = mcp::size_hint_meta(budget))]`.
+pub fn size_hint_meta(budget: Budget) -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.0.insert(
+        MAX_RESULT_SIZE_KEY.to_owned(),
+        Value::from(size_hint(budget)),
+    );
+    meta
+}
+
+/// `tool` with the size hint added to its `_meta` (other keys are kept).
+pub fn with_size_hint(mut tool: Tool, budget: Budget) -> Tool {
+    let mut meta = tool.meta.take().unwrap_or_default();
+    meta.0.insert(
+        MAX_RESULT_SIZE_KEY.to_owned(),
+        Value::from(size_hint(budget)),
+    );
+    tool.meta = Some(meta);
+    tool
+}
+
+fn into_object(schema: Schema) -> Arc<JsonObject> {
+    match schema.to_value() {
+        Value::Object(map) => Arc::new(map),
+        // A boolean schema: `true` accepts anything, `false` nothing.
+        Value::Bool(false) => Arc::new(
+            [("not".to_owned(), Value::Object(Map::new()))]
+                .into_iter()
+                .collect(),
+        ),
+        _ => Arc::new(Map::new()),
+    }
+}
+
+fn envelope_schema(record: Schema, defs: Map<String, Value>, title: &str) -> Schema {
+    let statuses: Vec<&str> = [Status::Ok, Status::Partial, Status::Empty, Status::Error]
+        .iter()
+        .map(|s| s.as_str())
+        .collect();
+    let reasons: Vec<&str> = [
+        OmitReason::ResultBudget,
+        OmitReason::PageSize,
+        OmitReason::RecordTooLarge,
+        OmitReason::Filtered,
+    ]
+    .iter()
+    .map(|r| r.as_str())
+    .collect();
+    let mut schema = json_schema!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "type": "object",
+        "properties": {
+            "status": {
+                "type": "string",
+                "enum": statuses,
+                "description": "ok: every match shown; partial: some shown, see omitted and next; empty: nothing matched (a finding, not an error); error: the summary says how to recover",
+            },
+            "summary": {
+                "type": "string",
+                "description": "one sentence a model can act on alone",
+            },
+            "data": { "type": "array", "items": record },
+            "omitted": {
+                "type": "object",
+                "properties": {
+                    "count": { "type": "integer", "minimum": 0 },
+                    "reason": { "enum": reasons.iter().map(|r| Value::from(*r)).chain([Value::Null]).collect::<Vec<_>>() },
+                    "fields": {
+                        "type": "array",
+                        "items": { "type": "string" },
+                        "description": "fields this view leaves out (the records may well have them)",
+                    },
+                    "too_large": { "type": "integer", "minimum": 1 },
+                    "handle": {
+                        "type": "string",
+                        "description": "the whole result is stored under this handle: reopen it with open_result",
+                    },
+                },
+                "required": ["count", "reason", "fields"],
+                "additionalProperties": false,
+            },
+            "next": {
+                "type": ["string", "null"],
+                "description": "pass as cursor to get the next page; null when there is none",
+            },
+        },
+        "required": ["status", "summary", "data", "omitted", "next"],
+        "additionalProperties": false,
+    });
+    if !defs.is_empty() {
+        schema.insert("$defs".to_owned(), Value::Object(defs));
+    }
+    schema
+}

@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""Interop test: the official MCP Python SDK (`mcp` on PyPI) against the shape example server
+`examples/mcp_support_desk.rs`, over stdio.
+
+It starts the server, lists its tools, checks that every tool with structured output declares
+an `outputSchema` and that every `structuredContent` it gets validates against it
+(`jsonschema`), pages `search_tickets` to the end (no duplicates, nothing skipped, the count
+equals the database's), reopens a stored result by its handle, sends a tampered cursor, and
+reads the server's log (stderr) for the SQL statements each page cost.
+
+Run by hand (the README's test section):
+
+    python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt
+    cargo build --example mcp_support_desk
+    .venv/bin/python tests/mcp_interop.py [--server PATH]
+
+The last line is `mcp interop: N passed, M failed`; the exit code is 1 when anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+ROOT = Path(__file__).resolve().parent.parent
+# What the server seeds (examples/common/desk_db.rs): the counts the pages must add up to.
+DB_TICKETS = 5_000
+STATUS_WORDS = ["new", "pending", "open", "resolved", "closed"]
+TOOLS = {"search_tickets", "get_ticket", "open_result"}
+SIZE_HINT_KEY = "anthropic/maxResultSizeChars"
+CALL_TIMEOUT_S = 30.0
+TOTAL_TIMEOUT_S = 600.0
+MAX_PAGES = 1_000  # far above the 200 a 5,000-ticket walk at 25 a page takes
+
+
+def default_server() -> Path:
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    if not target.is_absolute():
+        target = ROOT / target
+    return target / "debug" / "examples" / "mcp_support_desk"
+
+
+class Checks:
+    """Named checks; each failure is reported with its message, none stops the run."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name: str, ok: bool, detail: str = "") -> bool:
+        if ok:
+            self.passed += 1
+            print(f"ok   {name}")
+        else:
+            self.failed += 1
+            print(f"FAIL {name}: {detail}")
+        return ok
+
+
+class Session:
+    """The client, the tools' schemas, and a record of every call's structured content."""
+
+    def __init__(self, client: Client, checks: Checks) -> None:
+        self.client = client
+        self.checks = checks
+        self.schemas: dict[str, dict[str, Any]] = {}
+        self.hints: dict[str, int] = {}
+        self.validated = 0
+        self.invalid: list[str] = []
+        self.calls = 0
+
+    async def call(self, tool: str, args: dict[str, Any]) -> tuple[Any, dict[str, Any], str]:
+        """Calls `tool`; returns (result, structuredContent, text) after validating the
+        structured content against the tool's declared schema."""
+        self.calls += 1
+        result = await asyncio.wait_for(self.client.call_tool(tool, args), CALL_TIMEOUT_S)
+        texts = [c.text for c in result.content if getattr(c, "type", None) == "text"]
+        text = texts[0] if len(texts) == 1 else ""
+        structured = result.structured_content
+        schema = self.schemas.get(tool)
+        if schema is None or structured is None:
+            self.invalid.append(f"{tool}({args}): no schema or no structuredContent")
+        else:
+            errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(structured), key=str)
+            if errors:
+                self.invalid.append(f"{tool}({args}): {errors[0].message}")
+            else:
+                self.validated += 1
+        hint = self.hints.get(tool)
+        if hint is not None and len(text) > hint:
+            self.invalid.append(f"{tool}({args}): text of {len(text)} chars over the hint {hint}")
+        return result, structured or {}, text
+
+
+def ids_of(envelope: dict[str, Any]) -> list[str]:
+    return [record["id"] for record in envelope.get("data", [])]
+
+
+async def walk(session: Session, args: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Pages `search_tickets` with `args` to the end; returns (records, envelopes)."""
+    records: list[dict[str, Any]] = []
+    envelopes: list[dict[str, Any]] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page_args = dict(args)
+        if cursor is not None:
+            page_args["cursor"] = cursor
+        result, env, _ = await session.call("search_tickets", page_args)
+        if result.is_error:
+            raise AssertionError(f"page {len(envelopes) + 1} of {args} is an error: {env.get('summary')}")
+        envelopes.append(env)
+        records.extend(env.get("data", []))
+        cursor = env.get("next")
+        if cursor is None:
+            return records, envelopes
+    raise AssertionError(f"{args}: still a next cursor after {MAX_PAGES} pages")
+
+
+def total_of(env: dict[str, Any]) -> int:
+    """The whole match, from the first page: shown + omitted."""
+    return len(env.get("data", [])) + int(env.get("omitted", {}).get("count", 0))
+
+
+def tamper(cursor: str) -> str:
+    i = len(cursor) // 2
+    swap = "A" if cursor[i] != "A" else "B"
+    return cursor[:i] + swap + cursor[i + 1 :]
+
+
+async def run(server: Path, log_path: Path, checks: Checks) -> None:
+    params = StdioServerParameters(command=str(server), args=[], env={**os.environ, "RUST_LOG": "info"})
+    with open(log_path, "w", encoding="utf-8") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S) as client:
+            session = Session(client, checks)
+            await scenario(session, checks)
+    sql_checks(log_path, checks)
+
+
+async def scenario(session: Session, checks: Checks) -> None:
+    client = session.client
+
+    # 1. tools/list: every tool declares its output schema and a size hint.
+    listed = await asyncio.wait_for(client.list_tools(), CALL_TIMEOUT_S)
+    tools = {tool.name: tool for tool in listed.tools}
+    checks.check("tools/list names search_tickets, get_ticket, open_result", set(tools) == TOOLS, f"got {sorted(tools)}")
+    for name, tool in sorted(tools.items()):
+        schema = tool.output_schema
+        ok = isinstance(schema, dict)
+        detail = "no outputSchema"
+        if ok:
+            try:
+                jsonschema.Draft202012Validator.check_schema(schema)
+                session.schemas[name] = schema
+            except jsonschema.SchemaError as e:
+                ok, detail = False, f"not a valid JSON Schema: {e.message}"
+        checks.check(f"{name} declares a valid outputSchema", ok, detail)
+        hint = (tool.meta or {}).get(SIZE_HINT_KEY)
+        if checks.check(f"{name} carries _meta[{SIZE_HINT_KEY}]", isinstance(hint, int) and hint > 0, f"got {hint!r}"):
+            session.hints[name] = hint
+
+    # 2. The first page: text channel for reading, envelope for structure, a handle, a cursor.
+    result, first, text = await session.call("search_tickets", {})
+    checks.check("first page is not an error", not result.is_error, first.get("summary", ""))
+    checks.check(
+        "first page: status partial, at most 25 tickets, a next cursor",
+        first.get("status") == "partial" and 0 < len(first.get("data", [])) <= 25 and isinstance(first.get("next"), str),
+        json.dumps({k: first.get(k) for k in ("status", "next")})[:200],
+    )
+    try:
+        json.loads(text)
+        text_is_json = True
+    except ValueError:
+        text_is_json = False
+    checks.check(
+        "content is the text channel (prose, not compact JSON) and carries the summary and the cursor",
+        not text_is_json and text.startswith("partial: ") and first.get("next", "") in text,
+        text[:200],
+    )
+    checks.check(
+        "first page counts the whole database",
+        total_of(first) == DB_TICKETS,
+        f"shown + omitted = {total_of(first)}, the database has {DB_TICKETS}",
+    )
+    handle = first.get("omitted", {}).get("handle")
+    checks.check("broad first page stores the whole result behind a handle", isinstance(handle, str) and handle.startswith("h_"), f"omitted = {first.get('omitted')}")
+    print(f"     first page: {len(first.get('data', []))} tickets, {len(text)} chars of text; summary: {first.get('summary', '')[:160]}")
+
+    # 3. Page every ticket: no duplicates, nothing skipped, newest update first throughout.
+    started = time.monotonic()
+    records, envelopes = await walk(session, {})
+    ids = [r["id"] for r in records]
+    checks.check(
+        f"paging all tickets: {len(envelopes)} pages, {len(ids)} tickets, no duplicates",
+        len(ids) == len(set(ids)),
+        f"{len(ids) - len(set(ids))} duplicates",
+    )
+    checks.check("paging all tickets: count equals the database's", len(set(ids)) == DB_TICKETS, f"{len(set(ids))} != {DB_TICKETS}")
+    updates = [r["last_update"] for r in records]
+    checks.check("paging all tickets: newest update first across pages", updates == sorted(updates, reverse=True), "order broken")
+    checks.check(
+        "paging all tickets: every page but the last is partial, the last ok",
+        all(e.get("status") == "partial" for e in envelopes[:-1]) and envelopes[-1].get("status") == "ok" or
+        all(e.get("status") == "partial" for e in envelopes),
+        str([e.get("status") for e in envelopes[-3:]]),
+    )
+    print(f"     walked {len(envelopes)} pages in {time.monotonic() - started:.1f}s")
+
+    # 4. Filters: status and a subject substring, paged to the end; the statuses add up.
+    by_status = {}
+    for word in STATUS_WORDS:
+        _, env, _ = await session.call("search_tickets", {"status": word})
+        by_status[word] = total_of(env) if env.get("status") != "empty" else 0
+    checks.check("status totals add up to the database's", sum(by_status.values()) == DB_TICKETS, str(by_status))
+    records, envelopes = await walk(session, {"status": "open", "query": "refund"})
+    fids = [r["id"] for r in records]
+    expected = total_of(envelopes[0]) if envelopes[0].get("status") != "empty" else 0
+    checks.check(
+        f"status=open query=refund: {len(fids)} tickets over {len(envelopes)} pages, no duplicates, none skipped",
+        len(fids) == len(set(fids)) == expected and expected > 0,
+        f"{len(fids)} seen, {len(set(fids))} distinct, {expected} reported",
+    )
+    checks.check(
+        "status=open query=refund: every ticket matches",
+        all(r["status"] == "open" and "refund" in r["subject"].lower() for r in records),
+        str([r for r in records if r["status"] != "open" or "refund" not in r["subject"].lower()][:2]),
+    )
+    for wildcard in ("%", "_"):
+        result, env, _ = await session.call("search_tickets", {"query": wildcard})
+        checks.check(f"query {wildcard!r} is literal, not a LIKE wildcard: empty", not result.is_error and env.get("status") == "empty", env.get("summary", ""))
+
+    # 5. Bad input: clear error envelopes.
+    result, env, text = await session.call("search_tickets", {"status": "bogus"})
+    checks.check(
+        "unknown status: isError, names the valid words",
+        bool(result.is_error) and env.get("status") == "error" and all(w in text for w in STATUS_WORDS),
+        text[:200],
+    )
+
+    # 6. get_ticket takes the short id the results show.
+    short = ids_of(first)[0]
+    result, env, _ = await session.call("get_ticket", {"id": short})
+    checks.check(f"get_ticket({short}) returns that ticket", not result.is_error and ids_of(env) == [short], env.get("summary", ""))
+    result, env, _ = await session.call("get_ticket", {"id": short.upper().replace("TKT_", "tkt_")})
+    checks.check("get_ticket accepts the short id in upper case", not result.is_error and ids_of(env) == [short], env.get("summary", ""))
+    prefixes: dict[str, list[str]] = {}
+    for tid in ids:
+        prefixes.setdefault(tid[: len("tkt_") + 4], []).append(tid)
+    shared = next((p for p, group in sorted(prefixes.items()) if len(group) > 1), None)
+    if shared is not None:
+        result, env, text = await session.call("get_ticket", {"id": shared})
+        checks.check(f"get_ticket({shared}), a prefix of {len(prefixes[shared])} ids: isError, says ambiguous", bool(result.is_error) and "ambiguous" in text, text[:200])
+    result, env, text = await session.call("get_ticket", {"id": "'; DROP TABLE tickets; --"})
+    checks.check("get_ticket with a malformed id: isError, says what an id looks like", bool(result.is_error) and "tkt_" in text, text[:200])
+    unknown = "tkt_" + ("0" * 8 if "tkt_00000000" not in ids else "f" * 8)
+    result, env, _ = await session.call("get_ticket", {"id": unknown})
+    checks.check(f"get_ticket({unknown}) that no ticket has: empty, not an error", not result.is_error and env.get("status") == "empty", env.get("summary", ""))
+
+    # 7. The handle: reopen the stored result, filter and page it; another handle is refused.
+    if isinstance(handle, str):
+        args = {"handle": handle, "filter": [{"field": "status", "op": "equals", "value": "open"}], "page_size": 5}
+        result, env, text = await session.call("open_result", args)
+        data = env.get("data", [])
+        checks.check(
+            "open_result reopens the handle: 5 open tickets, a cursor for more",
+            not result.is_error and len(data) == 5 and all(r.get("status") == "open" for r in data) and isinstance(env.get("next"), str),
+            env.get("summary", "")[:200],
+        )
+        reopened_total = total_of(env)
+        checks.check("open_result's open tickets equal search_tickets(status=open)", reopened_total == by_status["open"], f"{reopened_total} != {by_status['open']}")
+        if isinstance(env.get("next"), str):
+            result, env2, _ = await session.call("open_result", {**args, "cursor": env["next"]})
+            checks.check(
+                "open_result pages on with its cursor: the next 5, no overlap",
+                not result.is_error and len(env2.get("data", [])) == 5 and not set(ids_of(env2)) & set(ids_of(env)),
+                env2.get("summary", "")[:200],
+            )
+        result, env, text = await session.call("open_result", {"handle": handle, "aggregate": {"count_by": "status"}, "page_size": 1})
+        checks.check("open_result aggregates the stored result", not result.is_error and "open" in env.get("summary", ""), text[:200])
+        forged = handle[:-2] + ("AA" if not handle.endswith("AA") else "BB")
+        result, env, text = await session.call("open_result", {"handle": forged})
+        checks.check("open_result with an unknown handle: isError", bool(result.is_error), text[:200])
+
+    # 8. A tampered cursor: isError with the recovery in the text; a cursor of another query too.
+    cursor = first.get("next")
+    if isinstance(cursor, str):
+        result, env, text = await session.call("search_tickets", {"cursor": tamper(cursor)})
+        checks.check(
+            "tampered cursor: isError, says to call again without a cursor",
+            bool(result.is_error) and env.get("status") == "error" and "without a cursor" in text,
+            text[:200],
+        )
+        result, env, text = await session.call("search_tickets", {"status": "open", "cursor": cursor})
+        checks.check("cursor of another query: isError, says so", bool(result.is_error) and "different query" in text, text[:200])
+        result, env, text = await session.call("search_tickets", {"cursor": "not a cursor"})
+        checks.check("garbage cursor: isError", bool(result.is_error) and "without a cursor" in text, text[:200])
+
+    # 9. Every structuredContent validated against its tool's outputSchema (the SDK checks
+    # successful calls too; this covers errors as well).
+    checks.check(
+        f"every structuredContent of {session.calls} calls validates against its outputSchema and fits the size hint",
+        not session.invalid and session.validated == session.calls,
+        "; ".join(session.invalid[:3]),
+    )
+
+
+FIELD = re.compile(r'(\w+)=("[^"]*"|\[.*?\]|\S+)')
+
+
+def log_calls(log_path: Path) -> list[dict[str, Any]]:
+    """The server's per-call lines (target mcp_support_desk, message `call`) as dicts."""
+    calls = []
+    for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if "mcp_support_desk" not in line or "sql_queries=" not in line:
+            continue
+        fields = {k: v.strip('"') for k, v in FIELD.findall(line)}
+        try:
+            fields["resolvers"] = json.loads(fields.get("resolvers", "[]"))
+            for key in ("sql_queries", "shown", "total", "text_tokens", "structured_tokens"):
+                fields[key] = int(fields[key])
+        except (ValueError, KeyError):
+            continue
+        calls.append(fields)
+    return calls
+
+
+def sql_checks(log_path: Path, checks: Checks) -> None:
+    """Reads the server's per-call log lines (stderr): SQL statements and resolver calls."""
+    calls = log_calls(log_path)
+    pages = [c for c in calls if c.get("tool") == "search_tickets" and c.get("status") in ("ok", "partial")]
+    if not checks.check("the server logged its search pages on stderr", len(pages) > 100, f"{len(pages)} lines found"):
+        tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-5:]
+        print("     server log (last lines):\n       " + "\n       ".join(tail))
+    if not pages:
+        return
+    first = pages[0]
+    print(
+        f"     first search_tickets page: {first['shown']} of {first['total']} tickets, "
+        f"{first['text_tokens']} tokens of text, {first['structured_tokens']} structured (o200k_base), "
+        f"{first['sql_queries']} SQL statements"
+    )
+    over = [p for p in pages if p["sql_queries"] > 4 or any(r["calls"] > 1 for r in p["resolvers"])]
+    checks.check(
+        "every search page: at most 4 SQL statements (count, page, users, organizations), one call per resolver",
+        not over,
+        str(over[:2]),
+    )
+    counts = [p["sql_queries"] for p in pages]
+    typical = max(set(counts), key=counts.count)
+    print(f"     SQL statements per search page: {typical} (most common over {len(pages)} pages)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", type=Path, default=Path(os.environ.get("MCP_SUPPORT_DESK") or default_server()))
+    opts = parser.parse_args()
+    checks = Checks()
+    if not opts.server.is_file():
+        checks.check("server binary exists", False, f"{opts.server} not found: run `cargo build --example mcp_support_desk`")
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            log_path = Path(tmp) / "server.log"
+            try:
+                asyncio.run(asyncio.wait_for(run(opts.server, log_path, checks), TOTAL_TIMEOUT_S))
+            except BaseException as e:  # noqa: BLE001 - any failure is a failed check, with its cause
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+                checks.check("the session ran to the end", False, detail)
+                if log_path.exists():
+                    tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+                    print("     server log (last lines):\n       " + "\n       ".join(tail))
+    print(f"mcp interop: {checks.passed} passed, {checks.failed} failed")
+    return 1 if checks.failed or not checks.passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

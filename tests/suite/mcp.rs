@@ -1,0 +1,284 @@
+//! Tests: the rmcp integration. A shaped result as a tool call result (the text channel as
+//! `content`, the envelope as `structuredContent`, `isError` for error envelopes), the output
+//! schema against real envelopes, and the size hint. The schema is also validated by a real
+//! JSON Schema validator in the interop test (`tests/mcp_interop.py`).
+
+// The derive suite loads the same file; each suite module keeps its own copy.
+#[allow(clippy::duplicate_mod)]
+#[path = "../../examples/common/desk.rs"]
+mod desk;
+
+use desk::{Directory, Ticket};
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult, MetaObject, Tool};
+use serde_json::{Value, json};
+use shape_runtime::cursor::{CursorCodec, CursorKeys, QueryHash};
+use shape_runtime::{Budget, Format, Shaped, Shaper, mcp};
+use std::sync::Arc;
+
+fn tickets() -> Vec<Ticket> {
+    desk::parse_page(desk::PAGE).expect("the seed page parses")
+}
+
+fn page(budget: usize, format: Format) -> Shaped {
+    Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(budget))
+        .format(format)
+        .shape_blocking(&tickets(), &Directory::seed())
+        .expect("shapes")
+}
+
+fn complete(shaped: Shaped) -> CallToolResult {
+    match shaped.into_call_tool_result() {
+        Ok(CallToolResponse::Complete(result)) => result,
+        other => panic!("not a complete tool result: {other:?}"),
+    }
+}
+
+fn text_of(result: &CallToolResult) -> &str {
+    assert_eq!(result.content.len(), 1, "one content block");
+    result.content[0]
+        .as_text()
+        .map(|t| t.text.as_str())
+        .expect("a text block")
+}
+
+#[test]
+fn content_is_the_text_channel_and_structured_content_the_envelope() {
+    let shaped = page(600, Format::Prose);
+    assert_eq!(shaped.status().as_str(), "partial");
+    let result = complete(shaped.clone());
+    let text = text_of(&result);
+    assert_eq!(text, shaped.text());
+    assert!(text.starts_with("partial: "), "{text}");
+    assert!(
+        serde_json::from_str::<Value>(text).is_err(),
+        "prose, not compact JSON"
+    );
+    assert_eq!(result.structured_content, Some(shaped.structured()));
+    assert_eq!(result.is_error, Some(false));
+    // The envelope's keys stay in order on the wire (`serde_json/preserve_order`).
+    let wire = serde_json::to_string(&result).expect("serialises");
+    let at = |key: &str| wire.find(&format!("\"{key}\":")).expect(key);
+    assert!(at("status") < at("summary") && at("summary") < at("data"));
+    assert!(at("data") < at("omitted") && at("omitted") < at("next"));
+    assert!(wire.contains("\"structuredContent\":{\"status\":\"partial\""));
+}
+
+#[test]
+fn a_json_text_channel_is_still_the_shaped_text() {
+    let shaped = page(2_000, Format::Json);
+    let result = CallToolResult::from(&shaped);
+    assert_eq!(text_of(&result), shaped.text());
+    assert_eq!(result.structured_content, Some(shaped.structured()));
+}
+
+#[test]
+fn error_envelopes_are_tool_errors_with_the_remedy_in_the_text() {
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a test key of at least 16 bytes").expect("key"),
+    ));
+    let query = QueryHash::of("search_tickets", &json!({"status": "open"})).expect("hash");
+    let shaper = Shaper::for_tool("search_tickets").format(Format::Prose);
+    let refused = shaper
+        .clone()
+        .paginate(codec, query, Some("AAAAnot-a-cursor"))
+        .expect_err("a bad cursor is refused");
+    let shaped = shaper.cursor_error(&refused);
+    let result = complete(shaped.clone());
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text_of(&result).contains("without a cursor"),
+        "{}",
+        text_of(&result)
+    );
+    let envelope = result
+        .structured_content
+        .expect("structured even on errors");
+    assert_eq!(envelope["status"], "error");
+    assert_eq!(envelope["data"], json!([]));
+    assert_envelope_fits_schema::<Ticket>(&envelope);
+}
+
+/// The keys every envelope has, and each record's fields, are the ones the schema names;
+/// the values' types are what the schema says for the keywords it uses.
+fn assert_envelope_fits_schema<T: shape_runtime::ToolResult>(envelope: &Value) {
+    let schema = Value::Object((*mcp::output_schema::<T>()).clone());
+    let props = &schema["properties"];
+    let keys: Vec<&str> = envelope
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["status", "summary", "data", "omitted", "next"]);
+    assert_eq!(schema["required"], json!(keys));
+    assert!(
+        props["status"]["enum"]
+            .as_array()
+            .expect("enum")
+            .contains(&envelope["status"])
+    );
+    let omitted = envelope["omitted"].as_object().expect("omitted");
+    for key in omitted.keys() {
+        assert!(
+            props["omitted"]["properties"].get(key).is_some(),
+            "omitted.{key} not in the schema"
+        );
+    }
+    assert!(
+        props["omitted"]["properties"]["reason"]["enum"]
+            .as_array()
+            .expect("reasons")
+            .contains(&envelope["omitted"]["reason"])
+    );
+    assert!(envelope["next"].is_null() || envelope["next"].is_string());
+    let record = &props["data"]["items"];
+    let fields: Vec<&str> = record["required"]
+        .as_array()
+        .expect("required fields")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(record["additionalProperties"], json!(false));
+    for item in envelope["data"].as_array().expect("data") {
+        let item_keys: Vec<&str> = item
+            .as_object()
+            .expect("record")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(item_keys, fields);
+        for field in &fields {
+            let value = &item[*field];
+            let field_schema = &record["properties"][*field];
+            let options: Vec<&Value> = match field_schema.get("anyOf") {
+                Some(Value::Array(options)) => options.iter().collect(),
+                _ => vec![field_schema],
+            };
+            let admits = options.iter().any(|o| {
+                let types = match &o["type"] {
+                    Value::String(t) => vec![t.as_str()],
+                    Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+                    _ => vec![],
+                };
+                let typed = types.iter().any(|t| match *t {
+                    "string" => value.is_string(),
+                    "null" => value.is_null(),
+                    "integer" => value.is_i64() || value.is_u64(),
+                    "array" => value.is_array(),
+                    _ => true,
+                });
+                let listed = o
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_none_or(|e| e.contains(value));
+                typed && listed
+            });
+            assert!(admits, "{field} = {value} does not fit {field_schema}");
+        }
+    }
+}
+
+#[test]
+fn the_output_schema_describes_real_envelopes() {
+    for (budget, format) in [
+        (600, Format::Prose),
+        (4_000, Format::Table),
+        (4_000, Format::Json),
+    ] {
+        assert_envelope_fits_schema::<Ticket>(&page(budget, format).structured());
+    }
+    let empty = Shaper::for_tool("search_tickets")
+        .query("status=closed")
+        .shape_blocking::<Ticket, _>(&[], &Directory::seed())
+        .expect("shapes");
+    assert_eq!(empty.status().as_str(), "empty");
+    assert_envelope_fits_schema::<Ticket>(&empty.structured());
+
+    let schema = mcp::output_schema::<Ticket>();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(schema["type"], "object");
+    let record = &schema["properties"]["data"]["items"];
+    assert_eq!(
+        record["properties"]["status"]["anyOf"][0]["enum"],
+        json!(["new", "pending", "open", "resolved", "closed"])
+    );
+    // open_result's records are whatever the query selects: objects.
+    let open = mcp::open_result_output_schema();
+    assert_eq!(open["properties"]["data"]["items"]["type"], "object");
+    assert_eq!(
+        mcp::open_result_input_schema()["required"],
+        json!(["handle"])
+    );
+}
+
+#[test]
+fn the_size_hint_bounds_both_channels() {
+    let budget = Budget::tokens(600);
+    let hint = mcp::size_hint(budget);
+    for format in [Format::Prose, Format::Table, Format::Json] {
+        let shaped = page(600, format);
+        assert!(shaped.text().chars().count() <= hint);
+        assert!(shaped.structured_json().chars().count() <= hint);
+    }
+    let meta = mcp::size_hint_meta(budget);
+    assert_eq!(meta.0[mcp::MAX_RESULT_SIZE_KEY], json!(hint));
+
+    let mut kept = MetaObject::new();
+    kept.0.insert("other".into(), json!(1));
+    let tool = mcp::with_size_hint(
+        Tool::new(
+            "search_tickets",
+            "Search tickets",
+            Arc::new(Default::default()),
+        )
+        .with_meta(kept),
+        budget,
+    );
+    let meta = tool.meta.expect("meta");
+    assert_eq!(meta.0["other"], json!(1));
+    assert_eq!(meta.0[mcp::MAX_RESULT_SIZE_KEY], json!(4_800));
+    let listed = serde_json::to_value(
+        Tool::new("t", "d", Arc::new(Default::default()))
+            .with_raw_output_schema(mcp::output_schema::<Ticket>())
+            .with_meta(mcp::size_hint_meta(budget)),
+    )
+    .expect("serialises");
+    assert_eq!(
+        listed["_meta"]["anthropic/maxResultSizeChars"],
+        json!(4_800)
+    );
+    assert_eq!(listed["outputSchema"]["type"], "object");
+}
+
+/// An rmcp tool method's future must be `Send` (the router runs it on a multi-threaded
+/// runtime), so every pipeline future a tool awaits must be too.
+#[test]
+fn the_pipeline_futures_are_send() {
+    use shape_runtime::{Day, HandlePolicy, Keep, MemoryStore, OpenResult};
+    fn assert_send<F: Send>(_: &F) {}
+    let rows = tickets();
+    let directory = Directory::seed();
+    let store = MemoryStore::default();
+    let policy = HandlePolicy::default();
+    let today = Day::parse("2026-03-01").expect("a date");
+    let shaper = Shaper::for_tool("search_tickets");
+    assert_send(&shaper.shape_with(&rows, &directory));
+    let keep = Keep {
+        store: &store,
+        owner: "owner",
+        policy: &policy,
+        aggregate: None,
+        today,
+    };
+    assert_send(&shaper.shape_or_store(&rows, &directory, keep));
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a test key of at least 16 bytes").expect("key"),
+    ));
+    let open = OpenResult::new(&store, codec);
+    assert_send(&open.call("owner", json!({"handle": "h_x"}), today));
+}
