@@ -8,13 +8,15 @@
 //! | key | value | expires after |
 //! |---|---|---|
 //! | `{prefix}:{h_…}:r` | `shr1`, owner tag (32 bytes), TTL in seconds (8), the result as JSON | the policy's TTL |
-//! | `{prefix}:{h_…}:t` | `sht1`, owner tag (32 bytes), TTL in seconds (8), the tool's name | TTL + tombstone grace |
+//! | `{prefix}:{h_…}:t` | `sht1`, owner tag (32 bytes), TTL in seconds (8), grace in ms (8), the tool's name | TTL + tombstone grace |
 //!
 //! - **Expiry is Redis's own** (`SET … PX ttl NX`): nothing sweeps, nothing extends a TTL.
 //! - **Tombstones.** Redis forgets an expired key entirely, so the store could not tell
 //!   "expired" from "never existed". The small `:t` key outlives the result by a grace period
 //!   (default one hour) and lets a late reader be told "expired, call `tool` again"; after
 //!   the grace period the handle is simply not found. [`HandleStore::remove`] deletes both.
+//!   A result gone while its tombstone has more than the grace period left was not expired
+//!   but evicted by the server (`maxmemory`), and reads as [`HandleError::Evicted`].
 //! - **Owners.** The owner is never stored: the owner tag is HMAC-SHA256 over the handle and
 //!   the owner, under a key the replicas share ([`RedisStoreBuilder::owner_key`]), so equal
 //!   owners give unrelated tags on different handles and reading Redis does not reveal who
@@ -49,6 +51,8 @@ const TOMBSTONE_TAG: &[u8; 4] = b"sht1";
 const HEADER_LEN: usize = 4 + 32 + 8;
 /// Redis refuses expiry times that overflow its clock; a century is far below that.
 const MAX_EXPIRY_MS: u64 = 100 * 365 * 24 * 3_600 * 1_000;
+/// A result missing this long before its time to live is taken as evicted, not expired.
+const EVICTED_MARGIN_MS: u64 = 1_000;
 const DEFAULT_OWNER_KEY: &[u8] = b"shape handle owner v1";
 
 /// Handles stored in Redis, shared by every replica connected to the same server with the
@@ -362,6 +366,7 @@ impl HandleStore for RedisStore {
             let header = self.header(RESULT_TAG, owner, &handle, policy.ttl_secs);
             let value = self.encode(header, &result, max_bytes)?;
             let mut tombstone = self.header(TOMBSTONE_TAG, owner, &handle, policy.ttl_secs);
+            tombstone.extend_from_slice(&self.grace_ms.to_be_bytes());
             tombstone.extend_from_slice(result.tool.as_bytes());
 
             let mut pipe = redis::pipe();
@@ -399,10 +404,15 @@ impl HandleStore for RedisStore {
 
     async fn get(&self, owner: &str, handle: &Handle) -> Result<Arc<StoredResult>, HandleError> {
         let mut connection = self.connection.clone();
-        let mut mget = redis::cmd("MGET");
-        mget.arg(self.key(handle, 'r')).arg(self.key(handle, 't'));
-        let (value, tombstone): (Option<Vec<u8>>, Option<Vec<u8>>) =
-            self.call(mget.query_async(&mut connection)).await?;
+        let tombstone_key = self.key(handle, 't');
+        let mut pipe = redis::pipe();
+        pipe.cmd("MGET")
+            .arg(self.key(handle, 'r'))
+            .arg(&tombstone_key);
+        pipe.cmd("PTTL").arg(&tombstone_key);
+        type Reply = ((Option<Vec<u8>>, Option<Vec<u8>>), i64);
+        let ((value, tombstone), tombstone_left_ms): Reply =
+            self.call(pipe.query_async(&mut connection)).await?;
         if let Some(value) = value {
             let Some((_, json)) = self.open(&value, RESULT_TAG, owner, handle) else {
                 return Err(HandleError::NotFound);
@@ -416,14 +426,21 @@ impl HandleStore for RedisStore {
                 }
             });
         }
-        let expired = tombstone.and_then(|tombstone| {
-            let (ttl_secs, tool) = self.open(&tombstone, TOMBSTONE_TAG, owner, handle)?;
-            Some(HandleError::Expired {
-                tool: String::from_utf8_lossy(tool).into_owned(),
-                ttl_secs,
+        let gone = tombstone.and_then(|tombstone| {
+            let (ttl_secs, rest) = self.open(&tombstone, TOMBSTONE_TAG, owner, handle)?;
+            let (grace, tool) = rest.split_at_checked(8)?;
+            let grace_ms = u64::from_be_bytes(grace.try_into().ok()?);
+            let tool = String::from_utf8_lossy(tool).into_owned();
+            // The result was due to outlive the tombstone's last `grace_ms` by a margin for
+            // the two keys' clocks: gone before that, the server evicted it.
+            let left_ms = u64::try_from(tombstone_left_ms).unwrap_or(0);
+            Some(if left_ms > grace_ms.saturating_add(EVICTED_MARGIN_MS) {
+                HandleError::Evicted { tool }
+            } else {
+                HandleError::Expired { tool, ttl_secs }
             })
         });
-        Err(expired.unwrap_or(HandleError::NotFound))
+        Err(gone.unwrap_or(HandleError::NotFound))
     }
 
     async fn remove(&self, owner: &str, handle: &Handle) -> Result<bool, HandleError> {

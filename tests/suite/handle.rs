@@ -939,7 +939,7 @@ fn an_expired_handle_is_not_found_after_the_grace_period() {
 }
 
 #[test]
-fn a_damaged_value_is_a_clear_error_not_a_panic() {
+fn a_damaged_or_evicted_value_is_a_clear_error_not_a_panic() {
     let Some(url) = redis_url() else { return };
     runtime().block_on(async {
         let h = Redis::connect(&url).await;
@@ -963,6 +963,20 @@ fn a_damaged_value_is_a_clear_error_not_a_panic() {
             matches!(&err, HandleError::Unavailable { reason } if reason.contains("cannot be read")),
             "{err:?}"
         );
+        // A result the server dropped before its time (`maxmemory`) says it was evicted.
+        let _: () = redis::cmd("DEL")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .expect("del");
+        assert_eq!(
+            h.store.get("u", &handle).await.err(),
+            Some(HandleError::Evicted {
+                tool: "search".into()
+            })
+        );
+        assert_eq!(h.store.get("v", &handle).await.err(), Some(HandleError::NotFound));
+
         // Someone else's bytes under a handle's key: not this owner's, so not found.
         for junk in [&b""[..], &b"x"[..], &[0u8; 44][..], &[b's'; 200][..]] {
             let _: () = redis::cmd("SET")
