@@ -896,7 +896,7 @@ fn an_expired_handle_is_not_found_after_the_grace_period() {
                 "shape-test-{}",
                 Handle::random().expect("randomness")
             ))
-            .tombstone_grace(Duration::from_millis(600))
+            .tombstone_grace(Duration::from_millis(1_500))
             .connect()
             .await
             .expect("connects");
@@ -909,7 +909,7 @@ fn an_expired_handle_is_not_found_after_the_grace_period() {
             store.get("u", &handle).await,
             Err(HandleError::Expired { .. })
         ));
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
         assert_eq!(
             store.get("u", &handle).await.err(),
             Some(HandleError::NotFound)
