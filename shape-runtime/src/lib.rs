@@ -17,6 +17,8 @@ pub mod cursor;
 pub mod date;
 pub mod envelope;
 pub mod handle;
+#[cfg(feature = "redis")]
+pub mod handle_redis;
 pub mod ids;
 pub mod legend;
 #[cfg(feature = "rmcp")]
@@ -54,6 +56,8 @@ pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHa
 pub use date::{DateField, DateValue, iso_date};
 pub use envelope::{Frame, OmitReason, Omitted, Status};
 pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
+#[cfg(feature = "redis")]
+pub use handle_redis::RedisStore;
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use open::{Keep, OpenResult};

@@ -1,19 +1,45 @@
-//! Tests: handle.
+//! Tests: handle stores.
+//!
+//! 1. One suite of behaviour every store must show (create, open, owner isolation, expiry,
+//!    size cap, concurrent use), run against [`MemoryStore`] and against [`RedisStore`]
+//!    (`handle::memory_store::…`, `handle::redis_store::…`).
+//! 2. What only the memory store does (least-recently-used eviction, counters, bounded
+//!    tombstones).
+//! 3. What only the Redis store does (replicas sharing a handle, a server restart, the
+//!    tombstone grace period, what is and is not in Redis).
+//! 4. Handles, stored results and the policy, with no store.
+//!
+//! Redis tests need `SHAPE_REDIS_URL` (`.ci/run` starts a throwaway server and sets it);
+//! without it they print "skipped" on stderr and return. The restart test also needs
+//! `SHAPE_REDIS_SERVER_BIN`, a `redis-server` it starts and kills on a port of its own.
 
 use serde_json::{Map, Value, json};
+use shape_runtime::RedisStore;
 use shape_runtime::handle::{
     Handle, HandleError, HandlePolicy, HandleStore, ManualClock, MemoryStore, StoreStats,
-    StoredResult,
+    StoredResult, StoredSegment,
 };
 use std::collections::HashSet;
+use std::io::Write as _;
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime")
         .block_on(future)
+}
+
+/// A runtime with I/O and timers (the Redis client needs both) and several workers.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .expect("runtime")
 }
 
 /// A result whose JSON length depends only on `n`'s digit count.
@@ -42,88 +68,507 @@ fn n_of(result: &StoredResult) -> Option<u64> {
         .and_then(Value::as_u64)
 }
 
-#[test]
-fn a_handle_presented_by_another_owner_is_not_found() {
-    let clock = ManualClock::new(0);
-    let store = MemoryStore::new(1 << 20).with_clock(clock.clone());
-    block_on(async {
-        let handle = store
-            .put("alice", result("search", 1), &policy(60))
-            .await
-            .expect("stored");
-        let never_issued = Handle::random().expect("randomness");
+// ---------------------------------------------------------------------------------------
+// 1. The suite every store runs.
+// ---------------------------------------------------------------------------------------
 
-        let foreign = store
-            .get("bob", &handle)
-            .await
-            .expect_err("bob read alice's result");
-        let missing = store
-            .get("bob", &never_issued)
-            .await
-            .expect_err("found a handle never issued");
-        assert_eq!(foreign, HandleError::NotFound);
-        assert_eq!(foreign.to_string(), missing.to_string());
-        assert_eq!(store.remove("bob", &handle).await, Ok(false));
-        assert_eq!(
-            store
-                .get("alice", &handle)
-                .await
-                .ok()
-                .as_deref()
-                .and_then(n_of),
-            Some(1)
-        );
+/// A store under test and its way of letting time pass.
+trait Harness: Sized {
+    type Store: HandleStore + 'static;
 
-        // Once expired, alice is told so; bob still learns nothing.
-        clock.advance(Duration::from_secs(60));
-        assert!(matches!(
-            store.get("alice", &handle).await,
-            Err(HandleError::Expired { .. })
-        ));
-        assert_eq!(
-            store.get("bob", &handle).await.err(),
-            Some(HandleError::NotFound)
-        );
+    /// The store under test.
+    fn store(&self) -> &Arc<Self::Store>;
 
-        assert_eq!(store.remove("alice", &never_issued).await, Ok(false));
-    });
+    /// Another store of the same kind, sharing time with this one, that accepts no result
+    /// over `max_bytes`.
+    async fn capped(&self, max_bytes: usize) -> Self::Store;
+
+    /// Lets `by` pass, as the store sees time.
+    async fn pass(&self, by: Duration);
+
+    /// How long before its time to live a result is certainly still there (a manual clock
+    /// is exact to the millisecond; a real server needs room for scheduling).
+    fn early(&self) -> Duration;
+
+    /// How long after its time to live a result is certainly gone.
+    fn late(&self) -> Duration;
+
+    /// The store's counters, if it keeps any.
+    fn stats(store: &Self::Store) -> Option<StoreStats>;
 }
 
-#[test]
-fn an_expired_handle_says_so_and_names_the_tool_to_call() {
-    let clock = ManualClock::new(1_700_000_000_000);
-    let store = MemoryStore::new(1 << 20).with_clock(clock.clone());
-    block_on(async {
-        let handle = store
-            .put("u", result("search_tickets", 1), &policy(60))
+struct Memory {
+    clock: ManualClock,
+    store: Arc<MemoryStore>,
+}
+
+impl Memory {
+    fn new() -> Self {
+        let clock = ManualClock::new(1_700_000_000_000);
+        let store = Arc::new(MemoryStore::new(64 << 20).with_clock(clock.clone()));
+        Memory { clock, store }
+    }
+}
+
+impl Harness for Memory {
+    type Store = MemoryStore;
+
+    fn store(&self) -> &Arc<MemoryStore> {
+        &self.store
+    }
+
+    async fn capped(&self, max_bytes: usize) -> MemoryStore {
+        MemoryStore::new(max_bytes).with_clock(self.clock.clone())
+    }
+
+    async fn pass(&self, by: Duration) {
+        self.clock.advance(by);
+    }
+
+    fn early(&self) -> Duration {
+        Duration::from_millis(1)
+    }
+
+    fn late(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn stats(store: &MemoryStore) -> Option<StoreStats> {
+        Some(store.stats())
+    }
+}
+
+struct Redis {
+    url: String,
+    prefix: String,
+    store: Arc<RedisStore>,
+}
+
+impl Redis {
+    /// A store under a key prefix of its own, so tests running at once never meet.
+    async fn connect(url: &str) -> Self {
+        let prefix = format!("shape-test-{}", Handle::random().expect("randomness"));
+        let store = RedisStore::builder(url)
+            .key_prefix(&prefix)
+            .connect()
             .await
-            .expect("stored");
-        clock.advance(Duration::from_millis(59_999));
-        assert!(store.get("u", &handle).await.is_ok());
-        clock.advance(Duration::from_millis(1));
-        let err = store
-            .get("u", &handle)
+            .expect("SHAPE_REDIS_URL names a running Redis");
+        Redis {
+            url: url.to_owned(),
+            prefix,
+            store: Arc::new(store),
+        }
+    }
+}
+
+impl Harness for Redis {
+    type Store = RedisStore;
+
+    fn store(&self) -> &Arc<RedisStore> {
+        &self.store
+    }
+
+    async fn capped(&self, max_bytes: usize) -> RedisStore {
+        RedisStore::builder(&self.url)
+            .key_prefix(&self.prefix)
+            .max_bytes_per_payload(max_bytes)
+            .connect()
             .await
-            .expect_err("read after its time to live");
+            .expect("connects")
+    }
+
+    async fn pass(&self, by: Duration) {
+        tokio::time::sleep(by).await;
+    }
+
+    fn early(&self) -> Duration {
+        Duration::from_millis(400)
+    }
+
+    fn late(&self) -> Duration {
+        Duration::from_millis(50)
+    }
+
+    fn stats(_: &RedisStore) -> Option<StoreStats> {
+        None
+    }
+}
+
+/// The Redis server's URL, or `None` after saying on stderr (uncaptured, so `cargo test`
+/// shows it) that the calling test is skipped.
+fn redis_url() -> Option<String> {
+    match std::env::var("SHAPE_REDIS_URL") {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ => {
+            skipped("SHAPE_REDIS_URL is not set");
+            None
+        }
+    }
+}
+
+fn skipped(why: &str) {
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
+}
+
+/// Runs each named `async fn(impl Harness)` as a test against each store.
+macro_rules! every_store {
+    ($($test:ident),* $(,)?) => {
+        mod memory_store {
+            $(
+                #[test]
+                fn $test() {
+                    super::runtime().block_on(super::$test(super::Memory::new()));
+                }
+            )*
+        }
+        mod redis_store {
+            $(
+                #[test]
+                fn $test() {
+                    let Some(url) = super::redis_url() else { return };
+                    super::runtime().block_on(async {
+                        super::$test(super::Redis::connect(&url).await).await
+                    });
+                }
+            )*
+        }
+    };
+}
+
+every_store!(
+    a_stored_result_opens_whole_until_removed,
+    a_handle_presented_by_another_owner_is_not_found,
+    an_expired_handle_says_so_and_names_the_tool_to_call,
+    a_result_over_the_cap_is_refused_with_its_size,
+    concurrent_use_loses_nothing_and_leaks_nothing,
+);
+
+/// A result with every part a shaper fills in.
+fn full_result(tool: &str) -> StoredResult {
+    let records = (0..20u64)
+        .map(|i| {
+            let mut r = Map::new();
+            r.insert("id".into(), json!(format!("tkt_{i:08x}")));
+            r.insert(
+                "subject".into(),
+                json!(format!("Crash on export «{i}» \u{1F600}")),
+            );
+            r.insert(
+                "assignee".into(),
+                if i % 3 == 0 {
+                    Value::Null
+                } else {
+                    json!("Ana")
+                },
+            );
+            r
+        })
+        .collect();
+    StoredResult {
+        fields: vec![
+            shape_runtime::handle::StoredField {
+                name: "id".into(),
+                kind: "id".into(),
+                max_tokens: None,
+            },
+            shape_runtime::handle::StoredField {
+                name: "subject".into(),
+                kind: "untrusted".into(),
+                max_tokens: Some(40),
+            },
+        ],
+        skipped: vec!["sla_due_at".into()],
+        prose: Some(vec![
+            StoredSegment::Field(0),
+            StoredSegment::Text(": ".into()),
+            StoredSegment::Field(1),
+        ]),
+        rank: Some((0, shape_runtime::Order::Desc)),
+        records,
+        ..StoredResult::new(tool, "ticket", "tickets")
+    }
+}
+
+async fn a_stored_result_opens_whole_until_removed<H: Harness>(h: H) {
+    let store = h.store();
+    let stored = full_result("search_tickets");
+    let handle = store
+        .put("alice", stored.clone(), &policy(600))
+        .await
+        .expect("stored");
+    assert!(handle.to_string().starts_with("h_"));
+    let opened = store.get("alice", &handle).await.expect("opens");
+    assert_eq!(*opened, stored);
+    // Opening again gives the same result (reading neither consumes nor changes it).
+    assert_eq!(*store.get("alice", &handle).await.expect("opens"), stored);
+
+    assert_eq!(store.remove("alice", &handle).await, Ok(true));
+    assert_eq!(
+        store.get("alice", &handle).await.err(),
+        Some(HandleError::NotFound)
+    );
+    assert_eq!(store.remove("alice", &handle).await, Ok(false));
+
+    // A result with no time to live is expired as soon as it is stored.
+    let at_once = store
+        .put("alice", result("search", 1), &policy(0))
+        .await
+        .expect("stored");
+    assert_eq!(
+        store.get("alice", &at_once).await.err(),
+        Some(HandleError::Expired {
+            tool: "search".into(),
+            ttl_secs: 0
+        })
+    );
+    if let Some(stats) = H::stats(store) {
         assert_eq!(
-            err,
-            HandleError::Expired {
-                tool: "search_tickets".into(),
-                ttl_secs: 60
+            (stats.created, stats.present, stats.removed, stats.expired),
+            (2, 0, 1, 1)
+        );
+    }
+}
+
+async fn a_handle_presented_by_another_owner_is_not_found<H: Harness>(h: H) {
+    let store = h.store();
+    let handle = store
+        .put("alice", result("search", 1), &policy(1))
+        .await
+        .expect("stored");
+    let never_issued = Handle::random().expect("randomness");
+
+    let foreign = store
+        .get("bob", &handle)
+        .await
+        .expect_err("bob read alice's result");
+    let missing = store
+        .get("bob", &never_issued)
+        .await
+        .expect_err("found a handle never issued");
+    assert_eq!(foreign, HandleError::NotFound);
+    assert_eq!(foreign.to_string(), missing.to_string());
+    assert_eq!(store.remove("bob", &handle).await, Ok(false));
+    assert_eq!(
+        store
+            .get("alice", &handle)
+            .await
+            .ok()
+            .as_deref()
+            .and_then(n_of),
+        Some(1)
+    );
+
+    // Once expired, alice is told so; bob still learns nothing.
+    h.pass(Duration::from_secs(1) + h.late()).await;
+    assert!(matches!(
+        store.get("alice", &handle).await,
+        Err(HandleError::Expired { .. })
+    ));
+    assert_eq!(
+        store.get("bob", &handle).await.err(),
+        Some(HandleError::NotFound)
+    );
+
+    assert_eq!(store.remove("alice", &never_issued).await, Ok(false));
+}
+
+async fn an_expired_handle_says_so_and_names_the_tool_to_call<H: Harness>(h: H) {
+    let store = h.store();
+    let ttl = Duration::from_secs(1);
+    let handle = store
+        .put("u", result("search_tickets", 1), &policy(1))
+        .await
+        .expect("stored");
+    h.pass(ttl - h.early()).await;
+    assert!(store.get("u", &handle).await.is_ok());
+    h.pass(h.early() + h.late()).await;
+    let err = store
+        .get("u", &handle)
+        .await
+        .expect_err("read after its time to live");
+    assert_eq!(
+        err,
+        HandleError::Expired {
+            tool: "search_tickets".into(),
+            ttl_secs: 1
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains("call search_tickets again to get a fresh handle"),
+        "{err}"
+    );
+    if let Some(stats) = H::stats(store) {
+        assert_eq!(
+            (stats.created, stats.present, stats.expired, stats.bytes),
+            (1, 0, 1, 0)
+        );
+    }
+}
+
+async fn a_result_over_the_cap_is_refused_with_its_size<H: Harness>(h: H) {
+    let store = h.store();
+    let big = result("t", 12_345);
+    let bytes = big.json_len();
+    assert_eq!(bytes, serde_json::to_vec(&big).expect("serialises").len());
+    let small = HandlePolicy {
+        max_bytes_per_payload: bytes - 1,
+        ..HandlePolicy::default()
+    };
+    let err = store
+        .put("u", big.clone(), &small)
+        .await
+        .expect_err("over the per-result cap");
+    assert_eq!(
+        err,
+        HandleError::TooLarge {
+            bytes,
+            max_bytes: bytes - 1
+        }
+    );
+    assert!(
+        err.to_string().contains("page it with a cursor instead"),
+        "{err}"
+    );
+    let exact = HandlePolicy {
+        max_bytes_per_payload: bytes,
+        ..HandlePolicy::default()
+    };
+    let handle = store
+        .put("u", big.clone(), &exact)
+        .await
+        .expect("at the cap");
+    assert_eq!(*store.get("u", &handle).await.expect("opens"), big);
+
+    // The store's own cap bounds one result too.
+    let tiny = h.capped(bytes - 1).await;
+    let err = tiny
+        .put("u", big.clone(), &HandlePolicy::default())
+        .await
+        .expect_err("over the store cap");
+    assert_eq!(
+        err,
+        HandleError::TooLarge {
+            bytes,
+            max_bytes: bytes - 1
+        }
+    );
+    if let Some(stats) = H::stats(&tiny) {
+        assert_eq!(
+            stats,
+            StoreStats {
+                rejected: 1,
+                ..StoreStats::default()
             }
         );
-        assert!(
-            err.to_string()
-                .contains("call search_tickets again to get a fresh handle"),
-            "{err}"
-        );
-    });
-    let stats = store.stats();
-    assert_eq!(
-        (stats.created, stats.present, stats.expired, stats.bytes),
-        (1, 0, 1, 0)
+    }
+
+    // A large result is refused by its size, not by a failure to send it.
+    let mut huge = StoredResult::new("export", "row", "rows");
+    let row = json!({"text": "x".repeat(1_000)});
+    let Value::Object(row) = row else {
+        unreachable!("an object literal")
+    };
+    huge.records = vec![row; 20_000];
+    let err = store
+        .put("u", huge, &HandlePolicy::default())
+        .await
+        .expect_err("20 MB is over the default 8 MiB cap");
+    assert!(
+        matches!(err, HandleError::TooLarge { bytes, max_bytes } if bytes > 20_000_000 && max_bytes == 8 << 20),
+        "{err:?}"
     );
 }
+
+async fn concurrent_use_loses_nothing_and_leaks_nothing<H: Harness>(h: H) {
+    const TASKS: u64 = 8;
+    const OPS: u64 = 100;
+    // Even tasks' results expire after SHORT seconds, odd tasks' outlive the test.
+    const SHORT: u64 = 2;
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|t| {
+            let store = Arc::clone(h.store());
+            tokio::spawn(async move {
+                let owner = format!("owner-{t}");
+                let ttl = if t % 2 == 0 { SHORT } else { 600 };
+                let mut kept = Vec::new();
+                let mut removed = 0u64;
+                for i in 0..OPS {
+                    let n = 10_000_000 + t * OPS + i;
+                    let handle = store
+                        .put(&owner, result("t", n), &policy(ttl))
+                        .await
+                        .expect("stored");
+                    let opened = store.get(&owner, &handle).await.expect("opens");
+                    assert_eq!(n_of(&opened), Some(n), "another result under this handle");
+                    assert_eq!(
+                        store.get("intruder", &handle).await.err(),
+                        Some(HandleError::NotFound)
+                    );
+                    assert_eq!(store.remove("intruder", &handle).await, Ok(false));
+                    if i % 10 == 0 {
+                        assert_eq!(store.remove(&owner, &handle).await, Ok(true));
+                        assert_eq!(
+                            store.get(&owner, &handle).await.err(),
+                            Some(HandleError::NotFound)
+                        );
+                        removed += 1;
+                    } else {
+                        kept.push((handle, n));
+                    }
+                    tokio::task::yield_now().await;
+                }
+                (owner, ttl, kept, removed)
+            })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for task in tasks {
+        outcomes.push(task.await.expect("task finished"));
+    }
+
+    h.pass(Duration::from_secs(SHORT) + h.late()).await;
+    let store = h.store();
+    let mut handles = HashSet::new();
+    let (mut present, mut expired, mut removed) = (0u64, 0u64, 0u64);
+    for (owner, ttl, kept, r) in &outcomes {
+        removed += r;
+        for (handle, n) in kept {
+            assert!(handles.insert(*handle), "a handle was issued twice");
+            match store.get(owner, handle).await {
+                Ok(r) => {
+                    assert_eq!(*ttl, 600);
+                    assert_eq!(n_of(&r), Some(*n));
+                    present += 1;
+                }
+                Err(HandleError::Expired { tool, ttl_secs }) => {
+                    assert_eq!((tool.as_str(), ttl_secs, *ttl), ("t", SHORT, SHORT));
+                    expired += 1;
+                }
+                Err(other) => panic!("lost a result: {other}"),
+            }
+        }
+    }
+    assert_eq!(present + expired + removed, TASKS * OPS);
+    assert_eq!((present, expired), (4 * 90, 4 * 90));
+    if let Some(stats) = H::stats(store) {
+        assert_eq!(
+            (
+                stats.created,
+                stats.present,
+                stats.expired,
+                stats.removed,
+                stats.evicted
+            ),
+            (TASKS * OPS, present, expired, removed, 0)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. The memory store alone: eviction, counters, bounded tombstones.
+// ---------------------------------------------------------------------------------------
 
 #[test]
 fn the_byte_cap_evicts_the_least_recently_used() {
@@ -163,61 +608,6 @@ fn the_byte_cap_evicts_the_least_recently_used() {
     let stats = store.stats();
     assert_eq!((stats.created, stats.present, stats.evicted), (5, 3, 2));
     assert_eq!(stats.bytes, 3 * size);
-}
-
-#[test]
-fn a_result_over_the_cap_is_refused_with_its_size() {
-    let big = result("t", 12_345);
-    let bytes = big.json_len();
-    assert_eq!(bytes, serde_json::to_vec(&big).expect("serialises").len());
-    block_on(async {
-        let store = MemoryStore::new(1 << 20);
-        let small = HandlePolicy {
-            max_bytes_per_payload: bytes - 1,
-            ..HandlePolicy::default()
-        };
-        let err = store
-            .put("u", big.clone(), &small)
-            .await
-            .expect_err("over the per-result cap");
-        assert_eq!(
-            err,
-            HandleError::TooLarge {
-                bytes,
-                max_bytes: bytes - 1
-            }
-        );
-        assert!(
-            err.to_string().contains("page it with a cursor instead"),
-            "{err}"
-        );
-        let exact = HandlePolicy {
-            max_bytes_per_payload: bytes,
-            ..HandlePolicy::default()
-        };
-        assert!(store.put("u", big.clone(), &exact).await.is_ok());
-
-        // The store's own total cap bounds one result too.
-        let tiny = MemoryStore::new(bytes - 1);
-        let err = tiny
-            .put("u", big, &HandlePolicy::default())
-            .await
-            .expect_err("over the store cap");
-        assert_eq!(
-            err,
-            HandleError::TooLarge {
-                bytes,
-                max_bytes: bytes - 1
-            }
-        );
-        assert_eq!(
-            tiny.stats(),
-            StoreStats {
-                rejected: 1,
-                ..StoreStats::default()
-            }
-        );
-    });
 }
 
 #[test]
@@ -369,6 +759,426 @@ fn tombstones_are_bounded() {
     });
     assert_eq!(no_tombstones.stats().tombstones, 0);
 }
+
+// ---------------------------------------------------------------------------------------
+// 3. The Redis store alone: replicas, restarts, the tombstone grace period, what is stored.
+// ---------------------------------------------------------------------------------------
+
+/// A raw connection, to look at and tamper with what the store wrote.
+async fn raw(url: &str) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(url)
+        .expect("a valid URL")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connects")
+}
+
+#[test]
+fn two_replicas_on_separate_connections_share_a_handle() {
+    let Some(url) = redis_url() else { return };
+    runtime().block_on(async {
+        let prefix = format!("shape-test-{}", Handle::random().expect("randomness"));
+        let replica = |prefix: String, owner_key: &'static str| {
+            let url = url.clone();
+            async move {
+                RedisStore::builder(url)
+                    .key_prefix(prefix)
+                    .owner_key(owner_key)
+                    .connect()
+                    .await
+                    .expect("connects")
+            }
+        };
+        let a = replica(prefix.clone(), "fleet secret").await;
+        let b = replica(prefix.clone(), "fleet secret").await;
+
+        let stored = full_result("search_tickets");
+        let handle = a
+            .put("alice", stored.clone(), &policy(600))
+            .await
+            .expect("stored on replica a");
+        assert_eq!(*b.get("alice", &handle).await.expect("opens on b"), stored);
+        assert_eq!(
+            b.get("bob", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+        assert_eq!(b.remove("bob", &handle).await, Ok(false));
+
+        // A replica with another owner key or another prefix sees nothing.
+        let other_key = replica(prefix.clone(), "another secret").await;
+        assert_eq!(
+            other_key.get("alice", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+        let other_prefix = replica(format!("{prefix}-x"), "fleet secret").await;
+        assert_eq!(
+            other_prefix.get("alice", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+
+        // Removed on b, gone on a.
+        assert_eq!(b.remove("alice", &handle).await, Ok(true));
+        assert_eq!(
+            a.get("alice", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+    });
+}
+
+#[test]
+fn redis_holds_no_owner_and_no_index_by_owner() {
+    let Some(url) = redis_url() else { return };
+    runtime().block_on(async {
+        let h = Redis::connect(&url).await;
+        let owner = "alice@example.com";
+        let mut handles = Vec::new();
+        for n in 0..3 {
+            handles.push(
+                h.store
+                    .put(owner, result("search", n), &policy(600))
+                    .await
+                    .expect("stored"),
+            );
+        }
+        // Listing keys is the test's doing: the store never lists.
+        let mut conn = raw(&url).await;
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{}:*", h.prefix))
+            .query_async(&mut conn)
+            .await
+            .expect("keys");
+        let mut expected: Vec<String> = handles
+            .iter()
+            .flat_map(|handle| ["r", "t"].map(|kind| format!("{}:{{{handle}}}:{kind}", h.prefix)))
+            .collect();
+        let mut found = keys.clone();
+        found.sort();
+        expected.sort();
+        assert_eq!(found, expected, "two keys per handle and nothing else");
+
+        let mut owner_tags = HashSet::new();
+        for key in &keys {
+            let value: Vec<u8> = redis::cmd("GET")
+                .arg(key)
+                .query_async(&mut conn)
+                .await
+                .expect("get");
+            assert!(
+                !String::from_utf8_lossy(&value).contains("alice"),
+                "the owner is stored in clear under {key}"
+            );
+            let ttl: i64 = redis::cmd("PTTL")
+                .arg(key)
+                .query_async(&mut conn)
+                .await
+                .expect("pttl");
+            if key.ends_with(":r") {
+                assert!((590_000..=600_000).contains(&ttl), "{key}: {ttl}");
+                owner_tags.insert(value.get(4..36).map(<[u8]>::to_vec));
+            } else {
+                assert!((4_190_000..=4_200_000).contains(&ttl), "{key}: {ttl}");
+            }
+        }
+        assert_eq!(
+            owner_tags.len(),
+            3,
+            "one owner's tags link their handles together"
+        );
+    });
+}
+
+#[test]
+fn an_expired_handle_is_not_found_after_the_grace_period() {
+    let Some(url) = redis_url() else { return };
+    runtime().block_on(async {
+        let store = RedisStore::builder(&url)
+            .key_prefix(format!(
+                "shape-test-{}",
+                Handle::random().expect("randomness")
+            ))
+            .tombstone_grace(Duration::from_millis(1_500))
+            .connect()
+            .await
+            .expect("connects");
+        let handle = store
+            .put("u", result("search", 1), &policy(1))
+            .await
+            .expect("stored");
+        tokio::time::sleep(Duration::from_millis(1_100)).await;
+        assert!(matches!(
+            store.get("u", &handle).await,
+            Err(HandleError::Expired { .. })
+        ));
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        assert_eq!(
+            store.get("u", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+
+        // Without a grace period, an expired handle is at once "not found".
+        let no_grace = RedisStore::builder(&url)
+            .key_prefix(format!(
+                "shape-test-{}",
+                Handle::random().expect("randomness")
+            ))
+            .tombstone_grace(Duration::ZERO)
+            .connect()
+            .await
+            .expect("connects");
+        let handle = no_grace
+            .put("u", result("search", 1), &policy(1))
+            .await
+            .expect("stored");
+        assert!(no_grace.get("u", &handle).await.is_ok());
+        tokio::time::sleep(Duration::from_millis(1_050)).await;
+        assert_eq!(
+            no_grace.get("u", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+    });
+}
+
+#[test]
+fn a_damaged_or_evicted_value_is_a_clear_error_not_a_panic() {
+    let Some(url) = redis_url() else { return };
+    runtime().block_on(async {
+        let h = Redis::connect(&url).await;
+        let mut conn = raw(&url).await;
+        let handle = h
+            .store
+            .put("u", result("search", 1), &policy(600))
+            .await
+            .expect("stored");
+        let key = format!("{}:{{{handle}}}:r", h.prefix);
+        // The header (and so the owner tag) intact, the JSON cut short.
+        let _: () = redis::cmd("SETRANGE")
+            .arg(&key)
+            .arg(44 + 5)
+            .arg("\u{0}")
+            .query_async(&mut conn)
+            .await
+            .expect("setrange");
+        let err = h.store.get("u", &handle).await.expect_err("damaged");
+        assert!(
+            matches!(&err, HandleError::Unavailable { reason } if reason.contains("cannot be read")),
+            "{err:?}"
+        );
+        // A result the server dropped before its time (`maxmemory`) says it was evicted.
+        let _: () = redis::cmd("DEL")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .expect("del");
+        assert_eq!(
+            h.store.get("u", &handle).await.err(),
+            Some(HandleError::Evicted {
+                tool: "search".into()
+            })
+        );
+        assert_eq!(h.store.get("v", &handle).await.err(), Some(HandleError::NotFound));
+
+        // Someone else's bytes under a handle's key: not this owner's, so not found.
+        for junk in [&b""[..], &b"x"[..], &[0u8; 44][..], &[b's'; 200][..]] {
+            let _: () = redis::cmd("SET")
+                .arg(&key)
+                .arg(junk)
+                .query_async(&mut conn)
+                .await
+                .expect("set");
+            assert_eq!(h.store.get("u", &handle).await.err(), Some(HandleError::NotFound));
+            assert_eq!(h.store.remove("u", &handle).await, Ok(false));
+        }
+    });
+}
+
+#[test]
+fn a_bad_url_or_an_unreachable_server_is_a_clear_error() {
+    runtime().block_on(async {
+        let err = RedisStore::connect("postgres://127.0.0.1/")
+            .await
+            .expect_err("not a Redis URL");
+        assert!(
+            matches!(&err, HandleError::Unavailable { reason } if reason.contains("redis://host:port/db")),
+            "{err:?}"
+        );
+
+        // Nothing listens on a port just released.
+        let port = free_port();
+        let started = Instant::now();
+        let err = tokio::time::timeout(
+            Duration::from_secs(10),
+            RedisStore::builder(format!("redis://127.0.0.1:{port}/"))
+                .timeout(Duration::from_millis(500))
+                .connect(),
+        )
+        .await
+        .expect("the store's own timeout bounds connecting")
+        .expect_err("nothing is listening");
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("127.0.0.1:{port}"))
+                && text.contains("check that it is running"),
+            "{text}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    });
+}
+
+/// A port nothing listens on as of now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a loopback port")
+        .port()
+}
+
+/// A `redis-server` of the test's own, on loopback, without persistence; killed on drop.
+struct Server {
+    bin: String,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Server {
+    fn start(bin: &str) -> Server {
+        for _ in 0..5 {
+            let mut server = Server {
+                bin: bin.to_owned(),
+                port: free_port(),
+                child: None,
+            };
+            if server.restart() {
+                return server;
+            }
+        }
+        panic!("{bin} did not start on a free loopback port in five tries");
+    }
+
+    /// Starts the server on its port; `false` if it exits or is not answering within 10 s.
+    fn restart(&mut self) -> bool {
+        let child = Command::new(&self.bin)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--dir", &std::env::temp_dir().to_string_lossy()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("could not run {}: {e}", self.bin));
+        let child = self.child.insert(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                self.child = None;
+                return false;
+            }
+            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.stop();
+        false
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[test]
+fn a_redis_restart_gives_clear_errors_and_the_same_store_recovers() {
+    if redis_url().is_none() {
+        return;
+    }
+    let Some(bin) = std::env::var("SHAPE_REDIS_SERVER_BIN")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+    else {
+        skipped("SHAPE_REDIS_SERVER_BIN is not set (a redis-server this test may kill)");
+        return;
+    };
+    let mut server = Server::start(&bin);
+    runtime().block_on(async {
+        let store = RedisStore::builder(server.url())
+            .timeout(Duration::from_millis(500))
+            .connect()
+            .await
+            .expect("connects");
+        let before = store
+            .put("u", result("search", 1), &policy(600))
+            .await
+            .expect("stored");
+        assert!(store.get("u", &before).await.is_ok());
+
+        server.stop();
+        let bounded = Duration::from_secs(5);
+        let where_ = format!("Redis at 127.0.0.1:{}", server.port);
+        for _ in 0..3 {
+            let get = tokio::time::timeout(bounded, store.get("u", &before)).await;
+            let put =
+                tokio::time::timeout(bounded, store.put("u", result("search", 2), &policy(600)))
+                    .await;
+            let remove = tokio::time::timeout(bounded, store.remove("u", &before)).await;
+            for outcome in [
+                get.map(|r| r.map(drop)),
+                put.map(|r| r.map(drop)),
+                remove.map(|r| r.map(drop)),
+            ] {
+                let err = outcome
+                    .expect("a down server answers within the store's timeout")
+                    .expect_err("the server is down");
+                let text = err.to_string();
+                assert!(
+                    matches!(err, HandleError::Unavailable { .. })
+                        && text.contains(&where_)
+                        && text.contains("check that it is running")
+                        && text.contains("try again shortly"),
+                    "{text}"
+                );
+            }
+        }
+
+        assert!(server.restart(), "redis-server restarts on its port");
+        // The store reconnects by itself; the first call may still meet the old connection.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let after = loop {
+            match store.put("u", result("search", 3), &policy(600)).await {
+                Ok(handle) => break handle,
+                Err(HandleError::Unavailable { .. }) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(other) => panic!("the store did not recover: {other}"),
+            }
+        };
+        assert_eq!(
+            store.get("u", &after).await.ok().as_deref().and_then(n_of),
+            Some(3)
+        );
+        // Without persistence the restart lost what was stored before it.
+        assert_eq!(
+            store.get("u", &before).await.err(),
+            Some(HandleError::NotFound)
+        );
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. Handles, stored results and the policy, with no store.
+// ---------------------------------------------------------------------------------------
 
 #[test]
 fn handles_are_random_and_parse_strictly() {
