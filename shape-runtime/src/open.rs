@@ -16,7 +16,7 @@ use crate::resolve::{Needs, Supplies};
 use crate::shaper::{Continuation, OPEN_RESULT, PageInputs, ShapeError, Shaped, Shaper};
 use crate::text::{TextMode, TextSerializer};
 use crate::tokens::Tokenizer;
-use crate::view::{CallEnv, Cx};
+use crate::view::CallEnv;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
@@ -71,33 +71,16 @@ impl<'a> Shaper<'a> {
         // The rendering state (`CallEnv`) is not `Sync`, so it must not live across the
         // store's await, or this future would not be `Send` (and could not serve a tool in a
         // multi-threaded server): the stored form is made in a scope of its own.
-        let prepared = {
-            let nonce = crate::untrusted_nonce();
-            let env = CallEnv::new(
-                self.tool(),
-                self.current_tokenizer(),
-                self.untrusted_policy(),
-                &nonce,
-            );
-            let cx = Cx::<T::Needs>::new(&names, &env);
-            let records: Vec<Typed<'_, T>> = order
-                .iter()
-                .map(|&i| Typed {
-                    record: &rows[i],
-                    cx: &cx,
-                })
-                .collect();
-            match self.worth_storing(&records, self.current_tokenizer(), keep.policy) {
-                Ok(true) => Some(self.prepare(&records, T::PROJECTION, &keep)),
-                Ok(false) => None,
-                Err(message) => {
-                    return Err(ShapeError::Render {
-                        record: T::PROJECTION.name.to_owned(),
-                        message,
-                    });
-                }
+        let prepared = self.with_records(rows, &order, &names, |records, _| {
+            match self.worth_storing(records, self.current_tokenizer(), keep.policy) {
+                Ok(true) => Ok(Some(self.prepare(records, T::PROJECTION, &keep))),
+                Ok(false) => Ok(None),
+                Err(message) => Err(ShapeError::Render {
+                    record: T::PROJECTION.name.to_owned(),
+                    message,
+                }),
             }
-        };
+        })?;
         let stored = match prepared {
             Some(Ok((lead, result))) => keep
                 .store
@@ -118,28 +101,15 @@ impl<'a> Shaper<'a> {
             }
         };
 
-        let nonce = crate::untrusted_nonce();
-        let env = CallEnv::new(
-            self.tool(),
-            self.current_tokenizer(),
-            self.untrusted_policy(),
-            &nonce,
-        );
-        let cx = Cx::<T::Needs>::new(&names, &env);
-        let records: Vec<Typed<'_, T>> = order
-            .iter()
-            .map(|&i| Typed {
-                record: &rows[i],
-                cx: &cx,
-            })
-            .collect();
         let page = PageInputs {
             given: order.len(),
             resolvers,
             lead: lead.as_deref(),
             handle: handle.as_deref(),
         };
-        self.render_page(&records, &layout, &env, page, start)
+        self.with_records(rows, &order, &names, |records, env| {
+            self.render_page(records, &layout, env, page, start)
+        })
     }
 
     /// Whether the whole result exceeds the policy's number of budgets. Tokens are

@@ -371,16 +371,6 @@ impl<'a> Shaper<'a> {
             rows[i].collect_keys(&mut keys);
         }
         let (names, resolvers) = ctx.resolve_all(keys).await?;
-        let nonce = crate::untrusted_nonce();
-        let env = CallEnv::new(&self.tool, &*self.tokenizer, &self.untrusted, &nonce);
-        let cx = Cx::<T::Needs>::new(&names, &env);
-        let records: Vec<Typed<'_, T>> = order
-            .iter()
-            .map(|&i| Typed {
-                record: &rows[i],
-                cx: &cx,
-            })
-            .collect();
         let layout = Layout::of(T::PROJECTION);
         let page = PageInputs {
             given,
@@ -388,7 +378,31 @@ impl<'a> Shaper<'a> {
             lead: None,
             handle: None,
         };
-        self.render_page(&records, &layout, &env, page, start)
+        self.with_records(rows, &order, &names, |records, env| {
+            self.render_page(records, &layout, env, page, start)
+        })
+    }
+
+    /// Runs `f` over the records at `order`, projected in a fresh per-call state (tokenizer,
+    /// policies, counters, a nonce for delimiters) with the page's resolved `names`.
+    pub(crate) fn with_records<T: ToolResult, R>(
+        &self,
+        rows: &[T],
+        order: &[usize],
+        names: &<T::Needs as Needs>::Names,
+        f: impl FnOnce(&[Typed<'_, T>], &CallEnv<'_>) -> R,
+    ) -> R {
+        let nonce = crate::untrusted_nonce();
+        let env = CallEnv::new(&self.tool, &*self.tokenizer, &self.untrusted, &nonce);
+        let cx = Cx::<T::Needs>::new(names, &env);
+        let records: Vec<Typed<'_, T>> = order
+            .iter()
+            .map(|&i| Typed {
+                record: &rows[i],
+                cx: &cx,
+            })
+            .collect();
+        f(&records, &env)
     }
 
     /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
