@@ -39,13 +39,11 @@
 //! ```
 
 use crate::budget::Budget;
-use crate::envelope::{OmitReason, Status};
 use crate::project::ToolResult;
 use crate::shaper::Shaped;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
-use schemars::generate::SchemaSettings;
-use schemars::{Schema, SchemaGenerator, json_schema};
+use schemars::{Schema, json_schema};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -93,20 +91,13 @@ fn call_tool_result(shaped: &Shaped) -> CallToolResult {
 /// (draft 2020-12), for `#[tool(output_schema = mcp::output_schema::<Ticket>())]`. Error
 /// envelopes validate against it too. Also usable to validate `structuredContent` in tests.
 pub fn output_schema<T: ToolResult>() -> Arc<JsonObject> {
-    let mut generator = SchemaGenerator::new(SchemaSettings::draft2020_12());
-    let record = T::record_schema(&mut generator);
-    let defs = generator.take_definitions(true);
-    into_object(envelope_schema(
-        record,
-        defs,
-        &format!("{} result", T::PROJECTION.name),
-    ))
+    into_object(crate::schema::envelope::<T>())
 }
 
 /// The `outputSchema` of the `open_result` companion: the same envelope, whose records are
 /// objects of whatever fields the stored result and the query's `select` keep.
 pub fn open_result_output_schema() -> Arc<JsonObject> {
-    into_object(envelope_schema(
+    into_object(crate::schema::envelope_of(
         json_schema!({
             "type": "object",
             "description": "a record of the stored result, with the fields the query selects",
@@ -161,66 +152,4 @@ fn into_object(schema: Schema) -> Arc<JsonObject> {
         ),
         _ => Arc::new(Map::new()),
     }
-}
-
-fn envelope_schema(record: Schema, defs: Map<String, Value>, title: &str) -> Schema {
-    let statuses: Vec<&str> = [Status::Ok, Status::Partial, Status::Empty, Status::Error]
-        .iter()
-        .map(|s| s.as_str())
-        .collect();
-    let reasons: Vec<&str> = [
-        OmitReason::ResultBudget,
-        OmitReason::PageSize,
-        OmitReason::RecordTooLarge,
-        OmitReason::Filtered,
-    ]
-    .iter()
-    .map(|r| r.as_str())
-    .collect();
-    let mut schema = json_schema!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": title,
-        "type": "object",
-        "properties": {
-            "status": {
-                "type": "string",
-                "enum": statuses,
-                "description": "ok: every match shown; partial: some shown, see omitted and next; empty: nothing matched (a finding, not an error); error: the summary says how to recover",
-            },
-            "summary": {
-                "type": "string",
-                "description": "one sentence a model can act on alone",
-            },
-            "data": { "type": "array", "items": record },
-            "omitted": {
-                "type": "object",
-                "properties": {
-                    "count": { "type": "integer", "minimum": 0 },
-                    "reason": { "enum": reasons.iter().map(|r| Value::from(*r)).chain([Value::Null]).collect::<Vec<_>>() },
-                    "fields": {
-                        "type": "array",
-                        "items": { "type": "string" },
-                        "description": "fields this view leaves out (the records may well have them)",
-                    },
-                    "too_large": { "type": "integer", "minimum": 1 },
-                    "handle": {
-                        "type": "string",
-                        "description": "the whole result is stored under this handle: reopen it with open_result",
-                    },
-                },
-                "required": ["count", "reason", "fields"],
-                "additionalProperties": false,
-            },
-            "next": {
-                "type": ["string", "null"],
-                "description": "pass as cursor to get the next page; null when there is none",
-            },
-        },
-        "required": ["status", "summary", "data", "omitted", "next"],
-        "additionalProperties": false,
-    });
-    if !defs.is_empty() {
-        schema.insert("$defs".to_owned(), Value::Object(defs));
-    }
-    schema
 }

@@ -115,3 +115,95 @@ fn regex_escape(text: &str) -> String {
     }
     out
 }
+
+/// The JSON Schema of the envelope a tool answering with records of `T` returns: `status`,
+/// `summary`, `data` (records of `T`'s projected schema), `omitted`, `next`. Error and empty
+/// envelopes validate against it too.
+///
+/// ```
+/// use shape_runtime::ToolResult;
+///
+/// #[derive(ToolResult)]
+/// struct City {
+///     #[shape(show)]
+///     name: String,
+/// }
+///
+/// let schema = shape_runtime::schema::envelope::<City>().to_value();
+/// assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
+/// assert_eq!(schema["properties"]["data"]["items"]["required"], serde_json::json!(["name"]));
+/// ```
+pub fn envelope<T: crate::project::ToolResult>() -> Schema {
+    let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft2020_12());
+    let record = T::record_schema(&mut generator);
+    let defs = generator.take_definitions(true);
+    envelope_of(record, defs, &format!("{} result", T::PROJECTION.name))
+}
+
+/// The envelope around records of `record`'s schema (draft 2020-12), with `defs` as `$defs`.
+pub fn envelope_of(record: Schema, defs: Map<String, Value>, title: &str) -> Schema {
+    let statuses: Vec<&str> = [
+        crate::envelope::Status::Ok,
+        crate::envelope::Status::Partial,
+        crate::envelope::Status::Empty,
+        crate::envelope::Status::Error,
+    ]
+    .iter()
+    .map(|s| s.as_str())
+    .collect();
+    let reasons: Vec<&str> = [
+        crate::envelope::OmitReason::ResultBudget,
+        crate::envelope::OmitReason::PageSize,
+        crate::envelope::OmitReason::RecordTooLarge,
+        crate::envelope::OmitReason::Filtered,
+    ]
+    .iter()
+    .map(|r| r.as_str())
+    .collect();
+    let mut schema = json_schema!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "type": "object",
+        "properties": {
+            "status": {
+                "type": "string",
+                "enum": statuses,
+                "description": "ok: every match shown; partial: some shown, see omitted and next; empty: nothing matched (a finding, not an error); error: the summary says how to recover",
+            },
+            "summary": {
+                "type": "string",
+                "description": "one sentence a model can act on alone",
+            },
+            "data": { "type": "array", "items": record },
+            "omitted": {
+                "type": "object",
+                "properties": {
+                    "count": { "type": "integer", "minimum": 0 },
+                    "reason": { "enum": reasons.iter().map(|r| Value::from(*r)).chain([Value::Null]).collect::<Vec<_>>() },
+                    "fields": {
+                        "type": "array",
+                        "items": { "type": "string" },
+                        "description": "fields this view leaves out (the records may well have them)",
+                    },
+                    "too_large": { "type": "integer", "minimum": 1 },
+                    "handle": {
+                        "type": "string",
+                        "description": "the whole result is stored under this handle: reopen it with open_result",
+                    },
+                },
+                "required": ["count", "reason", "fields"],
+                "additionalProperties": false,
+            },
+            "next": {
+                "type": ["string", "null"],
+                "description": "pass as cursor to get the next page; null when there is none",
+            },
+        },
+        "required": ["status", "summary", "data", "omitted", "next"],
+        "additionalProperties": false,
+    });
+    if !defs.is_empty() {
+        schema.insert("$defs".to_owned(), Value::Object(defs));
+    }
+    schema
+}
