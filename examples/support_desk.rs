@@ -24,17 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let shaper = Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(2_000))
         .raw_payload(desk::PAGE);
-    let json = shaper
-        .clone()
-        .format(Format::Json)
-        .shape_blocking(&tickets, &directory)?;
-    let prose = shaper
-        .clone()
-        .format(Format::Prose)
-        .shape_blocking(&tickets, &directory)?;
-    let table = shaper
-        .format(Format::Table)
-        .shape_blocking(&tickets, &directory)?;
+    let [json, prose, table] = desk::shape_formats(&shaper, &tickets, &directory)?;
 
     println!(
         "== shaped page, JSON envelope (structured channel) ==\n{}\n",

@@ -6,23 +6,13 @@
 #[path = "common/desk.rs"]
 mod desk;
 
-use shape_runtime::{Budget, Format, Shaper, Tiktoken, Tokenizer};
+use shape_runtime::{Budget, Shaper, Tiktoken, Tokenizer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tickets = desk::parse_page(desk::PAGE)?;
     let directory = desk::Directory::seed();
     let shaper = Shaper::for_tool("search_tickets").budget(Budget::tokens(4_000));
-    let json = shaper
-        .clone()
-        .format(Format::Json)
-        .shape_blocking(&tickets, &directory)?;
-    let prose = shaper
-        .clone()
-        .format(Format::Prose)
-        .shape_blocking(&tickets, &directory)?;
-    let table = shaper
-        .format(Format::Table)
-        .shape_blocking(&tickets, &directory)?;
+    let [json, prose, table] = desk::shape_formats(&shaper, &tickets, &directory)?;
     let records = serde_json::json!({ "tickets": json.structured()["data"] });
     let toon = toon_format::encode_default(&records)?;
 

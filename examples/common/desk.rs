@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use serde::Deserialize;
-use shape_runtime::{Legend, Resolve, ResolveError, Resolver, ToolResult};
+use shape_runtime::{
+    Format, Legend, Resolve, ResolveError, Resolver, ShapeError, Shaped, Shaper, ToolResult,
+};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
@@ -216,4 +218,23 @@ pub fn seed_element() -> &'static str {
     let start = PAGE.find("    {").unwrap_or(0);
     let end = PAGE.find("\n    },").map_or(PAGE.len(), |i| i + 6);
     &PAGE[start..end]
+}
+
+/// The page shaped in each format by one configured shaper: JSON, prose, table.
+pub fn shape_formats(
+    shaper: &Shaper<'_>,
+    tickets: &[Ticket],
+    directory: &Directory,
+) -> Result<[Shaped; 3], ShapeError> {
+    let shape = |format| {
+        shaper
+            .clone()
+            .format(format)
+            .shape_blocking(tickets, directory)
+    };
+    Ok([
+        shape(Format::Json)?,
+        shape(Format::Prose)?,
+        shape(Format::Table)?,
+    ])
 }
