@@ -125,6 +125,9 @@ pub struct Report {
     pub diagnostics: Diagnostics,
     /// Records tokenized (each at most once per channel).
     pub tokenized: usize,
+    /// The envelope alone did not fit the budget (a budget too small for any answer): the
+    /// answer was sent anyway, with no records, and this says so.
+    pub over_budget: bool,
     /// Wall time of the call, in microseconds.
     pub duration_us: u64,
 }
@@ -150,6 +153,7 @@ impl Report {
             unknown_codes = self.diagnostics.unknown_codes.values().map(Vec::len).sum::<usize>(),
             unparsed_dates = self.diagnostics.unparsed_dates,
             attacker_tokens = self.diagnostics.untrusted.attacker_tokens,
+            over_budget = self.over_budget,
             duration_us = self.duration_us,
             "shaped tool result"
         );

@@ -459,6 +459,7 @@ impl<'a> Shaper<'a> {
             resolvers: Vec::new(),
             diagnostics: Default::default(),
             tokenized: 0,
+            over_budget: tokens.text.max(tokens.structured) > self.budget.max_tokens(),
             duration_us: 0,
         };
         report.emit();
@@ -726,6 +727,8 @@ impl<'a> Shaper<'a> {
             resolvers: page.resolvers,
             diagnostics: env.diagnostics(),
             tokenized,
+            over_budget: (check_structured && head_tail_s + sum_s > budget)
+                || (check_text && head_tail_t + sum_t > budget),
             duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
         };
         report.emit();

@@ -91,8 +91,10 @@ proptest! {
         // Fits the budget, recounted on the final text, and the report's count is exact.
         prop_assert_eq!(tok.count(shaped.text()), report.tokens.text);
         prop_assert_eq!(tok.count(shaped.structured_json()), report.tokens.structured);
-        prop_assert!(report.tokens.text <= budget || report.records.shown == 0, "text {} > {budget}", report.tokens.text);
-        prop_assert!(report.tokens.structured <= budget || report.records.shown == 0);
+        // Over the budget only when the envelope alone cannot fit, and then it says so.
+        let over = report.tokens.text > budget || report.tokens.structured > budget;
+        prop_assert_eq!(over, report.over_budget);
+        prop_assert!(!over || report.records.shown == 0, "text {} > {budget}", report.tokens.text);
 
         // The structured channel parses, with the five keys in order.
         let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
@@ -317,4 +319,21 @@ fn every_call_emits_its_report_as_a_tracing_event() {
         "{log}"
     );
     assert!(log.contains("cut_reason=\"result_budget\""), "{log}");
+}
+
+#[test]
+fn a_budget_too_small_for_any_answer_says_so() {
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let shaped = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(30))
+        .shape_blocking(&tickets, &desk::Directory::seed())
+        .unwrap();
+    assert_eq!(shaped.report().records.shown, 0);
+    assert!(shaped.report().over_budget);
+    assert!(shaped.report().tokens.text > 30);
+    let roomy = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(3_000))
+        .shape_blocking(&tickets, &desk::Directory::seed())
+        .unwrap();
+    assert!(!roomy.report().over_budget);
 }

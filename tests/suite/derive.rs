@@ -535,3 +535,37 @@ fn chrono_and_time_dates() {
         ])
     );
 }
+
+#[derive(ToolResult)]
+#[shape(name = "entry", plural = "entries")]
+struct Entry<T: serde::Serialize + schemars::JsonSchema> {
+    #[shape(show)]
+    r#type: String,
+    #[shape(show, rename = "last-seen")]
+    seen: Option<u32>,
+    #[shape(show)]
+    value: T,
+}
+
+#[test]
+fn raw_identifiers_odd_names_and_generic_records() {
+    assert_eq!(Entry::<bool>::FIELDS.r#type.name(), "type");
+    assert_eq!(Entry::<bool>::FIELDS.last_seen.name(), "last-seen");
+    let rows = vec![Entry {
+        r#type: "flag".into(),
+        seen: None,
+        value: true,
+    }];
+    let shaped = Shaper::for_tool("entries")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0],
+        serde_json::json!({"type": "flag", "last-seen": null, "value": true})
+    );
+    assert_eq!(
+        shaped.text().lines().nth(1),
+        Some("type: flag; last-seen: null; value: true")
+    );
+}
