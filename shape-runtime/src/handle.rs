@@ -30,6 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::aggregate::FieldRole;
 use crate::project::{FieldKind, Projection, ProseSegment};
 use crate::rank::Order;
 use base64::Engine as _;
@@ -190,10 +191,27 @@ pub struct StoredResult {
 pub struct StoredField {
     /// The name in tool results.
     pub name: String,
-    /// How it was shaped: `show`, `legend`, `resolve`, `id`, `date` or `untrusted`.
-    pub kind: String,
+    /// How it was shaped (written `show`, `legend`, `resolve`, `id`, `date` or `untrusted`).
+    pub kind: FieldRole,
     /// The token cap of an untrusted field.
     pub max_tokens: Option<u32>,
+}
+
+impl StoredField {
+    /// The field's kind as rendering needs it (the resolver's name and the id's shortening
+    /// are not stored: the values already are resolved and shortened).
+    pub fn field_kind(&self) -> FieldKind {
+        match self.kind {
+            FieldRole::Show => FieldKind::Show,
+            FieldRole::Legend => FieldKind::Legend,
+            FieldRole::Resolve => FieldKind::Resolve { resolver: "" },
+            FieldRole::Id => FieldKind::Id { short: false },
+            FieldRole::Date => FieldKind::Date,
+            FieldRole::Untrusted => FieldKind::Untrusted {
+                max_tokens: self.max_tokens,
+            },
+        }
+    }
 }
 
 /// A piece of a stored prose template.
@@ -248,7 +266,7 @@ impl StoredResult {
     /// }
     ///
     /// let stored = StoredResult::from_projection("search_tickets", Ticket::PROJECTION, Vec::new());
-    /// assert_eq!(stored.fields[1].kind, "untrusted");
+    /// assert_eq!(stored.fields[1].kind, shape_runtime::FieldRole::Untrusted);
     /// assert_eq!(stored.fields[1].max_tokens, Some(40));
     /// assert_eq!(stored.rank, Some((2, Order::Desc)));
     /// assert_eq!(stored.skipped, ["secret"]);
@@ -262,20 +280,13 @@ impl StoredResult {
         let fields = projection
             .fields
             .iter()
-            .map(|f| {
-                let (kind, max_tokens) = match f.kind {
-                    FieldKind::Show => ("show", None),
-                    FieldKind::Legend => ("legend", None),
-                    FieldKind::Resolve { .. } => ("resolve", None),
-                    FieldKind::Id { .. } => ("id", None),
-                    FieldKind::Date => ("date", None),
-                    FieldKind::Untrusted { max_tokens } => ("untrusted", max_tokens),
-                };
-                StoredField {
-                    name: f.name.to_owned(),
-                    kind: kind.to_owned(),
-                    max_tokens,
-                }
+            .map(|f| StoredField {
+                name: f.name.to_owned(),
+                kind: FieldRole::from(f.kind),
+                max_tokens: match f.kind {
+                    FieldKind::Untrusted { max_tokens } => max_tokens,
+                    _ => None,
+                },
             })
             .collect();
         let prose = projection.prose.map(|segments| {

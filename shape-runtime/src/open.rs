@@ -5,10 +5,10 @@
 //! The store is any [`HandleStore`]: the in-process [`MemoryStore`](crate::MemoryStore) by
 //! default, a shared one when several replicas serve one handle.
 
-use crate::aggregate::{Aggregate, AggregateError, Day, FieldMeta, Row};
+use crate::aggregate::{Aggregate, AggregateError, Day, FieldMeta, FieldRole, Row};
 use crate::cursor::{CursorCodec, Keyset, QueryHash};
 use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult, StoredSegment};
-use crate::project::{FieldKind, ToolResult};
+use crate::project::ToolResult;
 use crate::query::{OpenQuery, QueryError};
 use crate::rank::{KeyValue, Order};
 use crate::render::{Layout, RenderRecord, Seg, Typed};
@@ -301,7 +301,12 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             plural: &stored.plural,
             fields: kept
                 .iter()
-                .map(|&i| (stored.fields[i].name.as_str(), kind_of(&stored.fields[i])))
+                .map(|&i| {
+                    (
+                        stored.fields[i].name.as_str(),
+                        stored.fields[i].field_kind(),
+                    )
+                })
                 .collect(),
             prose: prose_for(stored, &kept),
             skipped,
@@ -363,30 +368,11 @@ enum Refusal {
     Shape(ShapeError),
 }
 
-fn kind_of(field: &crate::handle::StoredField) -> FieldKind {
-    match field.kind.as_str() {
-        "legend" => FieldKind::Legend,
-        "resolve" => FieldKind::Resolve { resolver: "" },
-        "id" => FieldKind::Id { short: false },
-        "date" => FieldKind::Date,
-        "untrusted" => FieldKind::Untrusted {
-            max_tokens: field.max_tokens,
-        },
-        _ => FieldKind::Show,
-    }
-}
-
 fn field_meta(stored: &StoredResult) -> Vec<FieldMeta> {
     let mut fields: Vec<FieldMeta> = stored
         .fields
         .iter()
-        .map(|f| {
-            FieldMeta::new(
-                f.name.clone(),
-                kind_of(f).into(),
-                crate::aggregate::ValueType::Any,
-            )
-        })
+        .map(|f| FieldMeta::new(f.name.clone(), f.kind, crate::aggregate::ValueType::Any))
         .collect();
     FieldMeta::infer_values(&mut fields, &stored.records);
     fields
@@ -408,13 +394,11 @@ fn prose_for<'s>(stored: &'s StoredResult, kept: &[usize]) -> Option<Vec<Seg<'s>
 fn stored_order(stored: &StoredResult) -> Option<String> {
     let (index, order) = stored.rank?;
     let field = stored.fields.get(index)?;
-    let name = field.name.replace('_', " ");
-    Some(match (field.kind == "date", order) {
-        (true, Order::Desc) => format!("most recent {name} first"),
-        (true, Order::Asc) => format!("oldest {name} first"),
-        (false, Order::Desc) => format!("highest {name} first"),
-        (false, Order::Asc) => format!("lowest {name} first"),
-    })
+    Some(crate::project::order_phrase(
+        &field.name,
+        field.kind == FieldRole::Date,
+        order,
+    ))
 }
 
 /// A stored row, rendered like the typed record it came from.
@@ -434,13 +418,13 @@ struct StoredValue<'a> {
 
 impl Serialize for StoredValue<'_> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        match (self.value, self.field.kind.as_str()) {
+        match (self.value, self.field.kind) {
             (None | Some(Value::Null), _) => s.serialize_none(),
             // Already sanitised and capped when stored: only the provenance is added here.
-            (Some(Value::String(text)), "untrusted") => {
+            (Some(Value::String(text)), FieldRole::Untrusted) => {
                 crate::untrusted::serialize_untrusted(text, &self.field.name, None, self.env, s)
             }
-            (Some(Value::String(text)), "date")
+            (Some(Value::String(text)), FieldRole::Date)
                 if crate::date::iso_date(text) == Some(text.as_str()) =>
             {
                 crate::view::serialize_date(text, self.env, s)

@@ -171,14 +171,22 @@ impl Projection {
     /// How the rank order reads in a sentence: "most recent last_update first".
     pub fn order_phrase(&self) -> Option<String> {
         let (field, order) = self.rank_field()?;
-        let dated = matches!(field.kind, FieldKind::Date);
-        let name = field.name.replace('_', " ");
-        Some(match (dated, order) {
-            (true, Order::Desc) => format!("most recent {name} first"),
-            (true, Order::Asc) => format!("oldest {name} first"),
-            (false, Order::Desc) => format!("highest {name} first"),
-            (false, Order::Asc) => format!("lowest {name} first"),
-        })
+        Some(order_phrase(
+            field.name,
+            field.kind == FieldKind::Date,
+            order,
+        ))
+    }
+}
+
+/// How a rank order reads in a summary: "most recent last update first".
+pub(crate) fn order_phrase(field: &str, dated: bool, order: Order) -> String {
+    let name = field.replace('_', " ");
+    match (dated, order) {
+        (true, Order::Desc) => format!("most recent {name} first"),
+        (true, Order::Asc) => format!("oldest {name} first"),
+        (false, Order::Desc) => format!("highest {name} first"),
+        (false, Order::Asc) => format!("lowest {name} first"),
     }
 }
 

@@ -269,12 +269,12 @@ fn full_result(tool: &str) -> StoredResult {
         fields: vec![
             shape_runtime::handle::StoredField {
                 name: "id".into(),
-                kind: "id".into(),
+                kind: shape_runtime::FieldRole::Id,
                 max_tokens: None,
             },
             shape_runtime::handle::StoredField {
                 name: "subject".into(),
-                kind: "untrusted".into(),
+                kind: shape_runtime::FieldRole::Untrusted,
                 max_tokens: Some(40),
             },
         ],
