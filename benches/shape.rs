@@ -193,10 +193,7 @@ impl shape_runtime::Resolve<desk::Users> for Names {
         keys: &[UserId],
     ) -> impl Future<Output = Result<HashMap<UserId, String>, shape_runtime::ResolveError>> + Send
     {
-        std::future::ready(Ok(keys
-            .iter()
-            .filter_map(|k| Some((k.clone(), self.users.get(k)?.clone())))
-            .collect()))
+        shape_runtime::resolve::answer(keys, |k| self.users.get(k).cloned())
     }
 }
 impl shape_runtime::Resolve<desk::Orgs> for Names {
@@ -205,10 +202,7 @@ impl shape_runtime::Resolve<desk::Orgs> for Names {
         keys: &[OrgId],
     ) -> impl Future<Output = Result<HashMap<OrgId, String>, shape_runtime::ResolveError>> + Send
     {
-        std::future::ready(Ok(keys
-            .iter()
-            .filter_map(|k| Some((k.clone(), self.orgs.get(k)?.clone())))
-            .collect()))
+        shape_runtime::resolve::answer(keys, |k| self.orgs.get(k).cloned())
     }
 }
 

@@ -191,11 +191,7 @@ impl Resolve<Users> for Directory {
         keys: &[UserId],
     ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
         self.record(Users::NAME, keys.len());
-        let found = keys
-            .iter()
-            .filter_map(|k| Some((k.clone(), self.users.get(&k.0)?.clone())))
-            .collect();
-        std::future::ready(Ok(found))
+        shape_runtime::resolve::answer(keys, |k| self.users.get(&k.0).cloned())
     }
 }
 
@@ -205,11 +201,7 @@ impl Resolve<Orgs> for Directory {
         keys: &[OrgId],
     ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
         self.record(Orgs::NAME, keys.len());
-        let found = keys
-            .iter()
-            .filter_map(|k| Some((k.clone(), self.orgs.get(&k.0)?.clone())))
-            .collect();
-        std::future::ready(Ok(found))
+        shape_runtime::resolve::answer(keys, |k| self.orgs.get(&k.0).cloned())
     }
 }
 

@@ -240,7 +240,7 @@ pub fn expand(container: &Container) -> TokenStream {
                 let path = resolver_paths[*i];
                 quote_spanned!(*span=> #p::schema::resolved::<#ty, <#path as #p::Resolver>::Key>(<#path as #p::Resolver>::NOUN))
             }
-            Kind::Id(_, span) => quote_spanned!(*span=> #p::schema::id::<#ty>()),
+            Kind::Id(_, span) => quote_spanned!(*span=> #p::schema::id()),
             Kind::Date(span) => quote_spanned!(*span=> #p::schema::date::<#ty>()),
             Kind::Untrusted(_, span) => quote_spanned!(*span=> #p::schema::untrusted::<#ty>()),
         };

@@ -9,7 +9,7 @@
 //! `null` (which is what `None` stays).
 //!
 //! ```
-//! use shape_runtime::{Resolve, ResolveError, Resolver};
+//! use shape_runtime::{Resolve, ResolveError, Resolver, resolve};
 //! use std::collections::HashMap;
 //!
 //! pub struct Users;
@@ -21,11 +21,10 @@
 //!
 //! struct Directory(HashMap<String, String>);
 //!
-//! // A synchronous lookup: answer at once with a ready future.
+//! // A synchronous lookup answers the batch at once.
 //! impl Resolve<Users> for Directory {
 //!     fn resolve(&self, keys: &[String]) -> impl Future<Output = Result<HashMap<String, String>, ResolveError>> + Send {
-//!         let found = keys.iter().filter_map(|k| Some((k.clone(), self.0.get(k)?.clone()))).collect();
-//!         std::future::ready(Ok(found))
+//!         resolve::answer(keys, |k| self.0.get(k).cloned())
 //!     }
 //! }
 //! ```
@@ -107,6 +106,18 @@ pub trait Resolve<R: Resolver>: Sync {
 /// The names a resolver answered for one page, keyed by id. A fast seeded hasher: this map
 /// is read once per resolved field per record.
 pub type NameMap<K> = HashMap<K, String, foldhash::fast::RandomState>;
+
+/// Answers a batch at once from a lookup: what a synchronous [`Resolve`] implementation
+/// returns. Keys `name` has no answer for render as unresolved.
+pub fn answer<K: Eq + Hash + Clone>(
+    keys: &[K],
+    mut name: impl FnMut(&K) -> Option<String>,
+) -> std::future::Ready<Result<HashMap<K, String>, ResolveError>> {
+    std::future::ready(Ok(keys
+        .iter()
+        .filter_map(|k| Some((k.clone(), name(k)?)))
+        .collect()))
+}
 
 /// One resolver's keys for a page: distinct, in first-seen order.
 #[derive(Debug, Clone)]

@@ -82,7 +82,7 @@ pub fn resolved<F: KeyField<K>, K>(noun: &str) -> Schema {
 }
 
 /// An id field.
-pub fn id<F: ?Sized>() -> Schema {
+pub fn id() -> Schema {
     json_schema!({ "type": "string", "description": "an id other tools accept" })
 }
 

@@ -5,7 +5,7 @@ use crate::desk;
 
 use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
 use shape_runtime::{
-    Budget, Format, Legend, LoadedLegend, Resolve, ResolveError, Resolver, Shaper, ToolResult,
+    Budget, Format, Legend, LoadedLegend, Resolve, ResolveError, Shaper, ToolResult,
 };
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -132,10 +132,7 @@ impl Resolve<Users> for Recorder {
         keys: &[UserId],
     ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
         self.batches.lock().unwrap().push(("users", keys.len()));
-        std::future::ready(Ok(keys
-            .iter()
-            .map(|k| (k.clone(), format!("name of {k}")))
-            .collect()))
+        shape_runtime::resolve::answer(keys, |k| Some(format!("name of {k}")))
     }
 }
 
@@ -145,10 +142,7 @@ impl Resolve<Orgs> for Recorder {
         keys: &[OrgId],
     ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
         self.batches.lock().unwrap().push(("orgs", keys.len()));
-        std::future::ready(Ok(keys
-            .iter()
-            .map(|k| (k.clone(), format!("org {k}")))
-            .collect()))
+        shape_runtime::resolve::answer(keys, |k| Some(format!("org {k}")))
     }
 }
 
@@ -247,10 +241,7 @@ async fn async_resolvers_are_awaited() {
             &self,
             keys: &[OrgId],
         ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
-            std::future::ready(Ok(keys
-                .iter()
-                .map(|k| (k.clone(), "org".to_owned()))
-                .collect()))
+            shape_runtime::resolve::answer(keys, |_| Some("org".to_owned()))
         }
     }
     let shaped = Shaper::for_tool("t")
@@ -469,11 +460,7 @@ fn defaults_lists_and_non_integer_legends() {
             &self,
             keys: &[UserId],
         ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
-            std::future::ready(Ok(keys
-                .iter()
-                .filter(|k| k.0 == "u1")
-                .map(|k| (k.clone(), "Ada".into()))
-                .collect()))
+            shape_runtime::resolve::answer(keys, |k| (k.0 == "u1").then(|| "Ada".to_owned()))
         }
     }
     let shaped = Shaper::for_tool("settings")
@@ -488,7 +475,6 @@ fn defaults_lists_and_non_integer_legends() {
         shaped.text().lines().nth(1).unwrap(),
         "key: dark_mode; enabled: yes; tags: ui, beta; owners: Ada, unresolved user u2"
     );
-    let _ = <Users as Resolver>::NAME;
 }
 
 #[derive(ToolResult)]
