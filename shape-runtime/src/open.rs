@@ -113,30 +113,34 @@ impl<'a> Shaper<'a> {
     }
 
     /// Whether the whole result exceeds the policy's number of budgets. Tokens are
-    /// extrapolated from the first record's exact count over the JSON bytes of all of them
-    /// (serialising is 15–60× cheaper than tokenizing, so nothing else is tokenized).
+    /// extrapolated from the first record's exact count over the JSON bytes of the records
+    /// (serialising is 15–60× cheaper than tokenizing, so nothing else is tokenized), stopping
+    /// at the first record that takes the estimate over the line.
     fn worth_storing<T: ToolResult>(
         &self,
         records: &[Typed<'_, T>],
         tokenizer: &dyn Tokenizer,
         policy: &HandlePolicy,
     ) -> Result<bool, String> {
-        let Some(first) = records.first() else {
-            return Ok(false);
-        };
-        let mut sample = Vec::new();
-        first.write_json(&mut sample)?;
-        let sample_tokens = tokenizer.count(&String::from_utf8_lossy(&sample)).max(1);
+        let budget = self.current_budget().max_tokens();
+        let mut tokens_per_byte: Option<f64> = None;
         let mut bytes = 0usize;
         let mut buf = Vec::new();
         for record in records {
             buf.clear();
             record.write_json(&mut buf)?;
+            let per_byte = *tokens_per_byte.get_or_insert_with(|| {
+                tokenizer.count(&String::from_utf8_lossy(&buf)).max(1) as f64
+                    / buf.len().max(1) as f64
+            });
             bytes += buf.len() + 1;
+            // Decided as soon as the running estimate crosses the line: a result worth
+            // storing is not serialised twice beyond that point.
+            if policy.should_store((bytes as f64 * per_byte) as usize, budget) {
+                return Ok(true);
+            }
         }
-        let estimate =
-            (bytes as f64 * sample_tokens as f64 / (sample.len().max(1) as f64)) as usize;
-        Ok(policy.should_store(estimate, self.current_budget().max_tokens()))
+        Ok(false)
     }
 
     /// The stored form of the whole result and the aggregate sentence that leads the summary.
