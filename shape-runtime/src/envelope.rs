@@ -169,7 +169,7 @@ impl Frame {
     }
 
     /// An error frame: what happened and what to do instead, in one sentence.
-    pub fn error(what: &str, remedy: &str, skipped: &[&str]) -> Frame {
+    pub fn error(what: &str, remedy: &str) -> Frame {
         let what = what.trim_end_matches('.');
         let summary = if remedy.is_empty() {
             what.to_owned()
@@ -182,7 +182,7 @@ impl Frame {
             omitted: Omitted {
                 count: 0,
                 reason: None,
-                fields: skipped.iter().map(|s| (*s).to_owned()).collect(),
+                fields: Vec::new(),
                 too_large: 0,
                 handle: None,
             },

@@ -143,21 +143,15 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
     }
 }
 
-/// Renders record segments for one layout and format.
+/// Renders record segments for one layout, in any format.
 pub struct Renderer<'p> {
     layout: &'p Layout<'p>,
-    format: Format,
 }
 
 impl<'p> Renderer<'p> {
-    /// A renderer for `layout` in `format`.
-    pub fn new(layout: &'p Layout<'p>, format: Format) -> Self {
-        Renderer { layout, format }
-    }
-
-    /// The format.
-    pub fn format(&self) -> Format {
-        self.format
+    /// A renderer for `layout`.
+    pub fn new(layout: &'p Layout<'p>) -> Self {
+        Renderer { layout }
     }
 
     /// The table's header row (with its newline), for the table form.

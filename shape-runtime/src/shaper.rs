@@ -418,12 +418,7 @@ impl<'a> Shaper<'a> {
 
     /// An error envelope for this tool: what happened and what to do instead.
     pub fn error(&self, what: &str, remedy: &str) -> Shaped {
-        self.error_for(what, remedy, &[])
-    }
-
-    /// An error envelope for this tool that lists the fields the projection leaves out.
-    pub fn error_for(&self, what: &str, remedy: &str, skipped: &[&str]) -> Shaped {
-        let frame = Frame::error(what, remedy, skipped);
+        let frame = Frame::error(what, remedy);
         let structured = format!(
             "{}{}",
             envelope::json_head(&frame, false),
@@ -481,7 +476,7 @@ impl<'a> Shaper<'a> {
         page: PageInputs<'_>,
         start: Instant,
     ) -> Result<Shaped, ShapeError> {
-        let renderer = Renderer::new(layout, self.format);
+        let renderer = Renderer::new(layout);
         let tok = &*self.tokenizer;
         let budget = self.budget.max_tokens();
         let given = page.given;
