@@ -14,7 +14,7 @@ mod desk;
 use criterion::Criterion;
 use desk::{OrgId, Ticket, UserId};
 use serde::Serialize;
-use shape_runtime::{
+use toolshape::{
     Budget, CallEnv, Cx, Format, LegendSource, Shaper, Tiktoken, ToolResult, UntrustedPolicy,
     iso_date, short_id,
 };
@@ -187,22 +187,22 @@ struct Names {
     users: HashMap<UserId, String>,
     orgs: HashMap<OrgId, String>,
 }
-impl shape_runtime::Resolve<desk::Users> for Names {
+impl toolshape::Resolve<desk::Users> for Names {
     fn resolve(
         &self,
         keys: &[UserId],
-    ) -> impl Future<Output = Result<HashMap<UserId, String>, shape_runtime::ResolveError>> + Send
+    ) -> impl Future<Output = Result<HashMap<UserId, String>, toolshape::ResolveError>> + Send
     {
-        shape_runtime::resolve::answer(keys, |k| self.users.get(k).cloned())
+        toolshape::resolve::answer(keys, |k| self.users.get(k).cloned())
     }
 }
-impl shape_runtime::Resolve<desk::Orgs> for Names {
+impl toolshape::Resolve<desk::Orgs> for Names {
     fn resolve(
         &self,
         keys: &[OrgId],
-    ) -> impl Future<Output = Result<HashMap<OrgId, String>, shape_runtime::ResolveError>> + Send
+    ) -> impl Future<Output = Result<HashMap<OrgId, String>, toolshape::ResolveError>> + Send
     {
-        shape_runtime::resolve::answer(keys, |k| self.orgs.get(k).cloned())
+        toolshape::resolve::answer(keys, |k| self.orgs.get(k).cloned())
     }
 }
 

@@ -4,8 +4,8 @@
 //! `cargo bench --bench untrusted`; throughput is reported in MB/s of input.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use shape_runtime::Tiktoken;
-use shape_runtime::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
+use toolshape::Tiktoken;
+use toolshape::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
 use std::hint::black_box;
 
 fn mixed_text(bytes: usize) -> String {

@@ -5,8 +5,8 @@
 //! (e.g. `redis://127.0.0.1:6379/`) to measure the Redis store as well.
 
 use serde_json::{Map, json};
-use shape_runtime::handle::{HandlePolicy, HandleStore, MemoryStore, StoredResult};
-use shape_runtime::{Handle, RedisStore};
+use toolshape::handle::{HandlePolicy, HandleStore, MemoryStore, StoredResult};
+use toolshape::{Handle, RedisStore};
 use std::time::{Duration, Instant};
 
 const RUNS: usize = 50;

@@ -8,7 +8,7 @@
 mod tracker;
 
 use serde_json::json;
-use shape_runtime::{
+use toolshape::{
     Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, HandlePolicy, Keep, MemoryStore,
     OpenResult, Shaper, Tiktoken, Tokenizer,
 };

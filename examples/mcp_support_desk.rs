@@ -39,7 +39,7 @@ use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use shape_runtime::{
+use toolshape::{
     Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, Handle, HandlePolicy, Keep,
     MemoryStore, OpenResult, QueryHash, Shaped, Shaper, mcp,
 };
@@ -324,7 +324,7 @@ impl Desk {
                 let ids: Vec<&str> = found
                     .iter()
                     .take(5)
-                    .map(|t| shape_runtime::short_id(&t.id))
+                    .map(|t| toolshape::short_id(&t.id))
                     .collect();
                 let more = if found.len() > 5 { ", …" } else { "" };
                 let shaped = shaper.error(

@@ -7,7 +7,7 @@
 mod desk;
 
 use desk::{Directory, Ticket};
-use shape_runtime::{Budget, Format, Shaper, Tiktoken, Tokenizer};
+use toolshape::{Budget, Format, Shaper, Tiktoken, Tokenizer};
 use std::collections::HashSet;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

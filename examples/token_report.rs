@@ -6,7 +6,7 @@
 #[path = "common/desk.rs"]
 mod desk;
 
-use shape_runtime::{Budget, Shaper, Tiktoken, Tokenizer};
+use toolshape::{Budget, Shaper, Tiktoken, Tokenizer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tickets = desk::parse_page(desk::PAGE)?;

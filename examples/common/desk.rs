@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use serde::Deserialize;
-use shape_runtime::{
+use toolshape::{
     Format, Legend, Resolve, ResolveError, Resolver, ShapeError, Shaped, Shaper, ToolResult,
 };
 use std::collections::HashMap;
@@ -191,7 +191,7 @@ impl Resolve<Users> for Directory {
         keys: &[UserId],
     ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
         self.record(Users::NAME, keys.len());
-        shape_runtime::resolve::answer(keys, |k| self.users.get(&k.0).cloned())
+        toolshape::resolve::answer(keys, |k| self.users.get(&k.0).cloned())
     }
 }
 
@@ -201,7 +201,7 @@ impl Resolve<Orgs> for Directory {
         keys: &[OrgId],
     ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
         self.record(Orgs::NAME, keys.len());
-        shape_runtime::resolve::answer(keys, |k| self.orgs.get(&k.0).cloned())
+        toolshape::resolve::answer(keys, |k| self.orgs.get(&k.0).cloned())
     }
 }
 

@@ -7,8 +7,8 @@
 use crate::desk::{OrgId, Orgs, Ticket, UserId, Users};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
-use shape_runtime::cursor::{Keyset, Placeholders, SqlOptions};
-use shape_runtime::{KeyValue, Order, Resolve, ResolveError, Resolver};
+use toolshape::cursor::{Keyset, Placeholders, SqlOptions};
+use toolshape::{KeyValue, Order, Resolve, ResolveError, Resolver};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,7 +3,7 @@
 //! into. Shared by the triage example and the tests.
 #![allow(dead_code)]
 
-use shape_runtime::{Legend, ToolResult};
+use toolshape::{Legend, ToolResult};
 
 pub const STATE: Legend<u8> = Legend::new(&[(1, "open"), (2, "closed")]);
 pub const TODAY: &str = "2026-11-30";

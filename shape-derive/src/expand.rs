@@ -1,6 +1,6 @@
 //! Expand stage: writes `impl ToolResult` for a checked container.
 //!
-//! Everything generated reaches the runtime through `::shape_runtime::__private` and names it
+//! Everything generated reaches the runtime through `::toolshape::__private` and names it
 //! invents start with `__`. Expressions that come from the user (a legend, a resolver) are
 //! emitted with `quote_spanned!` at the attribute key, so a type error lands on the attribute.
 
@@ -41,7 +41,7 @@ impl Shown<'_, '_> {
 }
 
 pub fn expand(container: &Container) -> TokenStream {
-    let p = quote!(::shape_runtime::__private);
+    let p = quote!(::toolshape::__private);
     let ident = container.ident;
     let (impl_generics, ty_generics, where_clause) = container.generics.split_for_impl();
 

@@ -1,7 +1,7 @@
-//! The derive behind `shape_runtime::ToolResult`.
+//! The derive behind `toolshape::ToolResult`.
 //!
-//! Users depend on `shape-runtime`, which re-exports this macro; the generated code reaches the
-//! runtime only through `::shape_runtime::__private`. The macro is a three-stage pipeline, one
+//! Users depend on `toolshape`, which re-exports this macro; the generated code reaches the
+//! runtime only through `::toolshape::__private`. The macro is a three-stage pipeline, one
 //! file a stage: [`ast`] parses the attributes, [`check`] applies the rules that need the whole
 //! struct, [`expand`] writes the impl. Errors from every stage are collected in a [`ctxt::Ctxt`]
 //! and reported together, so four mistakes cost one compile, not four.
@@ -14,9 +14,9 @@ mod template;
 
 use proc_macro::TokenStream;
 
-/// Derives `shape_runtime::ToolResult` for a struct with named fields.
+/// Derives `toolshape::ToolResult` for a struct with named fields.
 ///
-/// See the `shape-runtime` documentation for the attribute reference.
+/// See the `toolshape` documentation for the attribute reference.
 #[proc_macro_derive(ToolResult, attributes(shape))]
 pub fn derive_tool_result(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use shape_runtime::{Aggregate, Day, FieldMeta};
+//! use toolshape::{Aggregate, Day, FieldMeta};
 //!
 //! let fields = [FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [
@@ -203,7 +203,7 @@ pub enum ValueType {
 /// [`FieldMeta::infer_values`]), or by hand with the constructors.
 ///
 /// ```
-/// use shape_runtime::{FieldMeta, FieldRole, ValueType};
+/// use toolshape::{FieldMeta, FieldRole, ValueType};
 ///
 /// let labels = FieldMeta::list("labels");
 /// assert_eq!((labels.role, labels.value), (FieldRole::Show, ValueType::List));
@@ -297,9 +297,9 @@ impl FieldMeta {
     ///
     /// ```
     /// use serde_json::json;
-    /// use shape_runtime::{FieldMeta, ValueType};
+    /// use toolshape::{FieldMeta, ValueType};
     ///
-    /// let mut fields = vec![FieldMeta::new("comments", shape_runtime::FieldRole::Show, ValueType::Any)];
+    /// let mut fields = vec![FieldMeta::new("comments", toolshape::FieldRole::Show, ValueType::Any)];
     /// let rows = [json!({"comments": 3}), json!({"comments": null})];
     /// let rows: Vec<_> = rows.iter().filter_map(|r| r.as_object().cloned()).collect();
     /// FieldMeta::infer_values(&mut fields, &rows);
@@ -487,13 +487,13 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 /// passes, so the computation never reads the clock and tests are deterministic.
 ///
 /// ```
-/// use shape_runtime::Day;
+/// use toolshape::Day;
 ///
 /// let day: Day = "2026-03-02".parse()?;
 /// assert_eq!(day.days_since_epoch(), 20_514);
 /// assert_eq!(Day::from_days_since_epoch(0).to_string(), "1970-01-01");
 /// assert_eq!(Day::parse("2026-03-02T09:14:22Z"), Some(day));
-/// # Ok::<(), shape_runtime::DayError>(())
+/// # Ok::<(), toolshape::DayError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day(i64);
@@ -589,7 +589,7 @@ fn civil_from_days(days: i64) -> (i128, u32, u32) {
 /// From JSON (what `open_result` accepts):
 ///
 /// ```
-/// use shape_runtime::Aggregate;
+/// use toolshape::Aggregate;
 ///
 /// let spec: Aggregate = serde_json::from_str(
 ///     r#"{"recent": {"field": "opened", "days": 30}, "top": [{"field": "labels", "k": 3}]}"#,
@@ -686,7 +686,7 @@ impl Aggregate {
     /// Checks every named field exists and fits its operation.
     ///
     /// ```
-    /// use shape_runtime::{Aggregate, FieldMeta};
+    /// use toolshape::{Aggregate, FieldMeta};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::date("opened")];
     /// let err = Aggregate::new().recent("title", 30).validate(&fields).unwrap_err();
@@ -1120,7 +1120,7 @@ fn share(count: u64, total: u64) -> f64 {
 /// "100%" unless all: a share that rounds to 0 reads "<1%", one that rounds to 100 ">99%".
 ///
 /// ```
-/// use shape_runtime::aggregate::percent;
+/// use toolshape::aggregate::percent;
 ///
 /// assert_eq!(percent(1229, 1412), "87%");
 /// assert_eq!(percent(1, 200), "1%"); // 0.5% rounds half up
@@ -1267,7 +1267,7 @@ impl AggregateResult {
     /// With no records the sentence is the total alone ("0 issues").
     ///
     /// ```
-    /// use shape_runtime::{Aggregate, Day, FieldMeta};
+    /// use toolshape::{Aggregate, Day, FieldMeta};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::number("comments")];
     /// let rows: Vec<_> = [r#"{"state":"open","comments":4}"#, r#"{"state":null,"comments":1}"#]
@@ -1282,7 +1282,7 @@ impl AggregateResult {
     ///     result.sentence("tickets"),
     ///     "2 tickets, by state: open 1, no state 1; comments: min 1, max 4, mean 2.5"
     /// );
-    /// # Ok::<(), shape_runtime::AggregateError>(())
+    /// # Ok::<(), toolshape::AggregateError>(())
     /// ```
     pub fn sentence(&self, plural: &str) -> String {
         self.sentence_with(plural, plural)

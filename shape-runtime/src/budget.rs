@@ -1,7 +1,7 @@
 //! Token budgets: how many tokens of a named tokenizer one tool call may return.
 //!
 //! ```
-//! use shape_runtime::Budget;
+//! use toolshape::Budget;
 //!
 //! assert_eq!(Budget::tokens(2_000).max_tokens(), 2_000);
 //! // A third of a 200k window for tool results, over 30 expected calls:

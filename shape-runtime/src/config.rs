@@ -3,7 +3,7 @@
 //! model changes.
 //!
 //! ```
-//! use shape_runtime::{Format, ShapeConfig};
+//! use toolshape::{Format, ShapeConfig};
 //!
 //! let config = ShapeConfig::from_toml_str(r#"
 //!     [defaults]

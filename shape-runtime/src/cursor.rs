@@ -17,8 +17,8 @@
 //! that has the same key.
 //!
 //! ```
-//! use shape_runtime::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
-//! use shape_runtime::{KeyValue, Order};
+//! use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
+//! use toolshape::{KeyValue, Order};
 //!
 //! let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
 //! let query = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
@@ -167,11 +167,11 @@ pub struct SqlColumnError {
 /// which is still accepted when decoding (never used to sign).
 ///
 /// ```
-/// use shape_runtime::cursor::CursorKeys;
+/// use toolshape::cursor::CursorKeys;
 ///
 /// let keys = CursorKeys::new(b"the new key, 16+ bytes")?.with_previous(b"the old key, 16+ bytes")?;
 /// assert!(CursorKeys::new(b"short").is_err());
-/// # Ok::<(), shape_runtime::cursor::CursorKeyError>(())
+/// # Ok::<(), toolshape::cursor::CursorKeyError>(())
 /// ```
 #[derive(Clone)]
 pub struct CursorKeys {
@@ -221,7 +221,7 @@ fn keyed(key: &[u8]) -> Result<HmacSha256, CursorKeyError> {
 /// requests with the same arguments in a different key order hash the same.
 ///
 /// ```
-/// use shape_runtime::cursor::QueryHash;
+/// use toolshape::cursor::QueryHash;
 /// use serde_json::json;
 ///
 /// let a = QueryHash::of("search", &json!({"q": "crash", "status": "open"}))?;
@@ -229,7 +229,7 @@ fn keyed(key: &[u8]) -> Result<HmacSha256, CursorKeyError> {
 /// assert_eq!(a, b);
 /// assert_ne!(a, QueryHash::of("search", &json!({"q": "crash"}))?);
 /// assert_ne!(a, QueryHash::of("list", &json!({"q": "crash", "status": "open"}))?);
-/// # Ok::<(), shape_runtime::cursor::QueryHashError>(())
+/// # Ok::<(), toolshape::cursor::QueryHashError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct QueryHash([u8; 32]);
@@ -346,8 +346,8 @@ impl Keyset {
     /// order.
     ///
     /// ```
-    /// use shape_runtime::cursor::Keyset;
-    /// use shape_runtime::{KeyValue, Order};
+    /// use toolshape::cursor::Keyset;
+    /// use toolshape::{KeyValue, Order};
     ///
     /// let k = Keyset { rank: Some(KeyValue::Int(5)), id: Some("b".into()), order: Order::Asc };
     /// assert!(k.admits(Some(&KeyValue::Int(6)), Some("a")));
@@ -375,15 +375,15 @@ impl Keyset {
     /// cursor agree on ties.
     ///
     /// ```
-    /// use shape_runtime::cursor::Keyset;
-    /// use shape_runtime::{KeyValue, Order};
+    /// use toolshape::cursor::Keyset;
+    /// use toolshape::{KeyValue, Order};
     ///
     /// let k = Keyset { rank: Some(KeyValue::Int(7)), id: Some("t1".into()), order: Order::Desc };
     /// let p = k.sql_predicate("updated_at", "id")?;
     /// assert_eq!(p.sql, "((updated_at, id) < (?, ?) OR updated_at IS NULL)");
     /// assert_eq!(p.params, [KeyValue::Int(7), KeyValue::Str("t1".into())]);
     /// assert_eq!(k.sql_order_by("updated_at", "id")?, "updated_at DESC NULLS LAST, id DESC");
-    /// # Ok::<(), shape_runtime::cursor::SqlColumnError>(())
+    /// # Ok::<(), toolshape::cursor::SqlColumnError>(())
     /// ```
     pub fn sql_predicate(
         &self,
@@ -397,14 +397,14 @@ impl Keyset {
     /// column declared `NOT NULL` (which drops the `OR … IS NULL` arm).
     ///
     /// ```
-    /// use shape_runtime::cursor::{Keyset, Placeholders, SqlOptions};
-    /// use shape_runtime::{KeyValue, Order};
+    /// use toolshape::cursor::{Keyset, Placeholders, SqlOptions};
+    /// use toolshape::{KeyValue, Order};
     ///
     /// let k = Keyset { rank: Some(KeyValue::Int(7)), id: Some("t1".into()), order: Order::Desc };
     /// let options = SqlOptions { placeholders: Placeholders::Dollar { first: 3 }, rank_nullable: false };
     /// let p = k.sql_predicate_with("t.updated_at", "t.id", &options)?;
     /// assert_eq!(p.sql, "(t.updated_at, t.id) < ($3, $4)");
-    /// # Ok::<(), shape_runtime::cursor::SqlColumnError>(())
+    /// # Ok::<(), toolshape::cursor::SqlColumnError>(())
     /// ```
     pub fn sql_predicate_with(
         &self,
@@ -571,8 +571,8 @@ impl Placeholders {
 /// it, or by id when the type has no rank key); the boundary is found by binary search.
 ///
 /// ```
-/// use shape_runtime::cursor::{after_cursor, Keyset};
-/// use shape_runtime::ToolResult;
+/// use toolshape::cursor::{after_cursor, Keyset};
+/// use toolshape::ToolResult;
 ///
 /// #[derive(ToolResult)]
 /// #[shape(name = "event", plural = "events")]

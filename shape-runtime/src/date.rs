@@ -7,7 +7,7 @@
 //! call's report; it is never dropped and never a panic.
 //!
 //! ```
-//! use shape_runtime::iso_date;
+//! use toolshape::iso_date;
 //!
 //! assert_eq!(iso_date("2026-02-11T09:14:22.481Z"), Some("2026-02-11"));
 //! assert_eq!(iso_date("2026-02-11T09:14:22+05:30"), Some("2026-02-11"));
@@ -123,7 +123,7 @@ pub enum DateValue<'a> {
     label = "`date` needs an ISO-8601 text or a timestamp type",
     note = "`date` works on String, &str, Cow<str>, Option of those, and with the `chrono` or \
             `time` feature on their date and timestamp types; for a newtype, implement \
-            `shape_runtime::DateField`"
+            `toolshape::DateField`"
 )]
 pub trait DateField {
     /// The value's date.

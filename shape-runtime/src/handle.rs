@@ -12,7 +12,7 @@
 //! evicted one says so, and names the tool to call again.
 //!
 //! ```
-//! use shape_runtime::handle::{HandlePolicy, HandleStore, MemoryStore, StoredResult};
+//! use toolshape::handle::{HandlePolicy, HandleStore, MemoryStore, StoredResult};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
 //! let store = MemoryStore::new(64 << 20);
@@ -97,14 +97,14 @@ pub enum HandleError {
 /// A reference to a stored result: 128 random bits, shown as `h_` + 22 base64url characters.
 ///
 /// ```
-/// use shape_runtime::handle::Handle;
+/// use toolshape::handle::Handle;
 ///
 /// let handle = Handle::random()?;
 /// let text = handle.to_string();
 /// assert_eq!(text.len(), 24);
 /// assert_eq!(text.parse::<Handle>()?, handle);
 /// assert!("h_not-a-handle".parse::<Handle>().is_err());
-/// # Ok::<(), shape_runtime::handle::HandleError>(())
+/// # Ok::<(), toolshape::handle::HandleError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Handle([u8; 16]);
@@ -249,8 +249,8 @@ impl StoredResult {
     /// The stored form of `records`, projected by `projection`, created now.
     ///
     /// ```
-    /// use shape_runtime::handle::{StoredResult, StoredSegment};
-    /// use shape_runtime::{ToolResult, Order};
+    /// use toolshape::handle::{StoredResult, StoredSegment};
+    /// use toolshape::{ToolResult, Order};
     ///
     /// #[derive(ToolResult)]
     /// #[shape(name = "ticket", plural = "tickets", prose = "{id}: {subject}")]
@@ -266,7 +266,7 @@ impl StoredResult {
     /// }
     ///
     /// let stored = StoredResult::from_projection("search_tickets", Ticket::PROJECTION, Vec::new());
-    /// assert_eq!(stored.fields[1].kind, shape_runtime::FieldRole::Untrusted);
+    /// assert_eq!(stored.fields[1].kind, toolshape::FieldRole::Untrusted);
     /// assert_eq!(stored.fields[1].max_tokens, Some(40));
     /// assert_eq!(stored.rank, Some((2, Order::Desc)));
     /// assert_eq!(stored.skipped, ["secret"]);
@@ -334,7 +334,7 @@ impl std::io::Write for ByteCounter {
 /// When to store a result behind a handle, and for how long. Loaded from configuration.
 ///
 /// ```
-/// use shape_runtime::handle::HandlePolicy;
+/// use toolshape::handle::HandlePolicy;
 ///
 /// let policy: HandlePolicy = toml::from_str("ttl_secs = 600")?;
 /// assert_eq!(policy.ttl_secs, 600);
@@ -435,7 +435,7 @@ impl Clock for SystemClock {
 /// A clock that moves only when told to; clones share the time.
 ///
 /// ```
-/// use shape_runtime::handle::{Clock, ManualClock};
+/// use toolshape::handle::{Clock, ManualClock};
 /// use std::time::Duration;
 ///
 /// let clock = ManualClock::new(1_000);

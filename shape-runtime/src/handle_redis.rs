@@ -61,8 +61,8 @@ const DEFAULT_OWNER_KEY: &[u8] = b"shape handle owner v1";
 /// Cheap to clone (clones share one multiplexed, self-reconnecting connection).
 ///
 /// ```no_run
-/// use shape_runtime::handle::{HandlePolicy, HandleStore, StoredResult};
-/// use shape_runtime::RedisStore;
+/// use toolshape::handle::{HandlePolicy, HandleStore, StoredResult};
+/// use toolshape::RedisStore;
 /// use std::time::Duration;
 ///
 /// # #[tokio::main(flavor = "current_thread")]

@@ -3,7 +3,7 @@
 //! need to reproduce; the tool that takes the id back accepts the short form.
 //!
 //! ```
-//! use shape_runtime::short_id;
+//! use toolshape::short_id;
 //!
 //! assert_eq!(short_id("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90"), "tkt_9f3a71c4");
 //! assert_eq!(short_id("9F3A71C4-2D18-4B6E-9C05-8AB3F2E17D90"), "9F3A71C4");
@@ -48,7 +48,7 @@ pub fn short_id(id: &str) -> &str {
     message = "`{Self}` cannot be used with `id`: it does not expose its text",
     label = "`id` needs a field whose value is the id's text",
     note = "`id` works on String, &str, Box<str> and Cow<str>; for a newtype, implement \
-            `shape_runtime::IdText` returning its text"
+            `toolshape::IdText` returning its text"
 )]
 pub trait IdText {
     /// The id's full text.

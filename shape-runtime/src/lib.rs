@@ -75,7 +75,7 @@ pub use untrusted::{Provenance, UntrustedPolicy, UntrustedStats};
 pub use view::{CallEnv, Channel, Cx, DateStyle, Diagnostics, UntrustedText};
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.
-pub use shape_derive::ToolResult;
+pub use toolshape_derive::ToolResult;
 
 /// A short random string for per-call delimiters.
 pub(crate) fn untrusted_nonce() -> String {

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use rmcp::model::CallToolResult;
-//! use shape_runtime::{Budget, Format, Shaper, ToolResult, mcp};
+//! use toolshape::{Budget, Format, Shaper, ToolResult, mcp};
 //!
 //! #[derive(ToolResult)]
 //! #[shape(name = "city", plural = "cities", prose = "{name}: {population}")]

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 /// A domain struct that can be shaped into a tool result. Derive it; do not implement it by hand.
 ///
 /// ```
-/// use shape_runtime::{Legend, ToolResult};
+/// use toolshape::{Legend, ToolResult};
 ///
 /// const STATUS: Legend<u8> = Legend::new(&[(1, "new"), (3, "open")]);
 ///
@@ -194,7 +194,7 @@ pub(crate) fn order_phrase(field: &str, dated: bool, order: Order) -> String {
 /// that does not exist is a compile error.
 ///
 /// ```
-/// use shape_runtime::{Aggregate, ToolResult};
+/// use toolshape::{Aggregate, ToolResult};
 ///
 /// #[derive(ToolResult)]
 /// struct Issue {

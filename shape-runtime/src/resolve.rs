@@ -9,7 +9,7 @@
 //! `null` (which is what `None` stays).
 //!
 //! ```
-//! use shape_runtime::{Resolve, ResolveError, Resolver, resolve};
+//! use toolshape::{Resolve, ResolveError, Resolver, resolve};
 //! use std::collections::HashMap;
 //!
 //! pub struct Users;
@@ -49,7 +49,7 @@ pub trait Resolver: 'static {
 /// Declares a [`Resolver`] marker type.
 ///
 /// ```
-/// shape_runtime::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
+/// toolshape::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
 /// ```
 #[macro_export]
 macro_rules! resolver {
@@ -92,7 +92,7 @@ impl ResolveError {
 #[diagnostic::on_unimplemented(
     message = "resolver `{R}` was not supplied: `{Self}` does not implement `Resolve<{R}>`",
     label = "this context must resolve `{R}` keys",
-    note = "implement `shape_runtime::Resolve<{R}>` for the context you pass to `shape_with`, \
+    note = "implement `toolshape::Resolve<{R}>` for the context you pass to `shape_with`, \
             answering a whole batch of keys in one call"
 )]
 pub trait Resolve<R: Resolver>: Sync {

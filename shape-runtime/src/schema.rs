@@ -121,7 +121,7 @@ fn regex_escape(text: &str) -> String {
 /// envelopes validate against it too.
 ///
 /// ```
-/// use shape_runtime::ToolResult;
+/// use toolshape::ToolResult;
 ///
 /// #[derive(ToolResult)]
 /// struct City {
@@ -129,7 +129,7 @@ fn regex_escape(text: &str) -> String {
 ///     name: String,
 /// }
 ///
-/// let schema = shape_runtime::schema::envelope::<City>().to_value();
+/// let schema = toolshape::schema::envelope::<City>().to_value();
 /// assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
 /// assert_eq!(schema["properties"]["data"]["items"]["required"], serde_json::json!(["name"]));
 /// ```

@@ -3,7 +3,7 @@
 //! envelope, report.
 //!
 //! ```
-//! use shape_runtime::{Budget, Format, Shaper, ToolResult};
+//! use toolshape::{Budget, Format, Shaper, ToolResult};
 //!
 //! #[derive(ToolResult)]
 //! #[shape(name = "city", plural = "cities", prose = "{name}: {population}")]

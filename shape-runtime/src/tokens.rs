@@ -5,7 +5,7 @@
 //! its vocabularies are loaded once per process and shared across threads.
 //!
 //! ```
-//! use shape_runtime::{Tiktoken, Tokenizer};
+//! use toolshape::{Tiktoken, Tokenizer};
 //!
 //! let o200k = Tiktoken::o200k_base();
 //! assert_eq!(o200k.count("Card declined at checkout"), 4);

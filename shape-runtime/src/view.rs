@@ -299,7 +299,7 @@ impl<T: DateField + ?Sized> Serialize for Dated<'_, T> {
     message = "`{Self}` cannot be used with `untrusted`",
     label = "`untrusted` needs a text field",
     note = "`untrusted` works on String, &str, Box<str>, Cow<str> and Option of those; for a \
-            newtype, implement `shape_runtime::UntrustedText` returning its text"
+            newtype, implement `toolshape::UntrustedText` returning its text"
 )]
 pub trait UntrustedText {
     /// The text, or `None` for a null value.

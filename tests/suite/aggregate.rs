@@ -2,8 +2,8 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use shape_runtime::aggregate::Row;
-use shape_runtime::{
+use toolshape::aggregate::Row;
+use toolshape::{
     Aggregate, AggregateError, Day, FieldError, FieldMeta, FieldRole, Filter, OpenQuery, Order,
     QueryError, Tiktoken, Tokenizer, ToolResult, ValueType,
 };
@@ -706,7 +706,7 @@ fn input_schema_documents_the_query() {
     }
     // What the model reads is written for it: no Rust examples leak in from the doc comments.
     assert!(
-        !text.contains("```") && !text.contains("shape_runtime"),
+        !text.contains("```") && !text.contains("toolshape"),
         "{text}"
     );
     let filter = &schema["$defs"]["Filter"];
@@ -957,7 +957,7 @@ proptest! {
     #[test]
     fn percent_never_claims_all_or_none_wrongly(total in 1u64..100_000, pick in any::<u64>()) {
         let count = pick % (total + 1);
-        let p = shape_runtime::aggregate::percent(count, total);
+        let p = toolshape::aggregate::percent(count, total);
         prop_assert_eq!(p == "0%", count == 0);
         prop_assert_eq!(p == "100%", count == total);
     }

@@ -2,7 +2,7 @@
 //! order, and shown + omitted = total, for every format, on random records.
 
 use proptest::prelude::*;
-use shape_runtime::{
+use toolshape::{
     Budget, ChannelPolicy, Format, Legend, Shaper, Status, Tiktoken, Tokenizer, ToolResult,
 };
 
@@ -198,7 +198,7 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
     let cut = shaped.report().cut.unwrap();
     assert_eq!(
         (cut.index, cut.reason),
-        (0, shape_runtime::OmitReason::RecordTooLarge)
+        (0, toolshape::OmitReason::RecordTooLarge)
     );
     // The next page starts after the oversized record, so it is never retried.
     assert_eq!(shaped.next(), Some("after-n_0"));

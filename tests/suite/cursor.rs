@@ -2,10 +2,10 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use shape_runtime::cursor::{
+use toolshape::cursor::{
     CursorCodec, CursorError, CursorKeys, Keyset, Placeholders, QueryHash, SqlOptions, after_cursor,
 };
-use shape_runtime::{KeyValue, Order, ToolResult};
+use toolshape::{KeyValue, Order, ToolResult};
 use std::collections::HashSet;
 use std::time::Duration;
 

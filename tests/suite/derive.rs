@@ -4,7 +4,7 @@
 use crate::desk;
 
 use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
-use shape_runtime::{
+use toolshape::{
     Budget, Format, Legend, LoadedLegend, Resolve, ResolveError, Shaper, ToolResult,
 };
 use std::collections::HashMap;
@@ -63,7 +63,7 @@ fn projection_describes_the_view() {
     let (rank, order) = p.rank_field().unwrap();
     assert_eq!(
         (rank.name, order),
-        ("last_update", shape_runtime::Order::Desc)
+        ("last_update", toolshape::Order::Desc)
     );
     assert_eq!(
         p.untrusted_fields()
@@ -73,7 +73,7 @@ fn projection_describes_the_view() {
     );
     assert_eq!(
         p.fields[4].kind,
-        shape_runtime::FieldKind::Resolve { resolver: "users" }
+        toolshape::FieldKind::Resolve { resolver: "users" }
     );
     assert_eq!(p.id, Some(0));
 }
@@ -132,7 +132,7 @@ impl Resolve<Users> for Recorder {
         keys: &[UserId],
     ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
         self.batches.lock().unwrap().push(("users", keys.len()));
-        shape_runtime::resolve::answer(keys, |k| Some(format!("name of {k}")))
+        toolshape::resolve::answer(keys, |k| Some(format!("name of {k}")))
     }
 }
 
@@ -142,7 +142,7 @@ impl Resolve<Orgs> for Recorder {
         keys: &[OrgId],
     ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
         self.batches.lock().unwrap().push(("orgs", keys.len()));
-        shape_runtime::resolve::answer(keys, |k| Some(format!("org {k}")))
+        toolshape::resolve::answer(keys, |k| Some(format!("org {k}")))
     }
 }
 
@@ -241,7 +241,7 @@ async fn async_resolvers_are_awaited() {
             &self,
             keys: &[OrgId],
         ) -> impl Future<Output = Result<HashMap<OrgId, String>, ResolveError>> + Send {
-            shape_runtime::resolve::answer(keys, |_| Some("org".to_owned()))
+            toolshape::resolve::answer(keys, |_| Some("org".to_owned()))
         }
     }
     let shaped = Shaper::for_tool("t")
@@ -306,7 +306,7 @@ fn legends_loaded_at_start_up() {
         .unwrap();
     assert_eq!(
         REGION.load([(1, "x")]),
-        Err(shape_runtime::LegendError::AlreadyLoaded)
+        Err(toolshape::LegendError::AlreadyLoaded)
     );
     let after = Shaper::for_tool("offices")
         .keep_order()
@@ -332,7 +332,7 @@ fn legends_loaded_at_start_up() {
 
 #[test]
 fn short_ids() {
-    use shape_runtime::short_id;
+    use toolshape::short_id;
     for (id, short) in [
         ("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90", "tkt_9f3a71c4"),
         ("TKT_9F3A71C4-2D18-4B6E-9C05-8AB3F2E17D90", "TKT_9F3A71C4"),
@@ -367,7 +367,7 @@ fn short_ids() {
 
 #[test]
 fn date_forms() {
-    use shape_runtime::iso_date;
+    use toolshape::iso_date;
     for (text, date) in [
         ("2026-02-11T09:14:22.481Z", Some("2026-02-11")),
         ("2026-02-11T09:14:22Z", Some("2026-02-11")),
@@ -460,7 +460,7 @@ fn defaults_lists_and_non_integer_legends() {
             &self,
             keys: &[UserId],
         ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
-            shape_runtime::resolve::answer(keys, |k| (k.0 == "u1").then(|| "Ada".to_owned()))
+            toolshape::resolve::answer(keys, |k| (k.0 == "u1").then(|| "Ada".to_owned()))
         }
     }
     let shaped = Shaper::for_tool("settings")

@@ -14,8 +14,8 @@
 //! `SHAPE_REDIS_SERVER_BIN`, a `redis-server` it starts and kills on a port of its own.
 
 use serde_json::{Map, Value, json};
-use shape_runtime::RedisStore;
-use shape_runtime::handle::{
+use toolshape::RedisStore;
+use toolshape::handle::{
     Handle, HandleError, HandlePolicy, HandleStore, ManualClock, MemoryStore, StoreStats,
     StoredResult, StoredSegment,
 };
@@ -267,14 +267,14 @@ fn full_result(tool: &str) -> StoredResult {
         .collect();
     StoredResult {
         fields: vec![
-            shape_runtime::handle::StoredField {
+            toolshape::handle::StoredField {
                 name: "id".into(),
-                kind: shape_runtime::FieldRole::Id,
+                kind: toolshape::FieldRole::Id,
                 max_tokens: None,
             },
-            shape_runtime::handle::StoredField {
+            toolshape::handle::StoredField {
                 name: "subject".into(),
-                kind: shape_runtime::FieldRole::Untrusted,
+                kind: toolshape::FieldRole::Untrusted,
                 max_tokens: Some(40),
             },
         ],
@@ -284,7 +284,7 @@ fn full_result(tool: &str) -> StoredResult {
             StoredSegment::Text(": ".into()),
             StoredSegment::Field(1),
         ]),
-        rank: Some((0, shape_runtime::Order::Desc)),
+        rank: Some((0, toolshape::Order::Desc)),
         records,
         ..StoredResult::new(tool, "ticket", "tickets")
     }
@@ -1210,10 +1210,10 @@ fn handles_are_random_and_parse_strictly() {
 #[test]
 fn a_stored_result_survives_json_and_keeps_its_size() {
     let mut stored = result("search", 7);
-    stored.rank = Some((0, shape_runtime::Order::Desc));
+    stored.rank = Some((0, toolshape::Order::Desc));
     stored.prose = Some(vec![
-        shape_runtime::handle::StoredSegment::Field(0),
-        shape_runtime::handle::StoredSegment::Text(" open".into()),
+        toolshape::handle::StoredSegment::Field(0),
+        toolshape::handle::StoredSegment::Text(" open".into()),
     ]);
     let json = serde_json::to_string(&stored).expect("serialises");
     assert_eq!(stored.json_len(), json.len());

@@ -12,8 +12,8 @@ use desk::{Directory, Ticket};
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, MetaObject, Tool};
 use serde_json::{Value, json};
-use shape_runtime::cursor::{CursorCodec, CursorKeys, QueryHash};
-use shape_runtime::{Budget, Format, Shaped, Shaper, mcp};
+use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+use toolshape::{Budget, Format, Shaped, Shaper, mcp};
 use std::sync::Arc;
 
 fn tickets() -> Vec<Ticket> {
@@ -102,7 +102,7 @@ fn error_envelopes_are_tool_errors_with_the_remedy_in_the_text() {
 
 /// The keys every envelope has, and each record's fields, are the ones the schema names;
 /// the values' types are what the schema says for the keywords it uses.
-fn assert_envelope_fits_schema<T: shape_runtime::ToolResult>(envelope: &Value) {
+fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &Value) {
     let schema = Value::Object((*mcp::output_schema::<T>()).clone());
     let props = &schema["properties"];
     let keys: Vec<&str> = envelope
@@ -259,7 +259,7 @@ fn the_size_hint_bounds_both_channels() {
 /// runtime), so every pipeline future a tool awaits must be too.
 #[test]
 fn the_pipeline_futures_are_send() {
-    use shape_runtime::{Day, HandlePolicy, Keep, MemoryStore, OpenResult};
+    use toolshape::{Day, HandlePolicy, Keep, MemoryStore, OpenResult};
     fn assert_send<F: Send>(_: &F) {}
     let rows = tickets();
     let directory = Directory::seed();

@@ -4,7 +4,7 @@
 use crate::tracker;
 
 use serde_json::json;
-use shape_runtime::{
+use toolshape::{
     Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, HandlePolicy, Keep, MemoryStore,
     OpenResult, QueryHash, ShapeConfig, Shaper, Status, Tiktoken, Tokenizer,
 };
@@ -125,7 +125,7 @@ fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
     );
 }
 
-async fn stored(store: &MemoryStore) -> (shape_runtime::Shaped, String) {
+async fn stored(store: &MemoryStore) -> (toolshape::Shaped, String) {
     let health = Aggregate::new()
         .recent(Issue::FIELDS.opened, 30)
         .top(Issue::FIELDS.labels, 3);

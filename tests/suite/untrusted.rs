@@ -7,11 +7,11 @@
 use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
-use shape_runtime::untrusted::{
+use toolshape::untrusted::{
     Provenance, Removed, UntrustedPolicy, UrlPolicy, apply_url_policy, attacker_bound, neutralize,
     prepare, record_cap, sanitize,
 };
-use shape_runtime::{CallEnv, Channel, Cx, Tiktoken, Tokenizer, ToolResult, UntrustedStats};
+use toolshape::{CallEnv, Channel, Cx, Tiktoken, Tokenizer, ToolResult, UntrustedStats};
 use std::borrow::Cow;
 
 const TOOL: &str = "search_tickets";

@@ -1,4 +1,4 @@
-use shape_runtime::{Aggregate, ToolResult};
+use toolshape::{Aggregate, ToolResult};
 
 #[derive(ToolResult)]
 struct Issue {

@@ -1,4 +1,4 @@
-use shape_runtime::ToolResult;
+use toolshape::ToolResult;
 
 // Four mistakes, all reported by one compile.
 #[derive(ToolResult)]

@@ -1,4 +1,4 @@
-use shape_runtime::{Legend, ToolResult};
+use toolshape::{Legend, ToolResult};
 
 const STATUS: Legend<u8> = Legend::new(&[(1, "new"), (3, "open")]);
 

@@ -1,4 +1,4 @@
-use shape_runtime::ToolResult;
+use toolshape::ToolResult;
 
 #[derive(ToolResult)]
 #[shape(prose = "{id}: {subjet}")]

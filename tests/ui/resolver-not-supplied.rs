@@ -1,8 +1,8 @@
-use shape_runtime::{Resolve, ResolveError, Shaper, ToolResult};
+use toolshape::{Resolve, ResolveError, Shaper, ToolResult};
 use std::collections::HashMap;
 
-shape_runtime::resolver!(pub Users: String, name = "users", noun = "user");
-shape_runtime::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
+toolshape::resolver!(pub Users: String, name = "users", noun = "user");
+toolshape::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
 
 #[derive(ToolResult)]
 struct Ticket {

@@ -1,6 +1,6 @@
-use shape_runtime::ToolResult;
+use toolshape::ToolResult;
 
-shape_runtime::resolver!(pub Users: u64, name = "users", noun = "user");
+toolshape::resolver!(pub Users: u64, name = "users", noun = "user");
 
 #[derive(ToolResult)]
 struct Ticket {
