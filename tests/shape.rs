@@ -20,5 +20,7 @@ mod handle;
 mod mcp;
 #[path = "suite/open.rs"]
 mod open;
+#[path = "suite/paging.rs"]
+mod paging;
 #[path = "suite/untrusted.rs"]
 mod untrusted;

@@ -59,8 +59,8 @@ impl<'a> Shaper<'a> {
         S: HandleStore,
     {
         let start = Instant::now();
-        let mut order = self.after_cursor(rows);
-        order.sort_by(|&a, &b| rows[a].rank_cmp(&rows[b]).then(a.cmp(&b)));
+        // The stored result is the whole of it, so every row is ordered.
+        let (order, _, keyset) = self.ranked_rows(rows, usize::MAX);
         let mut keys = <T::Needs as Needs>::Keys::default();
         for &i in &order {
             rows[i].collect_keys(&mut keys);
@@ -106,6 +106,7 @@ impl<'a> Shaper<'a> {
             resolvers,
             lead: lead.as_deref(),
             handle: handle.as_deref(),
+            keyset,
         };
         self.with_records(rows, &order, &names, |records, env| {
             self.render_page(records, &layout, env, page, start)
@@ -359,6 +360,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             resolvers: Vec::new(),
             lead: lead.as_deref(),
             handle: None,
+            keyset: false,
         };
         shaper
             .render_page(&rows, &layout, &env, page, start)

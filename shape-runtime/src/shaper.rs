@@ -80,7 +80,8 @@ pub enum ShapeError {
 }
 
 /// What the next page continues after: the last record's rank key and id, and how many
-/// records the pages so far have shown.
+/// records the pages so far have shown. Records in the caller's order or without an id
+/// continue by count alone: `rank` and `id` are then `None`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Continuation<'a> {
     /// The rank key of the last record this page covers.
@@ -111,7 +112,29 @@ pub struct Shaper<'a> {
     untrusted: UntrustedPolicy,
     keep_order: bool,
     cursor: Option<Arc<CursorFn>>,
-    after: Option<Keyset>,
+    after: Option<Resume>,
+}
+
+/// Where a page resumes, from the cursor the model passed back.
+#[derive(Debug, Clone, PartialEq)]
+enum Resume {
+    /// After this rank key and id: records are in the library's `(rank, id)` order and have
+    /// ids, so a record inserted or deleted between calls neither repeats nor hides another.
+    Keyset(Keyset),
+    /// After this many records of the ordered rows: the caller's order (`keep_order`,
+    /// [`Shaper::shape_ordered`]) or records without an id, where no key says where a record
+    /// stands. The rows must be the whole result on every call.
+    Offset(u64),
+}
+
+/// How a call orders its rows.
+enum RowOrder<'f, T> {
+    /// By the rank key, ties by id; by id alone without a rank.
+    Ranked,
+    /// By the caller's comparator, ties in the given order.
+    Custom(&'f dyn Fn(&T, &T) -> Ordering),
+    /// As given.
+    Given,
 }
 
 impl std::fmt::Debug for Shaper<'_> {
@@ -236,7 +259,12 @@ impl<'a> Shaper<'a> {
         if let Some(cursor) = cursor {
             let position = codec.decode(cursor, &query)?;
             self.shown_before = position.shown;
-            self.after = Some(position.keyset);
+            // A cursor without a key is a count of records: see `Resume::Offset`.
+            self.after = Some(if position.keyset.is_start() {
+                Resume::Offset(position.shown)
+            } else {
+                Resume::Keyset(position.keyset)
+            });
         }
         self.cursor = Some(Arc::new(move |c: Continuation<'_>| {
             let keyset = Keyset {
@@ -252,19 +280,67 @@ impl<'a> Shaper<'a> {
     /// Where the page starts: the keyset to push into a database query
     /// (`WHERE (updated_at, id) < (?, ?)`, see [`Keyset::sql_predicate`]); `None` on the
     /// first page.
+    /// Keyset cursors are used for records with an id in the library's order; records in the
+    /// caller's order, or without an id, continue by count (`None` here, and the rows must be
+    /// the whole result on every call).
     pub fn after_keyset(&self) -> Option<&Keyset> {
-        self.after.as_ref()
+        match &self.after {
+            Some(Resume::Keyset(keyset)) => Some(keyset),
+            _ => None,
+        }
     }
 
-    /// Indices of the rows after the cursor's position: what earlier pages covered is
-    /// skipped (a no-op when the database already did).
-    pub(crate) fn after_cursor<T: ToolResult>(&self, rows: &[T]) -> Vec<usize> {
-        match &self.after {
-            Some(keyset) => (0..rows.len())
-                .filter(|&i| keyset.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
+    /// Indices of the rows this page can start from, in page order: what earlier pages
+    /// covered is skipped (a no-op when the database already did), and at most `reach` are
+    /// ordered. Returns them with how many records remain from this position in all (the
+    /// page's `given`) and whether the next cursor is a keyset (else a count).
+    fn page_order<T: ToolResult>(
+        &self,
+        rows: &[T],
+        order: RowOrder<'_, T>,
+        reach: usize,
+    ) -> (Vec<usize>, usize, bool) {
+        let order = if self.keep_order {
+            RowOrder::Given
+        } else {
+            order
+        };
+        let keyset = matches!(order, RowOrder::Ranked) && T::PROJECTION.id.is_some();
+        let mut indices: Vec<usize> = match &self.after {
+            Some(Resume::Keyset(k)) if keyset => (0..rows.len())
+                .filter(|&i| k.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
                 .collect(),
-            None => (0..rows.len()).collect(),
+            _ => (0..rows.len()).collect(),
+        };
+        let skip = match &self.after {
+            Some(Resume::Offset(n)) if !keyset => usize::try_from(*n).unwrap_or(usize::MAX),
+            _ => 0,
+        };
+        let cmp: Option<Box<dyn Fn(&usize, &usize) -> Ordering + '_>> = match order {
+            RowOrder::Ranked => Some(Box::new(|a: &usize, b: &usize| {
+                let (x, y) = (&rows[*a], &rows[*b]);
+                x.rank_cmp(y)
+                    .then_with(|| x.id_text().cmp(&y.id_text()))
+                    .then(a.cmp(b))
+            })),
+            RowOrder::Custom(f) => Some(Box::new(move |a: &usize, b: &usize| {
+                f(&rows[*a], &rows[*b]).then(a.cmp(b))
+            })),
+            RowOrder::Given => None,
+        };
+        let given = indices.len().saturating_sub(skip);
+        let upto = skip.saturating_add(reach).min(indices.len());
+        if let Some(cmp) = cmp {
+            // Rank-then-truncate: only the records up to the page's reach are sorted.
+            if upto > 0 && upto < indices.len() {
+                indices.select_nth_unstable_by(upto - 1, &cmp);
+                indices.truncate(upto);
+            }
+            indices.sort_by(&cmp);
         }
+        indices.truncate(upto);
+        indices.drain(..skip.min(indices.len()));
+        (indices, given, keyset)
     }
 
     /// The error envelope for a cursor that was refused: what happened and how to recover.
@@ -325,17 +401,21 @@ impl<'a> Shaper<'a> {
         self.shape_with(rows, &()).await
     }
 
-    /// Shapes `rows`, resolving keys through `ctx` (one batched call per resolver).
+    /// Shapes `rows`, resolving keys through `ctx` (one batched call per resolver). Records
+    /// are ranked by the rank key, ties by id (by id alone without a rank field), unless
+    /// [`keep_order`](Self::keep_order) is set.
     pub async fn shape_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
     where
         T: ToolResult,
         C: Supplies<T::Needs> + ?Sized,
     {
-        self.shape_ordered(rows, ctx, |a: &T, b: &T| a.rank_cmp(b))
-            .await
+        let start = Instant::now();
+        let page = self.page_order(rows, RowOrder::Ranked, self.reach());
+        self.shape_page(rows, ctx, page, start).await
     }
 
-    /// Shapes `rows` ranked by the caller's comparator (ties keep the given order).
+    /// Shapes `rows` ranked by the caller's comparator (ties keep the given order). Pages
+    /// continue by count, so the rows must be the whole result on every call.
     pub async fn shape_ordered<T, C, F>(
         &self,
         rows: &[T],
@@ -348,24 +428,42 @@ impl<'a> Shaper<'a> {
         F: Fn(&T, &T) -> Ordering,
     {
         let start = Instant::now();
-        let mut order = self.after_cursor(rows);
-        let given = order.len();
-        // Only the records a page can reach need ranking, resolving and rendering: every
-        // record costs at least one token, so no more than `budget` of them fit, and no more
-        // than `page_size`; one more is looked at to know where the cut is.
-        let reach = given
-            .min(self.budget.max_tokens().saturating_add(1))
-            .min(self.page_size.map_or(usize::MAX, |p| p.saturating_add(1)));
-        if !self.keep_order {
-            // Ties keep the given order, so the result is deterministic.
-            let total = |a: &usize, b: &usize| cmp(&rows[*a], &rows[*b]).then(a.cmp(b));
-            if reach < order.len() && reach > 0 {
-                order.select_nth_unstable_by(reach - 1, total);
-                order.truncate(reach);
-            }
-            order.sort_by(total);
-        }
-        order.truncate(reach);
+        let page = self.page_order(rows, RowOrder::Custom(&cmp), self.reach());
+        self.shape_page(rows, ctx, page, start).await
+    }
+
+    /// The rows in ranked order (or as given with `keep_order`) after the cursor, at most
+    /// `reach` of them; see `page_order`.
+    pub(crate) fn ranked_rows<T: ToolResult>(
+        &self,
+        rows: &[T],
+        reach: usize,
+    ) -> (Vec<usize>, usize, bool) {
+        self.page_order(rows, RowOrder::Ranked, reach)
+    }
+
+    /// How many ranked records a page can reach: every record costs at least one token, so
+    /// no more than `budget` of them fit, and no more than `page_size`; one more is looked at
+    /// to know where the cut is. Only these need ranking, resolving and rendering.
+    fn reach(&self) -> usize {
+        self.budget
+            .max_tokens()
+            .saturating_add(1)
+            .min(self.page_size.map_or(usize::MAX, |p| p.saturating_add(1)))
+    }
+
+    /// Resolves and renders the page's records, from `page_order`'s answer.
+    async fn shape_page<T, C>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        (order, given, keyset): (Vec<usize>, usize, bool),
+        start: Instant,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
         let mut keys = <T::Needs as Needs>::Keys::default();
         for &i in &order {
             rows[i].collect_keys(&mut keys);
@@ -377,6 +475,7 @@ impl<'a> Shaper<'a> {
             resolvers,
             lead: None,
             handle: None,
+            keyset,
         };
         self.with_records(rows, &order, &names, |records, env| {
             self.render_page(records, &layout, env, page, start)
@@ -528,6 +627,21 @@ impl<'a> Shaper<'a> {
         }
         let note = (!notes.is_empty()).then(|| notes.join("; "));
 
+        // Where the next page starts: after the record's key, or after a count of records.
+        let keyset = page.keyset;
+        fn continuation<R: RenderRecord>(
+            record: &R,
+            shown: u64,
+            keyset: bool,
+            order: Order,
+        ) -> Continuation<'_> {
+            Continuation {
+                rank: record.rank_key().filter(|_| keyset),
+                id: record.id_text().filter(|_| keyset),
+                shown,
+                order,
+            }
+        }
         let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
             let covered = self.shown_before + shown as u64;
             let omitted_count = total.saturating_sub(covered);
@@ -548,14 +662,7 @@ impl<'a> Shaper<'a> {
                     }?;
                     let record = records.get(last)?;
                     let covered = covered + too_large;
-                    (covered < total).then(|| {
-                        make(Continuation {
-                            rank: record.rank_key(),
-                            id: record.id_text(),
-                            shown: covered,
-                            order: layout.rank_order,
-                        })
-                    })
+                    (covered < total).then(|| make(continuation(record, covered, keyset, layout.rank_order)))
                 })
             } else {
                 None
@@ -595,12 +702,7 @@ impl<'a> Shaper<'a> {
             if f.next.is_none()
                 && let (Some(make), Some(first)) = (&self.cursor, records.first())
             {
-                f.next = Some(make(Continuation {
-                    rank: first.rank_key(),
-                    id: first.id_text(),
-                    shown: total,
-                    order: layout.rank_order,
-                }));
+                f.next = Some(make(continuation(first, total, keyset, layout.rank_order)));
             }
             f
         };
@@ -804,6 +906,8 @@ pub(crate) struct PageInputs<'a> {
     pub lead: Option<&'a str>,
     /// The handle the whole result is stored under.
     pub handle: Option<&'a str>,
+    /// Whether the next cursor is a keyset (rank key and id); else a count of records.
+    pub keyset: bool,
 }
 
 /// The name of the companion tool that reopens stored results.

@@ -1,0 +1,471 @@
+//! Paging through `next`, in every order the library offers: every record is shown exactly
+//! once across the pages, and every count and range a summary states is true.
+//!
+//! The oracle reads only what a model reads: the ids in `data` and in the text channel's
+//! lines, and the numbers in the summary, compared with the rows the test made.
+
+use proptest::prelude::*;
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::sync::Arc;
+use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+use toolshape::{Budget, Format, Shaped, Shaper, Status, ToolResult};
+
+/// Ranked, with an id; few distinct scores, so rank keys are often equal.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "ranked",
+    plural = "rankeds",
+    prose = "{id}: {body}, score {score}"
+)]
+struct Ranked {
+    #[shape(id)]
+    id: String,
+    #[shape(rank = desc)]
+    score: i32,
+    #[shape(show)]
+    body: String,
+}
+
+/// An id and no rank (the Jira projects).
+#[derive(Debug, Clone, ToolResult)]
+#[shape(name = "project", plural = "projects", prose = "{id}: {body}")]
+struct Project {
+    #[shape(id)]
+    id: String,
+    #[shape(show)]
+    body: String,
+}
+
+/// A rank and no id: nothing breaks ties between equal scores.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "entry",
+    plural = "entries",
+    prose = "{key}: {body}, score {score}"
+)]
+struct Entry {
+    #[shape(show)]
+    key: String,
+    #[shape(rank = asc)]
+    score: i32,
+    #[shape(show)]
+    body: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    Ranked,
+    RankedKeepOrder,
+    Unranked,
+    UnrankedKeepOrder,
+    NoId,
+    /// `shape_ordered` with a comparator of the caller's (by body, then nothing).
+    Custom,
+}
+
+fn codec() -> Arc<CursorCodec> {
+    Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a paging key of sixteen bytes or more").unwrap(),
+    ))
+}
+
+/// The facts a page states, read back from what the model reads.
+struct PageFacts {
+    keys: Vec<String>,
+    status: Status,
+    next: Option<String>,
+}
+
+fn data_keys(value: &serde_json::Value, key: &str) -> Vec<String> {
+    value["data"]
+        .as_array()
+        .expect("data is an array")
+        .iter()
+        .map(|r| r[key].as_str().expect("key is text").to_owned())
+        .collect()
+}
+
+/// The record keys of the text channel: the first cell of each record line.
+fn text_keys(text: &str, format: Format, key: &str) -> Vec<String> {
+    if format == Format::Json {
+        return data_keys(&serde_json::from_str(text).expect("JSON text"), key);
+    }
+    let lines: Vec<&str> = text.split('\n').collect();
+    let head = if format == Format::Table { 2 } else { 1 };
+    let body = &lines[head..lines.len().saturating_sub(2).max(head)];
+    body.iter()
+        .map(|line| {
+            let cut = if format == Format::Table { " | " } else { ": " };
+            line.split(cut).next().unwrap_or_default().to_owned()
+        })
+        .collect()
+}
+
+/// Checks the summary's numbers against the truth: `before` records were shown by earlier
+/// pages, this one shows `shown`, of `total`.
+fn check_summary(summary: &str, plural: &str, before: usize, shown: usize, total: usize) {
+    let first_word = summary.split([',', ';']).next().unwrap();
+    let expected = if total == 0 {
+        format!("no {plural} found")
+    } else if before > 0 {
+        if shown == 0 {
+            format!("no more {plural} after the first {before}")
+        } else {
+            format!("{plural} {}–{} of {total}", before + 1, before + shown)
+        }
+    } else if shown == total {
+        // "3 rankeds" or "1 ranked"
+        String::new()
+    } else {
+        format!("{shown} of {total} {plural}")
+    };
+    if expected.is_empty() {
+        let n: usize = first_word
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|_| panic!("summary starts with the count: {summary}"));
+        assert_eq!(n, total, "summary: {summary}");
+    } else {
+        assert_eq!(first_word, expected, "summary: {summary}");
+    }
+}
+
+fn read_page(shaped: &Shaped, format: Format, key: &str) -> PageFacts {
+    let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
+    let keys = data_keys(&value, key);
+    // Both channels name the same records, in the same order.
+    assert_eq!(
+        text_keys(shaped.text(), format, key),
+        keys,
+        "{}",
+        shaped.text()
+    );
+    PageFacts {
+        keys,
+        status: shaped.status(),
+        next: value["next"].as_str().map(str::to_owned),
+    }
+}
+
+/// One walk through the pages.
+struct Setup<'a> {
+    mode: Mode,
+    budget: usize,
+    page_size: Option<usize>,
+    format: Format,
+    /// The output field that names a record.
+    key: &'a str,
+    plural: &'a str,
+}
+
+/// Walks every page and checks the invariants; returns the keys in the order shown.
+fn walk<T, S>(rows: &[T], setup: Setup<'_>, shape: S) -> Vec<String>
+where
+    T: ToolResult,
+    S: Fn(&Shaper<'_>, &[T]) -> Shaped,
+{
+    let Setup {
+        mode,
+        budget,
+        page_size,
+        format,
+        key,
+        plural,
+    } = setup;
+    let codec = codec();
+    let query = QueryHash::of(
+        "paging",
+        &serde_json::json!({ "mode": format!("{mode:?}") }),
+    )
+    .unwrap();
+    let mut cursor: Option<String> = None;
+    let mut seen: Vec<String> = Vec::new();
+    for page in 0..=rows.len() + 1 {
+        assert!(page <= rows.len(), "more pages than records: {seen:?}");
+        let mut shaper = Shaper::for_tool("paging")
+            .budget(Budget::tokens(budget))
+            .format(format);
+        if let Some(p) = page_size {
+            shaper = shaper.page_size(p);
+        }
+        if matches!(mode, Mode::RankedKeepOrder | Mode::UnrankedKeepOrder) {
+            shaper = shaper.keep_order();
+        }
+        let shaper = shaper
+            .paginate(Arc::clone(&codec), query.clone(), cursor.as_deref())
+            .unwrap();
+        let shaped = shape(&shaper, rows);
+        let facts = read_page(&shaped, format, key);
+        assert!(
+            shaped.report().tokens.text <= budget && shaped.report().tokens.structured <= budget,
+            "over budget: {:?}",
+            shaped.report().tokens
+        );
+        check_summary(
+            shaped.summary(),
+            plural,
+            seen.len(),
+            facts.keys.len(),
+            rows.len(),
+        );
+        seen.extend(facts.keys.iter().cloned());
+        let done = seen.len() == rows.len();
+        let expected_status = match (rows.is_empty(), done) {
+            (true, _) => Status::Empty,
+            (false, true) => Status::Ok,
+            (false, false) => Status::Partial,
+        };
+        assert_eq!(facts.status, expected_status, "{}", shaped.summary());
+        // A page that leaves records out says how to go on, and one that does not, does not.
+        assert_eq!(
+            facts.next.is_some(),
+            !done && !rows.is_empty(),
+            "{}",
+            shaped.summary()
+        );
+        if !done && !rows.is_empty() {
+            assert!(
+                !facts.keys.is_empty(),
+                "a page made no progress: {}",
+                shaped.text()
+            );
+        }
+        match facts.next {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    let unique: HashSet<&String> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "a record shown twice: {seen:?}");
+    assert_eq!(seen.len(), rows.len(), "records never shown");
+    seen
+}
+
+/// The naive reference order: a full sort written out here, not the library's.
+fn reference_order(rows: &[(String, i32, String)], mode: Mode) -> Vec<String> {
+    let mut v: Vec<(usize, &(String, i32, String))> = rows.iter().enumerate().collect();
+    match mode {
+        Mode::Ranked => v.sort_by(|a, b| b.1.1.cmp(&a.1.1).then(b.1.0.cmp(&a.1.0))),
+        Mode::Unranked => v.sort_by(|a, b| a.1.0.cmp(&b.1.0)),
+        Mode::NoId => v.sort_by(|a, b| a.1.1.cmp(&b.1.1).then(a.0.cmp(&b.0))),
+        Mode::Custom => v.sort_by(|a, b| a.1.2.cmp(&b.1.2).then(a.0.cmp(&b.0))),
+        Mode::RankedKeepOrder | Mode::UnrankedKeepOrder => {}
+    }
+    v.into_iter().map(|(_, r)| r.0.clone()).collect()
+}
+
+fn rows_strategy() -> impl Strategy<Value = Vec<(String, i32, String)>> {
+    prop::collection::vec((0u32..10_000, 0i32..4, "[a-z ]{0,12}"), 0..30).prop_map(|raw| {
+        raw.into_iter()
+            .enumerate()
+            // Unique ids in an order unrelated to the given order.
+            .map(|(i, (seed, score, body))| (format!("k{seed:04}x{i}"), score, body))
+            .collect()
+    })
+}
+
+fn mode_strategy() -> impl Strategy<Value = Mode> {
+    prop_oneof![
+        Just(Mode::Ranked),
+        Just(Mode::RankedKeepOrder),
+        Just(Mode::Unranked),
+        Just(Mode::UnrankedKeepOrder),
+        Just(Mode::NoId),
+        Just(Mode::Custom),
+    ]
+}
+
+/// The smallest budget at which every record fits a page on its own, found by shaping each
+/// one alone: budgets from there up reach one record a page.
+fn one_record_floor<T>(rows: &[T], format: Format) -> usize
+where
+    T: ToolResult,
+    (): toolshape::Supplies<T::Needs>,
+{
+    let mut floor = 0;
+    for row in rows {
+        let fits = |b: usize| {
+            Shaper::for_tool("paging")
+                .budget(Budget::tokens(b))
+                .format(format)
+                .shape_blocking(std::slice::from_ref(row), &())
+                .map(|s| s.report().records.shown == 1)
+                .unwrap_or(false)
+        };
+        let (mut lo, mut hi) = (1usize, 4_000usize);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if fits(mid) { hi = mid } else { lo = mid + 1 }
+        }
+        floor = floor.max(lo);
+    }
+    // The cursor and the "records remain" wording of a multi-record page cost more than a
+    // lone record's envelope.
+    floor + 60
+}
+
+fn run(
+    rows: &[(String, i32, String)],
+    mode: Mode,
+    extra: usize,
+    page_size: Option<usize>,
+    format: Format,
+) {
+    let expected = reference_order(rows, mode);
+    let seen = match mode {
+        Mode::Ranked | Mode::RankedKeepOrder => {
+            let typed: Vec<Ranked> = rows
+                .iter()
+                .map(|(id, score, body)| Ranked {
+                    id: id.clone(),
+                    score: *score,
+                    body: body.clone(),
+                })
+                .collect();
+            let budget = one_record_floor(&typed, format) + extra;
+            walk(
+                &typed,
+                Setup {
+                    mode,
+                    budget,
+                    page_size,
+                    format,
+                    key: "id",
+                    plural: "rankeds",
+                },
+                |s, r| s.shape_blocking(r, &()).unwrap(),
+            )
+        }
+        Mode::Unranked | Mode::UnrankedKeepOrder => {
+            let typed: Vec<Project> = rows
+                .iter()
+                .map(|(id, _, body)| Project {
+                    id: id.clone(),
+                    body: body.clone(),
+                })
+                .collect();
+            let budget = one_record_floor(&typed, format) + extra;
+            walk(
+                &typed,
+                Setup {
+                    mode,
+                    budget,
+                    page_size,
+                    format,
+                    key: "id",
+                    plural: "projects",
+                },
+                |s, r| s.shape_blocking(r, &()).unwrap(),
+            )
+        }
+        Mode::NoId => {
+            let typed: Vec<Entry> = rows
+                .iter()
+                .map(|(id, score, body)| Entry {
+                    key: id.clone(),
+                    score: *score,
+                    body: body.clone(),
+                })
+                .collect();
+            let budget = one_record_floor(&typed, format) + extra;
+            walk(
+                &typed,
+                Setup {
+                    mode,
+                    budget,
+                    page_size,
+                    format,
+                    key: "key",
+                    plural: "entries",
+                },
+                |s, r| s.shape_blocking(r, &()).unwrap(),
+            )
+        }
+        Mode::Custom => {
+            let typed: Vec<Project> = rows
+                .iter()
+                .map(|(id, _, body)| Project {
+                    id: id.clone(),
+                    body: body.clone(),
+                })
+                .collect();
+            let budget = one_record_floor(&typed, format) + extra;
+            walk(
+                &typed,
+                Setup {
+                    mode,
+                    budget,
+                    page_size,
+                    format,
+                    key: "id",
+                    plural: "projects",
+                },
+                |s, r| {
+                    let by_body = |a: &Project, b: &Project| -> Ordering { a.body.cmp(&b.body) };
+                    tokio::runtime::Builder::new_current_thread()
+                        .build()
+                        .unwrap()
+                        .block_on(s.shape_ordered(r, &(), by_body))
+                        .unwrap()
+                },
+            )
+        }
+    };
+    assert_eq!(seen, expected, "pages are not in the {mode:?} order");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_record_once_and_every_count_true(
+        rows in rows_strategy(),
+        mode in mode_strategy(),
+        extra in prop_oneof![Just(0usize), 0usize..40, 0usize..600],
+        page_size in proptest::option::weighted(0.3, 1usize..6),
+        format in prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)],
+    ) {
+        run(&rows, mode, extra, page_size, format);
+    }
+}
+
+/// The case: 567 records with an id and no rank, walked at 2,000 and 500 tokens.
+#[test]
+fn five_hundred_sixty_seven_projects_without_a_rank() {
+    let rows: Vec<(String, i32, String)> = (0..567)
+        .map(|i| {
+            (
+                format!("PRJ{:04}", (i * 7919) % 10_000),
+                0,
+                format!("project number {i}"),
+            )
+        })
+        .collect();
+    for budget in [2_000, 500] {
+        for mode in [Mode::Unranked, Mode::UnrankedKeepOrder] {
+            let typed: Vec<Project> = rows
+                .iter()
+                .map(|(id, _, body)| Project {
+                    id: id.clone(),
+                    body: body.clone(),
+                })
+                .collect();
+            let seen = walk(
+                &typed,
+                Setup {
+                    mode,
+                    budget,
+                    page_size: None,
+                    format: Format::Prose,
+                    key: "id",
+                    plural: "projects",
+                },
+                |s, r| s.shape_blocking(r, &()).unwrap(),
+            );
+            assert_eq!(seen, reference_order(&rows, mode));
+        }
+    }
+}
