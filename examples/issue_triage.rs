@@ -33,6 +33,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let shaper = Shaper::for_tool("list_issues")
         .budget(Budget::tokens(800))
         .format(Format::Prose)
+        .call()
         .raw_payload(&raw_text);
     let first = shaper
         .shape_or_store(

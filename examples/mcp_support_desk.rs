@@ -41,7 +41,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolshape::{
-    Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, Handle, HandlePolicy, Keep,
+    Aggregate, Budget, Call, CursorCodec, CursorKeys, Day, Format, Handle, HandlePolicy, Keep,
     MemoryStore, OpenResult, QueryHash, Shaped, Shaper, mcp,
 };
 
@@ -176,7 +176,7 @@ impl ServerHandler for DeskServer {
 }
 
 impl Desk {
-    fn shaper(tool: &str) -> Shaper<'static> {
+    fn shaper(tool: &str) -> Shaper {
         Shaper::for_tool(tool)
             .budget(budget())
             .format(Format::Prose)
@@ -222,9 +222,9 @@ impl Desk {
             words.push(format!("status={w}"));
         }
         let base = if words.is_empty() {
-            base
+            base.call()
         } else {
-            base.query(words.join(", "))
+            base.call().query(words.join(", "))
         };
         let hash = match QueryHash::of("search_tickets", &asked) {
             Ok(hash) => hash,
@@ -237,7 +237,7 @@ impl Desk {
             {
                 Ok(shaper) => shaper,
                 Err(e) => {
-                    let shaped = base.cursor_error(&e);
+                    let shaped = base.shaper().cursor_error(&e);
                     log_call(&shaped, 0);
                     return shaped;
                 }
@@ -256,11 +256,7 @@ impl Desk {
 
     /// One page: `COUNT(*)`, the page's rows (or, for a broad first page, the whole match to
     /// store), then one lookup per resolver inside the shaper.
-    async fn search_page(
-        &self,
-        shaper: Shaper<'_>,
-        filter: &TicketFilter,
-    ) -> Result<Shaped, String> {
+    async fn search_page(&self, shaper: Call<'_>, filter: &TicketFilter) -> Result<Shaped, String> {
         let text = |e: DbError| format!("the ticket database failed: {e}");
         let total = self.db.count(filter).map_err(text)?;
         let shaper = shaper.total(total);
@@ -298,7 +294,7 @@ impl Desk {
 
     async fn get(&self, id: &str) -> Shaped {
         let id = id.trim();
-        let shaper = Self::shaper("get_ticket").query(format!("id={id}"));
+        let shaper = Self::shaper("get_ticket").call().query(format!("id={id}"));
         let hex = id.strip_prefix("tkt_").unwrap_or_default();
         let well_formed = id.len() <= 40
             && hex.len() >= 4

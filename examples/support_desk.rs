@@ -21,10 +21,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         desk::PAGE
     );
 
-    let shaper = Shaper::for_tool("search_tickets")
-        .budget(Budget::tokens(2_000))
-        .raw_payload(desk::PAGE);
-    let [json, prose, table] = desk::shape_formats(&shaper, &tickets, &directory)?;
+    let shaper = Shaper::for_tool("search_tickets").budget(Budget::tokens(2_000));
+    let [json, prose, table] =
+        desk::shape_formats(&shaper, Some(desk::PAGE), &tickets, &directory)?;
 
     println!(
         "== shaped page, JSON envelope (structured channel) ==\n{}\n",

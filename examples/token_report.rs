@@ -12,7 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tickets = desk::parse_page(desk::PAGE)?;
     let directory = desk::Directory::seed();
     let shaper = Shaper::for_tool("search_tickets").budget(Budget::tokens(4_000));
-    let [json, prose, table] = desk::shape_formats(&shaper, &tickets, &directory)?;
+    let [json, prose, table] = desk::shape_formats(&shaper, None, &tickets, &directory)?;
     let records = serde_json::json!({ "tickets": json.structured()["data"] });
     let toon = toon_format::encode_default(&records)?;
 

@@ -212,17 +212,21 @@ pub fn seed_element() -> &'static str {
     &PAGE[start..end]
 }
 
-/// The page shaped in each format by one configured shaper: JSON, prose, table.
+/// The page shaped in each format by one configured shaper: JSON, prose, table; `raw` is
+/// the payload the tickets came from, for the report.
 pub fn shape_formats(
-    shaper: &Shaper<'_>,
+    shaper: &Shaper,
+    raw: Option<&str>,
     tickets: &[Ticket],
     directory: &Directory,
 ) -> Result<[Shaped; 3], ShapeError> {
     let shape = |format| {
-        shaper
-            .clone()
-            .format(format)
-            .shape_blocking(tickets, directory)
+        let call = shaper.clone().format(format).call();
+        match raw {
+            Some(raw) => call.raw_payload(raw),
+            None => call,
+        }
+        .shape_blocking(tickets, directory)
     };
     Ok([
         shape(Format::Json)?,

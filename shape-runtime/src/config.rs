@@ -147,7 +147,7 @@ impl ShapeConfig {
     }
 
     /// A [`Shaper`] for `tool`, configured.
-    pub fn shaper(&self, tool: &str) -> Result<Shaper<'static>, ConfigError> {
+    pub fn shaper(&self, tool: &str) -> Result<Shaper, ConfigError> {
         let c = self.tool(tool)?;
         let mut shaper = Shaper::for_tool(tool)
             .budget(c.budget.unwrap_or_default())

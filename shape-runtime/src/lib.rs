@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod admit;
 pub mod aggregate;
 pub mod budget;
 pub mod config;
@@ -24,6 +25,7 @@ pub mod legend;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 pub mod open;
+mod page;
 pub mod project;
 pub mod query;
 pub mod rank;
@@ -69,7 +71,7 @@ pub use report::{Cut, RawSize, Report};
 pub use resolve::{
     KeyField, KeySet, NameMap, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies,
 };
-pub use shaper::{ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
+pub use shaper::{Call, ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
 pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};
 pub use untrusted::{Provenance, UntrustedPolicy, UntrustedStats};
 pub use view::{CallEnv, Channel, Cx, DateStyle, Diagnostics, UntrustedText};

@@ -5,18 +5,21 @@
 //! The store is any [`HandleStore`]: the in-process [`MemoryStore`](crate::MemoryStore) by
 //! default, a shared one when several replicas serve one handle.
 
+use crate::admit::PerChannel;
 use crate::aggregate::{Aggregate, AggregateError, Day, FieldMeta, FieldRole, Row};
 use crate::cursor::{CursorCodec, Keyset, QueryHash};
 use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult, StoredSegment};
+use crate::page::{Notes, PageInputs, Records};
 use crate::project::ToolResult;
 use crate::query::{OpenQuery, QueryError};
 use crate::rank::{KeyValue, Order};
 use crate::render::{Layout, RenderRecord, Seg, Typed};
 use crate::resolve::{Needs, Supplies};
-use crate::shaper::{Continuation, OPEN_RESULT, PageInputs, ShapeError, Shaped, Shaper};
+use crate::shaper::{Call, Continuation, OPEN_RESULT, ShapeError, Shaped, Shaper};
 use crate::text::{TextMode, TextSerializer};
 use crate::tokens::Tokenizer;
 use crate::view::CallEnv;
+use crate::view::Channel;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
@@ -38,8 +41,8 @@ pub struct Keep<'a, S> {
     pub today: Day,
 }
 
-impl<'a> Shaper<'a> {
-    /// Shapes `rows` like [`shape_with`](Shaper::shape_with); when the whole result would
+impl Call<'_> {
+    /// Shapes `rows` like [`shape_with`](Call::shape_with); when the whole result would
     /// take more than `policy.store_when_over_budget_factor` budgets, it is stored behind a
     /// handle and the answer carries the handle, an aggregate of the whole result in the
     /// summary, and the first page. Every key is resolved (one call per resolver), since the
@@ -71,8 +74,10 @@ impl<'a> Shaper<'a> {
         // The rendering state (`CallEnv`) is not `Sync`, so it must not live across the
         // store's await, or this future would not be `Send` (and could not serve a tool in a
         // multi-threaded server): the stored form is made in a scope of its own.
-        let prepared = self.with_records(rows, &order, &names, |records, _| {
-            match self.worth_storing(records, self.current_tokenizer(), keep.policy) {
+        let prepared = self.with_records(rows, &order, &names, &layout, |records| {
+            let records = records.rows.structured;
+            let tokenizer = self.shaper().current_tokenizer();
+            match self.worth_storing(records, tokenizer, keep.policy) {
                 Ok(true) => Ok(Some(self.prepare(records, T::PROJECTION, &keep))),
                 Ok(false) => Ok(None),
                 Err(message) => Err(ShapeError::Render {
@@ -96,7 +101,7 @@ impl<'a> Shaper<'a> {
             Ok(None) => (None, None),
             Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
             Err(StoreFailure::Store(e)) => {
-                tracing::warn!(target: "shape", tool = self.tool(), error = %e, "result not stored behind a handle");
+                tracing::warn!(target: "shape", tool = self.shaper().tool(), error = %e, "result not stored behind a handle");
                 (None, None)
             }
         };
@@ -108,8 +113,8 @@ impl<'a> Shaper<'a> {
             handle: handle.as_deref(),
             keyset,
         };
-        self.with_records(rows, &order, &names, |records, env| {
-            self.render_page(records, &layout, env, page, start)
+        self.with_records(rows, &order, &names, &layout, |records| {
+            crate::page::render(self, records, &layout, page, start)
         })
     }
 
@@ -123,7 +128,7 @@ impl<'a> Shaper<'a> {
         tokenizer: &dyn Tokenizer,
         policy: &HandlePolicy,
     ) -> Result<bool, String> {
-        let budget = self.current_budget().max_tokens();
+        let budget = self.shaper().current_budget().max_tokens();
         let mut tokens_per_byte: Option<f64> = None;
         let mut bytes = 0usize;
         let mut buf = Vec::new();
@@ -172,8 +177,25 @@ impl<'a> Shaper<'a> {
             .compute(&fields, &rows, keep.today)
             .map_err(StoreFailure::Aggregate)?;
         let lead = result.sentence_with(projection.name, projection.plural);
-        let stored = StoredResult::from_projection(self.tool(), projection, rows);
+        let stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);
         Ok((lead, stored))
+    }
+}
+
+impl Shaper {
+    /// [`Call::shape_or_store`] for a call with nothing set.
+    pub async fn shape_or_store<T, C, S>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        keep: Keep<'_, S>,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        S: HandleStore,
+    {
+        self.call().shape_or_store(rows, ctx, keep).await
     }
 }
 
@@ -190,7 +212,7 @@ enum StoreFailure {
 pub struct OpenResult<'a, S> {
     store: &'a S,
     codec: Arc<CursorCodec>,
-    shaper: Shaper<'a>,
+    shaper: Shaper,
 }
 
 impl<'a, S: HandleStore> OpenResult<'a, S> {
@@ -214,7 +236,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
     }
 
     /// Budget, format and tokenizer of the pages it returns.
-    pub fn shaper(mut self, shaper: Shaper<'a>) -> Self {
+    pub fn shaper(mut self, shaper: Shaper) -> Self {
         self.shaper = shaper;
         self
     }
@@ -330,25 +352,44 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         let remaining = &matches[offset..];
         let reach = remaining.len().min(page_size + 1).min(budget + 1);
         let nonce = crate::untrusted_nonce();
-        let env = CallEnv::new(
+        let env = |channel, counting| {
+            CallEnv::new(
+                &stored.tool,
+                self.shaper.current_tokenizer(),
+                self.shaper.untrusted_policy(),
+                &nonce,
+            )
+            .with_pass(channel, counting)
+        };
+        let rows_in = |env| -> Vec<StoredRow<'_>> {
+            remaining[..reach]
+                .iter()
+                .map(|&i| StoredRow {
+                    row: &stored.records[i],
+                    fields: &stored.fields,
+                    kept: &kept,
+                    env,
+                })
+                .collect()
+        };
+        let structured_env = env(Channel::Structured, true);
+        let structured = rows_in(&structured_env);
+        let notes = Notes::of(
+            self.shaper.current_format(),
+            self.shaper.untrusted_policy().provenance,
+            &layout,
+            &structured,
             &stored.tool,
-            self.shaper.current_tokenizer(),
-            self.shaper.untrusted_policy(),
-            &nonce,
         );
-        let rows: Vec<StoredRow<'_>> = remaining[..reach]
-            .iter()
-            .map(|&i| StoredRow {
-                row: &stored.records[i],
-                fields: &stored.fields,
-                kept: &kept,
-                env: &env,
-            })
-            .collect();
+        structured_env.take_diagnostics();
+        let text_env = env(Channel::Text, false)
+            .with_date_style(notes.date_style)
+            .with_compact_marks(notes.compact_marks);
+        let text = rows_in(&text_env);
         let codec = Arc::clone(&self.codec);
-        let shaper = self
+        let call = self
             .shaper
-            .clone()
+            .call()
             .page_size(page_size)
             .total(matches.len() as u64)
             .shown_before(offset as u64)
@@ -362,9 +403,15 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             handle: None,
             keyset: false,
         };
-        shaper
-            .render_page(&rows, &layout, &env, page, start)
-            .map_err(Refusal::Shape)
+        let records = Records {
+            rows: PerChannel {
+                structured: &structured,
+                text: &text,
+            },
+            counting: &structured_env,
+            notes: &notes,
+        };
+        crate::page::render(&call, records, &layout, page, start).map_err(Refusal::Shape)
     }
 }
 

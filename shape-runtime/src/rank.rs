@@ -197,3 +197,27 @@ impl RankKey for time::OffsetDateTime {
         KeyValue::Int(i64::try_from(nanos).unwrap_or(if nanos < 0 { i64::MIN } else { i64::MAX }))
     }
 }
+
+/// Rank, then truncate: the first `k` of `indices` in the order `cmp` gives, sorted; the
+/// rest are dropped unsorted. Only the records a page can reach are sorted, so ranking
+/// 20,000 rows for a page of 20 costs a selection, not a sort.
+///
+/// `cmp` must be a total order (break ties, for example by position) for the result to be
+/// deterministic.
+///
+/// ```
+/// let mut rows = vec![5, 1, 4, 2, 3];
+/// toolshape::rank::top_k(&mut rows, 2, |a, b| b.cmp(a));
+/// assert_eq!(rows, [5, 4]);
+/// ```
+pub fn top_k<T>(items: &mut Vec<T>, k: usize, cmp: impl Fn(&T, &T) -> Ordering) {
+    if k == 0 {
+        items.clear();
+        return;
+    }
+    if k < items.len() {
+        items.select_nth_unstable_by(k - 1, &cmp);
+        items.truncate(k);
+    }
+    items.sort_by(&cmp);
+}

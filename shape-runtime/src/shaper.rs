@@ -1,6 +1,12 @@
-//! The pipeline of one tool call: rank, resolve (one batched call per resolver), render each
-//! record once per channel, count its tokens once, admit until the budget is full, wrap in the
-//! envelope, report.
+//! How one tool's results are shaped ([`Shaper`]: budget, tokenizer, format, channels, page
+//! size, untrusted-text policy; built once, cheap to clone and share) and one call of it
+//! ([`Call`]: where the rows stand in the whole result, the cursor, the raw payload). A call
+//! ranks its rows, resolves keys (one batched call per resolver), and hands the page's
+//! reach to the page pipeline (`page`).
+//!
+//! As tower keeps a `Layer` apart from `call(req)`, the configuration here never changes
+//! per call: [`Shaper::call`] starts a request, and the shorthand [`Shaper::shape_with`] is
+//! a call with nothing set.
 //!
 //! ```
 //! use toolshape::{Budget, Format, Shaper, ToolResult};
@@ -32,12 +38,13 @@
 
 use crate::budget::Budget;
 use crate::cursor::{CursorCodec, CursorError, Keyset, QueryHash};
-use crate::envelope::{self, Counts, Frame, OmitReason, Omitted, Status, Words};
+use crate::envelope::{self, Frame, Status};
+use crate::page::{Notes, PageInputs, Records};
 use crate::project::ToolResult;
 use crate::rank::{KeyValue, Order};
-use crate::render::{Format, Layout, RenderRecord, Renderer, Typed};
-use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
-use crate::resolve::{Needs, ResolveError, ResolverStats, Supplies};
+use crate::render::{Format, Layout, Typed};
+use crate::report::{ChannelTokens, RecordCounts, Report};
+use crate::resolve::{Needs, ResolveError, Supplies};
 use crate::tokens::{Tiktoken, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
 use crate::view::{CallEnv, Channel, Cx};
@@ -96,23 +103,251 @@ pub struct Continuation<'a> {
 
 type CursorFn = dyn for<'a> Fn(Continuation<'a>) -> String + Send + Sync;
 
-/// Shapes tool results for one tool: budget, tokenizer, format, channel policy.
+/// How one tool's results are shaped: budget, tokenizer, text format, channel policy, page
+/// size, untrusted-text policy. Built once (in code or from a [`ShapeConfig`](crate::ShapeConfig)),
+/// `'static`, and cheap to clone: the settings are shared.
 #[derive(Clone)]
-pub struct Shaper<'a> {
+pub struct Shaper {
+    settings: Arc<Settings>,
+}
+
+#[derive(Clone)]
+struct Settings {
     tool: String,
     budget: Budget,
     tokenizer: Arc<dyn Tokenizer>,
     format: Format,
     channels: ChannelPolicy,
     page_size: Option<usize>,
-    total: Option<u64>,
-    shown_before: u64,
-    query: Option<String>,
-    raw: Option<&'a str>,
     untrusted: UntrustedPolicy,
-    keep_order: bool,
-    cursor: Option<Arc<CursorFn>>,
-    after: Option<Resume>,
+}
+
+impl std::fmt::Debug for Shaper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = &self.settings;
+        f.debug_struct("Shaper")
+            .field("tool", &s.tool)
+            .field("budget", &s.budget)
+            .field("tokenizer", &s.tokenizer.name())
+            .field("format", &s.format)
+            .field("channels", &s.channels)
+            .field("page_size", &s.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shaper {
+    /// A shaper for `tool` with the defaults: 2,000 tokens of o200k_base, prose, both channels.
+    pub fn for_tool(tool: impl Into<String>) -> Self {
+        Shaper {
+            settings: Arc::new(Settings {
+                tool: tool.into(),
+                budget: Budget::default(),
+                tokenizer: Arc::new(Tiktoken::o200k_base()),
+                format: Format::default(),
+                channels: ChannelPolicy::default(),
+                page_size: None,
+                untrusted: UntrustedPolicy::default(),
+            }),
+        }
+    }
+
+    fn set(mut self, f: impl FnOnce(&mut Settings)) -> Self {
+        f(Arc::make_mut(&mut self.settings));
+        self
+    }
+
+    /// The token budget, envelope included.
+    pub fn budget(self, budget: Budget) -> Self {
+        self.set(|s| s.budget = budget)
+    }
+
+    /// The tokenizer the budget is counted in.
+    pub fn tokenizer(self, tokenizer: impl Tokenizer + 'static) -> Self {
+        self.shared_tokenizer(Arc::new(tokenizer))
+    }
+
+    /// A shared tokenizer.
+    pub fn shared_tokenizer(self, tokenizer: Arc<dyn Tokenizer>) -> Self {
+        self.set(|s| s.tokenizer = tokenizer)
+    }
+
+    /// The text channel's format.
+    pub fn format(self, format: Format) -> Self {
+        self.set(|s| s.format = format)
+    }
+
+    /// Which channel the budget is enforced on.
+    pub fn channels(self, channels: ChannelPolicy) -> Self {
+        self.set(|s| s.channels = channels)
+    }
+
+    /// At most this many records per page, whatever the budget.
+    pub fn page_size(self, page_size: usize) -> Self {
+        self.set(|s| s.page_size = Some(page_size.max(1)))
+    }
+
+    /// The untrusted-text policy.
+    pub fn untrusted(self, policy: UntrustedPolicy) -> Self {
+        self.set(|s| s.untrusted = policy)
+    }
+
+    /// Starts one call: set where the rows stand in the whole result (the total, the
+    /// cursor), then shape them.
+    pub fn call<'a>(&self) -> Call<'a> {
+        Call {
+            shaper: self.clone(),
+            page_size: None,
+            total: None,
+            shown_before: 0,
+            query: None,
+            raw: None,
+            keep_order: false,
+            cursor: None,
+            after: None,
+        }
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.settings.tool
+    }
+
+    /// The budget.
+    pub fn current_budget(&self) -> Budget {
+        self.settings.budget
+    }
+
+    /// The tokenizer.
+    pub fn current_tokenizer(&self) -> &dyn Tokenizer {
+        &*self.settings.tokenizer
+    }
+
+    /// The untrusted-text policy.
+    pub fn untrusted_policy(&self) -> &UntrustedPolicy {
+        &self.settings.untrusted
+    }
+
+    /// The text format.
+    pub fn current_format(&self) -> Format {
+        self.settings.format
+    }
+
+    /// The channel policy.
+    pub fn current_channels(&self) -> ChannelPolicy {
+        self.settings.channels
+    }
+
+    /// The page size, if one is set.
+    pub fn current_page_size(&self) -> Option<usize> {
+        self.settings.page_size
+    }
+
+    /// The most attacker-controlled tokens one call of this tool can show for records of
+    /// type `T`: from the projection's caps, the budget and the page size.
+    pub fn attacker_bound<T: ToolResult>(&self) -> crate::untrusted::AttackerBound {
+        let bound =
+            crate::untrusted::attacker_bound(T::PROJECTION, self.settings.budget.max_tokens());
+        match self.settings.page_size {
+            Some(page) => bound.with_max_records(page),
+            None => bound,
+        }
+    }
+
+    /// Shapes `rows` whose records need no resolver: a [`call`](Self::call) with nothing set.
+    pub async fn shape<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.call().shape_with(rows, &()).await
+    }
+
+    /// Shapes `rows`, resolving keys through `ctx`: a [`call`](Self::call) with nothing set.
+    pub async fn shape_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        self.call().shape_with(rows, ctx).await
+    }
+
+    /// Shapes `rows` ranked by the caller's comparator: a [`call`](Self::call) with nothing
+    /// set.
+    pub async fn shape_ordered<T, C, F>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        cmp: F,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        F: Fn(&T, &T) -> Ordering,
+    {
+        self.call().shape_ordered(rows, ctx, cmp).await
+    }
+
+    /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
+    /// this thread, so they must not need a runtime of their own (a synchronous resolver
+    /// returning `std::future::ready`, or one awaiting only its own work).
+    pub fn shape_blocking<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        block_on(self.shape_with(rows, ctx))
+    }
+
+    /// The error envelope for a cursor that was refused: what happened and how to recover.
+    pub fn cursor_error(&self, error: &CursorError) -> Shaped {
+        self.error(&error.to_string(), "")
+    }
+
+    /// An error envelope for this tool: what happened and what to do instead.
+    pub fn error(&self, what: &str, remedy: &str) -> Shaped {
+        let frame = Frame::error(what, remedy);
+        let structured = format!(
+            "{}{}",
+            envelope::json_head(&frame, false),
+            envelope::json_tail(&frame)
+        );
+        let text = match self.settings.format {
+            Format::Json => structured.clone(),
+            Format::Prose | Format::Table => {
+                format!(
+                    "{}{}",
+                    envelope::text_head(&frame, None),
+                    envelope::text_tail(&frame, "records", &self.settings.tool)
+                )
+            }
+        };
+        let tokens = ChannelTokens {
+            text: self.settings.tokenizer.count(&text),
+            structured: self.settings.tokenizer.count(&structured),
+        };
+        let report = Report {
+            tool: self.settings.tool.clone(),
+            tokenizer: self.settings.tokenizer.name().to_owned(),
+            budget: self.settings.budget.max_tokens(),
+            raw: None,
+            tokens,
+            records: RecordCounts {
+                total: 0,
+                given: 0,
+                shown: 0,
+                omitted: 0,
+            },
+            cut: None,
+            resolvers: Vec::new(),
+            diagnostics: Default::default(),
+            tokenized: 0,
+            over_budget: tokens.text.max(tokens.structured) > self.settings.budget.max_tokens(),
+            duration_us: 0,
+        };
+        report.emit();
+        Shaped::new(frame, text, structured, report)
+    }
 }
 
 /// Where a page resumes, from the cursor the model passed back.
@@ -137,70 +372,36 @@ enum RowOrder<'f, T> {
     Given,
 }
 
-impl std::fmt::Debug for Shaper<'_> {
+/// One call of a tool: the rows' place in the whole result (total, earlier pages, cursor),
+/// what was asked, the raw payload. Made by [`Shaper::call`]; the shaper's settings are
+/// shared, not copied.
+#[derive(Clone)]
+pub struct Call<'a> {
+    shaper: Shaper,
+    page_size: Option<usize>,
+    total: Option<u64>,
+    shown_before: u64,
+    query: Option<String>,
+    raw: Option<&'a str>,
+    keep_order: bool,
+    cursor: Option<Arc<CursorFn>>,
+    after: Option<Resume>,
+}
+
+impl std::fmt::Debug for Call<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shaper")
-            .field("tool", &self.tool)
-            .field("budget", &self.budget)
-            .field("tokenizer", &self.tokenizer.name())
-            .field("format", &self.format)
-            .field("channels", &self.channels)
+        f.debug_struct("Call")
+            .field("shaper", &self.shaper)
+            .field("total", &self.total)
+            .field("shown_before", &self.shown_before)
+            .field("keep_order", &self.keep_order)
+            .field("after", &self.after)
             .finish_non_exhaustive()
     }
 }
 
-impl<'a> Shaper<'a> {
-    /// A shaper for `tool` with the defaults: 2,000 tokens of o200k_base, prose, both channels.
-    pub fn for_tool(tool: impl Into<String>) -> Self {
-        Shaper {
-            tool: tool.into(),
-            budget: Budget::default(),
-            tokenizer: Arc::new(Tiktoken::o200k_base()),
-            format: Format::default(),
-            channels: ChannelPolicy::default(),
-            page_size: None,
-            total: None,
-            shown_before: 0,
-            query: None,
-            raw: None,
-            untrusted: UntrustedPolicy::default(),
-            keep_order: false,
-            cursor: None,
-            after: None,
-        }
-    }
-
-    /// The token budget, envelope included.
-    pub fn budget(mut self, budget: Budget) -> Self {
-        self.budget = budget;
-        self
-    }
-
-    /// The tokenizer the budget is counted in.
-    pub fn tokenizer(mut self, tokenizer: impl Tokenizer + 'static) -> Self {
-        self.tokenizer = Arc::new(tokenizer);
-        self
-    }
-
-    /// A shared tokenizer.
-    pub fn shared_tokenizer(mut self, tokenizer: Arc<dyn Tokenizer>) -> Self {
-        self.tokenizer = tokenizer;
-        self
-    }
-
-    /// The text channel's format.
-    pub fn format(mut self, format: Format) -> Self {
-        self.format = format;
-        self
-    }
-
-    /// Which channel the budget is enforced on.
-    pub fn channels(mut self, channels: ChannelPolicy) -> Self {
-        self.channels = channels;
-        self
-    }
-
-    /// At most this many records per page, whatever the budget.
+impl<'a> Call<'a> {
+    /// At most this many records on this page (instead of the shaper's page size).
     pub fn page_size(mut self, page_size: usize) -> Self {
         self.page_size = Some(page_size.max(1));
         self
@@ -231,13 +432,8 @@ impl<'a> Shaper<'a> {
         self
     }
 
-    /// The untrusted-text policy.
-    pub fn untrusted(mut self, policy: UntrustedPolicy) -> Self {
-        self.untrusted = policy;
-        self
-    }
-
-    /// Keep the rows in the order given (already ranked, say by the database).
+    /// Keep the rows in the order given (already ranked, say by the database). Pages then
+    /// continue by count, so the rows must be the whole result on every call.
     pub fn keep_order(mut self) -> Self {
         self.keep_order = true;
         self
@@ -249,7 +445,7 @@ impl<'a> Shaper<'a> {
     /// database query to avoid loading them); the next cursor is signed by `codec`.
     ///
     /// A bad cursor is an error whose message says how to recover; answer it with
-    /// [`cursor_error`](Self::cursor_error).
+    /// [`Shaper::cursor_error`].
     pub fn paginate(
         mut self,
         codec: Arc<CursorCodec>,
@@ -277,9 +473,19 @@ impl<'a> Shaper<'a> {
         Ok(self)
     }
 
+    /// Makes the `next` cursor when records remain, from the last record this page covers.
+    pub fn cursor_with(
+        mut self,
+        make: impl for<'c> Fn(Continuation<'c>) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.cursor = Some(Arc::new(make));
+        self
+    }
+
     /// Where the page starts: the keyset to push into a database query
     /// (`WHERE (updated_at, id) < (?, ?)`, see [`Keyset::sql_predicate`]); `None` on the
     /// first page.
+    ///
     /// Keyset cursors are used for records with an id in the library's order; records in the
     /// caller's order, or without an id, continue by count (`None` here, and the rows must be
     /// the whole result on every call).
@@ -288,6 +494,44 @@ impl<'a> Shaper<'a> {
             Some(Resume::Keyset(keyset)) => Some(keyset),
             _ => None,
         }
+    }
+
+    /// The shaper this call belongs to.
+    pub fn shaper(&self) -> &Shaper {
+        &self.shaper
+    }
+
+    /// An error envelope for this tool: what happened and what to do instead.
+    pub fn error(&self, what: &str, remedy: &str) -> Shaped {
+        self.shaper.error(what, remedy)
+    }
+
+    pub(crate) fn shown_before_count(&self) -> u64 {
+        self.shown_before
+    }
+
+    pub(crate) fn total_count(&self) -> Option<u64> {
+        self.total
+    }
+
+    pub(crate) fn keeps_order(&self) -> bool {
+        self.keep_order
+    }
+
+    pub(crate) fn query_text(&self) -> Option<&str> {
+        self.query.as_deref()
+    }
+
+    pub(crate) fn raw(&self) -> Option<&str> {
+        self.raw
+    }
+
+    pub(crate) fn page_size_limit(&self) -> Option<usize> {
+        self.page_size.or(self.shaper.settings.page_size)
+    }
+
+    pub(crate) fn cursor_maker(&self) -> Option<&CursorFn> {
+        self.cursor.as_deref()
     }
 
     /// Indices of the rows this page can start from, in page order: what earlier pages
@@ -316,80 +560,48 @@ impl<'a> Shaper<'a> {
             Some(Resume::Offset(n)) if !keyset => usize::try_from(*n).unwrap_or(usize::MAX),
             _ => 0,
         };
-        let cmp: Option<Box<dyn Fn(&usize, &usize) -> Ordering + '_>> = match order {
-            RowOrder::Ranked => Some(Box::new(|a: &usize, b: &usize| {
+        let given = indices.len().saturating_sub(skip);
+        let upto = skip.saturating_add(reach).min(indices.len());
+        // Rank-then-truncate: only the records up to the page's reach are sorted.
+        match order {
+            RowOrder::Ranked => crate::rank::top_k(&mut indices, upto, |a, b| {
                 let (x, y) = (&rows[*a], &rows[*b]);
                 x.rank_cmp(y)
                     .then_with(|| x.id_text().cmp(&y.id_text()))
                     .then(a.cmp(b))
-            })),
-            RowOrder::Custom(f) => Some(Box::new(move |a: &usize, b: &usize| {
+            }),
+            RowOrder::Custom(f) => crate::rank::top_k(&mut indices, upto, |a, b| {
                 f(&rows[*a], &rows[*b]).then(a.cmp(b))
-            })),
-            RowOrder::Given => None,
-        };
-        let given = indices.len().saturating_sub(skip);
-        let upto = skip.saturating_add(reach).min(indices.len());
-        if let Some(cmp) = cmp {
-            // Rank-then-truncate: only the records up to the page's reach are sorted.
-            if upto > 0 && upto < indices.len() {
-                indices.select_nth_unstable_by(upto - 1, &cmp);
-                indices.truncate(upto);
-            }
-            indices.sort_by(&cmp);
+            }),
+            RowOrder::Given => indices.truncate(upto),
         }
-        indices.truncate(upto);
         indices.drain(..skip.min(indices.len()));
         (indices, given, keyset)
     }
 
-    /// The error envelope for a cursor that was refused: what happened and how to recover.
-    pub fn cursor_error(&self, error: &CursorError) -> Shaped {
-        self.error(&error.to_string(), "")
+    /// The rows in ranked order (or as given with `keep_order`) after the cursor, at most
+    /// `reach` of them; see `page_order`.
+    pub(crate) fn ranked_rows<T: ToolResult>(
+        &self,
+        rows: &[T],
+        reach: usize,
+    ) -> (Vec<usize>, usize, bool) {
+        self.page_order(rows, RowOrder::Ranked, reach)
     }
 
-    /// Makes the `next` cursor when records remain, from the last record this page covers.
-    pub fn cursor_with(
-        mut self,
-        make: impl for<'c> Fn(Continuation<'c>) -> String + Send + Sync + 'static,
-    ) -> Self {
-        self.cursor = Some(Arc::new(make));
-        self
-    }
-
-    /// The tool's name.
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The budget.
-    pub fn current_budget(&self) -> Budget {
-        self.budget
-    }
-
-    /// The tokenizer.
-    pub fn current_tokenizer(&self) -> &dyn Tokenizer {
-        &*self.tokenizer
-    }
-
-    /// The most attacker-controlled tokens one call of this tool can show for records of
-    /// type `T`: from the projection's caps, the budget and the page size.
-    pub fn attacker_bound<T: ToolResult>(&self) -> crate::untrusted::AttackerBound {
-        let bound = crate::untrusted::attacker_bound(T::PROJECTION, self.budget.max_tokens());
-        match self.page_size {
-            Some(page) => bound.with_max_records(page),
-            None => bound,
-        }
-    }
-
-    /// The untrusted-text policy.
-    pub fn untrusted_policy(&self) -> &UntrustedPolicy {
-        &self.untrusted
-    }
-
-    /// The text format.
-    pub fn current_format(&self) -> Format {
-        self.format
+    /// How many ranked records a page can reach: every record costs at least one token, so
+    /// no more than `budget` of them fit, and no more than `page_size`; one more is looked at
+    /// to know where the cut is. Only these need ranking, resolving and rendering.
+    fn reach(&self) -> usize {
+        self.shaper
+            .settings
+            .budget
+            .max_tokens()
+            .saturating_add(1)
+            .min(
+                self.page_size_limit()
+                    .map_or(usize::MAX, |p| p.saturating_add(1)),
+            )
     }
 
     /// Shapes `rows` whose records need no resolver.
@@ -432,24 +644,14 @@ impl<'a> Shaper<'a> {
         self.shape_page(rows, ctx, page, start).await
     }
 
-    /// The rows in ranked order (or as given with `keep_order`) after the cursor, at most
-    /// `reach` of them; see `page_order`.
-    pub(crate) fn ranked_rows<T: ToolResult>(
-        &self,
-        rows: &[T],
-        reach: usize,
-    ) -> (Vec<usize>, usize, bool) {
-        self.page_order(rows, RowOrder::Ranked, reach)
-    }
-
-    /// How many ranked records a page can reach: every record costs at least one token, so
-    /// no more than `budget` of them fit, and no more than `page_size`; one more is looked at
-    /// to know where the cut is. Only these need ranking, resolving and rendering.
-    fn reach(&self) -> usize {
-        self.budget
-            .max_tokens()
-            .saturating_add(1)
-            .min(self.page_size.map_or(usize::MAX, |p| p.saturating_add(1)))
+    /// [`shape_with`](Call::shape_with) for synchronous callers (see
+    /// [`Shaper::shape_blocking`]).
+    pub fn shape_blocking<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        block_on(self.shape_with(rows, ctx))
     }
 
     /// Resolves and renders the page's records, from `page_order`'s answer.
@@ -477,437 +679,62 @@ impl<'a> Shaper<'a> {
             handle: None,
             keyset,
         };
-        self.with_records(rows, &order, &names, |records, env| {
-            self.render_page(records, &layout, env, page, start)
+        self.with_records(rows, &order, &names, &layout, |records| {
+            crate::page::render(self, records, &layout, page, start)
         })
     }
 
-    /// Runs `f` over the records at `order`, projected in a fresh per-call state (tokenizer,
-    /// policies, counters, a nonce for delimiters) with the page's resolved `names`.
+    /// Runs `f` over the records at `order`, projected for each channel in a fresh per-call
+    /// state (tokenizer, policies, counters, a nonce for delimiters) with the page's resolved
+    /// `names`; the text channel's state carries the notes its head states.
     pub(crate) fn with_records<T: ToolResult, R>(
         &self,
         rows: &[T],
         order: &[usize],
         names: &<T::Needs as Needs>::Names,
-        f: impl FnOnce(&[Typed<'_, T>], &CallEnv<'_>) -> R,
-    ) -> R {
-        let nonce = crate::untrusted_nonce();
-        let env = CallEnv::new(&self.tool, &*self.tokenizer, &self.untrusted, &nonce);
-        let cx = Cx::<T::Needs>::new(names, &env);
-        let records: Vec<Typed<'_, T>> = order
-            .iter()
-            .map(|&i| Typed {
-                record: &rows[i],
-                cx: &cx,
-            })
-            .collect();
-        f(&records, &env)
-    }
-
-    /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
-    /// this thread, so they must not need a runtime of their own (a synchronous resolver
-    /// returning `std::future::ready`, or one awaiting only its own work).
-    pub fn shape_blocking<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        C: Supplies<T::Needs> + ?Sized,
-    {
-        block_on(self.shape_with(rows, ctx))
-    }
-
-    /// An error envelope for this tool: what happened and what to do instead.
-    pub fn error(&self, what: &str, remedy: &str) -> Shaped {
-        let frame = Frame::error(what, remedy);
-        let structured = format!(
-            "{}{}",
-            envelope::json_head(&frame, false),
-            envelope::json_tail(&frame)
-        );
-        let text = match self.format {
-            Format::Json => structured.clone(),
-            Format::Prose | Format::Table => {
-                format!(
-                    "{}{}",
-                    envelope::text_head(&frame, None),
-                    envelope::text_tail(&frame, "records", &self.tool)
-                )
-            }
-        };
-        let tokens = ChannelTokens {
-            text: self.tokenizer.count(&text),
-            structured: self.tokenizer.count(&structured),
-        };
-        let report = Report {
-            tool: self.tool.clone(),
-            tokenizer: self.tokenizer.name().to_owned(),
-            budget: self.budget.max_tokens(),
-            raw: None,
-            tokens,
-            records: RecordCounts {
-                total: 0,
-                given: 0,
-                shown: 0,
-                omitted: 0,
-            },
-            cut: None,
-            resolvers: Vec::new(),
-            diagnostics: Default::default(),
-            tokenized: 0,
-            over_budget: tokens.text.max(tokens.structured) > self.budget.max_tokens(),
-            duration_us: 0,
-        };
-        report.emit();
-        Shaped {
-            frame,
-            text,
-            structured,
-            report,
-        }
-    }
-
-    /// The core of every call: admit `records` (ranked, only those a page can reach) until
-    /// the budget is full, wrap them in the envelope, report.
-    pub(crate) fn render_page<R: RenderRecord>(
-        &self,
-        records: &[R],
         layout: &Layout<'_>,
-        env: &CallEnv<'_>,
-        page: PageInputs<'_>,
-        start: Instant,
-    ) -> Result<Shaped, ShapeError> {
-        let renderer = Renderer::new(layout);
-        let tok = &*self.tokenizer;
-        let budget = self.budget.max_tokens();
-        let given = page.given;
-        let total = self
-            .total
-            .unwrap_or(self.shown_before + given as u64)
-            .max(self.shown_before + given as u64);
-        let words = Words {
-            name: layout.name,
-            plural: layout.plural,
-            order: layout.order.as_deref().filter(|_| !self.keep_order),
-            query: self.query.as_deref(),
-            lead: page.lead,
-            reopen_with: OPEN_RESULT,
+        f: impl FnOnce(Records<'_, Typed<'_, T>>) -> R,
+    ) -> R {
+        let s = &self.shaper.settings;
+        let nonce = crate::untrusted_nonce();
+        let env = |channel, counting| {
+            CallEnv::new(&s.tool, &*s.tokenizer, &s.untrusted, &nonce).with_pass(channel, counting)
         };
-        let skipped: Vec<String> = layout.skipped.iter().map(|s| (*s).to_owned()).collect();
-        let render_err = |message: String| ShapeError::Render {
-            record: layout.name.to_owned(),
-            message,
-        };
-
-        // The text channel needs its own rendering unless it is the same JSON.
-        let text_differs = self.format != Format::Json
-            || layout.has_untrusted()
-                && self.untrusted.provenance != crate::untrusted::Provenance::Off;
-        let check_text = self.channels != ChannelPolicy::Structured;
-        let check_structured = self.channels != ChannelPolicy::Text;
-        // Dates in the text channel: `Feb 11` with the year stated once, when every date in
-        // reach shares it.
-        // Facts stated once in the text head: where untrusted text comes from, the year.
-        let mut notes: Vec<String> = Vec::new();
-        if self.format != Format::Json {
-            if layout.has_untrusted()
-                && self.untrusted.provenance == crate::untrusted::Provenance::Compact
-            {
-                env.set_compact_marks(true);
-                let sources: Vec<String> = layout
-                    .fields
-                    .iter()
-                    .filter(|(_, k)| matches!(k, crate::project::FieldKind::Untrusted { .. }))
-                    .map(|(name, _)| format!("{}.{name}", env.tool()))
-                    .collect();
-                notes.push(format!("«…» is untrusted text from {}", sources.join(", ")));
-            }
-            if let Some(year) = shared_year(records, layout, env) {
-                env.set_date_style(crate::view::DateStyle::MonthDay { year });
-                notes.push(format!("dates are in {year}"));
-            }
-        }
-        let note = (!notes.is_empty()).then(|| notes.join("; "));
-
-        // Where the next page starts: after the record's key, or after a count of records.
-        let keyset = page.keyset;
-        fn continuation<R: RenderRecord>(
-            record: &R,
-            shown: u64,
-            keyset: bool,
-            order: Order,
-        ) -> Continuation<'_> {
-            Continuation {
-                rank: record.rank_key().filter(|_| keyset),
-                id: record.id_text().filter(|_| keyset),
-                shown,
-                order,
-            }
-        }
-        let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
-            let covered = self.shown_before + shown as u64;
-            let omitted_count = total.saturating_sub(covered);
-            let too_large = u64::from(matches!(cut, Some((_, OmitReason::RecordTooLarge))));
-            let reason = if omitted_count > 0 {
-                cut.map(|(_, r)| r).or(Some(OmitReason::PageSize))
-            } else {
-                None
-            };
-            let next = if omitted_count > 0 {
-                self.cursor.as_ref().and_then(|make| {
-                    // Continue after the last record this page covers: the last shown, or a
-                    // record too large to ever fit (so the next page skips it).
-                    let last = match cut {
-                        Some((index, OmitReason::RecordTooLarge)) => Some(index),
-                        _ if shown > 0 => Some(shown - 1),
-                        _ => None,
-                    }?;
-                    let record = records.get(last)?;
-                    let covered = covered + too_large;
-                    (covered < total).then(|| make(continuation(record, covered, keyset, layout.rank_order)))
+        let typed = |cx| -> Vec<Typed<'_, T>> {
+            order
+                .iter()
+                .map(|&i| Typed {
+                    record: &rows[i],
+                    cx,
                 })
-            } else {
-                None
-            };
-            Frame::for_page(
-                Counts {
-                    shown: shown as u64,
-                    shown_before: self.shown_before,
-                    total,
-                },
-                words,
-                Omitted {
-                    count: omitted_count,
-                    reason,
-                    fields: skipped.clone(),
-                    too_large,
-                    handle: page.handle.map(str::to_owned),
-                },
-                next,
-            )
+                .collect()
         };
-        let frame_tokens = |frame: &Frame, shown: usize| -> (usize, usize) {
-            let s = tok.count(&envelope::json_head(frame, shown > 0))
-                + tok.count(&envelope::json_tail(frame));
-            let t = if text_differs {
-                tok.count(&self.text_head(frame, &renderer, shown > 0, note.as_deref()))
-                    + tok.count(&self.text_tail(frame, layout))
-            } else {
-                s
-            };
-            (s, t)
-        };
-
-        // Reserve the envelope as it would read with every record omitted and a cursor.
-        let reserve_frame = {
-            let mut f = frame_for(0, Some((0, OmitReason::ResultBudget)));
-            if f.next.is_none()
-                && let (Some(make), Some(first)) = (&self.cursor, records.first())
-            {
-                f.next = Some(make(continuation(first, total, keyset, layout.rank_order)));
-            }
-            f
-        };
-        let (reserve_s, reserve_t) = frame_tokens(&reserve_frame, 1);
-
-        let mut seg_s: Vec<String> = Vec::new();
-        let mut seg_t: Vec<String> = Vec::new();
-        let mut tok_s: Vec<usize> = Vec::new();
-        let mut tok_t: Vec<usize> = Vec::new();
-        let (mut sum_s, mut sum_t) = (0usize, 0usize);
-        let mut cut: Option<(usize, OmitReason)> = None;
-        let mut tokenized = 0usize;
-        for (position, record) in records.iter().enumerate() {
-            if self.page_size.is_some_and(|p| position >= p) {
-                cut = Some((position, OmitReason::PageSize));
-                break;
-            }
-            env.set_pass(Channel::Structured, false);
-            let s = renderer
-                .segment(record, position, Format::Json)
-                .map_err(render_err)?;
-            let ts = tok.count(&s);
-            let (t, tt) = if text_differs {
-                env.set_pass(Channel::Text, false);
-                let t = renderer
-                    .segment(record, position, self.format)
-                    .map_err(render_err)?;
-                let tt = tok.count(&t);
-                (Some(t), tt)
-            } else {
-                (None, ts)
-            };
-            tokenized += 1;
-            let fits_s = !check_structured || reserve_s + sum_s + ts <= budget;
-            let fits_t = !check_text || reserve_t + sum_t + tt <= budget;
-            if !(fits_s && fits_t) {
-                let alone_s = !check_structured || reserve_s + ts <= budget;
-                let alone_t = !check_text || reserve_t + tt <= budget;
-                let reason = if alone_s && alone_t {
-                    OmitReason::ResultBudget
-                } else {
-                    OmitReason::RecordTooLarge
-                };
-                cut = Some((position, reason));
-                break;
-            }
-            sum_s += ts;
-            sum_t += tt;
-            tok_s.push(ts);
-            tok_t.push(tt);
-            seg_t.push(t.unwrap_or_else(|| s.clone()));
-            seg_s.push(s);
-        }
-        if cut.is_none() && records.len() < given {
-            // Only reachable records were ranked; the next one would not have fit.
-            cut = Some((records.len(), OmitReason::ResultBudget));
-        }
-
-        // The real envelope; drop records from the end until it fits (rare: the reserve is
-        // pessimistic, but a summary's numbers can tokenize differently).
-        let (frame, head_tail_s, head_tail_t) = loop {
-            let shown = seg_s.len();
-            let frame = frame_for(shown, cut);
-            let (fs, ft) = frame_tokens(&frame, shown);
-            let over_s = check_structured && fs + sum_s > budget;
-            let over_t = check_text && ft + sum_t > budget;
-            if !(over_s || over_t) || shown == 0 {
-                break (frame, fs, ft);
-            }
-            seg_s.pop();
-            seg_t.pop();
-            sum_s -= tok_s.pop().unwrap_or(0);
-            sum_t -= tok_t.pop().unwrap_or(0);
-            cut = Some((shown - 1, OmitReason::ResultBudget));
-        };
-        let shown = seg_s.len();
-
-        // One counting pass over the records shown: diagnostics count each record once.
-        env.set_pass(Channel::Structured, true);
-        for record in &records[..shown] {
-            record.write_json(&mut Vec::new()).map_err(render_err)?;
-        }
-        env.set_pass(Channel::Structured, false);
-
-        let mut structured = envelope::json_head(&frame, shown > 0);
-        for s in &seg_s {
-            structured.push_str(s);
-        }
-        structured.push_str(&envelope::json_tail(&frame));
-        let text = if text_differs {
-            let mut text = self.text_head(&frame, &renderer, shown > 0, note.as_deref());
-            for t in &seg_t {
-                text.push_str(t);
-            }
-            text.push_str(&self.text_tail(&frame, layout));
-            text
-        } else {
-            structured.clone()
-        };
-
-        let report = Report {
-            tool: self.tool.clone(),
-            tokenizer: tok.name().to_owned(),
-            budget,
-            raw: self.raw.map(|raw| RawSize::measure(raw, tok)),
-            tokens: ChannelTokens {
-                text: head_tail_t + sum_t,
-                structured: head_tail_s + sum_s,
+        let structured_env = env(Channel::Structured, true);
+        let structured_cx = Cx::<T::Needs>::new(names, &structured_env);
+        let structured = typed(&structured_cx);
+        let notes = Notes::of(
+            s.format,
+            s.untrusted.provenance,
+            layout,
+            &structured,
+            &s.tool,
+        );
+        // Looking at the dates for the notes noticed nothing that counts.
+        structured_env.take_diagnostics();
+        let text_env = env(Channel::Text, false)
+            .with_date_style(notes.date_style)
+            .with_compact_marks(notes.compact_marks);
+        let text_cx = Cx::<T::Needs>::new(names, &text_env);
+        let text = typed(&text_cx);
+        f(Records {
+            rows: crate::admit::PerChannel {
+                structured: &structured,
+                text: &text,
             },
-            records: RecordCounts {
-                total,
-                given,
-                shown,
-                omitted: frame.omitted.count,
-            },
-            cut: cut
-                .filter(|_| frame.status == Status::Partial)
-                .map(|(index, reason)| Cut { index, reason }),
-            resolvers: page.resolvers,
-            diagnostics: env.diagnostics(),
-            tokenized,
-            over_budget: (check_structured && head_tail_s + sum_s > budget)
-                || (check_text && head_tail_t + sum_t > budget),
-            duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
-        };
-        report.emit();
-        Ok(Shaped {
-            frame,
-            text,
-            structured,
-            report,
+            counting: &structured_env,
+            notes: &notes,
         })
     }
-
-    fn text_head(
-        &self,
-        frame: &Frame,
-        renderer: &Renderer<'_>,
-        has_records: bool,
-        note: Option<&str>,
-    ) -> String {
-        match self.format {
-            Format::Json => envelope::json_head(frame, has_records),
-            Format::Prose => envelope::text_head(frame, note),
-            Format::Table => {
-                let mut head = envelope::text_head(frame, note);
-                head.push_str(&renderer.table_header());
-                head
-            }
-        }
-    }
-
-    fn text_tail(&self, frame: &Frame, layout: &Layout<'_>) -> String {
-        match self.format {
-            Format::Json => envelope::json_tail(frame),
-            Format::Prose | Format::Table => envelope::text_tail(frame, layout.plural, &self.tool),
-        }
-    }
-}
-
-/// The year every parsed date of the records shares, if there is at least one date.
-fn shared_year<R: RenderRecord>(
-    records: &[R],
-    layout: &Layout<'_>,
-    env: &CallEnv<'_>,
-) -> Option<u16> {
-    let dates: Vec<usize> = layout.date_fields().collect();
-    if dates.is_empty() {
-        return None;
-    }
-    env.set_pass(Channel::Structured, false);
-    let mut year = None;
-    let mut buf = String::new();
-    for record in records {
-        for &field in &dates {
-            buf.clear();
-            record
-                .write_field(field, &mut buf, crate::text::TextMode::Prose)
-                .ok()?;
-            if crate::date::iso_date(&buf).is_none() {
-                continue; // null or unparsed: written as given either way
-            }
-            let y = crate::view::date_year(&buf)?;
-            match year {
-                None => year = Some(y),
-                Some(seen) if seen != y => return None,
-                Some(_) => {}
-            }
-        }
-    }
-    year
-}
-
-/// What a page knows beyond its records.
-pub(crate) struct PageInputs<'a> {
-    /// Records given to the call (the reachable ones may be fewer).
-    pub given: usize,
-    /// One entry per resolver.
-    pub resolvers: Vec<ResolverStats>,
-    /// A sentence to lead the summary with.
-    pub lead: Option<&'a str>,
-    /// The handle the whole result is stored under.
-    pub handle: Option<&'a str>,
-    /// Whether the next cursor is a keyset (rank key and id); else a count of records.
-    pub keyset: bool,
 }
 
 /// The name of the companion tool that reopens stored results.
@@ -923,6 +750,15 @@ pub struct Shaped {
 }
 
 impl Shaped {
+    pub(crate) fn new(frame: Frame, text: String, structured: String, report: Report) -> Self {
+        Shaped {
+            frame,
+            text,
+            structured,
+            report,
+        }
+    }
+
     /// What a text-reading client shows the model.
     pub fn text(&self) -> &str {
         &self.text

@@ -1440,6 +1440,18 @@ pub fn attacker_bound(projection: &Projection, budget_tokens: usize) -> Attacker
     .settle()
 }
 
+/// The head's note naming where compactly marked untrusted text comes from:
+/// `«…» is untrusted text from search_tickets.subject, search_tickets.body`.
+pub(crate) fn compact_note(tool: &str, layout: &crate::render::Layout<'_>) -> String {
+    let sources: Vec<String> = layout
+        .fields
+        .iter()
+        .filter(|(_, k)| matches!(k, crate::project::FieldKind::Untrusted { .. }))
+        .map(|(name, _)| format!("{tool}.{name}"))
+        .collect();
+    format!("«…» is untrusted text from {}", sources.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

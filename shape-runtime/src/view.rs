@@ -12,7 +12,7 @@ use crate::resolve::{KeyField, Needs};
 use crate::tokens::Tokenizer;
 use crate::untrusted::{self, UntrustedPolicy, UntrustedStats};
 use serde::{Serialize, Serializer};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 /// Which channel a record is being rendered for.
@@ -55,10 +55,10 @@ pub struct CallEnv<'a> {
     tokenizer: &'a dyn Tokenizer,
     policy: &'a UntrustedPolicy,
     nonce: &'a str,
-    channel: Cell<Channel>,
-    counting: Cell<bool>,
-    date_style: Cell<DateStyle>,
-    compact_marks: Cell<bool>,
+    channel: Channel,
+    counting: bool,
+    date_style: DateStyle,
+    compact_marks: bool,
     diagnostics: RefCell<Diagnostics>,
 }
 
@@ -75,10 +75,10 @@ impl<'a> CallEnv<'a> {
             tokenizer,
             policy,
             nonce,
-            channel: Cell::new(Channel::Structured),
-            counting: Cell::new(false),
-            date_style: Cell::new(DateStyle::Iso),
-            compact_marks: Cell::new(false),
+            channel: Channel::Structured,
+            counting: false,
+            date_style: DateStyle::Iso,
+            compact_marks: false,
             diagnostics: RefCell::new(Diagnostics::default()),
         }
     }
@@ -103,48 +103,55 @@ impl<'a> CallEnv<'a> {
         self.nonce
     }
 
+    /// The state for rendering on `channel`; `counting` says whether this state counts
+    /// diagnostics (one channel counts, so each shown record is counted once). The channel
+    /// is fixed for the state's life: a call renders each channel in a state of its own.
+    pub fn with_pass(self, channel: Channel, counting: bool) -> Self {
+        CallEnv {
+            channel,
+            counting,
+            ..self
+        }
+    }
+
+    /// How dates are written in the text channel.
+    pub fn with_date_style(self, date_style: DateStyle) -> Self {
+        CallEnv { date_style, ..self }
+    }
+
+    /// Marks untrusted values in the text channel with `«…»`, the sources being named once.
+    pub fn with_compact_marks(self, compact_marks: bool) -> Self {
+        CallEnv {
+            compact_marks,
+            ..self
+        }
+    }
+
     /// The channel being rendered.
     pub fn channel(&self) -> Channel {
-        self.channel.get()
-    }
-
-    /// Renders for `channel`; `counting` says whether this pass is the one that counts
-    /// diagnostics (each shown record is counted once, whatever the number of channels).
-    pub fn set_pass(&self, channel: Channel, counting: bool) {
-        self.channel.set(channel);
-        self.counting.set(counting);
-    }
-
-    /// Sets how dates are written in the text channel.
-    pub fn set_date_style(&self, style: DateStyle) {
-        self.date_style.set(style);
+        self.channel
     }
 
     /// How dates are written in the channel being rendered.
     pub fn date_style(&self) -> DateStyle {
-        match self.channel.get() {
-            Channel::Text => self.date_style.get(),
+        match self.channel {
+            Channel::Text => self.date_style,
             Channel::Structured => DateStyle::Iso,
         }
     }
 
-    /// Marks untrusted values in the text channel with `«…»`, the sources being named once.
-    pub fn set_compact_marks(&self, on: bool) {
-        self.compact_marks.set(on);
-    }
-
     /// Whether untrusted values get compact marks.
     pub fn compact_marks(&self) -> bool {
-        self.compact_marks.get()
+        self.compact_marks
     }
 
-    /// Whether this pass counts diagnostics.
+    /// Whether this state counts diagnostics.
     pub fn counting(&self) -> bool {
-        self.counting.get()
+        self.counting
     }
 
     pub(crate) fn note_unknown_code(&self, field: &str, code: &str) {
-        if self.counting.get() {
+        if self.counting {
             let mut d = self.diagnostics.borrow_mut();
             let codes = d.unknown_codes.entry(field.to_owned()).or_default();
             if !codes.iter().any(|c| c == code) {
@@ -154,19 +161,19 @@ impl<'a> CallEnv<'a> {
     }
 
     pub(crate) fn note_unresolved(&self) {
-        if self.counting.get() {
+        if self.counting {
             self.diagnostics.borrow_mut().unresolved_shown += 1;
         }
     }
 
     pub(crate) fn note_unparsed_date(&self) {
-        if self.counting.get() {
+        if self.counting {
             self.diagnostics.borrow_mut().unparsed_dates += 1;
         }
     }
 
     pub(crate) fn with_untrusted_stats(&self, f: impl FnOnce(&mut UntrustedStats)) {
-        if self.counting.get() {
+        if self.counting {
             f(&mut self.diagnostics.borrow_mut().untrusted);
         }
     }
@@ -174,6 +181,11 @@ impl<'a> CallEnv<'a> {
     /// What was noticed so far.
     pub fn diagnostics(&self) -> Diagnostics {
         self.diagnostics.borrow().clone()
+    }
+
+    /// What was noticed so far, forgetting it.
+    pub(crate) fn take_diagnostics(&self) -> Diagnostics {
+        std::mem::take(&mut *self.diagnostics.borrow_mut())
     }
 }
 

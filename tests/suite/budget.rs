@@ -190,6 +190,7 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
     let shaped = Shaper::for_tool("notes")
         .budget(Budget::tokens(300))
         .format(Format::Prose)
+        .call()
         .cursor_with(|c| format!("after-{}", c.id.unwrap_or("none")))
         .shape_blocking(&rows, &())
         .unwrap();
@@ -306,6 +307,9 @@ fn every_call_emits_its_report_as_a_tracing_event() {
         .finish();
     let tickets = desk::parse_page(desk::PAGE).unwrap();
     let shaped = tracing::subscriber::with_default(subscriber, || {
+        // Other tests on other threads hit the same callsite with no subscriber: make sure
+        // its cached interest counts this thread's subscriber.
+        tracing::callsite::rebuild_interest_cache();
         Shaper::for_tool("search_tickets")
             .budget(Budget::tokens(400))
             .shape_blocking(&tickets, &desk::Directory::seed())

@@ -98,6 +98,7 @@ fn none_stays_null_and_unresolved_is_marked() {
     tickets[0].assignee_id = None;
     tickets[1].assignee_id = Some(UserId("usr_00000000-0000-4000-8000-000000000000".into()));
     let shaped = Shaper::for_tool("t")
+        .call()
         .keep_order()
         .shape_blocking(&tickets, &Directory::seed())
         .unwrap();
@@ -254,6 +255,7 @@ fn unknown_legend_code_is_marked_and_counted() {
     tickets[1].status_code = 7;
     tickets[2].priority = 0;
     let shaped = Shaper::for_tool("t")
+        .call()
         .keep_order()
         .shape_blocking(&tickets, &Directory::seed())
         .unwrap();
@@ -289,6 +291,7 @@ fn legends_loaded_at_start_up() {
     ];
     // Before loading, codes are unknown (and said so), never guessed.
     let before = Shaper::for_tool("offices")
+        .call()
         .keep_order()
         .shape_blocking(&offices, &())
         .unwrap();
@@ -304,6 +307,7 @@ fn legends_loaded_at_start_up() {
         Err(toolshape::LegendError::AlreadyLoaded)
     );
     let after = Shaper::for_tool("offices")
+        .call()
         .keep_order()
         .shape_blocking(&offices, &())
         .unwrap();

@@ -81,7 +81,7 @@ fn error_envelopes_are_tool_errors_with_the_remedy_in_the_text() {
     let query = QueryHash::of("search_tickets", &json!({"status": "open"})).expect("hash");
     let shaper = Shaper::for_tool("search_tickets").format(Format::Prose);
     let refused = shaper
-        .clone()
+        .call()
         .paginate(codec, query, Some("AAAAnot-a-cursor"))
         .expect_err("a bad cursor is refused");
     let shaped = shaper.cursor_error(&refused);
@@ -190,6 +190,7 @@ fn the_output_schema_describes_real_envelopes() {
         assert_envelope_fits_schema::<Ticket>(&page(budget, format).structured());
     }
     let empty = Shaper::for_tool("search_tickets")
+        .call()
         .query("status=closed")
         .shape_blocking::<Ticket, _>(&[], &Directory::seed())
         .expect("shapes");

@@ -39,6 +39,7 @@ fn paging_through_the_shaper_covers_everything_once() {
         let shaper = Shaper::for_tool("list_issues")
             .budget(Budget::tokens(700))
             .format(Format::Table)
+            .call()
             .paginate(Arc::clone(&codec), query, cursor.as_deref())
             .unwrap();
         let page = shaper
@@ -80,6 +81,7 @@ fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
     let rows = issues();
     let first = Shaper::for_tool("list_issues")
         .budget(Budget::tokens(400))
+        .call()
         .paginate(Arc::clone(&codec), query, None)
         .unwrap()
         .shape_blocking(&rows, &())
@@ -94,7 +96,7 @@ fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
     ] {
         let shaper = Shaper::for_tool("list_issues");
         let err = shaper
-            .clone()
+            .call()
             .paginate(Arc::clone(&codec), q, Some(&bad))
             .unwrap_err();
         let envelope = shaper.cursor_error(&err);
@@ -110,6 +112,7 @@ fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
     // The genuine cursor continues where the first page stopped.
     let second = Shaper::for_tool("list_issues")
         .budget(Budget::tokens(400))
+        .call()
         .paginate(codec, query, Some(&cursor))
         .unwrap()
         .shape_blocking(&rows, &())

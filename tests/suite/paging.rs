@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-use toolshape::{Budget, Format, Shaped, Shaper, Status, ToolResult};
+use toolshape::{Budget, Call, Format, Shaped, Shaper, Status, ToolResult};
 
 /// Ranked, with an id; few distinct scores, so rank keys are often equal.
 #[derive(Debug, Clone, ToolResult)]
@@ -165,7 +165,7 @@ struct Setup<'a> {
 fn walk<T, S>(rows: &[T], setup: Setup<'_>, shape: S) -> Vec<String>
 where
     T: ToolResult,
-    S: Fn(&Shaper<'_>, &[T]) -> Shaped,
+    S: Fn(&Call<'_>, &[T]) -> Shaped,
 {
     let Setup {
         mode,
@@ -191,11 +191,12 @@ where
         if let Some(p) = page_size {
             shaper = shaper.page_size(p);
         }
+        let mut call = shaper.call();
         if matches!(mode, Mode::RankedKeepOrder | Mode::UnrankedKeepOrder) {
-            shaper = shaper.keep_order();
+            call = call.keep_order();
         }
-        let shaper = shaper
-            .paginate(Arc::clone(&codec), query.clone(), cursor.as_deref())
+        let shaper = call
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
             .unwrap();
         let shaped = shape(&shaper, rows);
         let facts = read_page(&shaped, format, key);

@@ -46,8 +46,7 @@ fn ticket(text: &str) -> Ticket {
 }
 
 /// Renders one record as compact JSON for `channel`, counting its stats.
-fn render<T: ToolResult<Needs = ()>>(rec: &T, env: &CallEnv<'_>, channel: Channel) -> String {
-    env.set_pass(channel, true);
+fn render<T: ToolResult<Needs = ()>>(rec: &T, env: &CallEnv<'_>) -> String {
     let mut buf = Vec::new();
     let cx = Cx::<<T as ToolResult>::Needs>::new(&(), env);
     if let Err(e) = rec.serialize_record(&cx, &mut serde_json::Serializer::new(&mut buf)) {
@@ -62,8 +61,8 @@ fn render_one<T: ToolResult<Needs = ()>>(
     channel: Channel,
 ) -> (String, UntrustedStats) {
     let o200k = Tiktoken::o200k_base();
-    let env = CallEnv::new(TOOL, &o200k, policy, NONCE);
-    let out = render(rec, &env, channel);
+    let env = CallEnv::new(TOOL, &o200k, policy, NONCE).with_pass(channel, true);
+    let out = render(rec, &env);
     (out, env.diagnostics().untrusted)
 }
 
@@ -388,17 +387,17 @@ fn untrusted_attacker_tokens_stay_under_the_bound() {
     for budget in [300usize, 2_000] {
         let bound = attacker_bound(Ticket::PROJECTION, budget);
         for window in cases.chunks(5) {
-            let env = CallEnv::new(TOOL, &o200k, &p, NONCE);
+            let env = CallEnv::new(TOOL, &o200k, &p, NONCE).with_pass(Channel::Text, true);
             let mut spent = 0;
             for case in window {
                 let rec = ticket(&case.input());
-                let probe = CallEnv::new(TOOL, &o200k, &p, NONCE);
-                let tokens = o200k.count(&render(&rec, &probe, Channel::Text));
+                let probe = CallEnv::new(TOOL, &o200k, &p, NONCE).with_pass(Channel::Text, true);
+                let tokens = o200k.count(&render(&rec, &probe));
                 if spent + tokens > budget {
                     continue;
                 }
                 spent += tokens;
-                render(&rec, &env, Channel::Text);
+                render(&rec, &env);
             }
             let actual = env.diagnostics().untrusted.attacker_tokens;
             assert!(actual <= bound.per_call, "{actual} > {bound:?}");
@@ -725,9 +724,10 @@ fn untrusted_compact_marks_cannot_be_forged() {
     );
     for input in &cases {
         let rec = ticket(input);
-        let env = CallEnv::new(TOOL, &o200k, &p, NONCE);
-        env.set_compact_marks(true);
-        let json = render(&rec, &env, Channel::Text);
+        let env = CallEnv::new(TOOL, &o200k, &p, NONCE)
+            .with_pass(Channel::Text, true)
+            .with_compact_marks(true);
+        let json = render(&rec, &env);
         let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{input:?}: {e}"));
         for (field, cap) in [("subject", 40), ("body", 200)] {
             let shown = value[field].as_str().unwrap_or_default();
