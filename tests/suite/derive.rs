@@ -551,11 +551,11 @@ fn raw_identifiers_odd_names_and_generic_records() {
     );
 }
 
-// Record types stamped out by a `macro_rules!` template. The attributes come from the template
-// and the last field's name and type from the caller, so the tokens the derive sees were
-// written in two places; its generated locals must resolve all the same.
+// Record types stamped out by a `macro_rules!` template. The derive and the common fields come
+// from the template, the extra fields (attributes included) from the caller, so the tokens
+// the derive sees were written in two places; its generated locals must resolve all the same.
 macro_rules! tracked_record {
-    ($name:ident, $field:ident: $ty:ty) => {
+    ($name:ident { $($extra:tt)* }) => {
         #[derive(ToolResult)]
         #[shape(prose = "{id}: {title} ({state}), {owner}, updated {updated}")]
         struct $name {
@@ -569,14 +569,19 @@ macro_rules! tracked_record {
             owner_id: Option<UserId>,
             #[shape(date, rank = desc)]
             updated: String,
-            #[shape(show)]
-            $field: $ty,
+            $($extra)*
         }
     };
 }
 
-tracked_record!(Bug, severity: u8);
-tracked_record!(Release, tags: Vec<String>);
+tracked_record!(Bug {
+    #[shape(show)]
+    severity: u8,
+});
+tracked_record!(Release {
+    #[shape(show)]
+    tags: Vec<String>,
+});
 
 #[test]
 fn records_stamped_out_by_a_macro() {
