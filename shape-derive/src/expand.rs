@@ -199,6 +199,7 @@ impl<'r, 'a> Gen<'r, 'a> {
         );
         let title = &record.name;
         let count = record.fields.len();
+        let checks = self.legend_checks();
         let fields = record.fields.iter().map(|f| {
             let view = self.view(f);
             let name = &f.name;
@@ -211,6 +212,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 #cx: &#p::Cx<'_, Self::Needs>,
                 #s: __S,
             ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                #checks
                 let mut #st = #p::Serializer::serialize_struct(#s, #title, #count)?;
                 #(#fields)*
                 #p::SerializeStruct::end(#st)
@@ -227,6 +229,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             local("__cx", site),
             local("__s", site),
         );
+        let checks = self.legend_checks();
         let arms = self.record.fields.iter().enumerate().map(|(i, f)| {
             let view = self.view(f);
             let s = local("__s", f.span);
@@ -239,6 +242,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 #cx: &#p::Cx<'_, Self::Needs>,
                 #s: __S,
             ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                #checks
                 match #index {
                     #(#arms)*
                     _ => #p::no_such_field(#index, #s),
@@ -261,7 +265,9 @@ impl<'r, 'a> Gen<'r, 'a> {
                     relocate(member, span),
                     relocate(name, span),
                 );
-                quote_spanned!(span=> #coded(&(#expr), &#this.#member, #name, #cx.env()))
+                // `&(…)`: the argument rustc blames when the field's type does not fit starts
+                // and ends at the attribute, whatever span the hygienic `self` has.
+                quote_spanned!(span=> #coded(&(#expr), &(#this.#member), #name, #cx.env()))
             }
             Transform::Resolve(i) => {
                 let path = self.resolver(*i);
@@ -357,7 +363,6 @@ impl<'r, 'a> Gen<'r, 'a> {
         let record = self.record;
         let generator = local("__gen", Span::call_site());
         let title = &record.name;
-        let mut legend_checks = Vec::new();
         let schemas = record.fields.iter().map(|f| {
             let (name, ty, span) = (&f.name, f.ty, f.span);
             let schema = match &f.transform {
@@ -365,10 +370,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                     let generator = local("__gen", ty.span());
                     quote_spanned!(ty.span()=> #p::schema::shown::<#ty>(#generator))
                 }
-                Transform::Legend(expr) => {
-                    legend_checks.push(self.legend_check(f, expr));
-                    respan(quote!(#p::schema::legend(&(#expr), ::core::marker::PhantomData::<#ty>, #name)), span)
-                }
+                Transform::Legend(expr) => self.legend_schema(f, expr),
                 Transform::Resolve(i) => {
                     let path = self.resolver(*i);
                     quote_spanned!(span=> #p::schema::resolved::<#ty, <#path as #p::Resolver>::Key>(<#path as #p::Resolver>::NOUN))
@@ -383,21 +385,36 @@ impl<'r, 'a> Gen<'r, 'a> {
         quote! {
             fn record_schema(#generator: &mut #p::SchemaGenerator) -> #p::Schema {
                 let _ = &#generator;
-                #(#legend_checks)*
                 #p::schema::record(#title, &[#(#schemas),*])
             }
         }
     }
 
-    /// The legend's bound, checked here as in [`Self::view`] (same call, same span), so a
-    /// legend over the wrong type is one error, not one per function that uses the legend.
-    fn legend_check(&self, f: &Field, expr: &syn::Expr) -> TokenStream {
+    /// A legend field's schema; the call checks the legend's bound, at the attribute.
+    fn legend_schema(&self, f: &Field, expr: &syn::Expr) -> TokenStream {
         let p = &self.p;
-        let (ty, span) = (f.ty, f.span);
-        let coded = respan(quote!(#p::coded), span);
-        let (expr, name) = (relocate(expr, span), relocate(&f.name, span));
-        let (value, env) = (local("__value", span), local("__env", span));
-        quote_spanned!(span=> let _ = |#value: &#ty, #env| #coded(&(#expr), #value, #name, #env);)
+        let (name, ty) = (&f.name, f.ty);
+        let schema =
+            quote!(#p::schema::legend(&(#expr), ::core::marker::PhantomData::<#ty>, #name));
+        respan(schema, f.span)
+    }
+
+    /// The legend bounds of `record_schema`, stated again (in closures that never run) where a
+    /// body uses a legend through `coded`: rustc then reports the bound once per body, with
+    /// the same text each time, so a legend over the wrong type is one error, not two.
+    fn legend_checks(&self) -> TokenStream {
+        let checks = self
+            .record
+            .fields
+            .iter()
+            .filter_map(|f| match &f.transform {
+                Transform::Legend(expr) => {
+                    let schema = self.legend_schema(f, expr);
+                    Some(quote_spanned!(f.span=> let _ = || #schema;))
+                }
+                _ => None,
+            });
+        quote!(#(#checks)*)
     }
 
     /// Type rules as where-clauses spanned at the attribute: one clear error per mistake, and
