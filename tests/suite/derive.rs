@@ -648,3 +648,24 @@ fn records_stamped_out_by_a_macro() {
         Some("rel_1: «Spring» (closed), name of usr_2, updated Mar 1")
     );
 }
+
+#[derive(ToolResult)]
+struct Wrapped<T>
+where
+    T: serde::Serialize + schemars::JsonSchema,
+{
+    #[shape(show)]
+    value: T,
+}
+
+#[test]
+fn generic_records_with_a_where_clause() {
+    assert_eq!(Wrapped::<u8>::FIELDS.value.name(), "value");
+    let shaped = Shaper::for_tool("wrapped")
+        .shape_blocking(&[Wrapped { value: 7u8 }], &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0],
+        serde_json::json!({"value": 7})
+    );
+}
