@@ -89,10 +89,12 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
                 span,
             });
         }
+        let name = field.output_name();
         record.fields.push(model::Field {
             member: field.ident,
             ty: field.ty,
-            name: field.output_name(),
+            handle: model::handle(&name),
+            name,
             transform,
             span,
         });
@@ -237,6 +239,8 @@ fn check_combinations(cx: &Ctxt, field: &Field) {
 
 fn check_unique_outputs(cx: &Ctxt, container: &Container) {
     let mut seen: HashMap<String, &Field> = HashMap::new();
+    // `FIELDS` members, which two different names can share (`last-seen`, `last_seen`).
+    let mut handles: HashMap<String, String> = HashMap::new();
     for field in container.fields.iter().filter(|f| !f.attrs.is_skipped()) {
         let name = field.output_name();
         if let Some(first) = seen.get(&name) {
@@ -248,9 +252,22 @@ fn check_unique_outputs(cx: &Ctxt, container: &Container) {
                     first.ident, field.ident
                 ),
             );
-        } else {
-            seen.insert(name, field);
+            continue;
         }
+        let handle = model::handle(&name).to_string();
+        if let Some(other) = handles.get(&handle) {
+            cx.error(
+                field.output_span(),
+                format!(
+                    "`{other}` and `{name}` would both be `{}::FIELDS.{handle}` in Rust code: \
+                     give one of them #[shape(rename = \"...\")]",
+                    container.ident
+                ),
+            );
+        } else {
+            handles.insert(handle, name.clone());
+        }
+        seen.insert(name, field);
     }
 }
 

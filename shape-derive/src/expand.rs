@@ -20,7 +20,7 @@ pub fn expand(record: &Record) -> TokenStream {
     let p = &g.p;
     let ident = record.ident;
     let (impl_generics, ty_generics, _) = record.generics.split_for_impl();
-    let fields = fields_item(record, record.fields.iter().map(|f| f.name.as_str()));
+    let fields = fields_item(record, record.fields.iter());
     let where_clause = g.where_clause();
     let needs = g.needs();
     let projection = g.projection();
@@ -52,13 +52,17 @@ pub fn expand(record: &Record) -> TokenStream {
 
 /// Typed field references: `Ticket::FIELDS.status`, so a misspelt field in a Rust caller's
 /// aggregate or query is a compile error. The fallback emits it too, with the same names.
-pub fn fields_item<'n>(record: &Record, names: impl Iterator<Item = &'n str>) -> TokenStream {
+pub fn fields_item<'f, 'a: 'f>(
+    record: &Record,
+    fields: impl Iterator<Item = &'f Field<'a>>,
+) -> TokenStream {
     let p = quote!(::toolshape::__private);
     let ident = record.ident;
     let vis = record.vis;
     let (impl_generics, ty_generics, where_clause) = record.generics.split_for_impl();
     let fields_ty = format_ident!("__ShapeFields_{}", ident);
-    let (idents, names): (Vec<Ident>, Vec<&str>) = names.map(|n| (field_ident(n), n)).unzip();
+    let (idents, names): (Vec<&Ident>, Vec<&str>) =
+        fields.map(|f| (&f.handle, f.name.as_str())).unzip();
     let doc = format!("The output fields of [`{ident}`], for typed aggregates and queries.");
     quote! {
         #[doc(hidden)]
@@ -459,31 +463,6 @@ fn option(value: Option<&impl ToTokens>) -> TokenStream {
         Some(value) => quote!(::core::option::Option::Some(#value)),
         None => quote!(::core::option::Option::None),
     }
-}
-
-/// A Rust identifier for an output name: other characters become `_`, keywords go raw.
-fn field_ident(name: &str) -> Ident {
-    let mut text: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if text.is_empty() || text.starts_with(|c: char| c.is_ascii_digit()) {
-        text.insert(0, '_');
-    }
-    if syn::parse_str::<Ident>(&text).is_ok() {
-        return Ident::new(&text, Span::call_site());
-    }
-    if matches!(text.as_str(), "self" | "Self" | "super" | "crate" | "_") {
-        text.push('_');
-        return Ident::new(&text, Span::call_site());
-    }
-    Ident::new_raw(&text, Span::call_site())
 }
 
 /// The same tokens, all with `span`, so an error about them points at one place.

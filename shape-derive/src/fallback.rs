@@ -20,12 +20,12 @@ pub fn expand(
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let errors = errors.to_compile_error();
-    // Every field the struct would show, so a caller's `FIELDS.<name>` still resolves; a name
-    // written twice (itself one of the errors) once.
+    // Every field the struct would show, so a caller's `FIELDS.<name>` still resolves; a member
+    // that two fields claim (itself one of the errors) once.
     let fields = record.map(|record| {
         let mut seen = HashSet::new();
-        let names = record.fields.iter().map(|f| f.name.as_str());
-        fields_item(record, names.filter(|n| seen.insert(*n)))
+        let fields = record.fields.iter();
+        fields_item(record, fields.filter(|f| seen.insert(f.handle.to_string())))
     });
     let site = Span::call_site();
     let this = local("self", site);

@@ -33,6 +33,8 @@ pub struct Field<'a> {
     pub ty: &'a Type,
     /// The name in tool results.
     pub name: String,
+    /// Its member of the `FIELDS` const: `FIELDS.last_seen` for `last-seen`.
+    pub handle: Ident,
     pub transform: Transform<'a>,
     /// Where errors about the field's value belong: its shaping attribute, or its type.
     pub span: Span,
@@ -64,4 +66,29 @@ pub struct Rank {
     pub order: Order,
     /// The `rank` key, where errors about the field's order belong.
     pub span: Span,
+}
+
+/// A Rust identifier for an output name: other characters become `_`, keywords go raw.
+pub fn handle(name: &str) -> Ident {
+    let mut text: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if text.is_empty() || text.starts_with(|c: char| c.is_ascii_digit()) {
+        text.insert(0, '_');
+    }
+    if syn::parse_str::<Ident>(&text).is_ok() {
+        return Ident::new(&text, Span::call_site());
+    }
+    if matches!(text.as_str(), "self" | "Self" | "super" | "crate" | "_") {
+        text.push('_');
+        return Ident::new(&text, Span::call_site());
+    }
+    Ident::new_raw(&text, Span::call_site())
 }
