@@ -34,6 +34,11 @@ impl<T> Slot<T> {
         self.value.as_ref().map(|(_, v)| v)
     }
 
+    /// The value with the span of its key.
+    pub fn get_spanned(&self) -> Option<(Span, &T)> {
+        self.value.as_ref().map(|(s, v)| (*s, v))
+    }
+
     pub fn span(&self) -> Option<Span> {
         self.value.as_ref().map(|(s, _)| *s)
     }
@@ -70,7 +75,8 @@ pub enum Order {
 }
 
 pub struct Untrusted {
-    pub max_tokens: Option<LitInt>,
+    /// `None` when not written, or when the literal was rejected (the error is recorded).
+    pub max_tokens: Option<u32>,
 }
 
 pub struct FieldAttrs {
@@ -275,13 +281,12 @@ fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) ->
                                 "`max_tokens` must be at least 1: a cap of 0 shows nothing; \
                                  use #[shape(skip)] to leave the field out",
                             ),
-                            Ok(_) => {}
+                            Ok(n) => max_tokens = Some(n),
                             Err(_) => cx.error(
                                 lit.span(),
                                 "`max_tokens` must be a whole number of tokens up to 4294967295",
                             ),
                         }
-                        max_tokens = Some(lit);
                         Ok(())
                     } else {
                         Err(inner.error(format!(

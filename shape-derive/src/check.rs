@@ -1,16 +1,23 @@
-//! Check stage: the rules that need more than one key, or the whole struct.
+//! Check stage: the rules that need more than one key, or the whole struct; then the
+//! resolved [`Record`] that `expand` reads.
 //!
 //! Rules that depend on types (a legend over `u8` on a `String` field, a resolver whose key
 //! differs from the field's) cannot be decided by a macro; `expand` emits trait-bound
 //! assertions spanned at the attribute, and the runtime traits carry
 //! `#[diagnostic::on_unimplemented]` messages that say what to write instead.
+//!
+//! The record is built even when a rule fails, as far as the input allows, so the fallback
+//! impl can still name the fields a caller refers to.
 
 use crate::ast::{Container, Field};
 use crate::ctxt::Ctxt;
+use crate::model::{self, Rank, Record, Segment, Transform};
 use crate::template;
+use proc_macro2::Span;
 use std::collections::HashMap;
+use syn::spanned::Spanned;
 
-pub fn check(cx: &Ctxt, container: &Container) {
+pub fn check<'c>(cx: &Ctxt, container: &'c Container<'_>) -> Record<'c> {
     check_container_names(cx, container);
     for field in &container.fields {
         check_decision(cx, container, field);
@@ -31,7 +38,101 @@ pub fn check(cx: &Ctxt, container: &Container) {
         "id",
         "a record has one id; keep `id` on the field other tools take as an argument",
     );
-    check_prose(cx, container);
+    let mut record = resolve(container);
+    record.prose = check_prose(cx, container, &record.fields);
+    record
+}
+
+/// The record as `expand` needs it. Where the rules above found a conflict, the first key wins.
+fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
+    let name = container
+        .name
+        .get()
+        .map(|l| l.value())
+        .unwrap_or_else(|| snake_case(&container.ident.to_string()));
+    let plural = container
+        .plural
+        .get()
+        .map(|l| l.value())
+        .unwrap_or_else(|| format!("{name}s"));
+
+    let mut record = Record {
+        ident: container.ident,
+        vis: container.vis,
+        generics: container.generics,
+        name,
+        plural,
+        fields: Vec::new(),
+        skipped: Vec::new(),
+        resolvers: Vec::new(),
+        prose: None,
+        rank: None,
+        id: None,
+    };
+    for field in &container.fields {
+        let attrs = &field.attrs;
+        if attrs.is_skipped() {
+            record.skipped.push(field.ident.to_string());
+            continue;
+        }
+        let index = record.fields.len();
+        let (transform, span) = transform(field, &mut record.resolvers);
+        if matches!(transform, Transform::Id { .. }) && record.id.is_none() {
+            record.id = Some(index);
+        }
+        if let Some((span, order)) = attrs.rank.get_spanned()
+            && record.rank.is_none()
+        {
+            record.rank = Some(Rank {
+                field: index,
+                order: *order,
+                span,
+            });
+        }
+        let name = field.output_name();
+        record.fields.push(model::Field {
+            member: field.ident,
+            ty: field.ty,
+            handle: model::handle(&name),
+            name,
+            transform,
+            span,
+        });
+    }
+    record
+}
+
+/// A field's value transform, and where errors about its value belong.
+fn transform<'c>(
+    field: &'c Field<'_>,
+    resolvers: &mut Vec<&'c syn::Path>,
+) -> (Transform<'c>, Span) {
+    let attrs = &field.attrs;
+    if let Some((span, expr)) = attrs.legend.get_spanned() {
+        (Transform::Legend(expr), span)
+    } else if let Some(path) = attrs.resolve.get() {
+        let key = quote::quote!(#path).to_string();
+        let index = match resolvers
+            .iter()
+            .position(|p| quote::quote!(#p).to_string() == key)
+        {
+            Some(i) => i,
+            None => {
+                resolvers.push(path);
+                resolvers.len() - 1
+            }
+        };
+        (Transform::Resolve(index), path.span())
+    } else if let Some((span, short)) = attrs.id.get_spanned() {
+        (Transform::Id { short: *short }, span)
+    } else if let Some(span) = attrs.date.span() {
+        (Transform::Date, span)
+    } else if let Some((span, untrusted)) = attrs.untrusted.get_spanned() {
+        let max_tokens = untrusted.max_tokens;
+        (Transform::Untrusted { max_tokens }, span)
+    } else {
+        (Transform::Show, field.ty.span())
+    }
 }
 
 fn check_container_names(cx: &Ctxt, container: &Container) {
@@ -138,6 +239,8 @@ fn check_combinations(cx: &Ctxt, field: &Field) {
 
 fn check_unique_outputs(cx: &Ctxt, container: &Container) {
     let mut seen: HashMap<String, &Field> = HashMap::new();
+    // `FIELDS` members, which two different names can share (`last-seen`, `last_seen`).
+    let mut handles: HashMap<String, String> = HashMap::new();
     for field in container.fields.iter().filter(|f| !f.attrs.is_skipped()) {
         let name = field.output_name();
         if let Some(first) = seen.get(&name) {
@@ -149,9 +252,22 @@ fn check_unique_outputs(cx: &Ctxt, container: &Container) {
                     first.ident, field.ident
                 ),
             );
-        } else {
-            seen.insert(name, field);
+            continue;
         }
+        let handle = model::handle(&name).to_string();
+        if let Some(other) = handles.get(&handle) {
+            cx.error(
+                field.output_span(),
+                format!(
+                    "`{other}` and `{name}` would both be `{}::FIELDS.{handle}` in Rust code: \
+                     give one of them #[shape(rename = \"...\")]",
+                    container.ident
+                ),
+            );
+        } else {
+            handles.insert(handle, name.clone());
+        }
+        seen.insert(name, field);
     }
 }
 
@@ -179,52 +295,67 @@ fn check_single(
     }
 }
 
-fn check_prose(cx: &Ctxt, container: &Container) {
-    let Some(lit) = container.prose.get() else {
-        return;
+/// The prose template as segments over the output fields, parsed once.
+fn check_prose(cx: &Ctxt, container: &Container, fields: &[model::Field]) -> Option<Vec<Segment>> {
+    let lit = container.prose.get()?;
+    let pieces = match template::parse(&lit.value()) {
+        Ok(pieces) => pieces,
+        Err(msg) => {
+            cx.error(lit.span(), msg);
+            return None;
+        }
     };
-    let outputs: Vec<String> = container
-        .fields
+    if !pieces
         .iter()
-        .filter(|f| !f.attrs.is_skipped())
-        .map(Field::output_name)
-        .collect();
-    match template::parse(&lit.value()) {
-        Err(msg) => cx.error(lit.span(), msg),
-        Ok(pieces) => {
-            if !pieces
-                .iter()
-                .any(|p| matches!(p, template::Piece::Field(_)))
-            {
-                cx.error(
-                    lit.span(),
-                    "prose template names no field: add placeholders such as `{id}`",
-                );
-            }
-            for piece in pieces {
-                if let template::Piece::Field(name) = piece
-                    && !outputs.contains(&name)
-                {
-                    {
-                        let skipped = container
-                            .fields
-                            .iter()
-                            .any(|f| f.attrs.is_skipped() && f.ident == name.as_str());
-                        let why = if skipped {
-                            format!("`{name}` is skipped, so it is not in the output")
-                        } else {
-                            format!("`{name}` is not an output field")
-                        };
-                        cx.error(
-                            lit.span(),
-                            format!(
-                                "prose placeholder `{{{name}}}`: {why}; output fields are: {}",
-                                outputs.join(", ")
-                            ),
-                        );
-                    }
+        .any(|p| matches!(p, template::Piece::Field(_)))
+    {
+        cx.error(
+            lit.span(),
+            "prose template names no field: add placeholders such as `{id}`",
+        );
+    }
+    let mut segments = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        match piece {
+            template::Piece::Text(text) => segments.push(Segment::Text(text)),
+            template::Piece::Field(name) => match fields.iter().position(|f| f.name == name) {
+                Some(index) => segments.push(Segment::Field(index)),
+                None => {
+                    let skipped = container
+                        .fields
+                        .iter()
+                        .any(|f| f.attrs.is_skipped() && f.ident == name.as_str());
+                    let why = if skipped {
+                        format!("`{name}` is skipped, so it is not in the output")
+                    } else {
+                        format!("`{name}` is not an output field")
+                    };
+                    let outputs: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                    cx.error(
+                        lit.span(),
+                        format!(
+                            "prose placeholder `{{{name}}}`: {why}; output fields are: {}",
+                            outputs.join(", ")
+                        ),
+                    );
                 }
-            }
+            },
         }
     }
+    Some(segments)
+}
+
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

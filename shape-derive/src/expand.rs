@@ -1,306 +1,40 @@
-//! Expand stage: writes `impl ToolResult` for a checked container.
+//! Expand stage: writes `impl ToolResult` for a checked [`Record`], one function per item.
 //!
 //! Everything generated reaches the runtime through `::toolshape::__private` and names it
 //! invents start with `__`. Expressions that come from the user (a legend, a resolver) are
 //! emitted with `quote_spanned!` at the attribute key, so a type error lands on the attribute.
+//!
+//! Locals the generated code binds (`self` included) are spanned with [`local`]: they resolve
+//! at the macro's own site, wherever the tokens around them come from, so a struct written
+//! inside a `macro_rules!` template expands as well as one written by hand.
 
-use crate::ast::{Container, Field, Order};
-use crate::template::{self, Piece};
+use crate::ast::Order;
+use crate::model::{Field, Record, Segment, Transform};
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-enum Kind<'a> {
-    Show,
-    Legend(&'a syn::Expr, Span),
-    Resolve(usize, Span),
-    Id(bool, Span),
-    Date(Span),
-    Untrusted(Option<u32>, Span),
-}
-
-struct Shown<'c, 'a> {
-    field: &'c Field<'a>,
-    name: String,
-    kind: Kind<'c>,
-}
-
-impl Shown<'_, '_> {
-    /// Where errors about this field's value belong: its shaping attribute, or its type.
-    fn span(&self) -> Span {
-        match &self.kind {
-            Kind::Show => self.field.ty.span(),
-            Kind::Legend(_, span)
-            | Kind::Resolve(_, span)
-            | Kind::Id(_, span)
-            | Kind::Date(span)
-            | Kind::Untrusted(_, span) => *span,
-        }
-    }
-}
-
-pub fn expand(container: &Container) -> TokenStream {
-    let p = quote!(::toolshape::__private);
-    let ident = container.ident;
-    let (impl_generics, ty_generics, where_clause) = container.generics.split_for_impl();
-
-    let struct_name = ident.to_string();
-    let name = container
-        .name
-        .get()
-        .map(|l| l.value())
-        .unwrap_or_else(|| snake_case(&struct_name));
-    let plural = container
-        .plural
-        .get()
-        .map(|l| l.value())
-        .unwrap_or_else(|| format!("{name}s"));
-
-    // Resolvers, deduplicated by path, in order of first use.
-    let mut resolvers: Vec<(String, &syn::Path)> = Vec::new();
-    let mut shown: Vec<Shown> = Vec::new();
-    let mut skipped: Vec<String> = Vec::new();
-    for field in &container.fields {
-        let attrs = &field.attrs;
-        if attrs.is_skipped() {
-            skipped.push(field.ident.to_string());
-            continue;
-        }
-        let kind = if let Some(expr) = attrs.legend.get() {
-            Kind::Legend(expr, attrs.legend.span().unwrap_or_else(Span::call_site))
-        } else if let Some(path) = attrs.resolve.get() {
-            let key = quote!(#path).to_string();
-            let index = match resolvers.iter().position(|(k, _)| *k == key) {
-                Some(i) => i,
-                None => {
-                    resolvers.push((key, path));
-                    resolvers.len() - 1
-                }
-            };
-            Kind::Resolve(index, path.span())
-        } else if let Some(short) = attrs.id.get() {
-            Kind::Id(*short, attrs.id.span().unwrap_or_else(Span::call_site))
-        } else if attrs.date.is_set() {
-            Kind::Date(attrs.date.span().unwrap_or_else(Span::call_site))
-        } else if let Some(untrusted) = attrs.untrusted.get() {
-            let cap = untrusted
-                .max_tokens
-                .as_ref()
-                .and_then(|l| l.base10_parse::<u32>().ok());
-            Kind::Untrusted(cap, attrs.untrusted.span().unwrap_or_else(Span::call_site))
-        } else {
-            Kind::Show
-        };
-        shown.push(Shown {
-            field,
-            name: field.output_name(),
-            kind,
-        });
-    }
-
-    let resolver_paths: Vec<&syn::Path> = resolvers.iter().map(|(_, p)| *p).collect();
-    let needs = quote!((#(#resolver_paths,)*));
-
-    // --- static description --------------------------------------------------------------
-    let field_infos = shown.iter().map(|s| {
-        let out = &s.name;
-        let source = s.field.ident.to_string();
-        let kind = match &s.kind {
-            Kind::Show => quote!(#p::FieldKind::Show),
-            Kind::Legend(..) => quote!(#p::FieldKind::Legend),
-            Kind::Resolve(i, _) => {
-                let path = resolver_paths[*i];
-                quote!(#p::FieldKind::Resolve { resolver: <#path as #p::Resolver>::NAME })
-            }
-            Kind::Id(short, _) => quote!(#p::FieldKind::Id { short: #short }),
-            Kind::Date(_) => quote!(#p::FieldKind::Date),
-            Kind::Untrusted(cap, _) => {
-                let cap = match cap {
-                    Some(n) => quote!(::core::option::Option::Some(#n)),
-                    None => quote!(::core::option::Option::None),
-                };
-                quote!(#p::FieldKind::Untrusted { max_tokens: #cap })
-            }
-        };
-        quote!(#p::FieldInfo { name: #out, source: #source, kind: #kind })
-    });
-
-    let rank_info = container
-        .fields
-        .iter()
-        .find(|f| f.attrs.rank.is_set())
-        .and_then(|f| {
-            let index = shown.iter().position(|s| s.field.ident == f.ident)?;
-            let order = match f.attrs.rank.get() {
-                Some(Order::Desc) => quote!(#p::Order::Desc),
-                _ => quote!(#p::Order::Asc),
-            };
-            Some(
-                quote!(::core::option::Option::Some(#p::RankInfo { field: #index, order: #order })),
-            )
-        })
-        .unwrap_or_else(|| quote!(::core::option::Option::None));
-
-    let id_info = shown
-        .iter()
-        .position(|s| matches!(s.kind, Kind::Id(..)))
-        .map(|i| quote!(::core::option::Option::Some(#i)))
-        .unwrap_or_else(|| quote!(::core::option::Option::None));
-
-    let prose = container
-        .prose
-        .get()
-        .and_then(|lit| template::parse(&lit.value()).ok())
-        .map(|pieces| {
-            let segments = pieces.iter().filter_map(|piece| match piece {
-                Piece::Text(text) => Some(quote!(#p::ProseSegment::Text(#text))),
-                Piece::Field(name) => shown
-                    .iter()
-                    .position(|s| s.name == *name)
-                    .map(|i| quote!(#p::ProseSegment::Field(#i))),
-            });
-            quote!(::core::option::Option::Some(&[#(#segments),*]))
-        })
-        .unwrap_or_else(|| quote!(::core::option::Option::None));
-
-    // --- per-field values ------------------------------------------------------------------
-    let views: Vec<TokenStream> = shown.iter().map(|s| view(&p, s, &resolver_paths)).collect();
-
-    let collect_keys = shown.iter().filter_map(|s| match s.kind {
-        Kind::Resolve(i, span) => {
-            let member = &s.field.ident;
-            let ty = s.field.ty;
-            let path = resolver_paths[i];
-            let index = syn::Index::from(i);
-            Some(quote_spanned!(span=> <#ty as #p::KeyField<<#path as #p::Resolver>::Key>>::collect_keys(&self.#member, &mut __keys.#index);))
-        }
-        _ => None,
-    });
-
-    let field_count = shown.len();
-    let names: Vec<&String> = shown.iter().map(|s| &s.name).collect();
-    let spans: Vec<Span> = shown.iter().map(|s| s.span()).collect();
-    let record_fields = names.iter().zip(&views).zip(&spans).map(|((name, view), span)| {
-        quote_spanned!(*span=> #p::SerializeStruct::serialize_field(&mut __st, #name, &#view)?;)
-    });
-    let field_arms = views.iter().zip(&spans).enumerate().map(
-        |(i, (view, span))| quote_spanned!(*span=> #i => #p::Serialize::serialize(&#view, __s),),
-    );
-
-    // --- ranking and identity --------------------------------------------------------------
-    let id_field = shown.iter().find(|s| matches!(s.kind, Kind::Id(..)));
-    let id_text = match id_field {
-        Some(s) => {
-            let member = &s.field.ident;
-            let span = match s.kind {
-                Kind::Id(_, span) => span,
-                _ => Span::call_site(),
-            };
-            quote_spanned!(span=> ::core::option::Option::Some(#p::IdText::id_text(&self.#member)))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let id_tiebreak = id_field.map(|s| {
-        let member = &s.field.ident;
-        quote!(.then_with(|| #p::IdText::id_text(&self.#member).cmp(#p::IdText::id_text(&__other.#member))))
-    });
-    let rank_field = container.fields.iter().find(|f| f.attrs.rank.is_set());
-    let (rank_cmp, rank_key) = match rank_field {
-        Some(f) => {
-            let member = f.ident;
-            let span = f.attrs.rank.span().unwrap_or_else(Span::call_site);
-            let ty = f.ty;
-            let cmp = quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&self.#member, &__other.#member));
-            let reverse = match f.attrs.rank.get() {
-                Some(Order::Desc) => quote!(.reverse()),
-                _ => quote!(),
-            };
-            (
-                quote!((#cmp #id_tiebreak) #reverse),
-                quote_spanned!(span=> ::core::option::Option::Some(<#ty as #p::RankKey>::key_value(&self.#member))),
-            )
-        }
-        None => (
-            quote!(#p::Ordering::Equal),
-            quote!(::core::option::Option::None),
-        ),
-    };
-
-    // --- schema ----------------------------------------------------------------------------
-    let schema_fields = shown.iter().map(|s| {
-        let name = &s.name;
-        let ty = s.field.ty;
-        let schema = match &s.kind {
-            Kind::Show => quote_spanned!(ty.span()=> #p::schema::shown::<#ty>(__gen)),
-            Kind::Legend(expr, span) => {
-                respan(quote!(#p::schema::legend(&(#expr), ::core::marker::PhantomData::<#ty>, #name)), *span)
-            }
-            Kind::Resolve(i, span) => {
-                let path = resolver_paths[*i];
-                quote_spanned!(*span=> #p::schema::resolved::<#ty, <#path as #p::Resolver>::Key>(<#path as #p::Resolver>::NOUN))
-            }
-            Kind::Id(_, span) => quote_spanned!(*span=> #p::schema::id()),
-            Kind::Date(span) => quote_spanned!(*span=> #p::schema::date::<#ty>()),
-            Kind::Untrusted(_, span) => quote_spanned!(*span=> #p::schema::untrusted::<#ty>()),
-        };
-        quote!((#name, #schema))
-    });
-
-    // Type rules as where-clauses spanned at the attribute: one clear error per mistake, and
-    // the bodies below are checked as if they held, so nothing else is reported.
-    let mut predicates: Vec<TokenStream> = Vec::new();
-    for s in &shown {
-        let ty = &respan(s.field.ty.to_token_stream(), s.span());
-        let predicate = match &s.kind {
-            Kind::Show => quote_spanned!(ty.span()=> #ty: #p::Serialize + #p::JsonSchema),
-            Kind::Legend(..) => continue,
-            Kind::Resolve(i, span) => {
-                let path = resolver_paths[*i];
-                quote_spanned!(*span=> #ty: #p::KeyField<<#path as #p::Resolver>::Key>)
-            }
-            Kind::Id(_, span) => quote_spanned!(*span=> #ty: #p::IdText),
-            Kind::Date(span) => quote_spanned!(*span=> #ty: #p::DateField),
-            Kind::Untrusted(_, span) => quote_spanned!(*span=> #ty: #p::UntrustedText),
-        };
-        predicates.push(respan(predicate, s.span()));
-    }
-    if let Some(f) = rank_field {
-        let span = f.attrs.rank.span().unwrap_or_else(Span::call_site);
-        let ty = respan(f.ty.to_token_stream(), span);
-        predicates.push(respan(quote!(#ty: #p::RankKey), span));
-    }
-    let where_clause = match where_clause {
-        Some(w) => {
-            let existing = w.predicates.iter();
-            quote!(where #(#existing,)* #(#predicates,)*)
-        }
-        None => quote!(where #(#predicates,)*),
-    };
-
-    // Typed field references: `Ticket::FIELDS.status`, so a misspelt field in a Rust caller's
-    // aggregate or query is a compile error.
-    let vis = container.vis;
-    let fields_ty = quote::format_ident!("__ShapeFields_{}", ident);
-    let field_idents: Vec<Ident> = shown.iter().map(|s| field_ident(&s.name)).collect();
-    let field_names = shown.iter().map(|s| &s.name);
-    let fields_doc = format!("The output fields of [`{ident}`], for typed aggregates and queries.");
-
-    let title = &name;
+pub fn expand(record: &Record) -> TokenStream {
+    let g = Gen::new(record);
+    let p = &g.p;
+    let ident = record.ident;
+    let (impl_generics, ty_generics, _) = record.generics.split_for_impl();
+    let fields = fields_item(record, record.fields.iter());
+    let where_clause = g.where_clause();
+    let needs = g.needs();
+    let projection = g.projection();
+    let items = [
+        g.collect_keys(),
+        g.serialize_record(),
+        g.serialize_field(),
+        g.rank_cmp(),
+        g.rank_key(),
+        g.id_text(),
+        g.record_schema(),
+    ];
     quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, missing_docs)]
-        #vis struct #fields_ty {
-            #(pub #field_idents: #p::FieldRef,)*
-        }
-
-        #[allow(clippy::all)]
-        impl #impl_generics #ident #ty_generics {
-            #[doc = #fields_doc]
-            #vis const FIELDS: #fields_ty = #fields_ty {
-                #(#field_idents: #p::FieldRef::new(#field_names),)*
-            };
-        }
+        #fields
 
         #[allow(clippy::all, clippy::pedantic, non_local_definitions, trivial_bounds)]
         const _: () = {
@@ -308,152 +42,451 @@ pub fn expand(container: &Container) -> TokenStream {
             impl #impl_generics #p::ToolResult for #ident #ty_generics #where_clause {
                 type Needs = #needs;
 
-                const PROJECTION: &'static #p::Projection = &#p::Projection {
-                    name: #name,
-                    plural: #plural,
-                    fields: &[#(#field_infos),*],
-                    skipped: &[#(#skipped),*],
-                    prose: #prose,
-                    rank: #rank_info,
-                    id: #id_info,
-                };
+                const PROJECTION: &'static #p::Projection = &#projection;
 
-                fn collect_keys(&self, __keys: &mut <Self::Needs as #p::Needs>::Keys) {
-                    let _ = &__keys;
-                    #(#collect_keys)*
-                }
-
-                fn serialize_record<__S: #p::Serializer>(
-                    &self,
-                    __cx: &#p::Cx<'_, Self::Needs>,
-                    __s: __S,
-                ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                    let mut __st = #p::Serializer::serialize_struct(__s, #title, #field_count)?;
-                    #(#record_fields)*
-                    #p::SerializeStruct::end(__st)
-                }
-
-                fn serialize_field<__S: #p::Serializer>(
-                    &self,
-                    __index: usize,
-                    __cx: &#p::Cx<'_, Self::Needs>,
-                    __s: __S,
-                ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                    match __index {
-                        #(#field_arms)*
-                        _ => #p::no_such_field(__index, __s),
-                    }
-                }
-
-                fn rank_cmp(&self, __other: &Self) -> #p::Ordering {
-                    let _ = __other;
-                    #rank_cmp
-                }
-
-                fn rank_key(&self) -> ::core::option::Option<#p::KeyValue> {
-                    #rank_key
-                }
-
-                fn id_text(&self) -> ::core::option::Option<&str> {
-                    #id_text
-                }
-
-                fn record_schema(__gen: &mut #p::SchemaGenerator) -> #p::Schema {
-                    let _ = &__gen;
-                    #p::schema::record(#title, &[#(#schema_fields),*])
-                }
+                #(#items)*
             }
         };
     }
 }
 
-fn view(p: &TokenStream, s: &Shown, resolvers: &[&syn::Path]) -> TokenStream {
-    let member = &s.field.ident;
-    let ty = s.field.ty;
-    match &s.kind {
-        Kind::Show => quote_spanned!(ty.span()=> #p::Shown::<#ty>::new(&self.#member)),
-        Kind::Legend(expr, span) => {
-            let name = &s.name;
-            respan(
-                quote!(#p::coded(&(#expr), &self.#member, #name, __cx.env())),
-                *span,
-            )
+/// Typed field references: `Ticket::FIELDS.status`, so a misspelt field in a Rust caller's
+/// aggregate or query is a compile error. The fallback emits it too, with the same names.
+pub fn fields_item<'f, 'a: 'f>(
+    record: &Record,
+    fields: impl Iterator<Item = &'f Field<'a>>,
+) -> TokenStream {
+    let p = quote!(::toolshape::__private);
+    let ident = record.ident;
+    let vis = record.vis;
+    let (impl_generics, ty_generics, where_clause) = record.generics.split_for_impl();
+    let fields_ty = format_ident!("__ShapeFields_{}", ident);
+    let (idents, names): (Vec<&Ident>, Vec<&str>) =
+        fields.map(|f| (&f.handle, f.name.as_str())).unzip();
+    let doc = format!("The output fields of [`{ident}`], for typed aggregates and queries.");
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, missing_docs)]
+        #vis struct #fields_ty {
+            #(pub #idents: #p::FieldRef,)*
         }
-        Kind::Resolve(i, span) => {
-            let path = resolvers[*i];
-            let i = syn::Index::from(*i);
-            quote_spanned!(*span=> #p::Named::<#ty, <#path as #p::Resolver>::Key>::new(&self.#member, &__cx.names().#i, <#path as #p::Resolver>::NOUN, __cx.env()))
-        }
-        Kind::Id(short, span) => {
-            quote_spanned!(*span=> #p::Ident::<#ty>::new(&self.#member, #short))
-        }
-        Kind::Date(span) => {
-            quote_spanned!(*span=> #p::Dated::<#ty>::new(&self.#member, __cx.env()))
-        }
-        Kind::Untrusted(cap, span) => {
-            let name = &s.name;
-            let cap = match cap {
-                Some(n) => quote!(::core::option::Option::Some(#n)),
-                None => quote!(::core::option::Option::None),
+
+        #[allow(clippy::all)]
+        impl #impl_generics #ident #ty_generics #where_clause {
+            #[doc = #doc]
+            #vis const FIELDS: #fields_ty = #fields_ty {
+                #(#idents: #p::FieldRef::new(#names),)*
             };
-            quote_spanned!(*span=> #p::Untrusted::<#ty>::new(&self.#member, #name, #cap, __cx.env()))
         }
     }
 }
 
-/// A Rust identifier for an output name: other characters become `_`, keywords go raw.
-fn field_ident(name: &str) -> Ident {
-    let mut text: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
+/// A name the generated code binds, located at `span` (for messages) but resolved at the
+/// macro's own site, so no user token can capture it and it never depends on where the tokens
+/// spanned at `span` were written.
+pub fn local(name: &str, span: Span) -> Ident {
+    Ident::new(name, Span::mixed_site().located_at(span))
+}
+
+/// The record and the paths every item uses.
+struct Gen<'r, 'a> {
+    record: &'r Record<'a>,
+    p: TokenStream,
+}
+
+impl<'r, 'a> Gen<'r, 'a> {
+    fn new(record: &'r Record<'a>) -> Self {
+        Gen {
+            record,
+            p: quote!(::toolshape::__private),
+        }
+    }
+
+    fn resolver(&self, index: usize) -> &'a syn::Path {
+        self.record.resolvers[index]
+    }
+
+    /// `type Needs`: the resolver types, as a tuple.
+    fn needs(&self) -> TokenStream {
+        let resolvers = &self.record.resolvers;
+        quote!((#(#resolvers,)*))
+    }
+
+    /// `const PROJECTION`: the static description the runtime reads.
+    fn projection(&self) -> TokenStream {
+        let p = &self.p;
+        let record = self.record;
+        let field_infos = record.fields.iter().map(|f| {
+            let name = &f.name;
+            let source = f.member.to_string();
+            let kind = match &f.transform {
+                Transform::Show => quote!(#p::FieldKind::Show),
+                Transform::Legend(_) => quote!(#p::FieldKind::Legend),
+                Transform::Resolve(i) => {
+                    let path = self.resolver(*i);
+                    quote!(#p::FieldKind::Resolve { resolver: <#path as #p::Resolver>::NAME })
+                }
+                Transform::Id { short } => quote!(#p::FieldKind::Id { short: #short }),
+                Transform::Date => quote!(#p::FieldKind::Date),
+                Transform::Untrusted { max_tokens } => {
+                    let cap = option(max_tokens.as_ref());
+                    quote!(#p::FieldKind::Untrusted { max_tokens: #cap })
+                }
+            };
+            quote!(#p::FieldInfo { name: #name, source: #source, kind: #kind })
+        });
+        let prose = record.prose.as_ref().map(|segments| {
+            let segments = segments.iter().map(|segment| match segment {
+                Segment::Text(text) => quote!(#p::ProseSegment::Text(#text)),
+                Segment::Field(i) => quote!(#p::ProseSegment::Field(#i)),
+            });
+            quote!(&[#(#segments),*])
+        });
+        let prose = option(prose.as_ref());
+        let rank = record.rank.as_ref().map(|rank| {
+            let field = rank.field;
+            let order = match rank.order {
+                Order::Asc => quote!(#p::Order::Asc),
+                Order::Desc => quote!(#p::Order::Desc),
+            };
+            quote!(#p::RankInfo { field: #field, order: #order })
+        });
+        let rank = option(rank.as_ref());
+        let id = option(record.id.as_ref());
+        let (name, plural, skipped) = (&record.name, &record.plural, &record.skipped);
+        quote! {
+            #p::Projection {
+                name: #name,
+                plural: #plural,
+                fields: &[#(#field_infos),*],
+                skipped: &[#(#skipped),*],
+                prose: #prose,
+                rank: #rank,
+                id: #id,
             }
-        })
-        .collect();
-    if text.is_empty() || text.starts_with(|c: char| c.is_ascii_digit()) {
-        text.insert(0, '_');
+        }
     }
-    if syn::parse_str::<Ident>(&text).is_ok() {
-        return Ident::new(&text, Span::call_site());
+
+    fn collect_keys(&self) -> TokenStream {
+        let p = &self.p;
+        let this = local("self", Span::call_site());
+        let keys = local("__keys", Span::call_site());
+        let collect = self.record.fields.iter().filter_map(|f| {
+            let Transform::Resolve(i) = f.transform else {
+                return None;
+            };
+            let span = f.span;
+            let (this, keys) = (local("self", span), local("__keys", span));
+            let (member, ty, path) = (f.member, f.ty, self.resolver(i));
+            let index = syn::Index::from(i);
+            Some(quote_spanned!(span=>
+                <#ty as #p::KeyField<<#path as #p::Resolver>::Key>>::collect_keys(&#this.#member, &mut #keys.#index);
+            ))
+        });
+        quote! {
+            fn collect_keys(&#this, #keys: &mut <Self::Needs as #p::Needs>::Keys) {
+                let _ = &#keys;
+                #(#collect)*
+            }
+        }
     }
-    if matches!(text.as_str(), "self" | "Self" | "super" | "crate" | "_") {
-        text.push('_');
-        return Ident::new(&text, Span::call_site());
+
+    fn serialize_record(&self) -> TokenStream {
+        let p = &self.p;
+        let record = self.record;
+        let site = Span::call_site();
+        let (this, cx, s, st) = (
+            local("self", site),
+            local("__cx", site),
+            local("__s", site),
+            local("__st", site),
+        );
+        let title = &record.name;
+        let count = record.fields.len();
+        let checks = self.legend_checks();
+        let fields = record.fields.iter().map(|f| {
+            let view = self.view(f);
+            let name = &f.name;
+            let st = local("__st", f.span);
+            quote_spanned!(f.span=> #p::SerializeStruct::serialize_field(&mut #st, #name, &#view)?;)
+        });
+        quote! {
+            fn serialize_record<__S: #p::Serializer>(
+                &#this,
+                #cx: &#p::Cx<'_, Self::Needs>,
+                #s: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                #checks
+                let mut #st = #p::Serializer::serialize_struct(#s, #title, #count)?;
+                #(#fields)*
+                #p::SerializeStruct::end(#st)
+            }
+        }
     }
-    Ident::new_raw(&text, Span::call_site())
+
+    fn serialize_field(&self) -> TokenStream {
+        let p = &self.p;
+        let site = Span::call_site();
+        let (this, index, cx, s) = (
+            local("self", site),
+            local("__index", site),
+            local("__cx", site),
+            local("__s", site),
+        );
+        let checks = self.legend_checks();
+        let arms = self.record.fields.iter().enumerate().map(|(i, f)| {
+            let view = self.view(f);
+            let s = local("__s", f.span);
+            quote_spanned!(f.span=> #i => #p::Serialize::serialize(&#view, #s),)
+        });
+        quote! {
+            fn serialize_field<__S: #p::Serializer>(
+                &#this,
+                #index: usize,
+                #cx: &#p::Cx<'_, Self::Needs>,
+                #s: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                #checks
+                match #index {
+                    #(#arms)*
+                    _ => #p::no_such_field(#index, #s),
+                }
+            }
+        }
+    }
+
+    /// The value written for one field: a borrowing adapter over `self.<field>`.
+    fn view(&self, f: &Field) -> TokenStream {
+        let p = &self.p;
+        let (member, ty, name, span) = (f.member, f.ty, &f.name, f.span);
+        let (this, cx) = (local("self", span), local("__cx", span));
+        match &f.transform {
+            Transform::Show => quote_spanned!(span=> #p::Shown::<#ty>::new(&#this.#member)),
+            Transform::Legend(expr) => {
+                let coded = respan(quote!(#p::coded), span);
+                let (expr, member, name) = (
+                    relocate(expr, span),
+                    relocate(member, span),
+                    relocate(name, span),
+                );
+                // `&(…)`: the argument rustc blames when the field's type does not fit starts
+                // and ends at the attribute, whatever span the hygienic `self` has.
+                quote_spanned!(span=> #coded(&(#expr), &(#this.#member), #name, #cx.env()))
+            }
+            Transform::Resolve(i) => {
+                let path = self.resolver(*i);
+                let i = syn::Index::from(*i);
+                quote_spanned!(span=> #p::Named::<#ty, <#path as #p::Resolver>::Key>::new(&#this.#member, &#cx.names().#i, <#path as #p::Resolver>::NOUN, #cx.env()))
+            }
+            Transform::Id { short } => {
+                quote_spanned!(span=> #p::Ident::<#ty>::new(&#this.#member, #short))
+            }
+            Transform::Date => {
+                quote_spanned!(span=> #p::Dated::<#ty>::new(&#this.#member, #cx.env()))
+            }
+            Transform::Untrusted { max_tokens } => {
+                let cap = option(max_tokens.as_ref());
+                quote_spanned!(span=> #p::Untrusted::<#ty>::new(&#this.#member, #name, #cap, #cx.env()))
+            }
+        }
+    }
+
+    fn rank_cmp(&self) -> TokenStream {
+        let p = &self.p;
+        let record = self.record;
+        let site = Span::call_site();
+        let (this, other) = (local("self", site), local("__other", site));
+        let body = match &record.rank {
+            Some(rank) => {
+                let f = &record.fields[rank.field];
+                let (member, ty, span) = (f.member, f.ty, rank.span);
+                let (this_at, other_at) = (local("self", span), local("__other", span));
+                let cmp = quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&#this_at.#member, &#other_at.#member));
+                let tiebreak = record.id.map(|id| {
+                    let member = record.fields[id].member;
+                    quote!(.then_with(|| #p::IdText::id_text(&#this.#member).cmp(#p::IdText::id_text(&#other.#member))))
+                });
+                let reverse = match rank.order {
+                    Order::Desc => quote!(.reverse()),
+                    Order::Asc => quote!(),
+                };
+                quote!((#cmp #tiebreak) #reverse)
+            }
+            None => quote!(#p::Ordering::Equal),
+        };
+        quote! {
+            fn rank_cmp(&#this, #other: &Self) -> #p::Ordering {
+                let _ = #other;
+                #body
+            }
+        }
+    }
+
+    fn rank_key(&self) -> TokenStream {
+        let p = &self.p;
+        let record = self.record;
+        let this = local("self", Span::call_site());
+        let body = match &record.rank {
+            Some(rank) => {
+                let f = &record.fields[rank.field];
+                let (member, ty, span) = (f.member, f.ty, rank.span);
+                let this = local("self", span);
+                quote_spanned!(span=> ::core::option::Option::Some(<#ty as #p::RankKey>::key_value(&#this.#member)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {
+            fn rank_key(&#this) -> ::core::option::Option<#p::KeyValue> {
+                #body
+            }
+        }
+    }
+
+    fn id_text(&self) -> TokenStream {
+        let p = &self.p;
+        let record = self.record;
+        let this = local("self", Span::call_site());
+        let body = match record.id {
+            Some(id) => {
+                let f = &record.fields[id];
+                let (member, span) = (f.member, f.span);
+                let this = local("self", span);
+                quote_spanned!(span=> ::core::option::Option::Some(#p::IdText::id_text(&#this.#member)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {
+            fn id_text(&#this) -> ::core::option::Option<&str> {
+                #body
+            }
+        }
+    }
+
+    fn record_schema(&self) -> TokenStream {
+        let p = &self.p;
+        let record = self.record;
+        let generator = local("__gen", Span::call_site());
+        let title = &record.name;
+        let schemas = record.fields.iter().map(|f| {
+            let (name, ty, span) = (&f.name, f.ty, f.span);
+            let schema = match &f.transform {
+                Transform::Show => {
+                    let generator = local("__gen", ty.span());
+                    quote_spanned!(ty.span()=> #p::schema::shown::<#ty>(#generator))
+                }
+                Transform::Legend(expr) => self.legend_schema(f, expr),
+                Transform::Resolve(i) => {
+                    let path = self.resolver(*i);
+                    quote_spanned!(span=> #p::schema::resolved::<#ty, <#path as #p::Resolver>::Key>(<#path as #p::Resolver>::NOUN))
+                }
+                Transform::Id { .. } => quote_spanned!(span=> #p::schema::id()),
+                Transform::Date => quote_spanned!(span=> #p::schema::date::<#ty>()),
+                Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted::<#ty>()),
+            };
+            quote!((#name, #schema))
+        });
+        let schemas: Vec<TokenStream> = schemas.collect();
+        quote! {
+            fn record_schema(#generator: &mut #p::SchemaGenerator) -> #p::Schema {
+                let _ = &#generator;
+                #p::schema::record(#title, &[#(#schemas),*])
+            }
+        }
+    }
+
+    /// A legend field's schema; the call checks the legend's bound, at the attribute.
+    fn legend_schema(&self, f: &Field, expr: &syn::Expr) -> TokenStream {
+        let p = &self.p;
+        let (name, ty) = (&f.name, f.ty);
+        let schema =
+            quote!(#p::schema::legend(&(#expr), ::core::marker::PhantomData::<#ty>, #name));
+        respan(schema, f.span)
+    }
+
+    /// The legend bounds of `record_schema`, stated again (in closures that never run) where a
+    /// body uses a legend through `coded`: rustc then reports the bound once per body, with
+    /// the same text each time, so a legend over the wrong type is one error, not two.
+    fn legend_checks(&self) -> TokenStream {
+        let checks = self
+            .record
+            .fields
+            .iter()
+            .filter_map(|f| match &f.transform {
+                Transform::Legend(expr) => {
+                    let schema = self.legend_schema(f, expr);
+                    Some(quote_spanned!(f.span=> let _ = || #schema;))
+                }
+                _ => None,
+            });
+        quote!(#(#checks)*)
+    }
+
+    /// Type rules as where-clauses spanned at the attribute: one clear error per mistake, and
+    /// the bodies are checked as if they held, so nothing else is reported.
+    fn where_clause(&self) -> TokenStream {
+        let p = &self.p;
+        let record = self.record;
+        let mut predicates: Vec<TokenStream> = Vec::new();
+        for f in &record.fields {
+            let span = f.span;
+            let ty = &respan(f.ty.to_token_stream(), span);
+            let predicate = match &f.transform {
+                Transform::Show => quote_spanned!(ty.span()=> #ty: #p::Serialize + #p::JsonSchema),
+                Transform::Legend(_) => continue,
+                Transform::Resolve(i) => {
+                    let path = self.resolver(*i);
+                    quote_spanned!(span=> #ty: #p::KeyField<<#path as #p::Resolver>::Key>)
+                }
+                Transform::Id { .. } => quote_spanned!(span=> #ty: #p::IdText),
+                Transform::Date => quote_spanned!(span=> #ty: #p::DateField),
+                Transform::Untrusted { .. } => quote_spanned!(span=> #ty: #p::UntrustedText),
+            };
+            predicates.push(respan(predicate, span));
+        }
+        if let Some(rank) = &record.rank {
+            let ty = respan(record.fields[rank.field].ty.to_token_stream(), rank.span);
+            predicates.push(respan(quote!(#ty: #p::RankKey), rank.span));
+        }
+        match &record.generics.where_clause {
+            Some(w) => {
+                let existing = w.predicates.iter();
+                quote!(where #(#existing,)* #(#predicates,)*)
+            }
+            None => quote!(where #(#predicates,)*),
+        }
+    }
+}
+
+/// `Some(value)` or `None`, as tokens.
+fn option(value: Option<&impl ToTokens>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 /// The same tokens, all with `span`, so an error about them points at one place.
 fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    map_spans(tokens, &|_| span)
+}
+
+/// The user's tokens moved to `span` for messages, still resolved where the user wrote them.
+fn relocate(tokens: impl ToTokens, span: Span) -> TokenStream {
+    map_spans(tokens.into_token_stream(), &|own| own.located_at(span))
+}
+
+fn map_spans(tokens: TokenStream, f: &dyn Fn(Span) -> Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {
             if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
-                group.set_span(span);
+                let mut group = proc_macro2::Group::new(g.delimiter(), map_spans(g.stream(), f));
+                group.set_span(f(g.span()));
                 tt = proc_macro2::TokenTree::Group(group);
             } else {
-                tt.set_span(span);
+                tt.set_span(f(tt.span()));
             }
             tt
         })
         .collect()
-}
-
-fn snake_case(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

@@ -3,13 +3,17 @@
 //! Users depend on `toolshape`, which re-exports this macro; the generated code reaches the
 //! runtime only through `::toolshape::__private`. The macro is a three-stage pipeline, one
 //! file a stage: [`ast`] parses the attributes, [`check`] applies the rules that need the whole
-//! struct, [`expand`] writes the impl. Errors from every stage are collected in a [`ctxt::Ctxt`]
-//! and reported together, so four mistakes cost one compile, not four.
+//! struct and resolves them into a [`model::Record`], [`expand`] writes the impl from that
+//! record alone. Errors from every stage are collected in a [`ctxt::Ctxt`] and reported
+//! together, so four mistakes cost one compile, not four; with them comes a [`fallback`] impl,
+//! so the mistakes cause no further errors where the struct is used.
 
 mod ast;
 mod check;
 mod ctxt;
 mod expand;
+mod fallback;
+mod model;
 mod template;
 
 use proc_macro::TokenStream;
@@ -22,18 +26,16 @@ pub fn derive_tool_result(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     let cx = ctxt::Ctxt::new();
     let container = ast::Container::from_ast(&cx, &input);
-    if let Some(container) = &container {
-        check::check(&cx, container);
+    let record = container.as_ref().map(|c| check::check(&cx, c));
+    match (cx.check(), &record) {
+        (Ok(()), Some(record)) => expand::expand(record),
+        (Err(errors), record) => fallback::expand(&input, record.as_ref(), errors),
+        // `from_ast` returns `None` only after recording an error, so this is a guard.
+        (Ok(()), None) => {
+            let error =
+                syn::Error::new_spanned(&input.ident, "shape: internal error, please report it");
+            fallback::expand(&input, None, error)
+        }
     }
-    match (cx.check(), container) {
-        (Ok(()), Some(container)) => expand::expand(&container).into(),
-        (Err(errors), _) => errors.to_compile_error().into(),
-        (Ok(()), None) => unreachable_error(&input).into(),
-    }
-}
-
-// `from_ast` returns `None` only after recording an error, so this is a guard, not a path.
-fn unreachable_error(input: &syn::DeriveInput) -> proc_macro2::TokenStream {
-    syn::Error::new_spanned(&input.ident, "shape: internal error, please report it")
-        .to_compile_error()
+    .into()
 }

@@ -554,3 +554,122 @@ fn raw_identifiers_odd_names_and_generic_records() {
         Some("type: flag; last-seen: null; value: true")
     );
 }
+
+// Record types stamped out by a `macro_rules!` template. The derive and the common fields come
+// from the template, the extra fields (attributes included) from the caller, so the tokens
+// the derive sees were written in two places; its generated locals must resolve all the same.
+macro_rules! tracked_record {
+    ($name:ident { $($extra:tt)* }) => {
+        #[derive(ToolResult)]
+        #[shape(prose = "{id}: {title} ({state}), {owner}, updated {updated}")]
+        struct $name {
+            #[shape(id(short))]
+            id: String,
+            #[shape(untrusted(max_tokens = 8))]
+            title: String,
+            #[shape(legend = desk::STATUS, rename = "state")]
+            state_code: u8,
+            #[shape(resolve = Users, rename = "owner")]
+            owner_id: Option<UserId>,
+            #[shape(date, rank = desc)]
+            updated: String,
+            $($extra)*
+        }
+    };
+}
+
+tracked_record!(Bug {
+    #[shape(show)]
+    severity: u8,
+});
+tracked_record!(Release {
+    #[shape(show)]
+    tags: Vec<String>,
+});
+
+#[test]
+fn records_stamped_out_by_a_macro() {
+    assert_eq!(Bug::PROJECTION.name, "bug");
+    assert_eq!(Release::PROJECTION.plural, "releases");
+    assert_eq!(Bug::FIELDS.severity.name(), "severity");
+    assert_eq!(Release::FIELDS.tags.name(), "tags");
+
+    let bugs = vec![
+        Bug {
+            id: "bug_0a1b2c3d-0000-4000-8000-000000000000".into(),
+            title: "Crash on save".into(),
+            state_code: 3,
+            owner_id: Some(UserId("usr_1".into())),
+            updated: "2026-02-10T08:00:00Z".into(),
+            severity: 2,
+        },
+        Bug {
+            id: "bug_9f8e7d6c-0000-4000-8000-000000000000".into(),
+            title: "Typo".into(),
+            state_code: 1,
+            owner_id: None,
+            updated: "2026-02-12T08:00:00Z".into(),
+            severity: 4,
+        },
+    ];
+    let shaped = Shaper::for_tool("bugs")
+        .format(Format::Prose)
+        .shape_blocking(&bugs, &Recorder::default())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"],
+        serde_json::json!([
+            {"id": "bug_9f8e7d6c", "title": "Typo", "state": "new", "owner": null, "updated": "2026-02-12", "severity": 4},
+            {"id": "bug_0a1b2c3d", "title": "Crash on save", "state": "open", "owner": "name of usr_1", "updated": "2026-02-10", "severity": 2}
+        ])
+    );
+    assert_eq!(
+        shaped.text().lines().skip(1).take(2).collect::<Vec<_>>(),
+        [
+            "bug_9f8e7d6c: «Typo» (new), null, updated Feb 12",
+            "bug_0a1b2c3d: «Crash on save» (open), name of usr_1, updated Feb 10"
+        ]
+    );
+
+    let releases = vec![Release {
+        id: "rel_1".into(),
+        title: "Spring".into(),
+        state_code: 5,
+        owner_id: Some(UserId("usr_2".into())),
+        updated: "2026-03-01".into(),
+        tags: vec!["stable".into()],
+    }];
+    let shaped = Shaper::for_tool("releases")
+        .format(Format::Prose)
+        .shape_blocking(&releases, &Recorder::default())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0],
+        serde_json::json!({"id": "rel_1", "title": "Spring", "state": "closed", "owner": "name of usr_2", "updated": "2026-03-01", "tags": ["stable"]})
+    );
+    assert_eq!(
+        shaped.text().lines().nth(1),
+        Some("rel_1: «Spring» (closed), name of usr_2, updated Mar 1")
+    );
+}
+
+#[derive(ToolResult)]
+struct Wrapped<T>
+where
+    T: serde::Serialize + schemars::JsonSchema,
+{
+    #[shape(show)]
+    value: T,
+}
+
+#[test]
+fn generic_records_with_a_where_clause() {
+    assert_eq!(Wrapped::<u8>::FIELDS.value.name(), "value");
+    let shaped = Shaper::for_tool("wrapped")
+        .shape_blocking(&[Wrapped { value: 7u8 }], &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0],
+        serde_json::json!({"value": 7})
+    );
+}
