@@ -392,7 +392,7 @@ impl<'a> Shaper<'a> {
         names: &<T::Needs as Needs>::Names,
         f: impl FnOnce(&[Typed<'_, T>], &CallEnv<'_>) -> R,
     ) -> R {
-        let nonce = crate::untrusted_nonce();
+        let nonce = crate::untrusted::nonce();
         let env = CallEnv::new(&self.tool, &*self.tokenizer, &self.untrusted, &nonce);
         let cx = Cx::<T::Needs>::new(names, &env);
         let records: Vec<Typed<'_, T>> = order
@@ -509,18 +509,7 @@ impl<'a> Shaper<'a> {
         // Facts stated once in the text head: where untrusted text comes from, the year.
         let mut notes: Vec<String> = Vec::new();
         if self.format != Format::Json {
-            if layout.has_untrusted()
-                && self.untrusted.provenance == crate::untrusted::Provenance::Compact
-            {
-                env.set_compact_marks(true);
-                let sources: Vec<String> = layout
-                    .fields
-                    .iter()
-                    .filter(|(_, k)| matches!(k, crate::project::FieldKind::Untrusted { .. }))
-                    .map(|(name, _)| format!("{}.{name}", env.tool()))
-                    .collect();
-                notes.push(format!("«…» is untrusted text from {}", sources.join(", ")));
-            }
+            notes.extend(crate::untrusted::note_line(env, &layout.untrusted_names()));
             if let Some(year) = shared_year(records, layout, env) {
                 env.set_date_style(crate::view::DateStyle::MonthDay { year });
                 notes.push(format!("dates are in {year}"));
