@@ -8,9 +8,9 @@
 //!   builds one), validated against the fields into a [`ValidAggregate`];
 //! - [`AggregateResult`], what was counted, for the JSON channel and as one
 //!   [sentence](AggregateResult::sentence);
-//! - [`FieldMeta`], the description of a stored result's fields that aggregation and
-//!   [`query`](crate::query) validate against, and [`FieldError`], what they say when a
-//!   field is unknown or unfit for an operation;
+//! - [`FieldMeta`], a field of the record description ([`Projection`]) with the type of value
+//!   the rows hold, which aggregation and [`query`](crate::query) validate against, and
+//!   [`FieldError`], what they say when a field is unknown or unfit for an operation.
 //!
 //! Aggregation works over projected records as JSON rows (`serde_json::Map`): dates are
 //! `YYYY-MM-DD` text, legends words, resolved fields names or null, list fields arrays.
@@ -43,8 +43,8 @@
 
 use crate::date::Day;
 use crate::envelope::thousands;
-use crate::record::{Projection, Storage};
 use crate::record::FieldRole;
+use crate::record::{FieldRef, Projection, Storage};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
@@ -92,8 +92,8 @@ impl FieldName {
     }
 }
 
-impl From<crate::project::FieldRef> for FieldName {
-    fn from(field: crate::project::FieldRef) -> FieldName {
+impl From<FieldRef> for FieldName {
+    fn from(field: FieldRef) -> FieldName {
         FieldName(field.name().to_owned())
     }
 }
@@ -723,7 +723,11 @@ impl ValidAggregate {
                 match day {
                     None => r.undated += 1,
                     Some(d) if d > today => r.future += 1,
-                    Some(d) if i128::from(today.days_since_epoch()) - i128::from(d.days_since_epoch()) < i128::from(r.days) => {
+                    Some(d)
+                        if i128::from(today.days_since_epoch())
+                            - i128::from(d.days_since_epoch())
+                            < i128::from(r.days) =>
+                    {
                         r.count += 1
                     }
                     Some(_) => {}
@@ -1308,7 +1312,6 @@ mod tests {
             .filter_map(|v| v.as_object().cloned())
             .collect()
     }
-
 
     #[test]
     fn percent_rule_rounds_half_up_and_never_claims_all_or_none() {

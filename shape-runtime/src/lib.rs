@@ -56,6 +56,7 @@ pub use budget::{Budget, BudgetError};
 pub use config::{ConfigError, ShapeConfig, ToolConfig};
 pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
 pub use date::{DateField, DateValue, Day, DayError, iso_date};
+pub use env::{CallEnv, Channel, DateStyle, Diagnostics};
 pub use envelope::{Frame, OmitReason, Omitted, Status};
 pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
 #[cfg(feature = "redis")]
@@ -63,10 +64,10 @@ pub use handle_redis::RedisStore;
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use open::{Keep, OpenResult};
-pub use project::{FieldRef, ToolResult};
+pub use project::ToolResult;
 pub use query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery};
 pub use rank::{KeyValue, Order, RankKey};
-pub use record::{FieldInfo, FieldKind, FieldRole, Projection, ProseSegment, RankInfo};
+pub use record::{FieldInfo, FieldKind, FieldRef, FieldRole, Projection, ProseSegment, RankInfo};
 pub use render::Format;
 pub use report::{Cut, RawSize, Report};
 pub use resolve::{
@@ -75,7 +76,6 @@ pub use resolve::{
 pub use shaper::{ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
 pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};
 pub use untrusted::{Provenance, UntrustedPolicy, UntrustedStats};
-pub use env::{CallEnv, Channel, DateStyle, Diagnostics};
 pub use view::{Cx, UntrustedText};
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.

@@ -8,6 +8,7 @@
 use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
 use crate::cursor::{CursorCodec, Keyset, QueryHash};
 use crate::date::Day;
+use crate::env::CallEnv;
 use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
 use crate::project::ToolResult;
 use crate::query::{OpenQuery, QueryError};
@@ -18,7 +19,6 @@ use crate::resolve::{Needs, Supplies};
 use crate::shaper::{Continuation, OPEN_RESULT, PageInputs, ShapeError, Shaped, Shaper};
 use crate::text::{TextMode, TextSerializer};
 use crate::tokens::Tokenizer;
-use crate::env::CallEnv;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
@@ -291,7 +291,11 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
 
         // The slice shows the selected fields, in stored order.
         let shown = stored.record.select(
-            |name| valid.select().is_none_or(|sel| sel.iter().any(|s| s == name)),
+            |name| {
+                valid
+                    .select()
+                    .is_none_or(|sel| sel.iter().any(|s| s == name))
+            },
             valid.left_out(),
         );
         let order = match valid.sort() {

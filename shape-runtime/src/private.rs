@@ -2,9 +2,9 @@
 
 pub use crate::date::DateField;
 pub use crate::ids::IdText;
-pub use crate::project::{FieldRef, ToolResult};
+pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
-pub use crate::record::{FieldInfo, FieldKind, Projection, ProseSegment, RankInfo};
+pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo};
 pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;
 pub use crate::view::UntrustedText;

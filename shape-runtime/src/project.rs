@@ -1,5 +1,4 @@
-//! The projection contract: what `#[derive(ToolResult)]` generates (the [`ToolResult`]
-//! trait) and the typed field references ([`FieldRef`]) it emits.
+//! The projection contract: the [`ToolResult`] trait `#[derive(ToolResult)]` implements.
 
 use crate::rank::KeyValue;
 use crate::record::Projection;
@@ -67,37 +66,4 @@ pub trait ToolResult: Sized {
 
     /// The JSON Schema of one projected record.
     fn record_schema(generator: &mut SchemaGenerator) -> Schema;
-}
-
-/// A reference to one output field of a record type, from `Record::FIELDS`: naming a field
-/// that does not exist is a compile error.
-///
-/// ```
-/// use toolshape::{Aggregate, ToolResult};
-///
-/// #[derive(ToolResult)]
-/// struct Issue {
-///     #[shape(show)]
-///     labels: Vec<String>,
-///     #[shape(date, rename = "opened")]
-///     created_at: String,
-/// }
-///
-/// let health = Aggregate::new().recent(Issue::FIELDS.opened, 30).top(Issue::FIELDS.labels, 3);
-/// assert_eq!(Issue::FIELDS.opened.name(), "opened");
-/// # let _ = health;
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FieldRef(&'static str);
-
-impl FieldRef {
-    /// A reference to the output field `name` (generated code calls this).
-    pub const fn new(name: &'static str) -> FieldRef {
-        FieldRef(name)
-    }
-
-    /// The output name.
-    pub const fn name(self) -> &'static str {
-        self.0
-    }
 }

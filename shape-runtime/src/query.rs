@@ -44,8 +44,8 @@
 //! ```
 
 use crate::aggregate::{
-    Aggregate, AggregateError, AggregateResult, FieldError, FieldMeta, FieldName,
-    Row, ValidAggregate, ValueType, find_field, value_cmp, value_eq,
+    Aggregate, AggregateError, AggregateResult, FieldError, FieldMeta, FieldName, Row,
+    ValidAggregate, ValueType, find_field, value_cmp, value_eq,
 };
 use crate::date::Day;
 use crate::rank::Order;

@@ -1,5 +1,6 @@
 //! The record description: one model of what a record type shows (names, fields and how each
-//! is shaped, the prose template, the rank key), read by every path that shapes records.
+//! is shaped, the prose template, the rank key), read by every path that shapes records, and
+//! the typed field references ([`FieldRef`]) the derive emits.
 //!
 //! A [`Projection`] is generic over where its text lives ([`Storage`]): the derive emits a
 //! `Projection<Static>` (`&'static str`s and slices in a `static`, no allocation), and a
@@ -21,8 +22,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Where a [`Projection`]'s text and lists live: [`Static`] for the derive's statics,
-/// [`Owned`] for a description read back from storage.
-pub trait Storage: Sized + 'static {
+/// [`Owned`] for a description read back from storage. Sealed: these are the two.
+pub trait Storage: sealed::Sealed + Sized + 'static {
     /// A piece of text: `&'static str` or `String`.
     type Str: AsRef<str> + Clone + fmt::Debug + PartialEq + Eq;
     /// The output fields.
@@ -40,6 +41,12 @@ pub enum Static {}
 /// Text and lists on the heap: a description read back from a stored result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Owned {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Static {}
+    impl Sealed for super::Owned {}
+}
 
 impl Storage for Static {
     type Str = &'static str;
@@ -175,7 +182,10 @@ impl<S: Storage> FieldKind<S> {
 /// A piece of a prose template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[serde(bound(serialize = "S::Str: Serialize", deserialize = "S::Str: Deserialize<'de>"))]
+#[serde(bound(
+    serialize = "S::Str: Serialize",
+    deserialize = "S::Str: Deserialize<'de>"
+))]
 pub enum Segment<S: Storage = Static> {
     /// Literal text.
     Text(S::Str),
@@ -224,12 +234,12 @@ impl<S: Storage> Projection<S> {
     }
 
     /// Whether any field is untrusted.
-    pub fn has_untrusted(&self) -> bool {
+    pub(crate) fn has_untrusted(&self) -> bool {
         self.untrusted_fields().next().is_some()
     }
 
     /// Indices of the date fields.
-    pub fn date_fields(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn date_fields(&self) -> impl Iterator<Item = usize> + '_ {
         self.fields
             .as_ref()
             .iter()
@@ -251,7 +261,7 @@ impl<S: Storage> Projection<S> {
     }
 
     /// The same description with its text on the heap, as a stored result keeps it.
-    pub fn to_owned_record(&self) -> Projection<Owned> {
+    pub(crate) fn to_owned_record(&self) -> Projection<Owned> {
         Projection {
             name: self.name.as_ref().to_owned(),
             plural: self.plural.as_ref().to_owned(),
@@ -332,6 +342,39 @@ impl Projection<Owned> {
     }
 }
 
+/// A reference to one output field of a record type, from `Record::FIELDS`: naming a field
+/// that does not exist is a compile error.
+///
+/// ```
+/// use toolshape::{Aggregate, ToolResult};
+///
+/// #[derive(ToolResult)]
+/// struct Issue {
+///     #[shape(show)]
+///     labels: Vec<String>,
+///     #[shape(date, rename = "opened")]
+///     created_at: String,
+/// }
+///
+/// let health = Aggregate::new().recent(Issue::FIELDS.opened, 30).top(Issue::FIELDS.labels, 3);
+/// assert_eq!(Issue::FIELDS.opened.name(), "opened");
+/// # let _ = health;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FieldRef(&'static str);
+
+impl FieldRef {
+    /// A reference to the output field `name` (generated code calls this).
+    pub const fn new(name: &'static str) -> FieldRef {
+        FieldRef(name)
+    }
+
+    /// The output name.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The wire form of a field
 
@@ -344,7 +387,8 @@ impl<S: Storage> Serialize for Field<S> {
             _ => None,
         };
         let short = matches!(self.kind, FieldKind::Id { short: true });
-        let len = 3 + usize::from(source != name) + usize::from(resolver.is_some()) + usize::from(short);
+        let len =
+            3 + usize::from(source != name) + usize::from(resolver.is_some()) + usize::from(short);
         let mut map = s.serialize_map(Some(len))?;
         map.serialize_entry("name", name)?;
         map.serialize_entry("kind", &self.kind.role())?;

@@ -44,7 +44,8 @@ pub trait RenderRecord {
 }
 
 /// What one page reads of a record description: the description itself, borrowed from a
-/// derive's static or from a stored result, and how the page names its order.
+/// derive's static or from a stored result, and how the page names its order. `name`,
+/// `plural`, `skipped` and `rank_order` are the description's, read once.
 #[derive(Debug, Clone)]
 pub struct Layout<'a> {
     record: Described<'a>,
@@ -122,7 +123,7 @@ impl<'a> Layout<'a> {
     }
 
     /// The names of the untrusted fields.
-    pub fn untrusted_names(&self) -> Vec<&'a str> {
+    pub(crate) fn untrusted_names(&self) -> Vec<&'a str> {
         with_record!(self.record, p => p.untrusted_fields().map(|(f, _)| f.name.as_ref()).collect())
     }
 }

@@ -112,6 +112,9 @@ impl AttackerBound {
 ///    capped and `per_record × max_records ≤ budget`, steps 1–3 alone give the figure and
 ///    [`AttackerBound::unconditional`] is true.
 ///
+/// [`prepare`]: super::prepare
+/// [`UntrustedStats::attacker_tokens`]: super::UntrustedStats::attacker_tokens
+///
 /// ```
 /// use toolshape::{untrusted::attacker_bound, ToolResult};
 ///

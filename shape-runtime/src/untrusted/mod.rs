@@ -52,6 +52,6 @@ pub use cap::{Cut, Prepared, prepare};
 pub use links::apply_url_policy;
 pub use neutralise::neutralize;
 pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};
-pub(crate) use render::{UntrustedCall, nonce, note_line, serialize_untrusted};
 pub use render::UntrustedStats;
+pub(crate) use render::{UntrustedCall, nonce, note_line, serialize_untrusted};
 pub use sanitise::{Removed, sanitize};

@@ -19,7 +19,7 @@ pub struct UntrustedStats {
     pub values: u32,
     /// Values cut at their cap.
     pub cut: u32,
-    /// Tokens cut in all (estimated for values cut in bytes first; see [`Cut::exact`]).
+    /// Tokens cut in all (estimated for values cut in bytes first; see [`Cut::exact`](super::Cut::exact)).
     pub cut_tokens: u64,
     /// Attacker-controlled tokens that reached the output: the tokens of each value's content
     /// after sanitising, link policy and caps, without markers and delimiters.
