@@ -233,6 +233,13 @@ impl<S: Storage> Projection<S> {
         })
     }
 
+    /// The names of the untrusted fields.
+    pub(crate) fn untrusted_names(&self) -> Vec<&str> {
+        self.untrusted_fields()
+            .map(|(f, _)| f.name.as_ref())
+            .collect()
+    }
+
     /// Whether any field is untrusted.
     pub(crate) fn has_untrusted(&self) -> bool {
         self.untrusted_fields().next().is_some()

@@ -124,7 +124,7 @@ impl<'a> Layout<'a> {
 
     /// The names of the untrusted fields.
     pub(crate) fn untrusted_names(&self) -> Vec<&'a str> {
-        with_record!(self.record, p => p.untrusted_fields().map(|(f, _)| f.name.as_ref()).collect())
+        with_record!(self.record, p => p.untrusted_names())
     }
 }
 
