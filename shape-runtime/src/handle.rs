@@ -735,3 +735,25 @@ impl HandleStore for MemoryStore {
         Ok(self.remove_now(owner, handle))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_stored_in_the_first_format_reads_back() {
+        let old = r#"{"tool":"search_tickets","name":"ticket","plural":"tickets","fields":[{"name":"id","kind":"id","max_tokens":null},{"name":"subject","kind":"untrusted","max_tokens":40}],"skipped":["sla_due_at"],"prose":[{"field":0},{"text":": "},{"field":1}],"rank":[0,"desc"],"records":[{"id":"tkt_1","subject":"Hi"}],"created_at_unix":7}"#;
+        let stored: StoredResult = serde_json::from_str(old).unwrap();
+        assert_eq!(stored.record.id, Some(0));
+        assert_eq!(
+            stored.record.rank,
+            Some(RankInfo {
+                field: 0,
+                order: Order::Desc
+            })
+        );
+        assert_eq!(stored.record.fields[1].kind.max_tokens(), Some(40));
+        // Written back, it is the same text: no optional key applies to these fields.
+        assert_eq!(serde_json::to_string(&stored).unwrap(), old);
+    }
+}

@@ -449,3 +449,80 @@ impl<'de> Deserialize<'de> for Field<Owned> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TICKET: Projection = Projection {
+        name: "ticket",
+        plural: "tickets",
+        fields: &[
+            Field {
+                name: "id",
+                source: "id",
+                kind: FieldKind::Id { short: true },
+            },
+            Field {
+                name: "assignee",
+                source: "assignee_id",
+                kind: FieldKind::Resolve { resolver: "users" },
+            },
+            Field {
+                name: "subject",
+                source: "subject",
+                kind: FieldKind::Untrusted {
+                    max_tokens: Some(40),
+                },
+            },
+        ],
+        skipped: &["sla_due_at"],
+        prose: Some(&[Segment::Field(0), Segment::Text(": "), Segment::Field(2)]),
+        rank: None,
+        id: Some(0),
+    };
+
+    #[test]
+    fn a_field_keeps_the_old_keys_first_and_reads_back_whole() {
+        let json = serde_json::to_string(&TICKET.fields).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"name":"id","kind":"id","max_tokens":null,"short":true},{"name":"assignee","kind":"resolve","max_tokens":null,"source":"assignee_id","resolver":"users"},{"name":"subject","kind":"untrusted","max_tokens":40}]"#
+        );
+        let back: Vec<Field<Owned>> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, TICKET.to_owned_record().fields);
+    }
+
+    #[test]
+    fn a_field_stored_before_the_optional_keys_reads_back() {
+        let old = r#"[{"name":"assignee","kind":"resolve","max_tokens":null},{"name":"id","kind":"id","max_tokens":null}]"#;
+        let back: Vec<Field<Owned>> = serde_json::from_str(old).unwrap();
+        assert_eq!(back[0].source, "assignee");
+        assert_eq!(
+            back[0].kind,
+            FieldKind::Resolve {
+                resolver: String::new()
+            }
+        );
+        assert_eq!(back[1].kind, FieldKind::Id { short: false });
+    }
+
+    #[test]
+    fn a_selection_keeps_the_template_only_when_it_names_kept_fields() {
+        let owned = TICKET.to_owned_record();
+        let both = owned.select(|name| name != "assignee", &["assignee".to_owned()]);
+        assert_eq!(both.output_names().collect::<Vec<_>>(), ["id", "subject"]);
+        assert_eq!(
+            both.prose,
+            Some(vec![
+                Segment::Field(0),
+                Segment::Text(": ".into()),
+                Segment::Field(1)
+            ])
+        );
+        assert_eq!(both.skipped, ["sla_due_at", "assignee"]);
+        let no_subject = owned.select(|name| name == "id", &[]);
+        assert_eq!(no_subject.prose, None);
+        assert_eq!(no_subject.id, Some(0));
+    }
+}
