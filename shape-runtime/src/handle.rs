@@ -197,9 +197,7 @@ impl StoredResult {
             tool: tool.into(),
             record: Projection::named(name.into(), plural.into()),
             records: Vec::new(),
-            created_at_unix: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            created_at_unix: now_unix(),
         }
     }
 
@@ -236,9 +234,10 @@ impl StoredResult {
         records: Vec<serde_json::Map<String, serde_json::Value>>,
     ) -> Self {
         StoredResult {
+            tool: tool.into(),
             record: projection.to_owned_record(),
             records,
-            ..StoredResult::new(tool, "", "")
+            created_at_unix: now_unix(),
         }
     }
 
@@ -304,6 +303,12 @@ impl<'de> Deserialize<'de> for StoredResult {
             created_at_unix: w.created_at_unix,
         })
     }
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 struct ByteCounter(usize);

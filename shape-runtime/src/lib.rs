@@ -15,7 +15,7 @@ pub mod budget;
 pub mod config;
 pub mod cursor;
 pub mod date;
-pub mod env;
+mod env;
 pub mod envelope;
 pub mod handle;
 #[cfg(feature = "redis")]
