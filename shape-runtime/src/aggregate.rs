@@ -8,11 +8,9 @@
 //!   builds one), validated against the fields into a [`ValidAggregate`];
 //! - [`AggregateResult`], what was counted, for the JSON channel and as one
 //!   [sentence](AggregateResult::sentence);
-//! - [`FieldMeta`], the description of a stored result's fields that aggregation and
-//!   [`query`](crate::query) validate against, and [`FieldError`], what they say when a
-//!   field is unknown or unfit for an operation;
-//! - [`Day`], a calendar day, so "recent" is computed against a `today` the caller supplies
-//!   and never against the clock.
+//! - [`FieldMeta`], a field of the record description ([`Projection`]) with the type of value
+//!   the rows hold, which aggregation and [`query`](crate::query) validate against, and
+//!   [`FieldError`], what they say when a field is unknown or unfit for an operation.
 //!
 //! Aggregation works over projected records as JSON rows (`serde_json::Map`): dates are
 //! `YYYY-MM-DD` text, legends words, resolved fields names or null, list fields arrays.
@@ -43,16 +41,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::date::iso_date;
+use crate::date::Day;
 use crate::envelope::thousands;
-use crate::project::{FieldKind, Projection};
+use crate::record::FieldRole;
+use crate::record::{FieldRef, Projection, Storage};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
-use std::str::FromStr;
 
 /// One projected record as JSON: what a handle stores and what a typed page turns into.
 pub type Row = Map<String, Value>;
@@ -94,8 +92,8 @@ impl FieldName {
     }
 }
 
-impl From<crate::project::FieldRef> for FieldName {
-    fn from(field: crate::project::FieldRef) -> FieldName {
+impl From<FieldRef> for FieldName {
+    fn from(field: FieldRef) -> FieldName {
         FieldName(field.name().to_owned())
     }
 }
@@ -145,38 +143,6 @@ impl PartialEq<&str> for FieldName {
 impl fmt::Display for FieldName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// How a field was shaped; mirrors [`FieldKind`] without its static payloads, so a handle
-/// store can persist it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FieldRole {
-    /// Shown as is.
-    Show,
-    /// An integer code expanded to a word.
-    Legend,
-    /// A key resolved to a name (or null).
-    Resolve,
-    /// The record's id.
-    Id,
-    /// A date, as `YYYY-MM-DD` text (or the raw text if it did not parse).
-    Date,
-    /// Text written by someone outside the system.
-    Untrusted,
-}
-
-impl From<FieldKind> for FieldRole {
-    fn from(kind: FieldKind) -> FieldRole {
-        match kind {
-            FieldKind::Show => FieldRole::Show,
-            FieldKind::Legend => FieldRole::Legend,
-            FieldKind::Resolve { .. } => FieldRole::Resolve,
-            FieldKind::Id { .. } => FieldRole::Id,
-            FieldKind::Date => FieldRole::Date,
-            FieldKind::Untrusted { .. } => FieldRole::Untrusted,
-        }
     }
 }
 
@@ -276,18 +242,19 @@ impl FieldMeta {
     /// The fields of a projection, in output order. Plain (`Show`) fields get
     /// [`ValueType::Any`]: the projection does not say what they hold; call
     /// [`infer_values`](FieldMeta::infer_values) with the rows to find out.
-    pub fn from_projection(projection: &Projection) -> Vec<FieldMeta> {
+    pub fn from_projection<S: Storage>(projection: &Projection<S>) -> Vec<FieldMeta> {
         projection
             .fields
+            .as_ref()
             .iter()
             .map(|f| {
-                let role = FieldRole::from(f.kind);
+                let role = f.kind.role();
                 let value = if role == FieldRole::Show {
                     ValueType::Any
                 } else {
                     ValueType::Text
                 };
-                FieldMeta::new(f.name, role, value)
+                FieldMeta::new(f.name.as_ref(), role, value)
             })
             .collect()
     }
@@ -477,107 +444,6 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
-}
-
-// ---------------------------------------------------------------------------------------------
-// Days
-// ---------------------------------------------------------------------------------------------
-
-/// A calendar day, counted from 1970-01-01. `recent` is measured back from a `Day` the caller
-/// passes, so the computation never reads the clock and tests are deterministic.
-///
-/// ```
-/// use toolshape::Day;
-///
-/// let day: Day = "2026-03-02".parse()?;
-/// assert_eq!(day.days_since_epoch(), 20_514);
-/// assert_eq!(Day::from_days_since_epoch(0).to_string(), "1970-01-01");
-/// assert_eq!(Day::parse("2026-03-02T09:14:22Z"), Some(day));
-/// # Ok::<(), toolshape::DayError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Day(i64);
-
-impl Day {
-    /// The day `days` after 1970-01-01 (before it, if negative).
-    pub const fn from_days_since_epoch(days: i64) -> Day {
-        Day(days)
-    }
-
-    /// Days since 1970-01-01.
-    pub const fn days_since_epoch(self) -> i64 {
-        self.0
-    }
-
-    /// The day of an ISO-8601 date or timestamp (`2026-03-02`, `2026-03-02T09:14:22Z`), as
-    /// written; `None` if the text is not one.
-    pub fn parse(text: &str) -> Option<Day> {
-        let date = iso_date(text)?.as_bytes();
-        let num = |r: std::ops::Range<usize>| {
-            date[r]
-                .iter()
-                .fold(0i64, |v, &c| v * 10 + i64::from(c.wrapping_sub(b'0')))
-        };
-        Some(Day(days_from_civil(num(0..4), num(5..7), num(8..10))))
-    }
-
-    /// Today in UTC, from the system clock. Read it where a request arrives and pass it down;
-    /// nothing in this crate calls it during a computation.
-    pub fn today_utc() -> Day {
-        let secs = match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
-            Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-            Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
-        };
-        Day(secs.div_euclid(86_400))
-    }
-}
-
-/// Text that is not a `YYYY-MM-DD` date.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a date; write it as YYYY-MM-DD")]
-pub struct DayError(pub String);
-
-impl FromStr for Day {
-    type Err = DayError;
-
-    fn from_str(text: &str) -> Result<Day, DayError> {
-        Day::parse(text).ok_or_else(|| DayError(text.chars().take(40).collect()))
-    }
-}
-
-impl fmt::Display for Day {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (y, m, d) = civil_from_days(self.0);
-        write!(f, "{y:04}-{m:02}-{d:02}")
-    }
-}
-
-// Howard Hinnant's `days_from_civil` / `civil_from_days`, proleptic Gregorian.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(days: i64) -> (i128, u32, u32) {
-    let z = i128::from(days) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i128::from(m <= 2);
-    (
-        y,
-        u32::try_from(m).unwrap_or(1),
-        u32::try_from(d).unwrap_or(1),
-    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -857,7 +723,11 @@ impl ValidAggregate {
                 match day {
                     None => r.undated += 1,
                     Some(d) if d > today => r.future += 1,
-                    Some(d) if i128::from(today.0) - i128::from(d.0) < i128::from(r.days) => {
+                    Some(d)
+                        if i128::from(today.days_since_epoch())
+                            - i128::from(d.days_since_epoch())
+                            < i128::from(r.days) =>
+                    {
                         r.count += 1
                     }
                     Some(_) => {}
@@ -1444,29 +1314,6 @@ mod tests {
     }
 
     #[test]
-    fn days_round_trip_across_eras_and_leap_days() {
-        for text in [
-            "1970-01-01",
-            "2000-02-29",
-            "1900-03-01",
-            "0001-01-01",
-            "2026-12-31",
-            "1969-12-31",
-        ] {
-            let day: Day = text.parse().unwrap();
-            assert_eq!(day.to_string(), text);
-        }
-        assert_eq!(
-            Day::parse("1969-12-31"),
-            Some(Day::from_days_since_epoch(-1))
-        );
-        assert_eq!(Day::parse("2026-02-29"), None);
-        // Extreme values format without overflow.
-        assert!(!Day::from_days_since_epoch(i64::MAX).to_string().is_empty());
-        assert!(!Day::from_days_since_epoch(i64::MIN).to_string().is_empty());
-    }
-
-    #[test]
     fn percent_rule_rounds_half_up_and_never_claims_all_or_none() {
         assert_eq!(percent(1, 8), "13%"); // 12.5 -> 13
         assert_eq!(percent(7, 8), "88%"); // 87.5 -> 88
@@ -1508,7 +1355,7 @@ mod tests {
         ]);
         let r = Aggregate::new()
             .top("labels", 2)
-            .compute(&fields, &rows, Day(0))
+            .compute(&fields, &rows, Day::from_days_since_epoch(0))
             .unwrap();
         assert_eq!(r.top[0].values, vec![(json!("ui"), 2), (json!("bug"), 1)]);
         assert_eq!(r.top[0].none, 2);
@@ -1522,7 +1369,7 @@ mod tests {
             .collect();
         let r = Aggregate::new()
             .count_by("n")
-            .compute(&fields, &rows, Day(0))
+            .compute(&fields, &rows, Day::from_days_since_epoch(0))
             .unwrap();
         let c = r.count_by.unwrap();
         assert_eq!(c.counts.len(), COUNT_BY_MAX);
@@ -1545,7 +1392,7 @@ mod tests {
         let r = Aggregate::new()
             .count_by("n")
             .stats("n")
-            .compute(&fields, &rows, Day(0))
+            .compute(&fields, &rows, Day::from_days_since_epoch(0))
             .unwrap();
         assert_eq!(
             r.count_by.unwrap().counts,

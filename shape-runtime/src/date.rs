@@ -1,4 +1,5 @@
-//! Dates a model reads: ISO-8601 timestamps truncated to `YYYY-MM-DD`.
+//! Dates: ISO-8601 timestamps truncated to the `YYYY-MM-DD` a model reads, and [`Day`], the
+//! calendar day "recent" is measured from.
 //!
 //! `2026-02-11T09:14:22.481Z` becomes `2026-02-11`: the sub-second precision and the zone
 //! are a real loss for a program computing durations and none for a model that says "opened
@@ -17,6 +18,8 @@
 //! ```
 
 use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
 
 /// The `YYYY-MM-DD` part of an ISO-8601 date or timestamp, if the whole value is one.
 pub fn iso_date(text: &str) -> Option<&str> {
@@ -214,5 +217,130 @@ impl DateField for time::Date {
             u8::from(self.month()),
             self.day()
         )))
+    }
+}
+
+/// A calendar day, counted from 1970-01-01. `recent` is measured back from a `Day` the caller
+/// passes, so the computation never reads the clock and tests are deterministic.
+///
+/// ```
+/// use toolshape::Day;
+///
+/// let day: Day = "2026-03-02".parse()?;
+/// assert_eq!(day.days_since_epoch(), 20_514);
+/// assert_eq!(Day::from_days_since_epoch(0).to_string(), "1970-01-01");
+/// assert_eq!(Day::parse("2026-03-02T09:14:22Z"), Some(day));
+/// # Ok::<(), toolshape::DayError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Day(i64);
+
+impl Day {
+    /// The day `days` after 1970-01-01 (before it, if negative).
+    pub const fn from_days_since_epoch(days: i64) -> Day {
+        Day(days)
+    }
+
+    /// Days since 1970-01-01.
+    pub const fn days_since_epoch(self) -> i64 {
+        self.0
+    }
+
+    /// The day of an ISO-8601 date or timestamp (`2026-03-02`, `2026-03-02T09:14:22Z`), as
+    /// written; `None` if the text is not one.
+    pub fn parse(text: &str) -> Option<Day> {
+        let date = iso_date(text)?.as_bytes();
+        let num = |r: std::ops::Range<usize>| {
+            date[r]
+                .iter()
+                .fold(0i64, |v, &c| v * 10 + i64::from(c.wrapping_sub(b'0')))
+        };
+        Some(Day(days_from_civil(num(0..4), num(5..7), num(8..10))))
+    }
+
+    /// Today in UTC, from the system clock. Read it where a request arrives and pass it down;
+    /// nothing in this crate calls it during a computation.
+    pub fn today_utc() -> Day {
+        let secs = match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+        };
+        Day(secs.div_euclid(86_400))
+    }
+}
+
+/// Text that is not a `YYYY-MM-DD` date.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a date; write it as YYYY-MM-DD")]
+pub struct DayError(pub String);
+
+impl FromStr for Day {
+    type Err = DayError;
+
+    fn from_str(text: &str) -> Result<Day, DayError> {
+        Day::parse(text).ok_or_else(|| DayError(text.chars().take(40).collect()))
+    }
+}
+
+impl fmt::Display for Day {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (y, m, d) = civil_from_days(self.0);
+        write!(f, "{y:04}-{m:02}-{d:02}")
+    }
+}
+
+// Howard Hinnant's `days_from_civil` / `civil_from_days`, proleptic Gregorian.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(days: i64) -> (i128, u32, u32) {
+    let z = i128::from(days) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i128::from(m <= 2);
+    (
+        y,
+        u32::try_from(m).unwrap_or(1),
+        u32::try_from(d).unwrap_or(1),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_round_trip_across_eras_and_leap_days() {
+        for text in [
+            "1970-01-01",
+            "2000-02-29",
+            "1900-03-01",
+            "0001-01-01",
+            "2026-12-31",
+            "1969-12-31",
+        ] {
+            let day: Day = text.parse().unwrap();
+            assert_eq!(day.to_string(), text);
+        }
+        assert_eq!(
+            Day::parse("1969-12-31"),
+            Some(Day::from_days_since_epoch(-1))
+        );
+        assert_eq!(Day::parse("2026-02-29"), None);
+        // Extreme values format without overflow.
+        assert!(!Day::from_days_since_epoch(i64::MAX).to_string().is_empty());
+        assert!(!Day::from_days_since_epoch(i64::MIN).to_string().is_empty());
     }
 }

@@ -30,9 +30,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::aggregate::FieldRole;
-use crate::project::{FieldKind, Projection, ProseSegment};
 use crate::rank::Order;
+use crate::record::{Field, FieldRole, Owned, Projection, RankInfo, Segment, Storage};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
@@ -161,25 +160,20 @@ impl FromStr for Handle {
     }
 }
 
-/// What the shaper stores under a handle: the projection's description and the projected
-/// records in ranked order, so the companion tool can filter, sort, page and aggregate them
-/// and shape the slice as the original tool would have.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What the shaper stores under a handle: the record description and the projected records
+/// in ranked order, so the companion tool can filter, sort, page and aggregate them and shape
+/// the slice as the original tool would have.
+///
+/// Its JSON form is flat, as it has always been: `tool`, `name`, `plural`, `fields`,
+/// `skipped`, `prose`, `rank` (`[index, order]`), `records`, `created_at_unix`. Fields
+/// carry the optional keys described in [`record`](crate::record); results stored before
+/// those keys existed read back unchanged, and older readers ignore them.
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredResult {
     /// The tool that produced it (named in "call … again" remedies).
     pub tool: String,
-    /// What one record is called.
-    pub name: String,
-    /// What several are called.
-    pub plural: String,
-    /// Output fields, in output order.
-    pub fields: Vec<StoredField>,
-    /// Source fields the projection leaves out.
-    pub skipped: Vec<String>,
-    /// The prose template, if any.
-    pub prose: Option<Vec<StoredSegment>>,
-    /// The rank field's index in `fields`, and its order.
-    pub rank: Option<(usize, Order)>,
+    /// What the records show.
+    pub record: Projection<Owned>,
     /// Projected records, in ranked order.
     pub records: Vec<serde_json::Map<String, serde_json::Value>>,
     /// When it was stored, in seconds since the Unix epoch.
@@ -187,42 +181,10 @@ pub struct StoredResult {
 }
 
 /// One output field of a [`StoredResult`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredField {
-    /// The name in tool results.
-    pub name: String,
-    /// How it was shaped (written `show`, `legend`, `resolve`, `id`, `date` or `untrusted`).
-    pub kind: FieldRole,
-    /// The token cap of an untrusted field.
-    pub max_tokens: Option<u32>,
-}
-
-impl StoredField {
-    /// The field's kind as rendering needs it (the resolver's name and the id's shortening
-    /// are not stored: the values already are resolved and shortened).
-    pub fn field_kind(&self) -> FieldKind {
-        match self.kind {
-            FieldRole::Show => FieldKind::Show,
-            FieldRole::Legend => FieldKind::Legend,
-            FieldRole::Resolve => FieldKind::Resolve { resolver: "" },
-            FieldRole::Id => FieldKind::Id { short: false },
-            FieldRole::Date => FieldKind::Date,
-            FieldRole::Untrusted => FieldKind::Untrusted {
-                max_tokens: self.max_tokens,
-            },
-        }
-    }
-}
+pub type StoredField = Field<Owned>;
 
 /// A piece of a stored prose template.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StoredSegment {
-    /// Literal text.
-    Text(String),
-    /// The output field with this index.
-    Field(usize),
-}
+pub type StoredSegment = Segment<Owned>;
 
 impl StoredResult {
     /// An empty result with no fields, for `tool`, created now.
@@ -233,16 +195,9 @@ impl StoredResult {
     ) -> Self {
         StoredResult {
             tool: tool.into(),
-            name: name.into(),
-            plural: plural.into(),
-            fields: Vec::new(),
-            skipped: Vec::new(),
-            prose: None,
-            rank: None,
+            record: Projection::named(name.into(), plural.into()),
             records: Vec::new(),
-            created_at_unix: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            created_at_unix: now_unix(),
         }
     }
 
@@ -266,45 +221,23 @@ impl StoredResult {
     /// }
     ///
     /// let stored = StoredResult::from_projection("search_tickets", Ticket::PROJECTION, Vec::new());
-    /// assert_eq!(stored.fields[1].kind, toolshape::FieldRole::Untrusted);
-    /// assert_eq!(stored.fields[1].max_tokens, Some(40));
-    /// assert_eq!(stored.rank, Some((2, Order::Desc)));
-    /// assert_eq!(stored.skipped, ["secret"]);
-    /// assert_eq!(stored.prose.as_deref().map(|p| &p[..2]), Some(&[StoredSegment::Field(0), StoredSegment::Text(": ".into())][..]));
+    /// let record = &stored.record;
+    /// assert_eq!(record.fields[1].kind.role(), toolshape::FieldRole::Untrusted);
+    /// assert_eq!(record.fields[1].kind.max_tokens(), Some(40));
+    /// assert_eq!(record.rank.map(|r| (r.field, r.order)), Some((2, Order::Desc)));
+    /// assert_eq!(record.skipped, ["secret"]);
+    /// assert_eq!(record.prose.as_deref().map(|p| &p[..2]), Some(&[StoredSegment::Field(0), StoredSegment::Text(": ".into())][..]));
     /// ```
-    pub fn from_projection(
+    pub fn from_projection<S: Storage>(
         tool: impl Into<String>,
-        projection: &Projection,
+        projection: &Projection<S>,
         records: Vec<serde_json::Map<String, serde_json::Value>>,
     ) -> Self {
-        let fields = projection
-            .fields
-            .iter()
-            .map(|f| StoredField {
-                name: f.name.to_owned(),
-                kind: FieldRole::from(f.kind),
-                max_tokens: match f.kind {
-                    FieldKind::Untrusted { max_tokens } => max_tokens,
-                    _ => None,
-                },
-            })
-            .collect();
-        let prose = projection.prose.map(|segments| {
-            segments
-                .iter()
-                .map(|s| match *s {
-                    ProseSegment::Text(t) => StoredSegment::Text(t.to_owned()),
-                    ProseSegment::Field(i) => StoredSegment::Field(i),
-                })
-                .collect()
-        });
         StoredResult {
-            fields,
-            skipped: projection.skipped.iter().map(|s| (*s).to_owned()).collect(),
-            prose,
-            rank: projection.rank.map(|r| (r.field, r.order)),
+            tool: tool.into(),
+            record: projection.to_owned_record(),
             records,
-            ..StoredResult::new(tool, projection.name, projection.plural)
+            created_at_unix: now_unix(),
         }
     }
 
@@ -317,6 +250,65 @@ impl StoredResult {
             Err(_) => usize::MAX,
         }
     }
+}
+
+impl Serialize for StoredResult {
+    fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        use serde::ser::SerializeStruct as _;
+        let record = &self.record;
+        let mut st = s.serialize_struct("StoredResult", 9)?;
+        st.serialize_field("tool", &self.tool)?;
+        st.serialize_field("name", &record.name)?;
+        st.serialize_field("plural", &record.plural)?;
+        st.serialize_field("fields", &record.fields)?;
+        st.serialize_field("skipped", &record.skipped)?;
+        st.serialize_field("prose", &record.prose)?;
+        st.serialize_field("rank", &record.rank.map(|r| (r.field, r.order)))?;
+        st.serialize_field("records", &self.records)?;
+        st.serialize_field("created_at_unix", &self.created_at_unix)?;
+        st.end()
+    }
+}
+
+/// The flat JSON form of a [`StoredResult`], as read back.
+#[derive(Deserialize)]
+struct StoredWire {
+    tool: String,
+    name: String,
+    plural: String,
+    fields: Vec<Field<Owned>>,
+    skipped: Vec<String>,
+    prose: Option<Vec<Segment<Owned>>>,
+    rank: Option<(usize, Order)>,
+    records: Vec<serde_json::Map<String, serde_json::Value>>,
+    created_at_unix: u64,
+}
+
+impl<'de> Deserialize<'de> for StoredResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = StoredWire::deserialize(d)?;
+        let id = w.fields.iter().position(|f| f.kind.role() == FieldRole::Id);
+        Ok(StoredResult {
+            tool: w.tool,
+            record: Projection {
+                name: w.name,
+                plural: w.plural,
+                fields: w.fields,
+                skipped: w.skipped,
+                prose: w.prose,
+                rank: w.rank.map(|(field, order)| RankInfo { field, order }),
+                id,
+            },
+            records: w.records,
+            created_at_unix: w.created_at_unix,
+        })
+    }
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 struct ByteCounter(usize);
@@ -746,5 +738,27 @@ impl HandleStore for MemoryStore {
 
     async fn remove(&self, owner: &str, handle: &Handle) -> Result<bool, HandleError> {
         Ok(self.remove_now(owner, handle))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_stored_in_the_first_format_reads_back() {
+        let old = r#"{"tool":"search_tickets","name":"ticket","plural":"tickets","fields":[{"name":"id","kind":"id","max_tokens":null},{"name":"subject","kind":"untrusted","max_tokens":40}],"skipped":["sla_due_at"],"prose":[{"field":0},{"text":": "},{"field":1}],"rank":[0,"desc"],"records":[{"id":"tkt_1","subject":"Hi"}],"created_at_unix":7}"#;
+        let stored: StoredResult = serde_json::from_str(old).unwrap();
+        assert_eq!(stored.record.id, Some(0));
+        assert_eq!(
+            stored.record.rank,
+            Some(RankInfo {
+                field: 0,
+                order: Order::Desc
+            })
+        );
+        assert_eq!(stored.record.fields[1].kind.max_tokens(), Some(40));
+        // Written back, it is the same text: no optional key applies to these fields.
+        assert_eq!(serde_json::to_string(&stored).unwrap(), old);
     }
 }

@@ -19,7 +19,7 @@
 //! assert_eq!(STATUS.word(&3), Some("open"));
 //! ```
 
-use crate::view::CallEnv;
+use crate::env::CallEnv;
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
 use std::fmt::Display;

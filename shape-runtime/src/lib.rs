@@ -16,6 +16,7 @@ pub mod budget;
 pub mod config;
 pub mod cursor;
 pub mod date;
+mod env;
 pub mod envelope;
 pub mod handle;
 #[cfg(feature = "redis")]
@@ -29,6 +30,7 @@ mod page;
 pub mod project;
 pub mod query;
 pub mod rank;
+pub mod record;
 pub mod render;
 pub mod report;
 pub mod resolve;
@@ -49,13 +51,14 @@ pub struct ReadmeDoctests;
 pub mod __private;
 
 pub use aggregate::{
-    Aggregate, AggregateError, AggregateResult, Day, DayError, FieldError, FieldMeta, FieldName,
-    FieldRole, ValidAggregate, ValueType,
+    Aggregate, AggregateError, AggregateResult, FieldError, FieldMeta, FieldName, ValidAggregate,
+    ValueType,
 };
 pub use budget::{Budget, BudgetError};
 pub use config::{ConfigError, ShapeConfig, ToolConfig};
 pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
-pub use date::{DateField, DateValue, iso_date};
+pub use date::{DateField, DateValue, Day, DayError, iso_date};
+pub use env::{CallEnv, Channel, DateStyle, Diagnostics};
 pub use envelope::{Frame, OmitReason, Omitted, Status};
 pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
 #[cfg(feature = "redis")]
@@ -63,9 +66,10 @@ pub use handle_redis::RedisStore;
 pub use ids::{IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use open::{Keep, OpenResult};
-pub use project::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo, ToolResult};
+pub use project::ToolResult;
 pub use query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery};
 pub use rank::{KeyValue, Order, RankKey};
+pub use record::{FieldInfo, FieldKind, FieldRef, FieldRole, Projection, ProseSegment, RankInfo};
 pub use render::Format;
 pub use report::{Cut, RawSize, Report};
 pub use resolve::{
@@ -74,20 +78,7 @@ pub use resolve::{
 pub use shaper::{Call, ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
 pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};
 pub use untrusted::{Provenance, UntrustedPolicy, UntrustedStats};
-pub use view::{CallEnv, Channel, Cx, DateStyle, Diagnostics, UntrustedText};
+pub use view::{Cx, UntrustedText};
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.
 pub use toolshape_derive::ToolResult;
-
-/// A short random string for per-call delimiters.
-pub(crate) fn untrusted_nonce() -> String {
-    let mut bytes = [0u8; 6];
-    if getrandom::fill(&mut bytes).is_err() {
-        // Without an entropy source the delimiter is still unique per process and call.
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed) ^ u64::from(std::process::id());
-        bytes.copy_from_slice(&n.to_le_bytes()[..6]);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}

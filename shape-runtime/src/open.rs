@@ -6,20 +6,21 @@
 //! default, a shared one when several replicas serve one handle.
 
 use crate::admit::PerChannel;
-use crate::aggregate::{Aggregate, AggregateError, Day, FieldMeta, FieldRole, Row};
+use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
 use crate::cursor::{CursorCodec, Keyset, QueryHash};
-use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult, StoredSegment};
+use crate::date::Day;
+use crate::env::{CallEnv, Channel};
+use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
 use crate::page::{Notes, PageInputs, Records};
 use crate::project::ToolResult;
 use crate::query::{OpenQuery, QueryError};
 use crate::rank::{KeyValue, Order};
-use crate::render::{Layout, RenderRecord, Seg, Typed};
+use crate::record::{Field, FieldRole, Owned, Projection};
+use crate::render::{Layout, RenderRecord, Typed};
 use crate::resolve::{Needs, Supplies};
 use crate::shaper::{Call, Continuation, OPEN_RESULT, ShapeError, Shaped, Shaper};
 use crate::text::{TextMode, TextSerializer};
 use crate::tokens::Tokenizer;
-use crate::view::CallEnv;
-use crate::view::Channel;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
@@ -153,7 +154,7 @@ impl Call<'_> {
     fn prepare<T: ToolResult, S: HandleStore>(
         &self,
         records: &[Typed<'_, T>],
-        projection: &crate::project::Projection,
+        projection: &Projection,
         keep: &Keep<'_, S>,
     ) -> Result<(String, StoredResult), StoreFailure> {
         let mut rows: Vec<Row> = Vec::with_capacity(records.len());
@@ -279,7 +280,8 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         today: Day,
     ) -> Result<Shaped, Refusal> {
         let start = Instant::now();
-        let fields_meta = field_meta(stored);
+        let mut fields_meta = FieldMeta::from_projection(&stored.record);
+        FieldMeta::infer_values(&mut fields_meta, &stored.records);
         let valid = query.validate(&fields_meta).map_err(Refusal::Query)?;
         let matches = valid.apply(&stored.records);
 
@@ -307,51 +309,34 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         };
         let lead = valid
             .compute_aggregate(&stored.records, today)
-            .map(|a| a.sentence_with(&stored.name, &stored.plural));
+            .map(|a| a.sentence_with(&stored.record.name, &stored.record.plural));
 
-        // The selected fields, in stored order.
-        let kept: Vec<usize> = stored
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| {
+        // The slice shows the selected fields, in stored order.
+        let shown = stored.record.select(
+            |name| {
                 valid
                     .select()
-                    .is_none_or(|sel| sel.iter().any(|s| s == &f.name))
-            })
-            .map(|(i, _)| i)
-            .collect();
-        let mut skipped: Vec<&str> = stored.skipped.iter().map(String::as_str).collect();
-        skipped.extend(valid.left_out().iter().map(String::as_str));
-        let layout = Layout {
-            name: &stored.name,
-            plural: &stored.plural,
-            fields: kept
-                .iter()
-                .map(|&i| {
-                    (
-                        stored.fields[i].name.as_str(),
-                        stored.fields[i].field_kind(),
-                    )
-                })
-                .collect(),
-            prose: prose_for(stored, &kept),
-            skipped,
-            order: Some(match valid.sort() {
-                Some((field, Order::Desc)) => {
-                    format!("sorted by {} descending", field.replace('_', " "))
-                }
-                Some((field, Order::Asc)) => format!("sorted by {}", field.replace('_', " ")),
-                None => stored_order(stored).unwrap_or_else(|| "in stored order".to_owned()),
-            }),
-            rank_order: Order::Asc,
+                    .is_none_or(|sel| sel.iter().any(|s| s == name))
+            },
+            valid.left_out(),
+        );
+        let order = match valid.sort() {
+            Some((field, Order::Desc)) => {
+                format!("sorted by {} descending", field.replace('_', " "))
+            }
+            Some((field, Order::Asc)) => format!("sorted by {}", field.replace('_', " ")),
+            None => stored
+                .record
+                .order_phrase()
+                .unwrap_or_else(|| "in stored order".to_owned()),
         };
+        let layout = Layout::stored(&shown, order);
 
         let page_size = valid.page_size() as usize;
         let budget = self.shaper.current_budget().max_tokens();
         let remaining = &matches[offset..];
         let reach = remaining.len().min(page_size + 1).min(budget + 1);
-        let nonce = crate::untrusted_nonce();
+        let nonce = crate::untrusted::nonce();
         let env = |channel, counting| {
             CallEnv::new(
                 &stored.tool,
@@ -366,8 +351,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
                 .iter()
                 .map(|&i| StoredRow {
                     row: &stored.records[i],
-                    fields: &stored.fields,
-                    kept: &kept,
+                    fields: &shown.fields,
                     env,
                 })
                 .collect()
@@ -376,7 +360,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         let structured = rows_in(&structured_env);
         let notes = Notes::of(
             self.shaper.current_format(),
-            self.shaper.untrusted_policy().provenance,
+            self.shaper.untrusted_policy(),
             &layout,
             &structured,
             &stored.tool,
@@ -421,57 +405,23 @@ enum Refusal {
     Shape(ShapeError),
 }
 
-fn field_meta(stored: &StoredResult) -> Vec<FieldMeta> {
-    let mut fields: Vec<FieldMeta> = stored
-        .fields
-        .iter()
-        .map(|f| FieldMeta::new(f.name.clone(), f.kind, crate::aggregate::ValueType::Any))
-        .collect();
-    FieldMeta::infer_values(&mut fields, &stored.records);
-    fields
-}
-
-// The stored template, when every field it names is kept; otherwise the default line.
-fn prose_for<'s>(stored: &'s StoredResult, kept: &[usize]) -> Option<Vec<Seg<'s>>> {
-    let template = stored.prose.as_ref()?;
-    let mut out = Vec::with_capacity(template.len());
-    for segment in template {
-        out.push(match segment {
-            StoredSegment::Text(t) => Seg::Text(t),
-            StoredSegment::Field(i) => Seg::Field(kept.iter().position(|k| k == i)?),
-        });
-    }
-    Some(out)
-}
-
-fn stored_order(stored: &StoredResult) -> Option<String> {
-    let (index, order) = stored.rank?;
-    let field = stored.fields.get(index)?;
-    Some(crate::project::order_phrase(
-        &field.name,
-        field.kind == FieldRole::Date,
-        order,
-    ))
-}
-
 /// A stored row, rendered like the typed record it came from.
 struct StoredRow<'a> {
     row: &'a Row,
-    fields: &'a [crate::handle::StoredField],
-    kept: &'a [usize],
+    fields: &'a [Field<Owned>],
     env: &'a CallEnv<'a>,
 }
 
 /// One stored value, in the channel being rendered.
 struct StoredValue<'a> {
     value: Option<&'a Value>,
-    field: &'a crate::handle::StoredField,
+    field: &'a Field<Owned>,
     env: &'a CallEnv<'a>,
 }
 
 impl Serialize for StoredValue<'_> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        match (self.value, self.field.kind) {
+        match (self.value, self.field.kind.role()) {
             (None | Some(Value::Null), _) => s.serialize_none(),
             // Already sanitised and capped when stored: only the provenance is added here.
             (Some(Value::String(text)), FieldRole::Untrusted) => {
@@ -502,21 +452,20 @@ impl RenderRecord for StoredRow<'_> {
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
         let mut ser = serde_json::Serializer::new(out);
         let mut map = ser
-            .serialize_map(Some(self.kept.len()))
+            .serialize_map(Some(self.fields.len()))
             .map_err(|e| e.to_string())?;
-        for &i in self.kept {
-            map.serialize_entry(&self.fields[i].name, &self.value(i))
+        for (i, field) in self.fields.iter().enumerate() {
+            map.serialize_entry(&field.name, &self.value(i))
                 .map_err(|e| e.to_string())?;
         }
         map.end().map_err(|e| e.to_string())
     }
 
     fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String> {
-        let i = *self
-            .kept
-            .get(index)
-            .ok_or_else(|| format!("no output field {index}"))?;
-        self.value(i)
+        if index >= self.fields.len() {
+            return Err(format!("no output field {index}"));
+        }
+        self.value(index)
             .serialize(TextSerializer::new(out, mode))
             .map_err(|e| e.to_string())
     }

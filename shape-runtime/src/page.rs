@@ -4,14 +4,14 @@
 //! channels → report.
 
 use crate::admit::{Admission, PerChannel, Segment};
+use crate::env::{CallEnv, Channel, DateStyle};
 use crate::envelope::{self, Counts, Frame, OmitReason, Omitted, Status, Words};
 use crate::rank::Order;
 use crate::render::{Format, Layout, RenderRecord, Renderer};
 use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use crate::resolve::ResolverStats;
 use crate::shaper::{Call, ChannelPolicy, Continuation, OPEN_RESULT, ShapeError, Shaped};
-use crate::untrusted::Provenance;
-use crate::view::{CallEnv, Channel, DateStyle};
+use crate::untrusted::{Provenance, UntrustedPolicy};
 use std::time::Instant;
 
 /// What a page knows beyond its records.
@@ -53,7 +53,7 @@ impl Notes {
     /// The notes for `records` (the page's reach) in the text `format`.
     pub fn of<R: RenderRecord>(
         format: Format,
-        provenance: Provenance,
+        policy: &UntrustedPolicy,
         layout: &Layout<'_>,
         records: &[R],
         tool: &str,
@@ -63,9 +63,9 @@ impl Notes {
             return notes;
         }
         let mut parts: Vec<String> = Vec::new();
-        if layout.has_untrusted() && provenance == Provenance::Compact {
+        if let Some(line) = crate::untrusted::note_line(policy, tool, &layout.untrusted_names()) {
             notes.compact_marks = true;
-            parts.push(crate::untrusted::compact_note(tool, layout));
+            parts.push(line);
         }
         if let Some(year) = shared_year(records, layout) {
             notes.date_style = DateStyle::MonthDay { year };

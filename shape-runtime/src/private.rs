@@ -2,10 +2,9 @@
 
 pub use crate::date::DateField;
 pub use crate::ids::IdText;
-pub use crate::project::{
-    FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo, ToolResult,
-};
+pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
+pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo};
 pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;
 pub use crate::view::UntrustedText;
@@ -28,7 +27,7 @@ pub fn coded<'a, L, F>(
     legend: &'a L,
     value: &F,
     field: &'static str,
-    env: &'a crate::view::CallEnv<'a>,
+    env: &'a crate::env::CallEnv<'a>,
 ) -> crate::legend::LegendOut<'a>
 where
     L: crate::legend::LegendSource + ?Sized,

@@ -44,10 +44,12 @@
 //! ```
 
 use crate::aggregate::{
-    Aggregate, AggregateError, AggregateResult, Day, FieldError, FieldMeta, FieldName, FieldRole,
-    Row, ValidAggregate, ValueType, find_field, value_cmp, value_eq,
+    Aggregate, AggregateError, AggregateResult, FieldError, FieldMeta, FieldName, Row,
+    ValidAggregate, ValueType, find_field, value_cmp, value_eq,
 };
+use crate::date::Day;
 use crate::rank::Order;
+use crate::record::FieldRole;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};

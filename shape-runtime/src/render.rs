@@ -8,8 +8,9 @@
 //! JSON form puts the separating comma at the start of the next record (`\n,{`) for the same
 //! reason: `},{` would merge into one token across two records.
 
-use crate::project::{FieldKind, Projection, ProseSegment, ToolResult};
-use crate::rank::KeyValue;
+use crate::project::ToolResult;
+use crate::rank::{KeyValue, Order};
+use crate::record::{Owned, Projection, Segment, Storage};
 use crate::text::{TextMode, TextSerializer, push_escaped};
 use crate::view::Cx;
 use serde::{Deserialize, Serialize};
@@ -42,73 +43,88 @@ pub trait RenderRecord {
     fn id_text(&self) -> Option<&str>;
 }
 
-/// What rendering needs to know of a projection: names, which fields are dates or
-/// untrusted, the prose template. Built from a derive's [`Projection`] or a stored result.
+/// What one page reads of a record description: the description itself, borrowed from a
+/// derive's static or from a stored result, and how the page names its order. `name`,
+/// `plural`, `skipped` and `rank_order` are the description's, read once.
 #[derive(Debug, Clone)]
 pub struct Layout<'a> {
+    record: Described<'a>,
     /// One record.
     pub name: &'a str,
     /// Several.
     pub plural: &'a str,
-    /// Output fields: name and kind.
-    pub fields: Vec<(&'a str, FieldKind)>,
-    /// The prose template.
-    pub prose: Option<Vec<Seg<'a>>>,
     /// Source fields this view leaves out.
     pub skipped: Vec<&'a str>,
     /// The rank order in words.
     pub order: Option<String>,
     /// The rank order (ascending without a rank key).
-    pub rank_order: crate::rank::Order,
+    pub rank_order: Order,
 }
 
-/// A piece of a prose template.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seg<'a> {
-    /// Literal text.
-    Text(&'a str),
-    /// The output field with this index.
-    Field(usize),
+/// The record description a page reads, wherever it lives.
+#[derive(Debug, Clone, Copy)]
+enum Described<'a> {
+    Static(&'static Projection),
+    Owned(&'a Projection<Owned>),
+}
+
+/// Runs `$body` with `$p` bound to the described record, whatever its storage.
+macro_rules! with_record {
+    ($described:expr, $p:ident => $body:expr) => {
+        match $described {
+            Described::Static($p) => $body,
+            Described::Owned($p) => $body,
+        }
+    };
 }
 
 impl Layout<'static> {
     /// The layout of a derived record type.
     pub fn of(projection: &'static Projection) -> Layout<'static> {
-        Layout {
-            name: projection.name,
-            plural: projection.plural,
-            fields: projection.fields.iter().map(|f| (f.name, f.kind)).collect(),
-            prose: projection.prose.map(|segments| {
-                segments
-                    .iter()
-                    .map(|s| match *s {
-                        ProseSegment::Text(t) => Seg::Text(t),
-                        ProseSegment::Field(i) => Seg::Field(i),
-                    })
-                    .collect()
-            }),
-            skipped: projection.skipped.to_vec(),
-            order: projection.order_phrase(),
-            rank_order: projection.rank.map_or(crate::rank::Order::Asc, |r| r.order),
-        }
+        Layout::new(Described::Static(projection), projection.order_phrase())
     }
 }
 
-impl Layout<'_> {
+impl<'a> Layout<'a> {
+    /// The layout of a stored description, its order said as `order`.
+    pub(crate) fn stored(record: &'a Projection<Owned>, order: String) -> Layout<'a> {
+        Layout::new(Described::Owned(record), Some(order))
+    }
+
+    fn new(record: Described<'a>, order: Option<String>) -> Layout<'a> {
+        fn parts<S: Storage>(p: &Projection<S>) -> (&str, &str, Vec<&str>, Order) {
+            (
+                p.name.as_ref(),
+                p.plural.as_ref(),
+                p.skipped.as_ref().iter().map(AsRef::as_ref).collect(),
+                p.rank.map_or(Order::Asc, |r| r.order),
+            )
+        }
+        let (name, plural, skipped, rank_order) = with_record!(record, p => parts(p));
+        Layout {
+            record,
+            name,
+            plural,
+            skipped,
+            order,
+            rank_order,
+        }
+    }
+
     /// Whether any field is untrusted.
     pub fn has_untrusted(&self) -> bool {
-        self.fields
-            .iter()
-            .any(|(_, k)| matches!(k, FieldKind::Untrusted { .. }))
+        with_record!(self.record, p => p.has_untrusted())
     }
 
     /// Indices of the date fields.
-    pub fn date_fields(&self) -> impl Iterator<Item = usize> + '_ {
-        self.fields
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, k))| *k == FieldKind::Date)
-            .map(|(i, _)| i)
+    pub fn date_fields(&self) -> impl Iterator<Item = usize> + use<> {
+        let dates: Vec<usize> = with_record!(self.record, p => p.date_fields().collect());
+        dates.into_iter()
+    }
+
+    /// The names of the untrusted fields.
+    pub(crate) fn untrusted_names(&self) -> Vec<&'a str> {
+        with_record!(self.record, p => p.untrusted_names())
     }
 }
 
@@ -156,15 +172,7 @@ impl<'p> Renderer<'p> {
 
     /// The table's header row (with its newline), for the table form.
     pub fn table_header(&self) -> String {
-        let mut out = String::new();
-        for (i, (name, _)) in self.layout.fields.iter().enumerate() {
-            if i > 0 {
-                out.push_str(TABLE_SEPARATOR);
-            }
-            push_escaped(&mut out, name, TextMode::Cell);
-        }
-        out.push('\n');
-        out
+        with_record!(self.layout.record, p => table_header(p))
     }
 
     /// The segment of the record at output position `position` (0 for the first shown).
@@ -182,33 +190,13 @@ impl<'p> Renderer<'p> {
     }
 
     fn prose_segment(&self, record: &dyn RenderRecord) -> Result<String, String> {
-        let mut out = String::with_capacity(128);
-        match &self.layout.prose {
-            Some(segments) => {
-                for segment in segments {
-                    match *segment {
-                        Seg::Text(text) => push_escaped(&mut out, text, TextMode::Prose),
-                        Seg::Field(i) => record.write_field(i, &mut out, TextMode::Prose)?,
-                    }
-                }
-            }
-            None => {
-                for (i, (name, _)) in self.layout.fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str("; ");
-                    }
-                    out.push_str(name);
-                    out.push_str(": ");
-                    record.write_field(i, &mut out, TextMode::Prose)?;
-                }
-            }
-        }
-        Ok(finish_line(out))
+        with_record!(self.layout.record, p => prose_line(p, record)).map(finish_line)
     }
 
     fn table_segment(&self, record: &dyn RenderRecord) -> Result<String, String> {
+        let count = with_record!(self.layout.record, p => field_count(p));
         let mut out = String::with_capacity(128);
-        for i in 0..self.layout.fields.len() {
+        for i in 0..count {
             if i > 0 {
                 out.push_str(TABLE_SEPARATOR);
             }
@@ -216,6 +204,48 @@ impl<'p> Renderer<'p> {
         }
         Ok(finish_line(out))
     }
+}
+
+fn field_count<S: Storage>(p: &Projection<S>) -> usize {
+    p.fields.as_ref().len()
+}
+
+fn table_header<S: Storage>(p: &Projection<S>) -> String {
+    let mut out = String::new();
+    for (i, name) in p.output_names().enumerate() {
+        if i > 0 {
+            out.push_str(TABLE_SEPARATOR);
+        }
+        push_escaped(&mut out, name, TextMode::Cell);
+    }
+    out.push('\n');
+    out
+}
+
+/// The record's line from the template, or `name: value; …` without one.
+fn prose_line<S: Storage>(p: &Projection<S>, record: &dyn RenderRecord) -> Result<String, String> {
+    let mut out = String::with_capacity(128);
+    match &p.prose {
+        Some(segments) => {
+            for segment in segments.as_ref() {
+                match segment {
+                    Segment::Text(text) => push_escaped(&mut out, text.as_ref(), TextMode::Prose),
+                    Segment::Field(i) => record.write_field(*i, &mut out, TextMode::Prose)?,
+                }
+            }
+        }
+        None => {
+            for (i, name) in p.output_names().enumerate() {
+                if i > 0 {
+                    out.push_str("; ");
+                }
+                out.push_str(name);
+                out.push_str(": ");
+                record.write_field(i, &mut out, TextMode::Prose)?;
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn json_segment(record: &dyn RenderRecord, position: usize) -> Result<String, String> {

@@ -4,10 +4,10 @@
 //! "the result was truncated at 4k and the matching record was at index 63" is a log query,
 //! not an investigation.
 
+use crate::env::Diagnostics;
 use crate::envelope::OmitReason;
 use crate::resolve::ResolverStats;
 use crate::tokens::Tokenizer;
-use crate::view::Diagnostics;
 use serde::Serialize;
 
 /// The size of the raw payload before shaping, when the caller supplies it.

@@ -29,7 +29,7 @@
 //! }
 //! ```
 
-use crate::view::CallEnv;
+use crate::env::CallEnv;
 use serde::Serializer;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Display;

@@ -696,7 +696,7 @@ impl<'a> Call<'a> {
         f: impl FnOnce(Records<'_, Typed<'_, T>>) -> R,
     ) -> R {
         let s = &self.shaper.settings;
-        let nonce = crate::untrusted_nonce();
+        let nonce = crate::untrusted::nonce();
         let env = |channel, counting| {
             CallEnv::new(&s.tool, &*s.tokenizer, &s.untrusted, &nonce).with_pass(channel, counting)
         };
@@ -712,13 +712,7 @@ impl<'a> Call<'a> {
         let structured_env = env(Channel::Structured, true);
         let structured_cx = Cx::<T::Needs>::new(names, &structured_env);
         let structured = typed(&structured_cx);
-        let notes = Notes::of(
-            s.format,
-            s.untrusted.provenance,
-            layout,
-            &structured,
-            &s.tool,
-        );
+        let notes = Notes::of(s.format, &s.untrusted, layout, &structured, &s.tool);
         // Looking at the dates for the notes noticed nothing that counts.
         structured_env.take_diagnostics();
         let text_env = env(Channel::Text, false)

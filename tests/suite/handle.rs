@@ -265,29 +265,35 @@ fn full_result(tool: &str) -> StoredResult {
             r
         })
         .collect();
-    StoredResult {
-        fields: vec![
-            toolshape::handle::StoredField {
-                name: "id".into(),
-                kind: toolshape::FieldRole::Id,
-                max_tokens: None,
-            },
-            toolshape::handle::StoredField {
-                name: "subject".into(),
-                kind: toolshape::FieldRole::Untrusted,
-                max_tokens: Some(40),
-            },
-        ],
-        skipped: vec!["sla_due_at".into()],
-        prose: Some(vec![
-            StoredSegment::Field(0),
-            StoredSegment::Text(": ".into()),
-            StoredSegment::Field(1),
-        ]),
-        rank: Some((0, toolshape::Order::Desc)),
+    let mut stored = StoredResult {
         records,
         ..StoredResult::new(tool, "ticket", "tickets")
-    }
+    };
+    stored.record.fields = vec![
+        toolshape::handle::StoredField {
+            name: "id".into(),
+            source: "id".into(),
+            kind: toolshape::FieldKind::Id { short: false },
+        },
+        toolshape::handle::StoredField {
+            name: "subject".into(),
+            source: "subject".into(),
+            kind: toolshape::FieldKind::Untrusted {
+                max_tokens: Some(40),
+            },
+        },
+    ];
+    stored.record.skipped = vec!["sla_due_at".into()];
+    stored.record.prose = Some(vec![
+        StoredSegment::Field(0),
+        StoredSegment::Text(": ".into()),
+        StoredSegment::Field(1),
+    ]);
+    stored.record.rank = Some(toolshape::RankInfo {
+        field: 0,
+        order: toolshape::Order::Desc,
+    });
+    stored
 }
 
 async fn a_stored_result_opens_whole_until_removed<H: Harness>(h: H) {
@@ -1210,8 +1216,11 @@ fn handles_are_random_and_parse_strictly() {
 #[test]
 fn a_stored_result_survives_json_and_keeps_its_size() {
     let mut stored = result("search", 7);
-    stored.rank = Some((0, toolshape::Order::Desc));
-    stored.prose = Some(vec![
+    stored.record.rank = Some(toolshape::RankInfo {
+        field: 0,
+        order: toolshape::Order::Desc,
+    });
+    stored.record.prose = Some(vec![
         toolshape::handle::StoredSegment::Field(0),
         toolshape::handle::StoredSegment::Text(" open".into()),
     ]);

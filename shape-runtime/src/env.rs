@@ -1,0 +1,211 @@
+//! Per-call rendering state: which channel is being rendered, how dates are written, and what
+//! the call noticed ([`CallEnv`], [`Diagnostics`]).
+
+use crate::tokens::Tokenizer;
+use crate::untrusted::{UntrustedCall, UntrustedPolicy, UntrustedStats};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+/// Which channel a record is being rendered for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// MCP `structuredContent`: the envelope as JSON, no provenance tags inside values.
+    Structured,
+    /// The text content: provenance tags around untrusted values.
+    Text,
+}
+
+/// How dates are written in the text channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateStyle {
+    /// `2026-02-11`.
+    Iso,
+    /// `Feb 11`, when every date shown is in `year` and the text says so once.
+    MonthDay {
+        /// The year every date shares.
+        year: u16,
+    },
+}
+
+/// What a call noticed while rendering the records it showed.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Diagnostics {
+    /// Legend codes with no word, by output field: `{"status": ["7"]}`.
+    pub unknown_codes: BTreeMap<String, Vec<String>>,
+    /// Resolved fields shown with the unresolved marker.
+    pub unresolved_shown: u32,
+    /// Date values shown as given because they did not parse.
+    pub unparsed_dates: u32,
+    /// What happened to untrusted text.
+    pub untrusted: UntrustedStats,
+}
+
+/// Per-call state shared by every view: tokenizer, policies, counters.
+pub struct CallEnv<'a> {
+    tool: &'a str,
+    tokenizer: &'a dyn Tokenizer,
+    policy: &'a UntrustedPolicy,
+    nonce: &'a str,
+    channel: Channel,
+    counting: bool,
+    date_style: DateStyle,
+    compact_marks: bool,
+    diagnostics: RefCell<Diagnostics>,
+}
+
+impl<'a> CallEnv<'a> {
+    /// State for one call of `tool`.
+    pub fn new(
+        tool: &'a str,
+        tokenizer: &'a dyn Tokenizer,
+        policy: &'a UntrustedPolicy,
+        nonce: &'a str,
+    ) -> Self {
+        CallEnv {
+            tool,
+            tokenizer,
+            policy,
+            nonce,
+            channel: Channel::Structured,
+            counting: false,
+            date_style: DateStyle::Iso,
+            compact_marks: false,
+            diagnostics: RefCell::new(Diagnostics::default()),
+        }
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        self.tool
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &dyn Tokenizer {
+        self.tokenizer
+    }
+
+    /// The untrusted-text policy.
+    pub fn policy(&self) -> &UntrustedPolicy {
+        self.policy
+    }
+
+    /// This call's random delimiter suffix, when the policy asks for one.
+    pub fn nonce(&self) -> &str {
+        self.nonce
+    }
+
+    /// The state for rendering on `channel`; `counting` says whether this state counts
+    /// diagnostics (one channel counts, so each shown record is counted once). The channel
+    /// is fixed for the state's life: a call renders each channel in a state of its own.
+    pub fn with_pass(self, channel: Channel, counting: bool) -> Self {
+        CallEnv {
+            channel,
+            counting,
+            ..self
+        }
+    }
+
+    /// How dates are written in the text channel.
+    pub fn with_date_style(self, date_style: DateStyle) -> Self {
+        CallEnv { date_style, ..self }
+    }
+
+    /// Marks untrusted values in the text channel with `«…»`, the sources being named once.
+    pub fn with_compact_marks(self, compact_marks: bool) -> Self {
+        CallEnv {
+            compact_marks,
+            ..self
+        }
+    }
+
+    /// The channel being rendered.
+    pub fn channel(&self) -> Channel {
+        self.channel
+    }
+
+    /// How dates are written in the channel being rendered.
+    pub fn date_style(&self) -> DateStyle {
+        match self.channel {
+            Channel::Text => self.date_style,
+            Channel::Structured => DateStyle::Iso,
+        }
+    }
+
+    /// Whether untrusted values get compact marks.
+    pub fn compact_marks(&self) -> bool {
+        self.compact_marks
+    }
+
+    /// Whether this state counts diagnostics.
+    pub fn counting(&self) -> bool {
+        self.counting
+    }
+
+    pub(crate) fn note_unknown_code(&self, field: &str, code: &str) {
+        if self.counting {
+            let mut d = self.diagnostics.borrow_mut();
+            let codes = d.unknown_codes.entry(field.to_owned()).or_default();
+            if !codes.iter().any(|c| c == code) {
+                codes.push(code.to_owned());
+            }
+        }
+    }
+
+    pub(crate) fn note_unresolved(&self) {
+        if self.counting {
+            self.diagnostics.borrow_mut().unresolved_shown += 1;
+        }
+    }
+
+    pub(crate) fn note_unparsed_date(&self) {
+        if self.counting {
+            self.diagnostics.borrow_mut().unparsed_dates += 1;
+        }
+    }
+
+    /// What was noticed so far.
+    pub fn diagnostics(&self) -> Diagnostics {
+        self.diagnostics.borrow().clone()
+    }
+
+    /// What was noticed so far, forgetting it.
+    pub(crate) fn take_diagnostics(&self) -> Diagnostics {
+        std::mem::take(&mut *self.diagnostics.borrow_mut())
+    }
+}
+
+impl UntrustedCall for CallEnv<'_> {
+    fn tool(&self) -> &str {
+        self.tool
+    }
+
+    fn tokenizer(&self) -> &dyn Tokenizer {
+        self.tokenizer
+    }
+
+    fn policy(&self) -> &UntrustedPolicy {
+        self.policy
+    }
+
+    fn nonce(&self) -> &str {
+        self.nonce
+    }
+
+    fn text_channel(&self) -> bool {
+        self.channel == Channel::Text
+    }
+
+    fn counting(&self) -> bool {
+        self.counting
+    }
+
+    fn compact_marks(&self) -> bool {
+        self.compact_marks
+    }
+
+    fn count(&self, f: &mut dyn FnMut(&mut UntrustedStats)) {
+        if self.counting {
+            f(&mut self.diagnostics.borrow_mut().untrusted);
+        }
+    }
+}

