@@ -2,8 +2,32 @@
 //! channel and counted once per channel; records are admitted in rank order while every
 //! channel held to the budget still fits, and never past the first that does not.
 
+use crate::env::Channel;
 use crate::envelope::OmitReason;
-use crate::view::Channel;
+use serde::{Deserialize, Serialize};
+
+/// Which channel the model reads, so which one the budget is enforced on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelPolicy {
+    /// Each channel fits the budget on its own (the default: some clients show only one).
+    #[default]
+    Both,
+    /// Only the text channel is held to the budget.
+    Text,
+    /// Only the structured channel is held to the budget.
+    Structured,
+}
+
+impl ChannelPolicy {
+    /// Which channels are held to the budget.
+    pub(crate) fn held(self) -> PerChannel<bool> {
+        PerChannel {
+            structured: self != ChannelPolicy::Text,
+            text: self != ChannelPolicy::Structured,
+        }
+    }
+}
 
 /// One value per channel: the structured channel (MCP `structuredContent`) and the text.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

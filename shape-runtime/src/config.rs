@@ -26,10 +26,11 @@
 //! );
 //! ```
 
+use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
 use crate::handle::HandlePolicy;
 use crate::render::Format;
-use crate::shaper::{ChannelPolicy, Shaper};
+use crate::shaper::Shaper;
 use crate::tokens::{Encoding, Tiktoken};
 use crate::untrusted::UntrustedPolicy;
 use serde::Deserialize;

@@ -301,6 +301,24 @@ fn canonical(value: &serde_json::Value, out: &mut Sha256) -> Result<(), serde_js
     Ok(())
 }
 
+/// What the next page continues after: the last record's rank key and id, and how many
+/// records the pages so far have shown. Records in the caller's order or without an id
+/// continue by count alone: `rank` and `id` are then `None`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Continuation<'a> {
+    /// The rank key of the last record this page covers.
+    pub rank: Option<KeyValue>,
+    /// Its id.
+    pub id: Option<&'a str>,
+    /// Records shown by this page and the earlier ones.
+    pub shown: u64,
+    /// The rank order the records are in.
+    pub order: Order,
+}
+
+/// Makes the `next` cursor from where the page stops.
+pub(crate) type CursorFn = dyn for<'a> Fn(Continuation<'a>) -> String + Send + Sync;
+
 /// A position in a ranked collection: the rank key value and id of the last record shown.
 ///
 /// Records are ranked by `(rank, id)` ascending, or both descending for [`Order::Desc`]; a

@@ -43,6 +43,9 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// The name of the companion tool that reopens stored results.
+pub const OPEN_RESULT: &str = "open_result";
+
 /// Why a handle could not be stored or opened. Messages say what to do next.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

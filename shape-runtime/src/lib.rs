@@ -35,6 +35,7 @@ pub mod render;
 pub mod report;
 pub mod resolve;
 pub mod schema;
+mod shaped;
 pub mod shaper;
 pub mod text;
 pub mod tokens;
@@ -50,12 +51,14 @@ pub struct ReadmeDoctests;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use admit::ChannelPolicy;
 pub use aggregate::{
     Aggregate, AggregateError, AggregateResult, FieldError, FieldMeta, FieldName, ValidAggregate,
     ValueType,
 };
 pub use budget::{Budget, BudgetError};
 pub use config::{ConfigError, ShapeConfig, ToolConfig};
+pub use cursor::Continuation;
 pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
 pub use date::{DateField, DateValue, Day, DayError, iso_date};
 pub use env::{CallEnv, Channel, DateStyle, Diagnostics};
@@ -75,7 +78,8 @@ pub use report::{Cut, RawSize, Report};
 pub use resolve::{
     KeyField, KeySet, NameMap, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies,
 };
-pub use shaper::{Call, ChannelPolicy, Continuation, ShapeError, Shaped, Shaper};
+pub use shaped::{ShapeError, Shaped};
+pub use shaper::{Call, Shaper};
 pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};
 pub use untrusted::{Provenance, UntrustedPolicy, UntrustedStats};
 pub use view::{Cx, UntrustedText};

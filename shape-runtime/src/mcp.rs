@@ -40,7 +40,7 @@
 
 use crate::budget::Budget;
 use crate::project::ToolResult;
-use crate::shaper::Shaped;
+use crate::shaped::Shaped;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
 use schemars::{Schema, json_schema};

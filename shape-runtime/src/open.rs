@@ -7,9 +7,11 @@
 
 use crate::admit::PerChannel;
 use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
+use crate::cursor::Continuation;
 use crate::cursor::{CursorCodec, Keyset, QueryHash};
 use crate::date::Day;
 use crate::env::{CallEnv, Channel};
+use crate::handle::OPEN_RESULT;
 use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
 use crate::page::{Notes, PageInputs, Records};
 use crate::project::ToolResult;
@@ -18,7 +20,8 @@ use crate::rank::{KeyValue, Order};
 use crate::record::{Field, FieldRole, Owned, Projection};
 use crate::render::{Layout, RenderRecord, Typed};
 use crate::resolve::{Needs, Supplies};
-use crate::shaper::{Call, Continuation, OPEN_RESULT, ShapeError, Shaped, Shaper};
+use crate::shaped::{ShapeError, Shaped};
+use crate::shaper::{Call, Shaper};
 use crate::text::{TextMode, TextSerializer};
 use crate::tokens::Tokenizer;
 use serde::Serialize;
@@ -115,7 +118,7 @@ impl Call<'_> {
             keyset,
         };
         self.with_records(rows, &order, &names, &layout, |records| {
-            crate::page::render(self, records, &layout, page, start)
+            crate::page::render(&self.page_settings(), records, &layout, page, start)
         })
     }
 
@@ -395,7 +398,8 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             counting: &structured_env,
             notes: &notes,
         };
-        crate::page::render(&call, records, &layout, page, start).map_err(Refusal::Shape)
+        crate::page::render(&call.page_settings(), records, &layout, page, start)
+            .map_err(Refusal::Shape)
     }
 }
 

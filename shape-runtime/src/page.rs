@@ -3,16 +3,44 @@
 //! → fit the envelope (the real one, with the true counts and cursor) → assemble both
 //! channels → report.
 
+use crate::admit::ChannelPolicy;
 use crate::admit::{Admission, PerChannel, Segment};
+use crate::cursor::{Continuation, CursorFn};
 use crate::env::{CallEnv, Channel, DateStyle};
 use crate::envelope::{self, Counts, Frame, OmitReason, Omitted, Status, Words};
+use crate::handle::OPEN_RESULT;
 use crate::rank::Order;
 use crate::render::{Format, Layout, RenderRecord, Renderer};
 use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use crate::resolve::ResolverStats;
-use crate::shaper::{Call, ChannelPolicy, Continuation, OPEN_RESULT, ShapeError, Shaped};
+use crate::shaped::{ShapeError, Shaped};
+use crate::tokens::Tokenizer;
 use crate::untrusted::{Provenance, UntrustedPolicy};
 use std::time::Instant;
+
+/// What a page needs to know of its tool and of the call.
+pub(crate) struct PageSettings<'a> {
+    pub tool: &'a str,
+    pub tokenizer: &'a dyn Tokenizer,
+    /// The budget, in tokens.
+    pub budget: usize,
+    pub format: Format,
+    pub channels: ChannelPolicy,
+    pub untrusted: &'a UntrustedPolicy,
+    pub page_size: Option<usize>,
+    /// Records matching the query, when the caller knows more than the rows given.
+    pub total: Option<u64>,
+    /// Records shown by earlier pages.
+    pub shown_before: u64,
+    /// The rows are in the caller's order: the summary names no order.
+    pub keep_order: bool,
+    /// What was asked, for the summary of an empty answer.
+    pub query: Option<&'a str>,
+    /// The raw payload, for the report's pre-shaping size.
+    pub raw: Option<&'a str>,
+    /// Makes the `next` cursor.
+    pub cursor: Option<&'a CursorFn>,
+}
 
 /// What a page knows beyond its records.
 pub(crate) struct PageInputs<'a> {
@@ -133,28 +161,27 @@ fn continuation<R: RenderRecord>(
 /// The core of every call: admit the ranked records until the budget is full, wrap them in
 /// the envelope, report.
 pub(crate) fn render<R: RenderRecord>(
-    call: &Call<'_>,
+    settings: &PageSettings<'_>,
     records: Records<'_, R>,
     layout: &Layout<'_>,
     page: PageInputs<'_>,
     start: Instant,
 ) -> Result<Shaped, ShapeError> {
-    let shaper = call.shaper();
     let renderer = Renderer::new(layout);
-    let tok = shaper.current_tokenizer();
-    let budget = shaper.current_budget().max_tokens();
-    let format = shaper.current_format();
-    let tool = shaper.tool();
+    let tok = settings.tokenizer;
+    let budget = settings.budget;
+    let format = settings.format;
+    let tool = settings.tool;
     let given = page.given;
-    let shown_before = call.shown_before_count();
+    let shown_before = settings.shown_before;
     let reached = shown_before.saturating_add(given as u64);
-    let total = call.total_count().unwrap_or(reached).max(reached);
-    let keep_order = call.keeps_order();
+    let total = settings.total.unwrap_or(reached).max(reached);
+    let keep_order = settings.keep_order;
     let words = Words {
         name: layout.name,
         plural: layout.plural,
         order: layout.order.as_deref().filter(|_| !keep_order),
-        query: call.query_text(),
+        query: settings.query,
         lead: page.lead,
         reopen_with: OPEN_RESULT,
     };
@@ -167,14 +194,10 @@ pub(crate) fn render<R: RenderRecord>(
 
     // The text channel needs its own rendering unless it is the same JSON.
     let text_differs = format != Format::Json
-        || layout.has_untrusted() && shaper.untrusted_policy().provenance != Provenance::Off;
-    let policy = shaper.current_channels();
-    let held = PerChannel {
-        structured: policy != ChannelPolicy::Text,
-        text: policy != ChannelPolicy::Structured,
-    };
-    let page_size = call.page_size_limit();
-    let cursor = call.cursor_maker();
+        || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off;
+    let held = settings.channels.held();
+    let page_size = settings.page_size;
+    let cursor = settings.cursor;
 
     // -- the envelope for a page showing `shown` records, cut at `cut`.
     let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
@@ -365,7 +388,7 @@ pub(crate) fn render<R: RenderRecord>(
         tool: tool.to_owned(),
         tokenizer: tok.name().to_owned(),
         budget,
-        raw: call.raw().map(|raw| RawSize::measure(raw, tok)),
+        raw: settings.raw.map(|raw| RawSize::measure(raw, tok)),
         tokens: ChannelTokens {
             text: tokens.text,
             structured: tokens.structured,

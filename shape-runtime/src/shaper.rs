@@ -36,72 +36,23 @@
 //! assert!(shaped.report().tokens.text <= 200);
 //! ```
 
+use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
-use crate::cursor::{CursorCodec, CursorError, Keyset, QueryHash};
-use crate::envelope::{self, Frame, Status};
-use crate::page::{Notes, PageInputs, Records};
+use crate::cursor::{Continuation, CursorCodec, CursorError, CursorFn, Keyset, QueryHash};
+use crate::envelope::{self, Frame};
+use crate::page::{Notes, PageInputs, PageSettings, Records};
 use crate::project::ToolResult;
-use crate::rank::{KeyValue, Order};
 use crate::render::{Format, Layout, Typed};
 use crate::report::{ChannelTokens, RecordCounts, Report};
-use crate::resolve::{Needs, ResolveError, Supplies};
+use crate::resolve::{Needs, Supplies};
+use crate::shaped::{ShapeError, Shaped};
 use crate::tokens::{Tiktoken, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
 use crate::view::{CallEnv, Channel, Cx};
-use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Which channel the model reads, so which one the budget is enforced on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChannelPolicy {
-    /// Each channel fits the budget on its own (the default: some clients show only one).
-    #[default]
-    Both,
-    /// Only the text channel is held to the budget.
-    Text,
-    /// Only the structured channel is held to the budget.
-    Structured,
-}
-
-/// Why a call could not be shaped.
-#[derive(Debug, thiserror::Error)]
-pub enum ShapeError {
-    /// A resolver failed.
-    #[error(transparent)]
-    Resolve(#[from] ResolveError),
-    /// The caller's aggregate does not fit the record type.
-    #[error(transparent)]
-    Aggregate(#[from] crate::aggregate::AggregateError),
-    /// A record's own `Serialize` implementation failed.
-    #[error("could not render a {record}: {message}")]
-    Render {
-        /// The record noun.
-        record: String,
-        /// The serializer's message.
-        message: String,
-    },
-}
-
-/// What the next page continues after: the last record's rank key and id, and how many
-/// records the pages so far have shown. Records in the caller's order or without an id
-/// continue by count alone: `rank` and `id` are then `None`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Continuation<'a> {
-    /// The rank key of the last record this page covers.
-    pub rank: Option<KeyValue>,
-    /// Its id.
-    pub id: Option<&'a str>,
-    /// Records shown by this page and the earlier ones.
-    pub shown: u64,
-    /// The rank order the records are in.
-    pub order: Order,
-}
-
-type CursorFn = dyn for<'a> Fn(Continuation<'a>) -> String + Send + Sync;
 
 /// How one tool's results are shaped: budget, tokenizer, text format, channel policy, page
 /// size, untrusted-text policy. Built once (in code or from a [`ShapeConfig`](crate::ShapeConfig)),
@@ -506,32 +457,28 @@ impl<'a> Call<'a> {
         self.shaper.error(what, remedy)
     }
 
-    pub(crate) fn shown_before_count(&self) -> u64 {
-        self.shown_before
-    }
-
-    pub(crate) fn total_count(&self) -> Option<u64> {
-        self.total
-    }
-
-    pub(crate) fn keeps_order(&self) -> bool {
-        self.keep_order
-    }
-
-    pub(crate) fn query_text(&self) -> Option<&str> {
-        self.query.as_deref()
-    }
-
-    pub(crate) fn raw(&self) -> Option<&str> {
-        self.raw
-    }
-
-    pub(crate) fn page_size_limit(&self) -> Option<usize> {
+    fn page_size_limit(&self) -> Option<usize> {
         self.page_size.or(self.shaper.settings.page_size)
     }
 
-    pub(crate) fn cursor_maker(&self) -> Option<&CursorFn> {
-        self.cursor.as_deref()
+    /// What the page pipeline reads of the shaper and this call.
+    pub(crate) fn page_settings(&self) -> PageSettings<'_> {
+        let s = &*self.shaper.settings;
+        PageSettings {
+            tool: &s.tool,
+            tokenizer: &*s.tokenizer,
+            budget: s.budget.max_tokens(),
+            format: s.format,
+            channels: s.channels,
+            untrusted: &s.untrusted,
+            page_size: self.page_size_limit(),
+            total: self.total,
+            shown_before: self.shown_before,
+            keep_order: self.keep_order,
+            query: self.query.as_deref(),
+            raw: self.raw,
+            cursor: self.cursor.as_deref(),
+        }
     }
 
     /// Indices of the rows this page can start from, in page order: what earlier pages
@@ -680,7 +627,7 @@ impl<'a> Call<'a> {
             keyset,
         };
         self.with_records(rows, &order, &names, &layout, |records| {
-            crate::page::render(self, records, &layout, page, start)
+            crate::page::render(&self.page_settings(), records, &layout, page, start)
         })
     }
 
@@ -728,74 +675,6 @@ impl<'a> Call<'a> {
             counting: &structured_env,
             notes: &notes,
         })
-    }
-}
-
-/// The name of the companion tool that reopens stored results.
-pub const OPEN_RESULT: &str = "open_result";
-
-/// A shaped tool result: the text channel, the structured channel and the report.
-#[derive(Debug, Clone)]
-pub struct Shaped {
-    frame: Frame,
-    text: String,
-    structured: String,
-    report: Report,
-}
-
-impl Shaped {
-    pub(crate) fn new(frame: Frame, text: String, structured: String, report: Report) -> Self {
-        Shaped {
-            frame,
-            text,
-            structured,
-            report,
-        }
-    }
-
-    /// What a text-reading client shows the model.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// The envelope as JSON text (MCP `structuredContent`).
-    pub fn structured_json(&self) -> &str {
-        &self.structured
-    }
-
-    /// The envelope as a JSON value.
-    pub fn structured(&self) -> serde_json::Value {
-        serde_json::from_str(&self.structured).unwrap_or(serde_json::Value::Null)
-    }
-
-    /// The status.
-    pub fn status(&self) -> Status {
-        self.frame.status
-    }
-
-    /// The summary sentence.
-    pub fn summary(&self) -> &str {
-        &self.frame.summary
-    }
-
-    /// The cursor for the next page.
-    pub fn next(&self) -> Option<&str> {
-        self.frame.next.as_deref()
-    }
-
-    /// The envelope's frame (everything but the records).
-    pub fn frame(&self) -> &Frame {
-        &self.frame
-    }
-
-    /// The call's report.
-    pub fn report(&self) -> &Report {
-        &self.report
-    }
-
-    /// Whether this is an error envelope.
-    pub fn is_error(&self) -> bool {
-        self.frame.status == Status::Error
     }
 }
 
