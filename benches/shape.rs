@@ -18,8 +18,10 @@ use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use toolshape::{
-    Budget, CallEnv, Cx, Format, LegendSource, Shaper, Tiktoken, ToolResult, UntrustedPolicy,
-    iso_date, short_id,
+    __private::{CallEnv, Cx},
+    Budget, Format, LegendSource, Shaper, ToolResult, iso_date, short_id,
+    tokens::Tiktoken,
+    untrusted::UntrustedPolicy,
 };
 
 fn tickets(n: usize) -> Vec<Ticket> {
@@ -187,19 +189,21 @@ struct Names {
     users: HashMap<UserId, String>,
     orgs: HashMap<OrgId, String>,
 }
-impl toolshape::Resolve<desk::Users> for Names {
+impl toolshape::resolve::Resolve<desk::Users> for Names {
     fn resolve(
         &self,
         keys: &[UserId],
-    ) -> impl Future<Output = Result<HashMap<UserId, String>, toolshape::ResolveError>> + Send {
+    ) -> impl Future<Output = Result<HashMap<UserId, String>, toolshape::resolve::ResolveError>> + Send
+    {
         toolshape::resolve::answer(keys, |k| self.users.get(k).cloned())
     }
 }
-impl toolshape::Resolve<desk::Orgs> for Names {
+impl toolshape::resolve::Resolve<desk::Orgs> for Names {
     fn resolve(
         &self,
         keys: &[OrgId],
-    ) -> impl Future<Output = Result<HashMap<OrgId, String>, toolshape::ResolveError>> + Send {
+    ) -> impl Future<Output = Result<HashMap<OrgId, String>, toolshape::resolve::ResolveError>> + Send
+    {
         toolshape::resolve::answer(keys, |k| self.orgs.get(k).cloned())
     }
 }

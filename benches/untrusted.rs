@@ -5,7 +5,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use toolshape::Tiktoken;
+use toolshape::tokens::Tiktoken;
 use toolshape::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
 
 fn mixed_text(bytes: usize) -> String {

@@ -6,8 +6,8 @@
 
 use serde_json::{Map, json};
 use std::time::{Duration, Instant};
+use toolshape::handle::{Handle, RedisStore};
 use toolshape::handle::{HandlePolicy, HandleStore, MemoryStore, StoredResult};
-use toolshape::{Handle, RedisStore};
 
 const RUNS: usize = 50;
 const TARGET_BYTES: usize = 1_000_000;

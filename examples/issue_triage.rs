@@ -10,8 +10,11 @@ mod tracker;
 use serde_json::json;
 use std::sync::Arc;
 use toolshape::{
-    Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, HandlePolicy, Keep, MemoryStore,
-    OpenResult, Shaper, Tiktoken, Tokenizer,
+    Budget, Day, Format, Shaper,
+    aggregate::Aggregate,
+    cursor::{CursorCodec, CursorKeys},
+    handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
+    tokens::{Tiktoken, Tokenizer},
 };
 
 #[tokio::main(flavor = "current_thread")]

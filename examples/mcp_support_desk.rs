@@ -41,8 +41,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolshape::{
-    Aggregate, Budget, Call, CursorCodec, CursorKeys, Day, Format, Handle, HandlePolicy, Keep,
-    MemoryStore, OpenResult, QueryHash, Shaped, Shaper, mcp,
+    Budget, Call, Day, Format, Shaped, Shaper,
+    aggregate::Aggregate,
+    cursor::{CursorCodec, CursorKeys, QueryHash},
+    handle::{Handle, HandlePolicy, Keep, MemoryStore, OpenResult},
+    mcp,
 };
 
 /// The principal every handle of this stdio session belongs to (see the module docs).

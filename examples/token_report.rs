@@ -6,7 +6,10 @@
 #[path = "common/desk.rs"]
 mod desk;
 
-use toolshape::{Budget, Shaper, Tiktoken, Tokenizer};
+use toolshape::{
+    Budget, Shaper,
+    tokens::{Tiktoken, Tokenizer},
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tickets = desk::parse_page(desk::PAGE)?;

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 use toolshape::{
-    Format, Legend, Resolve, ResolveError, Resolver, ShapeError, Shaped, Shaper, ToolResult,
+    Format, Legend, ShapeError, Shaped, Shaper, ToolResult,
+    resolve::{Resolve, ResolveError, Resolver},
 };
 
 /// The seed's page: its ticket element verbatim first, then 11 more of the same shape.

@@ -11,7 +11,10 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use toolshape::cursor::{Keyset, Placeholders, SqlOptions};
-use toolshape::{KeyValue, Order, Resolve, ResolveError, Resolver};
+use toolshape::{
+    KeyValue, Order,
+    resolve::{Resolve, ResolveError, Resolver},
+};
 
 pub const TICKETS: usize = 5_000;
 pub const USERS: usize = 200;

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolshape::{Aggregate, Day, FieldMeta};
+//! use toolshape::{Day, aggregate::{Aggregate, FieldMeta}};
 //!
 //! let fields = [FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [
@@ -169,7 +169,7 @@ pub enum ValueType {
 /// [`FieldMeta::infer_values`]), or by hand with the constructors.
 ///
 /// ```
-/// use toolshape::{FieldMeta, FieldRole, ValueType};
+/// use toolshape::{aggregate::{FieldMeta, ValueType}, record::FieldRole};
 ///
 /// let labels = FieldMeta::list("labels");
 /// assert_eq!((labels.role, labels.value), (FieldRole::Show, ValueType::List));
@@ -264,9 +264,9 @@ impl FieldMeta {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolshape::{FieldMeta, ValueType};
+    /// use toolshape::{aggregate::{FieldMeta, ValueType}};
     ///
-    /// let mut fields = vec![FieldMeta::new("comments", toolshape::FieldRole::Show, ValueType::Any)];
+    /// let mut fields = vec![FieldMeta::new("comments", toolshape::record::FieldRole::Show, ValueType::Any)];
     /// let rows = [json!({"comments": 3}), json!({"comments": null})];
     /// let rows: Vec<_> = rows.iter().filter_map(|r| r.as_object().cloned()).collect();
     /// FieldMeta::infer_values(&mut fields, &rows);
@@ -455,7 +455,7 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 /// From JSON (what `open_result` accepts):
 ///
 /// ```
-/// use toolshape::Aggregate;
+/// use toolshape::aggregate::Aggregate;
 ///
 /// let spec: Aggregate = serde_json::from_str(
 ///     r#"{"recent": {"field": "opened", "days": 30}, "top": [{"field": "labels", "k": 3}]}"#,
@@ -552,7 +552,7 @@ impl Aggregate {
     /// Checks every named field exists and fits its operation.
     ///
     /// ```
-    /// use toolshape::{Aggregate, FieldMeta};
+    /// use toolshape::{aggregate::{Aggregate, FieldMeta}};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::date("opened")];
     /// let err = Aggregate::new().recent("title", 30).validate(&fields).unwrap_err();
@@ -1137,7 +1137,7 @@ impl AggregateResult {
     /// With no records the sentence is the total alone ("0 issues").
     ///
     /// ```
-    /// use toolshape::{Aggregate, Day, FieldMeta};
+    /// use toolshape::{Day, aggregate::{Aggregate, FieldMeta}};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::number("comments")];
     /// let rows: Vec<_> = [r#"{"state":"open","comments":4}"#, r#"{"state":null,"comments":1}"#]
@@ -1152,7 +1152,7 @@ impl AggregateResult {
     ///     result.sentence("tickets"),
     ///     "2 tickets, by state: open 1, no state 1; comments: min 1, max 4, mean 2.5"
     /// );
-    /// # Ok::<(), toolshape::AggregateError>(())
+    /// # Ok::<(), toolshape::aggregate::AggregateError>(())
     /// ```
     pub fn sentence(&self, plural: &str) -> String {
         self.sentence_with(plural, plural)

@@ -3,7 +3,7 @@
 //! model changes.
 //!
 //! ```
-//! use toolshape::{Format, ShapeConfig};
+//! use toolshape::{Format, config::{ShapeConfig}};
 //!
 //! let config = ShapeConfig::from_toml_str(r#"
 //!     [defaults]

@@ -387,7 +387,7 @@ impl Keyset {
     ///
     /// Use it with [`sql_order_by`](Keyset::sql_order_by) so the database orders rows as
     /// the cursor does. The parameters are the rank key as
-    /// [`RankKey::key_value`](crate::RankKey::key_value) gives it (a `chrono` timestamp is
+    /// the record's rank key gives it ([`KeyValue`]) (a `chrono` timestamp is
     /// nanoseconds since the epoch: convert it to the column's type when binding), then the
     /// id text. Compare ids bytewise (a binary or `C` collation) so the database and the
     /// cursor agree on ties.

@@ -43,6 +43,10 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+#[cfg(feature = "redis")]
+pub use crate::handle_redis::RedisStore;
+pub use crate::open::{Keep, OpenResult};
+
 /// The name of the companion tool that reopens stored results.
 pub const OPEN_RESULT: &str = "open_result";
 
@@ -169,7 +173,7 @@ impl FromStr for Handle {
 ///
 /// Its JSON form is flat, as it has always been: `tool`, `name`, `plural`, `fields`,
 /// `skipped`, `prose`, `rank` (`[index, order]`), `records`, `created_at_unix`. Fields
-/// carry the optional keys described in [`record`](crate::record); results stored before
+/// carry the optional keys `source`, `resolver` and `short`; results stored before
 /// those keys existed read back unchanged, and older readers ignore them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredResult {
@@ -225,7 +229,7 @@ impl StoredResult {
     ///
     /// let stored = StoredResult::from_projection("search_tickets", Ticket::PROJECTION, Vec::new());
     /// let record = &stored.record;
-    /// assert_eq!(record.fields[1].kind.role(), toolshape::FieldRole::Untrusted);
+    /// assert_eq!(record.fields[1].kind.role(), toolshape::record::FieldRole::Untrusted);
     /// assert_eq!(record.fields[1].kind.max_tokens(), Some(40));
     /// assert_eq!(record.rank.map(|r| (r.field, r.order)), Some((2, Order::Desc)));
     /// assert_eq!(record.skipped, ["secret"]);

@@ -56,13 +56,14 @@ const EVICTED_MARGIN_MS: u64 = 1_000;
 const DEFAULT_OWNER_KEY: &[u8] = b"shape handle owner v1";
 
 /// Handles stored in Redis, shared by every replica connected to the same server with the
-/// same key prefix and owner key. See the [module documentation](self) for what is stored.
+/// same key prefix and owner key. It keeps each result under its handle with the result's TTL, plus a small tombstone key
+/// that outlives it by a grace period, so an expired handle reads as expired, not unknown.
 ///
 /// Cheap to clone (clones share one multiplexed, self-reconnecting connection).
 ///
 /// ```no_run
 /// use toolshape::handle::{HandlePolicy, HandleStore, StoredResult};
-/// use toolshape::RedisStore;
+/// use toolshape::handle::RedisStore;
 /// use std::time::Duration;
 ///
 /// # #[tokio::main(flavor = "current_thread")]

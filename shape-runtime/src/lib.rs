@@ -10,37 +10,40 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod admit;
+// What a user names: namespaces where they help, the rest re-exported once at the root.
 pub mod aggregate;
-pub mod budget;
 pub mod config;
 pub mod cursor;
-pub mod date;
-mod env;
-pub mod envelope;
 pub mod handle;
-#[cfg(feature = "redis")]
-pub mod handle_redis;
-pub mod ids;
-pub mod legend;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
-pub mod open;
-mod page;
-pub mod project;
 pub mod query;
-pub mod rank;
 pub mod record;
-pub mod render;
 pub mod report;
 pub mod resolve;
 pub mod schema;
-mod shaped;
-pub mod shaper;
-pub mod text;
 pub mod tokens;
 pub mod untrusted;
-pub mod view;
+
+// Internals: one concept each, in floors (a module imports only modules below it).
+mod admit;
+mod budget;
+mod date;
+mod env;
+mod envelope;
+#[cfg(feature = "redis")]
+mod handle_redis;
+mod ids;
+mod legend;
+mod open;
+mod page;
+mod project;
+mod rank;
+mod render;
+mod shaped;
+mod shaper;
+mod text;
+mod view;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
@@ -52,37 +55,18 @@ pub struct ReadmeDoctests;
 pub mod __private;
 
 pub use admit::ChannelPolicy;
-pub use aggregate::{
-    Aggregate, AggregateError, AggregateResult, FieldError, FieldMeta, FieldName, ValidAggregate,
-    ValueType,
-};
 pub use budget::{Budget, BudgetError};
-pub use config::{ConfigError, ShapeConfig, ToolConfig};
-pub use cursor::Continuation;
-pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
 pub use date::{DateField, DateValue, Day, DayError, iso_date};
-pub use env::{CallEnv, Channel, DateStyle, Diagnostics};
 pub use envelope::{Frame, OmitReason, Omitted, Status};
-pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
-#[cfg(feature = "redis")]
-pub use handle_redis::RedisStore;
 pub use ids::{IdText, short_id};
-pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
-pub use open::{Keep, OpenResult};
+pub use legend::{Legend, LegendError, LoadedLegend};
+pub use legend::{LegendField, LegendSource};
 pub use project::ToolResult;
-pub use query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery};
 pub use rank::{KeyValue, Order, RankKey};
-pub use record::{FieldInfo, FieldKind, FieldRef, FieldRole, Projection, ProseSegment, RankInfo};
 pub use render::Format;
-pub use report::{Cut, RawSize, Report};
-pub use resolve::{
-    KeyField, KeySet, NameMap, Needs, Resolve, ResolveError, Resolver, ResolverStats, Supplies,
-};
 pub use shaped::{ShapeError, Shaped};
 pub use shaper::{Call, Shaper};
-pub use tokens::{Encoding, Tiktoken, Tokenizer, Truncated};
-pub use untrusted::{Provenance, UntrustedPolicy, UntrustedStats};
-pub use view::{Cx, UntrustedText};
+pub use view::UntrustedText;
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.
 pub use toolshape_derive::ToolResult;

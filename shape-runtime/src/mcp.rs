@@ -108,7 +108,7 @@ pub fn open_result_output_schema() -> Arc<JsonObject> {
 }
 
 /// The `inputSchema` of the `open_result` companion, as rmcp takes it
-/// ([`OpenResult::input_schema`](crate::OpenResult::input_schema)).
+/// ([`OpenResult::input_schema`](crate::handle::OpenResult::input_schema)).
 pub fn open_result_input_schema() -> Arc<JsonObject> {
     into_object(crate::query::OpenQuery::input_schema())
 }

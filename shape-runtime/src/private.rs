@@ -1,9 +1,11 @@
 //! Paths the derive's generated code uses. Not public API: no stability promise.
 
 pub use crate::date::DateField;
+pub use crate::env::{CallEnv, Channel, DateStyle};
 pub use crate::ids::IdText;
 pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
+pub use crate::record::{Field, FieldRole, Owned, Segment, Static, Storage};
 pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo};
 pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;

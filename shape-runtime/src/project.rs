@@ -31,7 +31,7 @@ use std::cmp::Ordering;
 /// assert_eq!(p.skipped, ["password_hash"]);
 /// ```
 pub trait ToolResult: Sized {
-    /// The resolvers this record needs, as a tuple of [`Resolver`](crate::Resolver) types.
+    /// The resolvers this record needs, as a tuple of [`Resolver`](crate::resolve::Resolver) types.
     type Needs: Needs;
 
     /// The static description of the projection.

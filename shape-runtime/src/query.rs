@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolshape::{FieldMeta, OpenQuery};
+//! use toolshape::{aggregate::{FieldMeta}, query::{OpenQuery}};
 //!
 //! let fields = [FieldMeta::id("id"), FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [
@@ -40,7 +40,7 @@
 //!     err.to_string(),
 //!     "unknown field `lables` in sort (did you mean `labels`?); sort works on: id, state, opened"
 //! );
-//! # Ok::<(), toolshape::QueryError>(())
+//! # Ok::<(), toolshape::query::QueryError>(())
 //! ```
 
 use crate::aggregate::{
@@ -64,7 +64,7 @@ pub const PAGE_SIZE_MAX: u32 = 200;
 /// filter, sort them, keep some fields, page through them, or count them.
 ///
 /// ```
-/// use toolshape::{Aggregate, Filter, OpenQuery, Order};
+/// use toolshape::{Order, aggregate::{Aggregate}, query::{Filter, OpenQuery}};
 ///
 /// let built = OpenQuery::new("h_1")
 ///     .filter(Filter::equals("state", "open"))
@@ -82,7 +82,7 @@ pub const PAGE_SIZE_MAX: u32 = 200;
 ///         "aggregate": {"top": [{"field": "labels"}]}}"#,
 /// )?;
 /// assert_eq!(built, parsed);
-/// # Ok::<(), toolshape::QueryError>(())
+/// # Ok::<(), toolshape::query::QueryError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -417,7 +417,7 @@ impl OpenQuery {
     /// Checks the query against the stored result's fields.
     ///
     /// ```
-    /// use toolshape::{FieldMeta, Filter, OpenQuery};
+    /// use toolshape::{aggregate::{FieldMeta}, query::{Filter, OpenQuery}};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::number("comments")];
     /// let err = OpenQuery::new("h").filter(Filter::at_least("comments", "many")).validate(&fields).unwrap_err();

@@ -204,13 +204,7 @@ impl RankKey for time::OffsetDateTime {
 ///
 /// `cmp` must be a total order (break ties, for example by position) for the result to be
 /// deterministic.
-///
-/// ```
-/// let mut rows = vec![5, 1, 4, 2, 3];
-/// toolshape::rank::top_k(&mut rows, 2, |a, b| b.cmp(a));
-/// assert_eq!(rows, [5, 4]);
-/// ```
-pub fn top_k<T>(items: &mut Vec<T>, k: usize, cmp: impl Fn(&T, &T) -> Ordering) {
+pub(crate) fn top_k<T>(items: &mut Vec<T>, k: usize, cmp: impl Fn(&T, &T) -> Ordering) {
     if k == 0 {
         items.clear();
         return;
@@ -220,4 +214,22 @@ pub fn top_k<T>(items: &mut Vec<T>, k: usize, cmp: impl Fn(&T, &T) -> Ordering) 
         items.truncate(k);
     }
     items.sort_by(&cmp);
+}
+
+#[cfg(test)]
+mod top_k_tests {
+    use super::top_k;
+
+    #[test]
+    fn keeps_the_first_k_in_order_whatever_k() {
+        let rows = [5, 1, 4, 2, 3, 4];
+        for k in 0..=8 {
+            let mut got = rows.to_vec();
+            top_k(&mut got, k, |a: &i32, b: &i32| b.cmp(a));
+            let mut naive = rows.to_vec();
+            naive.sort_by(|a, b| b.cmp(a));
+            naive.truncate(k);
+            assert_eq!(got, naive, "k = {k}");
+        }
+    }
 }

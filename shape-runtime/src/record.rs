@@ -353,7 +353,7 @@ impl Projection<Owned> {
 /// that does not exist is a compile error.
 ///
 /// ```
-/// use toolshape::{Aggregate, ToolResult};
+/// use toolshape::{ToolResult, aggregate::{Aggregate}};
 ///
 /// #[derive(ToolResult)]
 /// struct Issue {

@@ -4,7 +4,7 @@
 //! "the result was truncated at 4k and the matching record was at index 63" is a log query,
 //! not an investigation.
 
-use crate::env::Diagnostics;
+pub use crate::env::Diagnostics;
 use crate::envelope::OmitReason;
 use crate::resolve::ResolverStats;
 use crate::tokens::Tokenizer;

@@ -9,7 +9,7 @@
 //! `null` (which is what `None` stays).
 //!
 //! ```
-//! use toolshape::{Resolve, ResolveError, Resolver, resolve};
+//! use toolshape::{resolve, resolve::{Resolve, ResolveError, Resolver}};
 //! use std::collections::HashMap;
 //!
 //! pub struct Users;
@@ -57,7 +57,7 @@ macro_rules! resolver {
         #[doc = concat!("Resolver `", $n, "`: ", stringify!($key), " to the name of a ", $noun, ".")]
         #[derive(Debug, Clone, Copy, Default)]
         $vis struct $name;
-        impl $crate::Resolver for $name {
+        impl $crate::resolve::Resolver for $name {
             type Key = $key;
             const NAME: &'static str = $n;
             const NOUN: &'static str = $noun;
@@ -92,7 +92,7 @@ impl ResolveError {
 #[diagnostic::on_unimplemented(
     message = "resolver `{R}` was not supplied: `{Self}` does not implement `Resolve<{R}>`",
     label = "this context must resolve `{R}` keys",
-    note = "implement `toolshape::Resolve<{R}>` for the context you pass to `shape_with`, \
+    note = "implement `toolshape::resolve::Resolve<{R}>` for the context you pass to `shape_with`, \
             answering a whole batch of keys in one call"
 )]
 pub trait Resolve<R: Resolver>: Sync {

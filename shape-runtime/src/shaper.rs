@@ -55,7 +55,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// How one tool's results are shaped: budget, tokenizer, text format, channel policy, page
-/// size, untrusted-text policy. Built once (in code or from a [`ShapeConfig`](crate::ShapeConfig)),
+/// size, untrusted-text policy. Built once (in code or from a [`ShapeConfig`](crate::config::ShapeConfig)),
 /// `'static`, and cheap to clone: the settings are shared.
 #[derive(Clone)]
 pub struct Shaper {

@@ -51,15 +51,6 @@ impl<'a> TextSerializer<'a> {
     }
 }
 
-/// Renders `value` as plain text.
-pub fn to_text<T: Serialize + ?Sized>(
-    value: &T,
-    out: &mut String,
-    mode: TextMode,
-) -> Result<(), TextError> {
-    value.serialize(TextSerializer::new(out, mode))
-}
-
 /// A value that could not be written as text.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -5,7 +5,7 @@
 //! its vocabularies are loaded once per process and shared across threads.
 //!
 //! ```
-//! use toolshape::{Tiktoken, Tokenizer};
+//! use toolshape::{tokens::{Tiktoken, Tokenizer}};
 //!
 //! let o200k = Tiktoken::o200k_base();
 //! assert_eq!(o200k.count("Card declined at checkout"), 4);

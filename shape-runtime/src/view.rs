@@ -7,7 +7,7 @@
 //! (adds the names from resolvers).
 
 use crate::date::{DateField, DateValue};
-pub use crate::env::{CallEnv, Channel, DateStyle, Diagnostics};
+pub use crate::env::{CallEnv, Channel, DateStyle};
 use crate::ids::{IdText, short_id};
 use crate::resolve::{KeyField, Needs};
 use crate::untrusted;

@@ -5,8 +5,11 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use toolshape::aggregate::Row;
 use toolshape::{
-    Aggregate, AggregateError, Day, FieldError, FieldMeta, FieldRole, Filter, OpenQuery, Order,
-    QueryError, Tiktoken, Tokenizer, ToolResult, ValueType,
+    Day, Order, ToolResult,
+    aggregate::{Aggregate, AggregateError, FieldError, FieldMeta, ValueType},
+    query::{Filter, OpenQuery, QueryError},
+    record::FieldRole,
+    tokens::{Tiktoken, Tokenizer},
 };
 
 fn rows(values: Vec<Value>) -> Vec<Row> {

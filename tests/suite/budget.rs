@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use toolshape::{
-    Budget, ChannelPolicy, Format, Legend, Shaper, Status, Tiktoken, Tokenizer, ToolResult,
+    Budget, ChannelPolicy, Format, Legend, Shaper, Status, ToolResult,
+    tokens::{Tiktoken, Tokenizer},
 };
 
 const STATE: Legend<u8> = Legend::new(&[(0, "draft"), (1, "live"), (2, "archived")]);

@@ -6,7 +6,10 @@ use crate::desk;
 use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use toolshape::{Budget, Format, Legend, LoadedLegend, Resolve, ResolveError, Shaper, ToolResult};
+use toolshape::{
+    Budget, Format, Legend, LoadedLegend, Shaper, ToolResult,
+    resolve::{Resolve, ResolveError},
+};
 
 fn seed_tickets() -> Vec<Ticket> {
     desk::parse_page(desk::PAGE).expect("the seed page parses")
@@ -68,7 +71,7 @@ fn projection_describes_the_view() {
     );
     assert_eq!(
         p.fields[4].kind,
-        toolshape::FieldKind::Resolve { resolver: "users" }
+        toolshape::record::FieldKind::Resolve { resolver: "users" }
     );
     assert_eq!(p.id, Some(0));
 }

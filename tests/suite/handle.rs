@@ -20,7 +20,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use toolshape::RedisStore;
+use toolshape::handle::RedisStore;
 use toolshape::handle::{
     Handle, HandleError, HandlePolicy, HandleStore, ManualClock, MemoryStore, StoreStats,
     StoredResult, StoredSegment,
@@ -273,12 +273,12 @@ fn full_result(tool: &str) -> StoredResult {
         toolshape::handle::StoredField {
             name: "id".into(),
             source: "id".into(),
-            kind: toolshape::FieldKind::Id { short: false },
+            kind: toolshape::record::FieldKind::Id { short: false },
         },
         toolshape::handle::StoredField {
             name: "subject".into(),
             source: "subject".into(),
-            kind: toolshape::FieldKind::Untrusted {
+            kind: toolshape::record::FieldKind::Untrusted {
                 max_tokens: Some(40),
             },
         },
@@ -289,7 +289,7 @@ fn full_result(tool: &str) -> StoredResult {
         StoredSegment::Text(": ".into()),
         StoredSegment::Field(1),
     ]);
-    stored.record.rank = Some(toolshape::RankInfo {
+    stored.record.rank = Some(toolshape::record::RankInfo {
         field: 0,
         order: toolshape::Order::Desc,
     });
@@ -1216,7 +1216,7 @@ fn handles_are_random_and_parse_strictly() {
 #[test]
 fn a_stored_result_survives_json_and_keeps_its_size() {
     let mut stored = result("search", 7);
-    stored.record.rank = Some(toolshape::RankInfo {
+    stored.record.rank = Some(toolshape::record::RankInfo {
         field: 0,
         order: toolshape::Order::Desc,
     });

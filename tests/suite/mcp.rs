@@ -260,7 +260,10 @@ fn the_size_hint_bounds_both_channels() {
 /// runtime), so every pipeline future a tool awaits must be too.
 #[test]
 fn the_pipeline_futures_are_send() {
-    use toolshape::{Day, HandlePolicy, Keep, MemoryStore, OpenResult};
+    use toolshape::{
+        Day,
+        handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
+    };
     fn assert_send<F: Send>(_: &F) {}
     let rows = tickets();
     let directory = Directory::seed();

@@ -7,8 +7,12 @@ use serde_json::json;
 use std::collections::HashSet;
 use std::sync::Arc;
 use toolshape::{
-    Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, HandlePolicy, Keep, MemoryStore,
-    OpenResult, QueryHash, ShapeConfig, Shaper, Status, Tiktoken, Tokenizer,
+    Budget, Day, Format, Shaper, Status,
+    aggregate::Aggregate,
+    config::ShapeConfig,
+    cursor::{CursorCodec, CursorKeys, QueryHash},
+    handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
+    tokens::{Tiktoken, Tokenizer},
 };
 use tracker::Issue;
 

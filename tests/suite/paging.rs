@@ -284,7 +284,7 @@ fn mode_strategy() -> impl Strategy<Value = Mode> {
 fn one_record_floor<T>(rows: &[T], format: Format) -> usize
 where
     T: ToolResult,
-    (): toolshape::Supplies<T::Needs>,
+    (): toolshape::resolve::Supplies<T::Needs>,
 {
     let mut floor = 0;
     for row in rows {

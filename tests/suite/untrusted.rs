@@ -12,7 +12,12 @@ use toolshape::untrusted::{
     Provenance, Removed, UntrustedPolicy, UrlPolicy, apply_url_policy, attacker_bound, neutralize,
     prepare, record_cap, sanitize,
 };
-use toolshape::{CallEnv, Channel, Cx, Tiktoken, Tokenizer, ToolResult, UntrustedStats};
+use toolshape::{
+    __private::{CallEnv, Channel, Cx},
+    ToolResult,
+    tokens::{Tiktoken, Tokenizer},
+    untrusted::UntrustedStats,
+};
 
 const TOOL: &str = "search_tickets";
 const NONCE: &str = "3f9a0c7e";

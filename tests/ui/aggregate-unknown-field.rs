@@ -1,4 +1,4 @@
-use toolshape::{Aggregate, ToolResult};
+use toolshape::{ToolResult, aggregate::{Aggregate}};
 
 #[derive(ToolResult)]
 struct Issue {

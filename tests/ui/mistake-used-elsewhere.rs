@@ -1,4 +1,4 @@
-use toolshape::{Aggregate, Shaper, ToolResult};
+use toolshape::{Shaper, ToolResult, aggregate::{Aggregate}};
 
 // The derive reports its mistakes; the code that uses the struct reports nothing more.
 #[derive(ToolResult)]

@@ -1,4 +1,4 @@
-use toolshape::{Resolve, ResolveError, Shaper, ToolResult};
+use toolshape::{Shaper, ToolResult, resolve::{Resolve, ResolveError}};
 use std::collections::HashMap;
 
 toolshape::resolver!(pub Users: String, name = "users", noun = "user");

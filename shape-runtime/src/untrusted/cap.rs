@@ -75,7 +75,7 @@ fn truncate_cow(text: &mut Cow<'_, str>, end: usize) {
 ///
 /// ```
 /// use toolshape::untrusted::{prepare, UrlPolicy};
-/// use toolshape::{Tiktoken, Tokenizer};
+/// use toolshape::{tokens::{Tiktoken, Tokenizer}};
 ///
 /// let o200k = Tiktoken::o200k_base();
 /// let p = prepare("Card declined at checkout", Some(2), &o200k, UrlPolicy::Keep);

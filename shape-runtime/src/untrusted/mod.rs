@@ -25,7 +25,7 @@
 //!
 //! ```
 //! use toolshape::untrusted::{prepare, UrlPolicy};
-//! use toolshape::Tiktoken;
+//! use toolshape::tokens::Tiktoken;
 //!
 //! let o200k = Tiktoken::o200k_base();
 //! let text = "Refund\u{200B} please\u{E0041}\u{E0042} ![x](https://evil.example/p?d=1)";
