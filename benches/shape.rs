@@ -274,7 +274,7 @@ fn main() {
     g.finish();
     let mut g = c.benchmark_group("budget_20k");
     g.bench_function("shape_into_4000_tokens", |b| {
-        b.iter(|| black_box(shaper.shape_blocking(black_box(&big), &resolver)))
+        b.iter(|| black_box(shaper.shape_blocking_with(black_box(&big), &resolver)))
     });
     g.bench_function("serde_json_raw", |b| {
         b.iter(|| black_box(serde_json::to_string(&raw(black_box(&big)))))
@@ -296,7 +296,7 @@ fn main() {
         31,
     );
     let shape = median(
-        || drop(black_box(shaper.shape_blocking(&big, &resolver))),
+        || drop(black_box(shaper.shape_blocking_with(&big, &resolver))),
         31,
     );
     let raw_t = median(|| drop(black_box(serde_json::to_string(&raw(&big)))), 31);

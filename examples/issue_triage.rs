@@ -42,13 +42,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .shape_or_store(
             &issues,
             &(),
-            Keep {
-                store: &store,
-                owner: "triage-bot",
-                policy: &policy,
-                aggregate: Some(&health),
-                today,
-            },
+            Keep::new(&store, "triage-bot", &policy)
+                .aggregate(&health)
+                .today(today),
         )
         .await?;
     println!("== call 1: list_issues ==\n{}\n", first.text());
@@ -86,21 +82,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "sort": {"field": "opened", "order": "desc"},
         "page_size": 5
     });
-    let reopened = open.call("triage-bot", query.clone(), today).await;
+    let reopened = open.call_on("triage-bot", query.clone(), today).await;
     println!("== call 2: open_result {query} ==\n{}\n", reopened.text());
     println!("tokens: {}\n", reopened.report().tokens.text);
 
     // Call 3: the next page, with the cursor.
     let mut next_query = query.clone();
     next_query["cursor"] = json!(reopened.next().ok_or("no next page")?);
-    let page = open.call("triage-bot", next_query, today).await;
+    let page = open.call_on("triage-bot", next_query, today).await;
     println!(
         "== call 3: open_result with the cursor ==\n{}\n",
         page.text()
     );
 
     // Another owner cannot open the handle.
-    let intruder = open.call("someone-else", query, today).await;
+    let intruder = open.call_on("someone-else", query, today).await;
     println!("== another owner ==\n{}\n", intruder.text());
 
     println!(

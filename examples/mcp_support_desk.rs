@@ -154,7 +154,7 @@ impl DeskServer {
                     .budget(open_budget())
                     .format(Format::Prose),
             )
-            .call(OWNER, Value::Object(args), desk.today)
+            .call_on(OWNER, Value::Object(args), desk.today)
             .await;
         log_call(&shaped, 0);
         shaped
@@ -278,7 +278,7 @@ impl Desk {
                 owner: OWNER,
                 policy: &self.policy,
                 aggregate: Some(&summary),
-                today: self.today,
+                today: Some(self.today),
             };
             return shaper
                 .shape_or_store(&rows, &self.db, keep)

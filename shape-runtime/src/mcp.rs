@@ -25,7 +25,7 @@
 //! let shaped = Shaper::for_tool("list_cities")
 //!     .budget(Budget::tokens(200))
 //!     .format(Format::Prose)
-//!     .shape_blocking(&rows, &())
+//!     .shape_blocking(&rows)
 //!     .unwrap();
 //! let result = CallToolResult::from(shaped.clone());
 //! assert_eq!(result.content[0].as_text().map(|t| t.text.as_str()), Some(shaped.text()));

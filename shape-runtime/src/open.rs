@@ -31,6 +31,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Where and for whom a large result is kept.
+///
+/// ```
+/// use toolshape::handle::{HandlePolicy, Keep, MemoryStore};
+///
+/// let store = MemoryStore::default();
+/// let policy = HandlePolicy::default();
+/// let keep = Keep::new(&store, "alice", &policy); // counts the whole result, today in UTC
+/// # let _ = keep;
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Keep<'a, S> {
     /// The store.
@@ -41,8 +50,38 @@ pub struct Keep<'a, S> {
     pub policy: &'a HandlePolicy,
     /// What the summary says about the whole result; `None` counts it.
     pub aggregate: Option<&'a Aggregate>,
-    /// Today, for "opened in the last 30 days".
-    pub today: Day,
+    /// Today, for "opened in the last 30 days"; `None` is today in UTC.
+    pub today: Option<Day>,
+}
+
+impl<'a, S> Keep<'a, S> {
+    /// Keep large results in `store` for `owner`, under `policy`; the summary counts the whole
+    /// result.
+    pub fn new(store: &'a S, owner: &'a str, policy: &'a HandlePolicy) -> Self {
+        Keep {
+            store,
+            owner,
+            policy,
+            aggregate: None,
+            today: None,
+        }
+    }
+
+    /// What the summary says about the whole result.
+    pub fn aggregate(self, aggregate: &'a Aggregate) -> Self {
+        Keep {
+            aggregate: Some(aggregate),
+            ..self
+        }
+    }
+
+    /// The day that "the last 30 days" counts back from (default: today in UTC).
+    pub fn today(self, today: Day) -> Self {
+        Keep {
+            today: Some(today),
+            ..self
+        }
+    }
 }
 
 impl Call<'_> {
@@ -178,7 +217,7 @@ impl Call<'_> {
         FieldMeta::infer_values(&mut fields, &rows);
         let aggregate = keep.aggregate.cloned().unwrap_or_default();
         let result = aggregate
-            .compute(&fields, &rows, keep.today)
+            .compute(&fields, &rows, keep.today.unwrap_or_else(Day::today_utc))
             .map_err(StoreFailure::Aggregate)?;
         let lead = result.sentence_with(projection.name, projection.plural);
         let stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);
@@ -251,8 +290,14 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
     }
 
     /// Answers one call: `input` is the tool call's arguments, `owner` the principal the
-    /// caller serves. Every failure is an error envelope that says how to recover.
-    pub async fn call(&self, owner: &str, input: Value, today: Day) -> Shaped {
+    /// caller serves. Every failure is an error envelope that says how to recover. Recent
+    /// counts ("opened in the last 30 days") count back from today in UTC.
+    pub async fn call(&self, owner: &str, input: Value) -> Shaped {
+        self.call_on(owner, input, Day::today_utc()).await
+    }
+
+    /// [`call`](Self::call), counting recent records back from `today`.
+    pub async fn call_on(&self, owner: &str, input: Value, today: Day) -> Shaped {
         let query = match OpenQuery::from_value(input) {
             Ok(q) => q,
             Err(e) => {
@@ -397,6 +442,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             },
             counting: &structured_env,
             notes: &notes,
+            nonce: &nonce,
         };
         crate::page::render(&call.page_settings(), records, &layout, page, start)
             .map_err(Refusal::Shape)

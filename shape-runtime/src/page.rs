@@ -141,6 +141,8 @@ pub(crate) struct Records<'r, R> {
     pub counting: &'r CallEnv<'r>,
     /// The head's notes, already applied to the text channel's state.
     pub notes: &'r Notes,
+    /// The call's delimiter suffix.
+    pub nonce: &'r str,
 }
 
 /// Where the next page starts: after the record's key, or after a count of records.
@@ -407,6 +409,8 @@ pub(crate) fn render<R: RenderRecord>(
         tokenized,
         over_budget,
         duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
+        nonce: (settings.untrusted.provenance == Provenance::RandomTag && layout.has_untrusted())
+            .then(|| records.nonce.to_owned()),
     };
     report.emit();
     Ok(Shaped::new(frame, text, structured, report))

@@ -130,6 +130,10 @@ pub struct Report {
     pub over_budget: bool,
     /// Wall time of the call, in microseconds.
     pub duration_us: u64,
+    /// The per-call suffix of the provenance delimiters (`<untrusted-3f9a1c…>`), when the
+    /// policy is [`Provenance::RandomTag`](crate::untrusted::Provenance::RandomTag): what a
+    /// tool's system prompt or a log reader matches the delimiters against.
+    pub nonce: Option<String>,
 }
 
 impl Report {

@@ -27,7 +27,7 @@
 //! let shaped = Shaper::for_tool("list_cities")
 //!     .budget(Budget::tokens(200))
 //!     .format(Format::Prose)
-//!     .shape_blocking(&rows, &())
+//!     .shape_blocking(&rows)
 //!     .unwrap();
 //! assert_eq!(
 //!     shaped.text(),
@@ -239,10 +239,19 @@ impl Shaper {
         self.call().shape_ordered(rows, ctx, cmp).await
     }
 
+    /// [`shape`](Shaper::shape) for synchronous callers.
+    pub fn shape_blocking<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.shape_blocking_with(rows, &())
+    }
+
     /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
     /// this thread, so they must not need a runtime of their own (a synchronous resolver
     /// returning `std::future::ready`, or one awaiting only its own work).
-    pub fn shape_blocking<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    pub fn shape_blocking_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
     where
         T: ToolResult,
         C: Supplies<T::Needs> + ?Sized,
@@ -295,6 +304,7 @@ impl Shaper {
             tokenized: 0,
             over_budget: tokens.text.max(tokens.structured) > self.settings.budget.max_tokens(),
             duration_us: 0,
+            nonce: None,
         };
         report.emit();
         Shaped::new(frame, text, structured, report)
@@ -591,9 +601,18 @@ impl<'a> Call<'a> {
         self.shape_page(rows, ctx, page, start).await
     }
 
+    /// [`shape`](Call::shape) for synchronous callers.
+    pub fn shape_blocking<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.shape_blocking_with(rows, &())
+    }
+
     /// [`shape_with`](Call::shape_with) for synchronous callers (see
-    /// [`Shaper::shape_blocking`]).
-    pub fn shape_blocking<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    /// [`Shaper::shape_blocking_with`]).
+    pub fn shape_blocking_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
     where
         T: ToolResult,
         C: Supplies<T::Needs> + ?Sized,
@@ -674,6 +693,7 @@ impl<'a> Call<'a> {
             },
             counting: &structured_env,
             notes: &notes,
+            nonce: &nonce,
         })
     }
 }

@@ -86,7 +86,7 @@ proptest! {
         }
         let tok = Tiktoken::o200k_base();
         let shaped = Shaper::for_tool("notes").budget(Budget::tokens(budget)).format(format)
-            .shape_blocking(&rows, &()).unwrap();
+            .shape_blocking(&rows).unwrap();
         let report = shaped.report();
 
         // Fits the budget, recounted on the final text, and the report's count is exact.
@@ -155,7 +155,7 @@ fn segments_add_up_exactly_on_the_real_tokenizers() {
                 .tokenizer(tok)
                 .format(format)
                 .budget(Budget::tokens(100_000))
-                .shape_blocking(&rows, &())
+                .shape_blocking(&rows)
                 .unwrap();
             assert_eq!(
                 tok.count(shaped.text()),
@@ -193,7 +193,7 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
         .format(Format::Prose)
         .call()
         .cursor_with(|c| format!("after-{}", c.id.unwrap_or("none")))
-        .shape_blocking(&rows, &())
+        .shape_blocking(&rows)
         .unwrap();
     assert_eq!(shaped.status(), Status::Partial);
     assert_eq!(shaped.report().records.shown, 0);
@@ -230,13 +230,13 @@ fn channel_policy_decides_which_channel_is_held_to_the_budget() {
     let both = Shaper::for_tool("n")
         .budget(Budget::tokens(600))
         .format(Format::Table)
-        .shape_blocking(&rows, &())
+        .shape_blocking(&rows)
         .unwrap();
     let text = Shaper::for_tool("n")
         .budget(Budget::tokens(600))
         .format(Format::Table)
         .channels(ChannelPolicy::Text)
-        .shape_blocking(&rows, &())
+        .shape_blocking(&rows)
         .unwrap();
     assert!(tok.count(both.structured_json()) <= 600 && tok.count(both.text()) <= 600);
     assert!(tok.count(text.text()) <= 600);
@@ -264,7 +264,7 @@ fn seed_page_envelopes_are_exact() {
             let shaped = Shaper::for_tool("search_tickets")
                 .budget(Budget::tokens(budget))
                 .format(format)
-                .shape_blocking(&tickets, &directory)
+                .shape_blocking_with(&tickets, &directory)
                 .unwrap();
             let text = if format == Format::Json {
                 shaped.structured_json()
@@ -322,7 +322,7 @@ fn every_call_emits_its_report_as_a_tracing_event() {
         .budget(Budget::tokens(400))
         .call()
         .raw_payload(desk::PAGE)
-        .shape_blocking(&tickets, &desk::Directory::seed())
+        .shape_blocking_with(&tickets, &desk::Directory::seed())
         .unwrap();
     // This call's event: the only one with this raw size, among other tests' events.
     let raw = format!("raw_bytes={}", desk::PAGE.len());
@@ -346,14 +346,14 @@ fn a_budget_too_small_for_any_answer_says_so() {
     let tickets = desk::parse_page(desk::PAGE).unwrap();
     let shaped = Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(30))
-        .shape_blocking(&tickets, &desk::Directory::seed())
+        .shape_blocking_with(&tickets, &desk::Directory::seed())
         .unwrap();
     assert_eq!(shaped.report().records.shown, 0);
     assert!(shaped.report().over_budget);
     assert!(shaped.report().tokens.text > 30);
     let roomy = Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(3_000))
-        .shape_blocking(&tickets, &desk::Directory::seed())
+        .shape_blocking_with(&tickets, &desk::Directory::seed())
         .unwrap();
     assert!(!roomy.report().over_budget);
 }

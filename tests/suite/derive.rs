@@ -26,7 +26,7 @@ fn seed_ticket_exact_json_and_prose() {
     let tickets = seed_tickets();
     let shaped = Shaper::for_tool("search_tickets")
         .format(Format::Prose)
-        .shape_blocking(&tickets[..1], &Directory::seed())
+        .shape_blocking_with(&tickets[..1], &Directory::seed())
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0].to_string(),
@@ -81,7 +81,7 @@ fn skipped_fields_are_absent_and_named_in_omitted() {
     let mut tickets = seed_tickets();
     tickets[0].sla_due_at = Some("2026-02-13T00:00:00Z".into());
     let shaped = Shaper::for_tool("t")
-        .shape_blocking(&tickets, &Directory::seed())
+        .shape_blocking_with(&tickets, &Directory::seed())
         .unwrap();
     for record in shaped.structured()["data"].as_array().unwrap() {
         assert!(record.get("sla_due_at").is_none(), "{record}");
@@ -103,7 +103,7 @@ fn none_stays_null_and_unresolved_is_marked() {
     let shaped = Shaper::for_tool("t")
         .call()
         .keep_order()
-        .shape_blocking(&tickets, &Directory::seed())
+        .shape_blocking_with(&tickets, &Directory::seed())
         .unwrap();
     let data = &shaped.structured()["data"];
     assert_eq!(data[0]["assignee"], serde_json::Value::Null);
@@ -167,7 +167,7 @@ fn one_resolver_call_per_page_whatever_the_page_size() {
     let recorder = Recorder::default();
     let shaped = Shaper::for_tool("t")
         .budget(Budget::tokens(1_000_000))
-        .shape_blocking(&rows, &recorder)
+        .shape_blocking_with(&rows, &recorder)
         .unwrap();
     assert_eq!(
         *recorder.batches.lock().unwrap(),
@@ -260,7 +260,7 @@ fn unknown_legend_code_is_marked_and_counted() {
     let shaped = Shaper::for_tool("t")
         .call()
         .keep_order()
-        .shape_blocking(&tickets, &Directory::seed())
+        .shape_blocking_with(&tickets, &Directory::seed())
         .unwrap();
     let data = &shaped.structured()["data"];
     assert_eq!(data[0]["status"], "unknown status 7");
@@ -296,7 +296,7 @@ fn legends_loaded_at_start_up() {
     let before = Shaper::for_tool("offices")
         .call()
         .keep_order()
-        .shape_blocking(&offices, &())
+        .shape_blocking(&offices)
         .unwrap();
     assert_eq!(
         before.structured()["data"][0]["region"],
@@ -312,7 +312,7 @@ fn legends_loaded_at_start_up() {
     let after = Shaper::for_tool("offices")
         .call()
         .keep_order()
-        .shape_blocking(&offices, &())
+        .shape_blocking(&offices)
         .unwrap();
     assert_eq!(
         after.structured()["data"][0]["region"],
@@ -394,7 +394,7 @@ fn date_forms() {
     tickets.truncate(1);
     tickets[0].created_at = "last tuesday".into();
     let shaped = Shaper::for_tool("t")
-        .shape_blocking(&tickets, &Directory::seed())
+        .shape_blocking_with(&tickets, &Directory::seed())
         .unwrap();
     assert_eq!(shaped.structured()["data"][0]["opened"], "last tuesday");
     assert_eq!(shaped.report().diagnostics.unparsed_dates, 1);
@@ -467,7 +467,7 @@ fn defaults_lists_and_non_integer_legends() {
     }
     let shaped = Shaper::for_tool("settings")
         .format(Format::Prose)
-        .shape_blocking(&rows, &Names)
+        .shape_blocking_with(&rows, &Names)
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0],
@@ -513,7 +513,7 @@ fn chrono_and_time_dates() {
     ];
     let shaped = Shaper::for_tool("events")
         .format(Format::Json)
-        .shape_blocking(&rows, &())
+        .shape_blocking(&rows)
         .unwrap();
     assert_eq!(
         shaped.structured()["data"],
@@ -546,7 +546,7 @@ fn raw_identifiers_odd_names_and_generic_records() {
     }];
     let shaped = Shaper::for_tool("entries")
         .format(Format::Prose)
-        .shape_blocking(&rows, &())
+        .shape_blocking(&rows)
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0],
@@ -617,7 +617,7 @@ fn records_stamped_out_by_a_macro() {
     ];
     let shaped = Shaper::for_tool("bugs")
         .format(Format::Prose)
-        .shape_blocking(&bugs, &Recorder::default())
+        .shape_blocking_with(&bugs, &Recorder::default())
         .unwrap();
     assert_eq!(
         shaped.structured()["data"],
@@ -644,7 +644,7 @@ fn records_stamped_out_by_a_macro() {
     }];
     let shaped = Shaper::for_tool("releases")
         .format(Format::Prose)
-        .shape_blocking(&releases, &Recorder::default())
+        .shape_blocking_with(&releases, &Recorder::default())
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0],
@@ -669,7 +669,7 @@ where
 fn generic_records_with_a_where_clause() {
     assert_eq!(Wrapped::<u8>::FIELDS.value.name(), "value");
     let shaped = Shaper::for_tool("wrapped")
-        .shape_blocking(&[Wrapped { value: 7u8 }], &())
+        .shape_blocking(&[Wrapped { value: 7u8 }])
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0],

@@ -24,7 +24,7 @@ fn page(budget: usize, format: Format) -> Shaped {
     Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(budget))
         .format(format)
-        .shape_blocking(&tickets(), &Directory::seed())
+        .shape_blocking_with(&tickets(), &Directory::seed())
         .expect("shapes")
 }
 
@@ -192,7 +192,7 @@ fn the_output_schema_describes_real_envelopes() {
     let empty = Shaper::for_tool("search_tickets")
         .call()
         .query("status=closed")
-        .shape_blocking::<Ticket, _>(&[], &Directory::seed())
+        .shape_blocking_with::<Ticket, _>(&[], &Directory::seed())
         .expect("shapes");
     assert_eq!(empty.status().as_str(), "empty");
     assert_envelope_fits_schema::<Ticket>(&empty.structured());
@@ -272,17 +272,11 @@ fn the_pipeline_futures_are_send() {
     let today = Day::parse("2026-03-01").expect("a date");
     let shaper = Shaper::for_tool("search_tickets");
     assert_send(&shaper.shape_with(&rows, &directory));
-    let keep = Keep {
-        store: &store,
-        owner: "owner",
-        policy: &policy,
-        aggregate: None,
-        today,
-    };
+    let keep = Keep::new(&store, "owner", &policy).today(today);
     assert_send(&shaper.shape_or_store(&rows, &directory, keep));
     let codec = Arc::new(CursorCodec::new(
         CursorKeys::new(b"a test key of at least 16 bytes").expect("key"),
     ));
     let open = OpenResult::new(&store, codec);
-    assert_send(&open.call("owner", json!({"handle": "h_x"}), today));
+    assert_send(&open.call_on("owner", json!({"handle": "h_x"}), today));
 }

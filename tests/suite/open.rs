@@ -47,7 +47,7 @@ fn paging_through_the_shaper_covers_everything_once() {
             .paginate(Arc::clone(&codec), query, cursor.as_deref())
             .unwrap();
         let page = shaper
-            .shape_blocking(&rows, &())
+            .shape_blocking(&rows)
             .unwrap_or_else(|e| panic!("{e}"));
         pages += 1;
         for record in page.structured()["data"].as_array().unwrap() {
@@ -88,7 +88,7 @@ fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
         .call()
         .paginate(Arc::clone(&codec), query, None)
         .unwrap()
-        .shape_blocking(&rows, &())
+        .shape_blocking(&rows)
         .unwrap();
     let cursor = first.next().unwrap().to_owned();
     let mut tampered = cursor.clone().into_bytes();
@@ -119,7 +119,7 @@ fn a_bad_cursor_gets_an_error_envelope_that_says_how_to_recover() {
         .call()
         .paginate(codec, query, Some(&cursor))
         .unwrap()
-        .shape_blocking(&rows, &())
+        .shape_blocking(&rows)
         .unwrap();
     assert!(
         second.summary().starts_with("issues "),
@@ -147,7 +147,7 @@ async fn stored(store: &MemoryStore) -> (toolshape::Shaped, String) {
                 owner: "alice",
                 policy: &policy,
                 aggregate: Some(&health),
-                today: today(),
+                today: Some(today()),
             },
         )
         .await
@@ -187,7 +187,7 @@ async fn a_large_result_is_stored_and_summarised() {
                 owner: "alice",
                 policy: &policy,
                 aggregate: None,
-                today: today(),
+                today: Some(today()),
             },
         )
         .await
@@ -210,7 +210,7 @@ async fn open_result_filters_sorts_selects_pages_and_aggregates() {
         "page_size": 5,
         "aggregate": {"count_by": "author"}
     });
-    let page = open.call("alice", query.clone(), today()).await;
+    let page = open.call_on("alice", query.clone(), today()).await;
     assert_eq!(page.status(), Status::Partial, "{}", page.text());
     let data = page.structured()["data"].as_array().unwrap().clone();
     assert_eq!(data.len(), 5);
@@ -257,7 +257,7 @@ async fn open_result_filters_sorts_selects_pages_and_aggregates() {
     while let Some(cursor) = next {
         let mut q = query.clone();
         q["cursor"] = json!(cursor);
-        let p = open.call("alice", q, today()).await;
+        let p = open.call_on("alice", q, today()).await;
         assert!(!p.is_error(), "{}", p.text());
         for r in p.structured()["data"].as_array().unwrap() {
             assert!(seen.insert(r["id"].as_str().unwrap().to_owned()));
@@ -270,7 +270,7 @@ async fn open_result_filters_sorts_selects_pages_and_aggregates() {
     let mut other = query.clone();
     other["page_size"] = json!(6);
     other["cursor"] = json!(page.next().unwrap());
-    let refused = open.call("alice", other, today()).await;
+    let refused = open.call_on("alice", other, today()).await;
     assert!(
         refused.is_error() && refused.summary().contains("different query"),
         "{}",
@@ -285,11 +285,11 @@ async fn open_result_refuses_clearly() {
     let open = OpenResult::new(&store, codec());
     // Another owner: not found, nothing leaked.
     let intruder = open
-        .call("mallory", json!({"handle": handle}), today())
+        .call_on("mallory", json!({"handle": handle}), today())
         .await;
     assert!(intruder.is_error());
     let missing = open
-        .call(
+        .call_on(
             "alice",
             json!({"handle": "h_AAAAAAAAAAAAAAAAAAAAAA"}),
             today(),
@@ -298,7 +298,7 @@ async fn open_result_refuses_clearly() {
     assert_eq!(intruder.summary(), missing.summary());
     // A misspelt field names the valid ones.
     let typo = open
-        .call(
+        .call_on(
             "alice",
             json!({"handle": handle, "sort": {"field": "opend"}}),
             today(),
@@ -311,7 +311,7 @@ async fn open_result_refuses_clearly() {
         typo.summary()
     );
     // Not a query at all.
-    let junk = open.call("alice", json!({"handel": "x"}), today()).await;
+    let junk = open.call_on("alice", json!({"handel": "x"}), today()).await;
     assert!(
         junk.is_error() && junk.summary().contains("handel"),
         "{}",
@@ -319,7 +319,7 @@ async fn open_result_refuses_clearly() {
     );
     // Untrusted text keeps its provenance when reopened.
     let text = open
-        .call("alice", json!({"handle": handle, "page_size": 2}), today())
+        .call_on("alice", json!({"handle": handle, "page_size": 2}), today())
         .await;
     assert!(text.text().contains("list_issues.title"), "{}", text.text());
 }

@@ -292,7 +292,7 @@ where
             Shaper::for_tool("paging")
                 .budget(Budget::tokens(b))
                 .format(format)
-                .shape_blocking(std::slice::from_ref(row), &())
+                .shape_blocking(std::slice::from_ref(row))
                 .map(|s| s.report().records.shown == 1)
                 .unwrap_or(false)
         };
@@ -337,7 +337,7 @@ fn run(
                     key: "id",
                     plural: "rankeds",
                 },
-                |s, r| s.shape_blocking(r, &()).unwrap(),
+                |s, r| s.shape_blocking(r).unwrap(),
             )
         }
         Mode::Unranked | Mode::UnrankedKeepOrder => {
@@ -359,7 +359,7 @@ fn run(
                     key: "id",
                     plural: "projects",
                 },
-                |s, r| s.shape_blocking(r, &()).unwrap(),
+                |s, r| s.shape_blocking(r).unwrap(),
             )
         }
         Mode::NoId => {
@@ -382,7 +382,7 @@ fn run(
                     key: "key",
                     plural: "entries",
                 },
-                |s, r| s.shape_blocking(r, &()).unwrap(),
+                |s, r| s.shape_blocking(r).unwrap(),
             )
         }
         Mode::Custom => {
@@ -464,7 +464,7 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
                     key: "id",
                     plural: "projects",
                 },
-                |s, r| s.shape_blocking(r, &()).unwrap(),
+                |s, r| s.shape_blocking(r).unwrap(),
             );
             assert_eq!(seen, reference_order(&rows, mode));
         }

@@ -14,7 +14,7 @@ use toolshape::untrusted::{
 };
 use toolshape::{
     __private::{CallEnv, Channel, Cx},
-    ToolResult,
+    Shaper, ToolResult,
     tokens::{Tiktoken, Tokenizer},
     untrusted::UntrustedStats,
 };
@@ -759,6 +759,56 @@ fn untrusted_compact_marks_cannot_be_forged() {
                 o200k.count(marker_stripped(inner)) <= cap + 40,
                 "{input:?}: {field} over its cap"
             );
+        }
+    }
+}
+
+#[test]
+fn the_random_tag_nonce_is_on_the_report_and_is_what_the_text_uses() {
+    let p = UntrustedPolicy {
+        provenance: Provenance::RandomTag,
+        ..UntrustedPolicy::default()
+    };
+    let shaper = Shaper::for_tool(TOOL).untrusted(p);
+    let first = shaper.shape_blocking(&[ticket("hello there")]).unwrap();
+    let nonce = first
+        .report()
+        .nonce
+        .clone()
+        .expect("a random tag names its nonce");
+    // Read back from the text the model reads: the opening delimiter's suffix.
+    let text = first.text();
+    let start = text.find("<untrusted-").expect("a delimiter") + "<untrusted-".len();
+    let shown: String = text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    assert_eq!(shown, nonce);
+    assert!(text.contains(&format!("</untrusted-{nonce}>")), "{text}");
+    // A fresh nonce per call; none without the random tag.
+    let second = shaper.shape_blocking(&[ticket("hello there")]).unwrap();
+    assert_ne!(second.report().nonce.as_deref(), Some(nonce.as_str()));
+    let plain = Shaper::for_tool(TOOL)
+        .shape_blocking(&[ticket("hello")])
+        .unwrap();
+    assert_eq!(plain.report().nonce, None);
+}
+
+#[test]
+fn a_link_whose_fifth_byte_is_inside_a_character_does_not_panic() {
+    // Found by the property test: the `www.` check sliced 4 bytes into a 3-byte character.
+    for text in ["[](a!ࠀ)", "[x](ab€d)", "<a href=\"ab€\">x</a>"] {
+        assert_eq!(apply_url_policy(text, UrlPolicy::Keep).0, text);
+        for policy in [UrlPolicy::Flag, UrlPolicy::Strip] {
+            // The call used to panic; it must return, and leave no link in place when it strips.
+            let (out, links) = apply_url_policy(text, policy);
+            assert!(links >= 1, "{text:?}: the link was not seen");
+            if policy == UrlPolicy::Strip {
+                assert!(
+                    !out.contains('€') || !out.contains("href"),
+                    "{text:?} -> {out:?}"
+                );
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ fn count<T: ToolResult>(rows: &[T]) -> usize {
 
 fn main() {
     let rows: Vec<Ticket> = Vec::new();
-    let _ = Shaper::for_tool("search_tickets").shape_blocking(&rows, &());
+    let _ = Shaper::for_tool("search_tickets").shape_blocking(&rows);
     let _ = Shaper::for_tool("search_tickets").shape(&rows);
     let _ = Aggregate::new().top(Ticket::FIELDS.title, 3).top(Ticket::FIELDS.assignee, 3);
     let _ = count(&rows);

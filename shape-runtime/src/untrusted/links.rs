@@ -36,7 +36,7 @@ pub(super) fn host_of(url: &str) -> &str {
         &url[i + 3..]
     } else if let Some(r) = url.strip_prefix("//") {
         r
-    } else if url.len() > 4 && url[..4].eq_ignore_ascii_case("www.") {
+    } else if url.len() > 4 && url.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("www.")) {
         url
     } else {
         return "";
