@@ -10,7 +10,9 @@ use crate::rank::Order;
 use crate::render::{Format, Layout, RenderRecord, Renderer};
 use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use crate::resolve::ResolverStats;
-use crate::shaper::{Call, ChannelPolicy, Continuation, OPEN_RESULT, ShapeError, Shaped};
+use crate::shaper::{
+    Call, ChannelPolicy, Continuation, OPEN_RESULT, ShapeError, Shaped, UpstreamPlan,
+};
 use crate::untrusted::{Provenance, UntrustedPolicy};
 use std::time::Instant;
 
@@ -26,6 +28,9 @@ pub(crate) struct PageInputs<'a> {
     pub handle: Option<&'a str>,
     /// Whether the next cursor is a keyset (rank key and id); else a count of records.
     pub keyset: bool,
+    /// The upstream pages the rows are, when the upstream pages itself: the next cursor is
+    /// then a place in them.
+    pub upstream: Option<UpstreamPlan<'a>>,
 }
 
 /// Facts the text channel states once in its head, and how its values are written because
@@ -127,6 +132,22 @@ fn continuation<R: RenderRecord>(
         id: record.id_text().filter(|_| keyset),
         shown,
         order,
+        upstream: None,
+    }
+}
+
+/// Where the next page starts in an upstream that pages itself.
+fn upstream_continuation<'r>(
+    at: crate::cursor::UpstreamPosition,
+    shown: u64,
+    order: Order,
+) -> Continuation<'r> {
+    Continuation {
+        rank: None,
+        id: None,
+        shown,
+        order,
+        upstream: Some(at),
     }
 }
 
@@ -148,8 +169,13 @@ pub(crate) fn render<R: RenderRecord>(
     let given = page.given;
     let shown_before = call.shown_before_count();
     let reached = shown_before.saturating_add(given as u64);
-    let total = call.total_count().unwrap_or(reached).max(reached);
-    let keep_order = call.keeps_order();
+    // An upstream with pages still to come gives no total unless the caller knows it.
+    let total = match &page.upstream {
+        Some(plan) if plan.has_next() => call.total_count().map(|t| t.max(reached)),
+        _ => Some(call.total_count().unwrap_or(reached).max(reached)),
+    };
+    // Rows from an upstream keep its order, as with `keep_order`.
+    let keep_order = call.keeps_order() || page.upstream.is_some();
     let words = Words {
         name: layout.name,
         plural: layout.plural,
@@ -179,14 +205,16 @@ pub(crate) fn render<R: RenderRecord>(
     // -- the envelope for a page showing `shown` records, cut at `cut`.
     let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
         let covered = shown_before.saturating_add(shown as u64);
-        let omitted_count = total.saturating_sub(covered);
+        let omitted_count = total.map(|total| total.saturating_sub(covered));
         let too_large = u64::from(matches!(cut, Some((_, OmitReason::RecordTooLarge))));
-        let reason = if omitted_count > 0 {
+        // With no total, more remain: in this upstream page or in the upstream's next.
+        let more = omitted_count != Some(0);
+        let reason = if more {
             cut.map(|(_, r)| r).or(Some(OmitReason::PageSize))
         } else {
             None
         };
-        let next = if omitted_count > 0 {
+        let next = if more {
             cursor.and_then(|make| {
                 // Continue after the last record this page covers: the last shown, or a
                 // record too large to ever fit (so the next page skips it).
@@ -194,10 +222,20 @@ pub(crate) fn render<R: RenderRecord>(
                     Some((index, OmitReason::RecordTooLarge)) => Some(index),
                     _ if shown > 0 => Some(shown - 1),
                     _ => None,
-                }?;
-                let record = records.rows.structured.get(last)?;
+                };
                 let covered = covered.saturating_add(too_large);
-                (covered < total).then(|| {
+                if let Some(plan) = &page.upstream {
+                    // Nothing of this upstream page left to show: go on to the next.
+                    let consumed = match last {
+                        Some(last) => last + 1,
+                        None if given == 0 => 0,
+                        None => return None,
+                    };
+                    let at = plan.after(consumed)?;
+                    return Some(make(upstream_continuation(at, covered, layout.rank_order)));
+                }
+                let record = records.rows.structured.get(last?)?;
+                (total.is_none_or(|total| covered < total)).then(|| {
                     make(continuation(
                         record,
                         covered,
@@ -263,12 +301,19 @@ pub(crate) fn render<R: RenderRecord>(
     // -- reserve: the envelope as it would read with every record omitted and a cursor.
     let reserve = {
         let mut f = frame_for(0, Some((0, OmitReason::ResultBudget)));
-        if f.next.is_none()
+        let widest = total.unwrap_or(reached);
+        if let (Some(make), Some(plan)) = (cursor, &page.upstream) {
+            f.next = Some(make(upstream_continuation(
+                plan.widest(),
+                widest,
+                layout.rank_order,
+            )));
+        } else if f.next.is_none()
             && let (Some(make), Some(first)) = (cursor, records.rows.structured.first())
         {
             f.next = Some(make(continuation(
                 first,
-                total,
+                widest,
                 page.keyset,
                 layout.rank_order,
             )));
@@ -371,10 +416,13 @@ pub(crate) fn render<R: RenderRecord>(
             structured: tokens.structured,
         },
         records: RecordCounts {
-            total,
+            total: total.unwrap_or(reached),
             given,
             shown,
-            omitted: frame.omitted.count,
+            omitted: frame
+                .omitted
+                .count
+                .unwrap_or_else(|| reached.saturating_sub(shown_before + shown as u64)),
         },
         cut: cut
             .filter(|_| frame.status == Status::Partial)
