@@ -12,6 +12,10 @@
 //!   cursor that was altered, belongs to another query, has expired or cannot be read is a
 //!   [`CursorError`] whose message tells the model how to recover; decoding never panics.
 //! - [`CursorKeys`]: the signing key and, during a rotation, the previous one.
+//! - [`UpstreamPosition`]: for a tool over an upstream that pages itself (a REST API with
+//!   `Link: rel="next"`, a page token, an offset), the upstream's continuation and how many
+//!   records of that page were shown; [`CursorCodec::encode_upstream`] signs it, and
+//!   [`Call::upstream`](crate::Call::upstream) pages with it.
 //!
 //! Nothing is stored on the server: a cursor decodes after a restart and on another replica
 //! that has the same key.
@@ -656,8 +660,9 @@ impl UpstreamPosition {
 ///
 /// A cursor is base64url (no padding) over a compact binary record — format version,
 /// order, query fingerprint, issue time, count shown, rank key, id (a trailing lowercase
-/// UUID is packed into 16 bytes) — followed by HMAC-SHA256 truncated to 16 bytes over the
-/// record and the full [`QueryHash`]. A cursor after a timestamp-ranked record with a
+/// UUID is packed into 16 bytes), and for an upstream cursor (flag bit 6) the upstream's
+/// continuation and the count of its page to skip — followed by HMAC-SHA256 truncated to 16
+/// bytes over the record and the full [`QueryHash`]. A cursor after a timestamp-ranked record with a
 /// 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of another
 /// shape).
 #[derive(Debug, Clone)]

@@ -376,7 +376,13 @@ pub(crate) fn render<R: RenderRecord>(
             break (frame, tokens);
         }
         admission.pop();
-        cut = Some((shown - 1, OmitReason::ResultBudget));
+        // A record that cannot be shown even alone with the real envelope is skipped with
+        // its reason, so the next page goes on after it rather than stopping here.
+        let reason = match shown {
+            1 => OmitReason::RecordTooLarge,
+            _ => OmitReason::ResultBudget,
+        };
+        cut = Some((shown - 1, reason));
     };
     let shown = admission.len();
     // Diagnostics of the records shown: what rendering noticed up to the first record not

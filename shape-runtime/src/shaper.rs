@@ -607,7 +607,7 @@ impl<'a> Call<'a> {
     ///
     /// let codec = Arc::new(CursorCodec::new(CursorKeys::new(b"a key of sixteen bytes or more")?));
     /// let query = QueryHash::of("list_issues", &serde_json::json!({"repo": "o/r"}))?;
-    /// let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(90));
+    /// let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(200));
     /// let (mut cursor, mut pages) = (None::<String>, Vec::new());
     /// loop {
     ///     // Decode the cursor, fetch the upstream page it names, shape, answer.
