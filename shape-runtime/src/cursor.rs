@@ -662,9 +662,9 @@ impl UpstreamPosition {
 /// order, query fingerprint, issue time, count shown, rank key, id (a trailing lowercase
 /// UUID is packed into 16 bytes), and for an upstream cursor (flag bit 6) the upstream's
 /// continuation and the count of its page to skip — followed by HMAC-SHA256 truncated to 16
-/// bytes over the record and the full [`QueryHash`]. A cursor after a timestamp-ranked record with a
-/// 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of another
-/// shape).
+/// bytes over the record and the full [`QueryHash`]. A cursor after a timestamp-ranked
+/// record with a 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of
+/// another shape); an upstream cursor is about 40 characters plus 4/3 of its continuation.
 #[derive(Debug, Clone)]
 pub struct CursorCodec {
     keys: CursorKeys,
@@ -1215,6 +1215,32 @@ mod tests {
             );
         }
         assert!(codec().decode_at(&resign(body), &query, 11).is_ok());
+    }
+
+    #[test]
+    fn a_cursor_without_the_upstream_flag_reads_as_before() {
+        let query = QueryHash([5; 32]);
+        let keyset = Keyset {
+            rank: Some(KeyValue::Str("2025-03-01".into())),
+            id: Some("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90".into()),
+            order: Order::Desc,
+        };
+        // Issued before upstream cursors existed; the format without the flag is unchanged.
+        let issued =
+            "AT8FBQUFgOLPqgYUCjIwMjUtMDMtMDEEdGt0X586ccQtGEtunAWKs_LhfZC74U954UKP7jx_p0d3qkyp";
+        assert_eq!(
+            codec().encode_at(&keyset, 20, &query, 1_700_000_000),
+            issued
+        );
+        assert_eq!(
+            codec().decode_at(issued, &query, 1_700_000_000),
+            Ok(Position {
+                keyset,
+                shown: 20,
+                issued_at_unix: 1_700_000_000,
+                upstream: None,
+            })
+        );
     }
 
     #[test]
