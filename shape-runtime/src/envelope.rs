@@ -215,38 +215,37 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
         Status::Error => return s,
         Status::Ok | Status::Partial => {}
     }
-    let Some(count) = c.total else {
-        return unknown_total_summary(c, w, has_next);
-    };
-    let total = thousands(count);
+    // Without a total (an upstream that pages itself, pages still to come) a page states
+    // the records' place and that more are available, never a number nobody knows.
+    let total = c.total.map(thousands);
     if c.shown_before > 0 {
-        let first = c.shown_before + 1;
-        let last = c.shown_before + c.shown;
-        if c.shown == 0 {
-            let _ = write!(
-                s,
-                "no more {} after the first {}",
-                w.plural,
-                thousands(c.shown_before)
-            );
-        } else {
-            let _ = write!(
-                s,
-                "{} {}–{} of {total}",
-                w.plural,
-                thousands(first),
-                thousands(last)
-            );
-        }
-    } else if status == Status::Ok {
-        let _ = write!(s, "{total} {}", noun(count, &w));
+        let (first, last) = (c.shown_before + 1, c.shown_before + c.shown);
+        let before = thousands(c.shown_before);
+        let _ = match (&total, c.shown) {
+            (Some(_), 0) => write!(s, "no more {} after the first {before}", w.plural),
+            (None, 0) => write!(s, "0 {} shown after the first {before}", w.plural),
+            (total, _) => {
+                let of = total
+                    .as_ref()
+                    .map_or("shown".to_owned(), |t| format!("of {t}"));
+                let (first, last) = (thousands(first), thousands(last));
+                write!(s, "{} {first}–{last} {of}", w.plural)
+            }
+        };
     } else {
-        let _ = write!(s, "{} of {total} {}", thousands(c.shown), w.plural);
+        let _ = match (c.total, status) {
+            (Some(n), Status::Ok) => write!(s, "{} {}", thousands(n), noun(n, &w)),
+            (Some(n), _) => write!(s, "{} of {} {}", thousands(c.shown), thousands(n), w.plural),
+            (None, _) => write!(s, "{} {} shown", thousands(c.shown), noun(c.shown, &w)),
+        };
     }
     if let Some(order) = w.order
-        && (c.shown > 1 || (c.shown_before == 0 && count > 1))
+        && (c.shown > 1 || (c.shown_before == 0 && c.total.is_some_and(|t| t > 1)))
     {
         let _ = write!(s, ", {order}");
+    }
+    if total.is_none() {
+        s.push_str("; more available");
     }
     if has_next {
         if omitted.too_large > 0 {
@@ -275,42 +274,6 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
                 reason.phrase()
             );
         }
-    }
-    s
-}
-
-/// The summary of a page whose source gives no total (an upstream that pages itself, with
-/// pages still to come): the records' place, and that more are available, never a number
-/// the library does not know.
-fn unknown_total_summary(c: Counts, w: Words<'_>, has_next: bool) -> String {
-    let mut s = String::new();
-    let last = c.shown_before + c.shown;
-    if c.shown_before == 0 {
-        let _ = write!(s, "{} {} shown", thousands(c.shown), noun(c.shown, &w));
-    } else if c.shown == 0 {
-        let _ = write!(
-            s,
-            "0 {} shown after the first {}",
-            w.plural,
-            thousands(c.shown_before)
-        );
-    } else {
-        let _ = write!(
-            s,
-            "{} {}–{} shown",
-            w.plural,
-            thousands(c.shown_before + 1),
-            thousands(last)
-        );
-    }
-    if let Some(order) = w.order
-        && c.shown > 1
-    {
-        let _ = write!(s, ", {order}");
-    }
-    s.push_str("; more available");
-    if has_next {
-        s.push_str("; call again with the cursor in next for more");
     }
     s
 }
