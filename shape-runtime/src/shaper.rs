@@ -660,10 +660,18 @@ impl<'a> Call<'a> {
         &self,
         rows: usize,
     ) -> Result<Option<UpstreamPlan<'_>>, ShapeError> {
-        let Some(upstream) = &self.upstream else {
-            return Ok(None);
-        };
         let fail = |message: String| Err(ShapeError::Upstream(message));
+        let Some(upstream) = &self.upstream else {
+            return match &self.after {
+                Some(Resume::Upstream(_)) => fail(
+                    "the cursor continues a page of the upstream, but the rows were not \
+                     declared as one: fetch the page `Call::upstream_position` names and \
+                     declare it with `Call::upstream`"
+                        .to_owned(),
+                ),
+                _ => Ok(None),
+            };
+        };
         let mut pages = Vec::with_capacity(upstream.pages.len());
         let mut declared = 0usize;
         for (page, len) in &upstream.pages {

@@ -499,6 +499,9 @@ fn a_cursor_for_another_page_or_mode_is_refused_with_a_remedy() {
         .shape_blocking(&rows, &())
         .unwrap_err();
     assert!(err.to_string().contains("upstream_position"), "{err}");
+    // Rows not declared as an upstream page, under an upstream cursor.
+    let err = call.clone().shape_blocking(&rows, &()).unwrap_err();
+    assert!(err.to_string().contains("Call::upstream`"), "{err}");
     // A declared page count that does not match the rows.
     let err = call
         .upstream_pages([(None, 3)], None)
