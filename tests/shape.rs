@@ -24,3 +24,5 @@ mod open;
 mod paging;
 #[path = "suite/untrusted.rs"]
 mod untrusted;
+#[path = "suite/upstream.rs"]
+mod upstream;

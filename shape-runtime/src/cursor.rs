@@ -12,6 +12,10 @@
 //!   cursor that was altered, belongs to another query, has expired or cannot be read is a
 //!   [`CursorError`] whose message tells the model how to recover; decoding never panics.
 //! - [`CursorKeys`]: the signing key and, during a rotation, the previous one.
+//! - [`UpstreamPosition`]: for a tool over an upstream that pages itself (a REST API with
+//!   `Link: rel="next"`, a page token, an offset), the upstream's continuation and how many
+//!   records of that page were shown; [`CursorCodec::encode_upstream`] signs it, and
+//!   [`Call::upstream`](crate::Call::upstream) pages with it.
 //!
 //! Nothing is stored on the server: a cursor decodes after a restart and on another replica
 //! that has the same key.
@@ -81,7 +85,14 @@ const FLAG_ID: u8 = 1 << 1;
 const FLAG_ID_UUID: u8 = 1 << 2;
 const RANK_SHIFT: u8 = 3;
 const RANK_MASK: u8 = 0b111 << RANK_SHIFT;
-const FLAG_UNUSED: u8 = !(FLAG_DESC | FLAG_ID | FLAG_ID_UUID | RANK_MASK);
+/// An upstream position follows the id: the upstream page (`0` for its first page, else the
+/// continuation's length plus one, then its bytes) and the records of it to skip. Cursors
+/// without the flag read as before; a server that predates it refuses the flag as unreadable.
+const FLAG_UPSTREAM: u8 = 1 << 6;
+const FLAG_UNUSED: u8 = !(FLAG_DESC | FLAG_ID | FLAG_ID_UUID | RANK_MASK | FLAG_UPSTREAM);
+/// The longest upstream continuation a cursor carries, in bytes (a cursor is at most
+/// [`MAX_CURSOR_CHARS`] characters).
+pub const MAX_UPSTREAM_BYTES: usize = 1024;
 
 // Rank tags (3 bits).
 const RANK_NONE: u8 = 0;
@@ -314,6 +325,9 @@ pub struct Continuation<'a> {
     pub shown: u64,
     /// The rank order the records are in.
     pub order: Order,
+    /// Where the next page starts in an upstream that pages itself
+    /// ([`Call::upstream`](crate::Call::upstream)): `rank` and `id` are then `None`.
+    pub upstream: Option<UpstreamPosition>,
 }
 
 /// Makes the `next` cursor from where the page stops.
@@ -624,16 +638,54 @@ pub struct Position {
     pub shown: u64,
     /// When the cursor was issued, in seconds since the Unix epoch.
     pub issued_at_unix: u64,
+    /// Where to resume in an upstream that pages itself, for cursors that carry one.
+    pub upstream: Option<UpstreamPosition>,
+}
+
+/// A position in an upstream that pages itself (a REST API with a `Link: rel="next"` header,
+/// a page token or an offset): which upstream page to fetch, and how many of its records
+/// earlier answers already showed.
+///
+/// The continuation is the upstream's own, opaque to the library, and comes back signed: a
+/// tool that fetches the page a cursor names fetches only what its upstream issued.
+///
+/// ```
+/// use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash, UpstreamPosition};
+///
+/// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
+/// let query = QueryHash::of("list_issues", &serde_json::json!({"repo": "o/r"}))?;
+/// let at = UpstreamPosition { page: Some("https://api.example/issues?page=3".into()), skip: 12 };
+/// let cursor = codec.encode_upstream(&at, 72, &query);
+/// let position = codec.decode(&cursor, &query)?;
+/// assert_eq!(position.upstream, Some(at));
+/// assert_eq!(position.shown, 72);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct UpstreamPosition {
+    /// The upstream page to fetch: the continuation the upstream gave for it (a `next` URL, a
+    /// page token, an offset), or `None` for its first page.
+    pub page: Option<String>,
+    /// How many of that page's records, from its start, earlier answers showed: skip them.
+    pub skip: u64,
+}
+
+impl UpstreamPosition {
+    /// The upstream's first page, from its first record.
+    pub fn start() -> Self {
+        UpstreamPosition::default()
+    }
 }
 
 /// Encodes and decodes cursors with one set of keys.
 ///
 /// A cursor is base64url (no padding) over a compact binary record — format version,
 /// order, query fingerprint, issue time, count shown, rank key, id (a trailing lowercase
-/// UUID is packed into 16 bytes) — followed by HMAC-SHA256 truncated to 16 bytes over the
-/// record and the full [`QueryHash`]. A cursor after a timestamp-ranked record with a
-/// 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of another
-/// shape).
+/// UUID is packed into 16 bytes), and for an upstream cursor (flag bit 6) the upstream's
+/// continuation and the count of its page to skip — followed by HMAC-SHA256 truncated to 16
+/// bytes over the record and the full [`QueryHash`]. A cursor after a timestamp-ranked
+/// record with a 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of
+/// another shape); an upstream cursor is about 40 characters plus 4/3 of its continuation.
 #[derive(Debug, Clone)]
 pub struct CursorCodec {
     keys: CursorKeys,
@@ -663,6 +715,31 @@ impl CursorCodec {
         self.encode_at(keyset, shown, query, unix_now())
     }
 
+    /// A cursor for a position in an upstream that pages itself, after `shown` records in
+    /// all, for `query`. The continuation must be at most [`MAX_UPSTREAM_BYTES`] long (a
+    /// [`Call`](crate::Call) paging an upstream checks it before encoding).
+    pub fn encode_upstream(
+        &self,
+        upstream: &UpstreamPosition,
+        shown: u64,
+        query: &QueryHash,
+    ) -> String {
+        self.encode_upstream_at(upstream, shown, query, unix_now())
+    }
+
+    /// [`encode_upstream`](Self::encode_upstream) with the issue time given (seconds since
+    /// the Unix epoch).
+    pub fn encode_upstream_at(
+        &self,
+        upstream: &UpstreamPosition,
+        shown: u64,
+        query: &QueryHash,
+        issued_at_unix: u64,
+    ) -> String {
+        let start = Keyset::start(Order::Asc);
+        self.encode_body(&start, Some(upstream), shown, query, issued_at_unix)
+    }
+
     /// A cursor for the next page after `last_shown`, the last record of this page.
     pub fn next_cursor<T: ToolResult>(
         &self,
@@ -677,6 +754,17 @@ impl CursorCodec {
     pub fn encode_at(
         &self,
         keyset: &Keyset,
+        shown: u64,
+        query: &QueryHash,
+        issued_at_unix: u64,
+    ) -> String {
+        self.encode_body(keyset, None, shown, query, issued_at_unix)
+    }
+
+    fn encode_body(
+        &self,
+        keyset: &Keyset,
+        upstream: Option<&UpstreamPosition>,
         shown: u64,
         query: &QueryHash,
         issued_at_unix: u64,
@@ -725,6 +813,17 @@ impl CursorCodec {
                 }
                 None => put_bytes(&mut out, id.as_bytes()),
             }
+        }
+        if let Some(upstream) = upstream {
+            flags |= FLAG_UPSTREAM;
+            match &upstream.page {
+                None => put_varint(&mut out, 0),
+                Some(page) => {
+                    put_varint(&mut out, (page.len() as u64).saturating_add(1));
+                    out.extend_from_slice(page.as_bytes());
+                }
+            }
+            put_varint(&mut out, upstream.skip);
         }
         out[1] = flags;
 
@@ -830,6 +929,18 @@ fn parse_body(body: &[u8]) -> Option<Position> {
             Some(id)
         }
     };
+    let upstream = if flags & FLAG_UPSTREAM != 0 {
+        let page = match usize::try_from(r.varint()?).ok()? {
+            0 => None,
+            len => Some(String::from_utf8(r.take(len - 1)?.to_vec()).ok()?),
+        };
+        Some(UpstreamPosition {
+            page,
+            skip: r.varint()?,
+        })
+    } else {
+        None
+    };
     if !r.rest.is_empty() {
         return None;
     }
@@ -842,6 +953,7 @@ fn parse_body(body: &[u8]) -> Option<Position> {
         keyset: Keyset { rank, id, order },
         shown,
         issued_at_unix,
+        upstream,
     })
 }
 
@@ -1031,7 +1143,8 @@ mod tests {
                         Ok(Position {
                             keyset,
                             shown: 41,
-                            issued_at_unix: 1_700_000_000
+                            issued_at_unix: 1_700_000_000,
+                            upstream: None,
                         })
                     );
                 }
@@ -1068,6 +1181,87 @@ mod tests {
             Err(CursorError::Malformed)
         );
         assert!(codec().decode_at(&resign(body), &query, 5).is_ok());
+    }
+
+    #[test]
+    fn upstream_positions_round_trip_and_refuse_what_does_not_parse() {
+        let query = QueryHash([9; 32]);
+        for page in [
+            None,
+            Some(String::new()),
+            Some("https://api.github.com/repos/o/r/issues?page=3&per_page=30".to_owned()),
+            Some("é".repeat(MAX_UPSTREAM_BYTES / 2)),
+        ] {
+            for skip in [0, 1, 29, u64::MAX] {
+                let at = UpstreamPosition {
+                    page: page.clone(),
+                    skip,
+                };
+                let text = codec().encode_upstream_at(&at, 7, &query, 11);
+                assert!(text.len() <= MAX_CURSOR_CHARS, "{}", text.len());
+                let position = codec().decode_at(&text, &query, 11);
+                assert_eq!(
+                    position,
+                    Ok(Position {
+                        keyset: Keyset::start(Order::Asc),
+                        shown: 7,
+                        issued_at_unix: 11,
+                        upstream: Some(at),
+                    })
+                );
+            }
+        }
+        // A signed body whose continuation runs past the end, or is not UTF-8, is refused.
+        let at = UpstreamPosition {
+            page: Some("abc".into()),
+            skip: 2,
+        };
+        let text = codec().encode_upstream_at(&at, 7, &query, 11);
+        let bytes = URL_SAFE_NO_PAD.decode(&text).unwrap_or_default();
+        let body = &bytes[..bytes.len() - TAG_LEN];
+        let resign = |body: &[u8]| {
+            let mut out = body.to_vec();
+            out.extend_from_slice(&sign(codec().keys.current.clone(), body, &query)[..TAG_LEN]);
+            URL_SAFE_NO_PAD.encode(out)
+        };
+        let page_at = body.len() - 5; // length byte, "abc", skip
+        let mut long = body.to_vec();
+        long[page_at] = 40;
+        let mut invalid = body.to_vec();
+        invalid[page_at + 1] = 0xff;
+        for bad in [long, invalid, body[..body.len() - 1].to_vec()] {
+            assert_eq!(
+                codec().decode_at(&resign(&bad), &query, 11),
+                Err(CursorError::Malformed)
+            );
+        }
+        assert!(codec().decode_at(&resign(body), &query, 11).is_ok());
+    }
+
+    #[test]
+    fn a_cursor_without_the_upstream_flag_reads_as_before() {
+        let query = QueryHash([5; 32]);
+        let keyset = Keyset {
+            rank: Some(KeyValue::Str("2025-03-01".into())),
+            id: Some("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90".into()),
+            order: Order::Desc,
+        };
+        // Issued before upstream cursors existed; the format without the flag is unchanged.
+        let issued =
+            "AT8FBQUFgOLPqgYUCjIwMjUtMDMtMDEEdGt0X586ccQtGEtunAWKs_LhfZC74U954UKP7jx_p0d3qkyp";
+        assert_eq!(
+            codec().encode_at(&keyset, 20, &query, 1_700_000_000),
+            issued
+        );
+        assert_eq!(
+            codec().decode_at(issued, &query, 1_700_000_000),
+            Ok(Position {
+                keyset,
+                shown: 20,
+                issued_at_unix: 1_700_000_000,
+                upstream: None,
+            })
+        );
     }
 
     #[test]

@@ -74,8 +74,9 @@ impl OmitReason {
 /// The `omitted` object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Omitted {
-    /// Records left out of this answer.
-    pub count: u64,
+    /// Records left out of this answer; `None` (`null`) when the source gives no total and
+    /// more remain.
+    pub count: Option<u64>,
     /// Why; `null` when nothing was left out.
     pub reason: Option<OmitReason>,
     /// Source fields this view leaves out (the projection dropped them; the records may
@@ -113,8 +114,9 @@ pub struct Counts {
     pub shown: u64,
     /// Records shown by earlier pages of the same query (from the cursor).
     pub shown_before: u64,
-    /// All records matching the query, when known.
-    pub total: u64,
+    /// All records matching the query; `None` when the source gives no total (an upstream
+    /// that pages itself) and more remain.
+    pub total: Option<u64>,
 }
 
 /// The words a summary is made from.
@@ -142,9 +144,9 @@ impl Frame {
         omitted: Omitted,
         next: Option<String>,
     ) -> Frame {
-        let status = if counts.total == 0 && counts.shown == 0 {
+        let status = if counts.total == Some(0) && counts.shown == 0 {
             Status::Empty
-        } else if omitted.count > 0 || next.is_some() {
+        } else if omitted.count != Some(0) || next.is_some() {
             Status::Partial
         } else {
             Status::Ok
@@ -180,7 +182,7 @@ impl Frame {
             status: Status::Error,
             summary,
             omitted: Omitted {
-                count: 0,
+                count: Some(0),
                 reason: None,
                 fields: Vec::new(),
                 too_large: 0,
@@ -213,35 +215,37 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
         Status::Error => return s,
         Status::Ok | Status::Partial => {}
     }
-    let total = thousands(c.total);
+    // Without a total (an upstream that pages itself, pages still to come) a page states
+    // the records' place and that more are available, never a number nobody knows.
+    let total = c.total.map(thousands);
     if c.shown_before > 0 {
-        let first = c.shown_before + 1;
-        let last = c.shown_before + c.shown;
-        if c.shown == 0 {
-            let _ = write!(
-                s,
-                "no more {} after the first {}",
-                w.plural,
-                thousands(c.shown_before)
-            );
-        } else {
-            let _ = write!(
-                s,
-                "{} {}–{} of {total}",
-                w.plural,
-                thousands(first),
-                thousands(last)
-            );
-        }
-    } else if status == Status::Ok {
-        let _ = write!(s, "{total} {}", noun(c.total, &w));
+        let (first, last) = (c.shown_before + 1, c.shown_before + c.shown);
+        let before = thousands(c.shown_before);
+        let _ = match (&total, c.shown) {
+            (Some(_), 0) => write!(s, "no more {} after the first {before}", w.plural),
+            (None, 0) => write!(s, "0 {} shown after the first {before}", w.plural),
+            (total, _) => {
+                let of = total
+                    .as_ref()
+                    .map_or("shown".to_owned(), |t| format!("of {t}"));
+                let (first, last) = (thousands(first), thousands(last));
+                write!(s, "{} {first}–{last} {of}", w.plural)
+            }
+        };
     } else {
-        let _ = write!(s, "{} of {total} {}", thousands(c.shown), w.plural);
+        let _ = match (c.total, status) {
+            (Some(n), Status::Ok) => write!(s, "{} {}", thousands(n), noun(n, &w)),
+            (Some(n), _) => write!(s, "{} of {} {}", thousands(c.shown), thousands(n), w.plural),
+            (None, _) => write!(s, "{} {} shown", thousands(c.shown), noun(c.shown, &w)),
+        };
     }
     if let Some(order) = w.order
-        && (c.shown > 1 || (c.shown_before == 0 && c.total > 1))
+        && (c.shown > 1 || (c.shown_before == 0 && c.total.is_some_and(|t| t > 1)))
     {
         let _ = write!(s, ", {order}");
+    }
+    if total.is_none() {
+        s.push_str("; more available");
     }
     if has_next {
         if omitted.too_large > 0 {
@@ -266,7 +270,7 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
             let _ = write!(
                 s,
                 "; {} not shown ({}), narrow the query to see them",
-                thousands(omitted.count),
+                omitted.count.map_or_else(|| "more".to_owned(), thousands),
                 reason.phrase()
             );
         }
@@ -354,10 +358,17 @@ pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
 pub fn text_tail(frame: &Frame, plural: &str, tool: &str) -> String {
     let o = &frame.omitted;
     let mut out = String::from("omitted: ");
-    if o.count == 0 {
+    if o.count == Some(0) {
         out.push_str("none");
     } else {
-        let _ = write!(out, "{} {plural}", thousands(o.count));
+        match o.count {
+            Some(count) => {
+                let _ = write!(out, "{} {plural}", thousands(count));
+            }
+            None => {
+                let _ = write!(out, "more {plural}, how many the source does not say");
+            }
+        }
         if let Some(reason) = o.reason {
             let _ = write!(out, " ({})", reason.as_str());
         }

@@ -105,6 +105,7 @@ impl Call<'_> {
         S: HandleStore,
     {
         let start = Instant::now();
+        let upstream = self.upstream_plan(rows.len())?;
         // The stored result is the whole of it, so every row is ordered.
         let (order, _, keyset) = self.ranked_rows(rows, usize::MAX);
         let mut keys = <T::Needs as Needs>::Keys::default();
@@ -155,6 +156,7 @@ impl Call<'_> {
             lead: lead.as_deref(),
             handle: handle.as_deref(),
             keyset,
+            upstream,
         };
         self.with_records(rows, &order, &names, &layout, |records| {
             crate::page::render(&self.page_settings(), records, &layout, page, start)
@@ -434,6 +436,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             lead: lead.as_deref(),
             handle: None,
             keyset: false,
+            upstream: None,
         };
         let records = Records {
             rows: PerChannel {

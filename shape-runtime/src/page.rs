@@ -5,6 +5,7 @@
 
 use crate::admit::ChannelPolicy;
 use crate::admit::{Admission, PerChannel, Segment};
+use crate::cursor::UpstreamPosition;
 use crate::cursor::{Continuation, CursorFn};
 use crate::env::{CallEnv, Channel, DateStyle};
 use crate::envelope::{self, Counts, Frame, OmitReason, Omitted, Status, Words};
@@ -42,6 +43,57 @@ pub(crate) struct PageSettings<'a> {
     pub cursor: Option<&'a CursorFn>,
 }
 
+/// The upstream pages of one call, checked against its rows and cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct UpstreamPlan<'c> {
+    /// Each page's continuation and how many of the rows it gave, in order.
+    pub pages: Vec<(Option<&'c str>, usize)>,
+    /// The upstream's continuation after the last page.
+    pub next: Option<&'c str>,
+    /// Rows at the start that earlier answers showed.
+    pub skip: usize,
+}
+
+impl UpstreamPlan<'_> {
+    /// Where the next answer starts after `consumed` rows from the first row not skipped;
+    /// `None` when the upstream has nothing after them.
+    pub fn after(&self, consumed: usize) -> Option<UpstreamPosition> {
+        let mut at = self.skip.saturating_add(consumed);
+        for (page, len) in &self.pages {
+            if at < *len {
+                return Some(UpstreamPosition {
+                    page: page.map(str::to_owned),
+                    skip: at as u64,
+                });
+            }
+            at -= len;
+        }
+        self.next.map(|page| UpstreamPosition {
+            page: Some(page.to_owned()),
+            skip: 0,
+        })
+    }
+
+    /// Whether the upstream has pages after these rows, so the whole count is unknown.
+    pub fn has_next(&self) -> bool {
+        self.next.is_some()
+    }
+
+    /// The longest position a cursor of this call can carry, to reserve room for it.
+    pub fn widest(&self) -> UpstreamPosition {
+        let page = self
+            .pages
+            .iter()
+            .filter_map(|(page, _)| *page)
+            .chain(self.next)
+            .max_by_key(|page| page.len());
+        UpstreamPosition {
+            page: page.map(str::to_owned),
+            skip: self.pages.iter().map(|(_, len)| *len as u64).sum(),
+        }
+    }
+}
+
 /// What a page knows beyond its records.
 pub(crate) struct PageInputs<'a> {
     /// Records from this position on, in all (the reachable ones may be fewer).
@@ -54,6 +106,9 @@ pub(crate) struct PageInputs<'a> {
     pub handle: Option<&'a str>,
     /// Whether the next cursor is a keyset (rank key and id); else a count of records.
     pub keyset: bool,
+    /// The upstream pages the rows are, when the upstream pages itself: the next cursor is
+    /// then a place in them.
+    pub upstream: Option<UpstreamPlan<'a>>,
 }
 
 /// Facts the text channel states once in its head, and how its values are written because
@@ -157,6 +212,22 @@ fn continuation<R: RenderRecord>(
         id: record.id_text().filter(|_| keyset),
         shown,
         order,
+        upstream: None,
+    }
+}
+
+/// Where the next page starts in an upstream that pages itself.
+fn upstream_continuation<'r>(
+    at: crate::cursor::UpstreamPosition,
+    shown: u64,
+    order: Order,
+) -> Continuation<'r> {
+    Continuation {
+        rank: None,
+        id: None,
+        shown,
+        order,
+        upstream: Some(at),
     }
 }
 
@@ -177,8 +248,13 @@ pub(crate) fn render<R: RenderRecord>(
     let given = page.given;
     let shown_before = settings.shown_before;
     let reached = shown_before.saturating_add(given as u64);
-    let total = settings.total.unwrap_or(reached).max(reached);
-    let keep_order = settings.keep_order;
+    // An upstream with pages still to come gives no total unless the caller knows it.
+    let total = match &page.upstream {
+        Some(plan) if plan.has_next() => settings.total.map(|t| t.max(reached)),
+        _ => Some(settings.total.unwrap_or(reached).max(reached)),
+    };
+    // Rows from an upstream keep its order, as with `keep_order`.
+    let keep_order = settings.keep_order || page.upstream.is_some();
     let words = Words {
         name: layout.name,
         plural: layout.plural,
@@ -204,14 +280,16 @@ pub(crate) fn render<R: RenderRecord>(
     // -- the envelope for a page showing `shown` records, cut at `cut`.
     let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
         let covered = shown_before.saturating_add(shown as u64);
-        let omitted_count = total.saturating_sub(covered);
+        let omitted_count = total.map(|total| total.saturating_sub(covered));
         let too_large = u64::from(matches!(cut, Some((_, OmitReason::RecordTooLarge))));
-        let reason = if omitted_count > 0 {
+        // With no total, more remain: in this upstream page or in the upstream's next.
+        let more = omitted_count != Some(0);
+        let reason = if more {
             cut.map(|(_, r)| r).or(Some(OmitReason::PageSize))
         } else {
             None
         };
-        let next = if omitted_count > 0 {
+        let next = if more {
             cursor.and_then(|make| {
                 // Continue after the last record this page covers: the last shown, or a
                 // record too large to ever fit (so the next page skips it).
@@ -219,10 +297,20 @@ pub(crate) fn render<R: RenderRecord>(
                     Some((index, OmitReason::RecordTooLarge)) => Some(index),
                     _ if shown > 0 => Some(shown - 1),
                     _ => None,
-                }?;
-                let record = records.rows.structured.get(last)?;
+                };
                 let covered = covered.saturating_add(too_large);
-                (covered < total).then(|| {
+                if let Some(plan) = &page.upstream {
+                    // Nothing of this upstream page left to show: go on to the next.
+                    let consumed = match last {
+                        Some(last) => last + 1,
+                        None if given == 0 => 0,
+                        None => return None,
+                    };
+                    let at = plan.after(consumed)?;
+                    return Some(make(upstream_continuation(at, covered, layout.rank_order)));
+                }
+                let record = records.rows.structured.get(last?)?;
+                (total.is_none_or(|total| covered < total)).then(|| {
                     make(continuation(
                         record,
                         covered,
@@ -288,12 +376,19 @@ pub(crate) fn render<R: RenderRecord>(
     // -- reserve: the envelope as it would read with every record omitted and a cursor.
     let reserve = {
         let mut f = frame_for(0, Some((0, OmitReason::ResultBudget)));
-        if f.next.is_none()
+        let widest = total.unwrap_or(reached);
+        if let (Some(make), Some(plan)) = (cursor, &page.upstream) {
+            f.next = Some(make(upstream_continuation(
+                plan.widest(),
+                widest,
+                layout.rank_order,
+            )));
+        } else if f.next.is_none()
             && let (Some(make), Some(first)) = (cursor, records.rows.structured.first())
         {
             f.next = Some(make(continuation(
                 first,
-                total,
+                widest,
                 page.keyset,
                 layout.rank_order,
             )));
@@ -356,7 +451,13 @@ pub(crate) fn render<R: RenderRecord>(
             break (frame, tokens);
         }
         admission.pop();
-        cut = Some((shown - 1, OmitReason::ResultBudget));
+        // A record that cannot be shown even alone with the real envelope is skipped with
+        // its reason, so the next page goes on after it rather than stopping here.
+        let reason = match shown {
+            1 => OmitReason::RecordTooLarge,
+            _ => OmitReason::ResultBudget,
+        };
+        cut = Some((shown - 1, reason));
     };
     let shown = admission.len();
     // Diagnostics of the records shown: what rendering noticed up to the first record not
@@ -396,10 +497,13 @@ pub(crate) fn render<R: RenderRecord>(
             structured: tokens.structured,
         },
         records: RecordCounts {
-            total,
+            total: total.unwrap_or(reached),
             given,
             shown,
-            omitted: frame.omitted.count,
+            omitted: frame
+                .omitted
+                .count
+                .unwrap_or_else(|| reached.saturating_sub(shown_before + shown as u64)),
         },
         cut: cut
             .filter(|_| frame.status == Status::Partial)

@@ -91,13 +91,15 @@ pub struct ChannelTokens {
 /// Record counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RecordCounts {
-    /// All records matching the query (the caller's total, or the rows given).
+    /// All records matching the query (the caller's total, or the rows given); at least
+    /// this many when an upstream that pages itself gives no total.
     pub total: u64,
     /// Records given to this call.
     pub given: usize,
     /// Records shown.
     pub shown: usize,
-    /// Records matching but not shown by this call (`total` − earlier pages − `shown`).
+    /// Records matching but not shown by this call (`total` − earlier pages − `shown`); at
+    /// least this many when an upstream that pages itself gives no total.
     pub omitted: u64,
 }
 

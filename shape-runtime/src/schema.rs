@@ -178,7 +178,11 @@ pub fn envelope_of(record: Schema, defs: Map<String, Value>, title: &str) -> Sch
             "omitted": {
                 "type": "object",
                 "properties": {
-                    "count": { "type": "integer", "minimum": 0 },
+                    "count": {
+                        "type": ["integer", "null"],
+                        "minimum": 0,
+                        "description": "records left out; null when the source gives no total and more remain",
+                    },
                     "reason": { "enum": reasons.iter().map(|r| Value::from(*r)).chain([Value::Null]).collect::<Vec<_>>() },
                     "fields": {
                         "type": "array",

@@ -22,6 +22,11 @@ pub enum ShapeError {
         /// The serializer's message.
         message: String,
     },
+    /// The upstream pages declared with [`Call::upstream`](crate::Call::upstream) do not fit
+    /// the rows or the cursor: a mistake in the tool's code, described with what to do
+    /// instead.
+    #[error("upstream paging: {0}")]
+    Upstream(String),
 }
 
 /// A shaped tool result: the text channel, the structured channel and the report.

@@ -1,0 +1,550 @@
+//! Paging over an upstream that pages itself: a fake GitHub-like REST API serving pages of
+//! JSON with a `Link: <…>; rel="next"` header and no total, walked end to end through `next`
+//! at several budgets. Every record is shown once, in the upstream's order; no summary states
+//! a total that is false (none is stated before the upstream's last page), an unknown total
+//! reads "more available", and `next` is null only at the end.
+//!
+//! The oracle reads only what a model reads: the numbers in `data` and in the text channel's
+//! lines, and the summary's words, compared with the data set the test made.
+
+use proptest::prelude::*;
+use serde::Deserialize;
+use std::sync::{Arc, OnceLock};
+use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash, UpstreamPosition};
+use toolshape::{Budget, Format, ShapeError, Shaped, Shaper, Status, ToolResult};
+
+const API: &str = "https://api.github.test/repos/octo/hello/issues?state=open";
+
+/// An issue as the tool deserialises it from the upstream's JSON.
+#[derive(Debug, Clone, Deserialize, ToolResult)]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    prose = "#{number} {title}: {state}, {comments} comments"
+)]
+struct Issue {
+    #[shape(show)]
+    number: u64,
+    #[shape(show)]
+    title: String,
+    #[shape(show)]
+    state: String,
+    #[shape(show)]
+    comments: u32,
+}
+
+/// The upstream's data set: 137 issues, newest first, as GitHub lists them.
+fn data_set() -> &'static [serde_json::Value] {
+    static DATA: OnceLock<Vec<serde_json::Value>> = OnceLock::new();
+    DATA.get_or_init(|| {
+        (0..137u64)
+            .map(|i| {
+                serde_json::json!({
+                    "number": 4_210 - i * 3,
+                    "title": format!("Crash when {} a {} file", ["opening", "saving", "renaming"][(i % 3) as usize], ["large", "empty", "shared", "remote"][(i % 4) as usize]),
+                    "state": if i % 5 == 0 { "closed" } else { "open" },
+                    "comments": i % 7,
+                    "user": {"login": format!("user{}", i % 11), "id": 1000 + i},
+                    "labels": [{"name": "bug"}],
+                })
+            })
+            .collect()
+    })
+}
+
+/// A fake REST upstream over the first `len` issues: pages of `per_page` by `page=N`, a
+/// `Link` header naming the next page, and no total anywhere. An offset-style upstream
+/// (`trailing_empty`) also links a next page after a full last page, which is empty.
+#[derive(Debug, Clone, Copy)]
+struct Upstream {
+    len: usize,
+    per_page: usize,
+    trailing_empty: bool,
+}
+
+/// One HTTP response: the JSON body and the `Link` header, if any.
+struct Response {
+    body: String,
+    link: Option<String>,
+}
+
+impl Upstream {
+    fn url(&self, page: usize) -> String {
+        format!("{API}&per_page={}&page={page}", self.per_page)
+    }
+
+    /// `GET url` (the first page when `None`).
+    fn get(&self, url: Option<&str>) -> Response {
+        let page: usize = url
+            .map(|u| {
+                assert!(u.starts_with(API), "a URL this upstream never issued: {u}");
+                let n = u.rsplit("page=").next().unwrap_or_default();
+                n.parse().expect("page number")
+            })
+            .unwrap_or(1);
+        let start = (page - 1) * self.per_page;
+        let items: Vec<&serde_json::Value> = data_set()[..self.len]
+            .iter()
+            .skip(start)
+            .take(self.per_page)
+            .collect();
+        let end = start + items.len();
+        let more = end < self.len || (self.trailing_empty && items.len() == self.per_page);
+        let link = more.then(|| {
+            format!(
+                "<{}>; rel=\"next\", <{}>; rel=\"first\"",
+                self.url(page + 1),
+                self.url(1)
+            )
+        });
+        Response {
+            body: serde_json::to_string(&items).expect("JSON"),
+            link,
+        }
+    }
+}
+
+/// The URL of `rel="next"` in a `Link` header.
+fn next_link(header: &str) -> Option<String> {
+    header.split(',').find_map(|part| {
+        let (url, params) = part.trim().split_once(';')?;
+        params
+            .split(';')
+            .any(|p| p.trim() == "rel=\"next\"")
+            .then(|| {
+                url.trim()
+                    .trim_start_matches('<')
+                    .trim_end_matches('>')
+                    .to_owned()
+            })
+    })
+}
+
+fn fetch(upstream: &Upstream, url: Option<&str>) -> (Vec<Issue>, Option<String>) {
+    let response = upstream.get(url);
+    let rows = serde_json::from_str(&response.body).expect("issues");
+    (rows, response.link.as_deref().and_then(next_link))
+}
+
+fn codec() -> Arc<CursorCodec> {
+    Arc::new(CursorCodec::new(
+        CursorKeys::new(b"an upstream paging key, sixteen bytes or more").unwrap(),
+    ))
+}
+
+fn query() -> QueryHash {
+    QueryHash::of("list_issues", &serde_json::json!({"repo": "octo/hello"})).unwrap()
+}
+
+/// The tool, as its author writes it: decode the cursor, fetch the upstream page it names
+/// (and, with `span`, the page after it, so one answer can cross the boundary), shape,
+/// answer.
+fn list_issues(
+    shaper: &Shaper,
+    upstream: &Upstream,
+    cursor: Option<&str>,
+    span: bool,
+) -> Result<Shaped, ShapeError> {
+    let call = match shaper.call().paginate(codec(), query(), cursor) {
+        Ok(call) => call,
+        Err(e) => return Ok(shaper.cursor_error(&e)),
+    };
+    let at = call.upstream_position();
+    let (mut rows, next) = fetch(upstream, at.page.as_deref());
+    let call = match next {
+        Some(second) if span => {
+            let first_len = rows.len();
+            let (more, after) = fetch(upstream, Some(&second));
+            let pages = [
+                (at.page.as_deref(), first_len),
+                (Some(second.as_str()), more.len()),
+            ];
+            rows.extend(more);
+            call.upstream_pages(pages, after)
+        }
+        next => call.upstream(at.page.as_deref(), next),
+    };
+    call.shape_blocking(&rows)
+}
+
+/// The issue numbers a page shows, from both channels (which must agree).
+fn shown_numbers(shaped: &Shaped, format: Format) -> Vec<u64> {
+    let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
+    let from_data = |v: &serde_json::Value| -> Vec<u64> {
+        v["data"]
+            .as_array()
+            .expect("data is an array")
+            .iter()
+            .map(|r| r["number"].as_u64().expect("number"))
+            .collect()
+    };
+    let numbers = from_data(&value);
+    let text = shaped.text();
+    let from_text = match format {
+        Format::Json => from_data(&serde_json::from_str(text).expect("JSON text")),
+        Format::Prose | Format::Table => {
+            let lines: Vec<&str> = text.split('\n').collect();
+            let head = if format == Format::Table { 2 } else { 1 };
+            lines[head..lines.len().saturating_sub(2).max(head)]
+                .iter()
+                .map(|line| {
+                    let cell = match format {
+                        Format::Table => line.split(" | ").next(),
+                        _ => line.strip_prefix('#').and_then(|l| l.split(' ').next()),
+                    };
+                    cell.and_then(|c| c.parse().ok())
+                        .unwrap_or_else(|| panic!("no number in {line:?}"))
+                })
+                .collect()
+        }
+    };
+    assert_eq!(from_text, numbers, "{text}");
+    numbers
+}
+
+/// What a summary states, read as a model reads it.
+#[derive(Debug, PartialEq)]
+struct Stated {
+    /// The first and last record's place in the whole list (1-based), if any are shown.
+    range: Option<(u64, u64)>,
+    /// The total, when one is stated.
+    total: Option<u64>,
+    /// "more available": the total is unknown and more records come.
+    more: bool,
+}
+
+fn number(s: &str) -> u64 {
+    s.replace(',', "")
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {s:?}"))
+}
+
+fn read_summary(summary: &str) -> Stated {
+    let first = summary.split([';', ',']).next().unwrap();
+    let more = summary.contains("; more available");
+    let words: Vec<&str> = first.split(' ').collect();
+    let stated = match words.as_slice() {
+        ["no", "issues", "found"] => Stated {
+            range: None,
+            total: Some(0),
+            more,
+        },
+        ["no", "more", "issues", "after", "the", "first", n] => Stated {
+            range: None,
+            total: Some(number(n)),
+            more,
+        },
+        ["0", "issues", "shown", "after", "the", "first", _] => Stated {
+            range: None,
+            total: None,
+            more,
+        },
+        [n, "issue" | "issues", "shown"] => Stated {
+            range: Some((1, number(n))).filter(|_| number(n) > 0),
+            total: None,
+            more,
+        },
+        ["issues", range, "shown"] | ["issues", range, "of", _] => {
+            let (a, b) = range.split_once('–').expect("a range");
+            Stated {
+                range: Some((number(a), number(b))),
+                total: words.get(3).map(|t| number(t)),
+                more,
+            }
+        }
+        [n, "of", t, "issues"] => Stated {
+            range: Some((1, number(n))).filter(|_| number(n) > 0),
+            total: Some(number(t)),
+            more,
+        },
+        [t, "issue" | "issues"] => Stated {
+            range: Some((1, number(t))),
+            total: Some(number(t)),
+            more,
+        },
+        _ => panic!("a summary the oracle cannot read: {summary}"),
+    };
+    // An unknown total is said in words, and only then.
+    assert_eq!(stated.total.is_none(), stated.more, "{summary}");
+    stated
+}
+
+/// Walks `upstream` through `next` and checks every page; returns the pages' summaries.
+fn walk(upstream: Upstream, budget: usize, format: Format, span: bool) -> Vec<String> {
+    let truth: Vec<u64> = data_set()[..upstream.len]
+        .iter()
+        .map(|v| v["number"].as_u64().unwrap())
+        .collect();
+    let total = truth.len() as u64;
+    let shaper = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(budget))
+        .format(format);
+    let mut cursor: Option<String> = None;
+    let mut seen: Vec<u64> = Vec::new();
+    let mut summaries = Vec::new();
+    loop {
+        assert!(
+            summaries.len() <= truth.len() + 1,
+            "more pages than records: {summaries:?}"
+        );
+        let shaped = list_issues(&shaper, &upstream, cursor.as_deref(), span).unwrap();
+        assert!(!shaped.is_error(), "{}", shaped.summary());
+        let report = shaped.report();
+        assert!(
+            report.tokens.text <= budget && report.tokens.structured <= budget,
+            "over budget at {budget}: {:?}",
+            report.tokens
+        );
+        let numbers = shown_numbers(&shaped, format);
+        let before = seen.len() as u64;
+        // In the upstream's order, each once, none skipped.
+        assert_eq!(
+            numbers.as_slice(),
+            &truth[seen.len()..seen.len() + numbers.len()],
+            "page {}: {}",
+            summaries.len(),
+            shaped.summary()
+        );
+        seen.extend(&numbers);
+        let after = seen.len() as u64;
+
+        let stated = read_summary(shaped.summary());
+        if let Some(t) = stated.total {
+            assert_eq!(t, total, "a false total: {}", shaped.summary());
+        }
+        let shown = numbers.len() as u64;
+        let range = (shown > 0).then(|| (before + 1, before + shown));
+        assert_eq!(stated.range, range, "a false range: {}", shaped.summary());
+        let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
+        match stated.total {
+            Some(t) => assert_eq!(value["omitted"]["count"].as_u64(), Some(t - after)),
+            None => assert!(value["omitted"]["count"].is_null()),
+        }
+
+        let next = value["next"].as_str().map(str::to_owned);
+        assert_eq!(next.as_deref(), shaped.next());
+        summaries.push(shaped.summary().to_owned());
+        if stated.more {
+            // "More available" is the upstream's word: true but for an offset upstream's
+            // empty last page, which the next answer then says plainly.
+            assert!(
+                after < total || upstream.trailing_empty,
+                "{}",
+                shaped.summary()
+            );
+            assert_eq!(shaped.status(), Status::Partial);
+        } else {
+            let done = after == total;
+            let status = match (total, done) {
+                (0, _) => Status::Empty,
+                (_, true) => Status::Ok,
+                (_, false) => Status::Partial,
+            };
+            assert_eq!(shaped.status(), status, "{}", shaped.summary());
+            assert_eq!(next.is_none(), done, "{}", shaped.summary());
+        }
+        if next.is_some() && after < total {
+            assert!(shown > 0, "a page made no progress: {}", shaped.text());
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen, truth, "records never shown");
+    summaries
+}
+
+/// The smallest budget at which any one issue, with the longest summary and cursor a page
+/// can carry, is shown alone (plus the cursor's spread): from there up, every page shows a
+/// record, and at the floor one or two.
+fn one_record_floor(format: Format) -> usize {
+    static FLOORS: OnceLock<[usize; 3]> = OnceLock::new();
+    let floors = FLOORS.get_or_init(|| {
+        [Format::Json, Format::Prose, Format::Table].map(|format| {
+            let upstream = Upstream {
+                len: data_set().len(),
+                per_page: 100,
+                trailing_empty: false,
+            };
+            let long = upstream.url(99_999);
+            let rows: Vec<Issue> = serde_json::from_str(&upstream.get(None).body).unwrap();
+            let cursor = codec().encode_upstream(
+                &UpstreamPosition {
+                    page: Some(long.clone()),
+                    skip: 99,
+                },
+                99_999,
+                &query(),
+            );
+            let mut floor = 0;
+            for row in &rows {
+                // The 100th record of a long page, after 99,999 shown, more to come.
+                let mut page = vec![rows[0].clone(); 99];
+                page.extend([row.clone(), row.clone()]);
+                let fits = |b: usize| {
+                    Shaper::for_tool("list_issues")
+                        .budget(Budget::tokens(b))
+                        .format(format)
+                        .call()
+                        .paginate(codec(), query(), Some(&cursor))
+                        .unwrap()
+                        .upstream_pages(
+                            [(Some(long.as_str()), 100), (Some(long.as_str()), 1)],
+                            Some(long.clone()),
+                        )
+                        .shape_blocking(&page)
+                        .map(|s| s.report().records.shown >= 1)
+                        .unwrap_or(false)
+                };
+                let (mut lo, mut hi) = (1usize, 4_000usize);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if fits(mid) { hi = mid } else { lo = mid + 1 }
+                }
+                floor = floor.max(lo);
+            }
+            // A cursor's signature and issue time are random-looking base64: the same
+            // position tokenizes up to 13 tokens apart (measured over 400 cursors), so the
+            // floor keeps that much room; pages there still show one or two issues.
+            floor + 16
+        })
+    });
+    match format {
+        Format::Json => floors[0],
+        Format::Prose => floors[1],
+        Format::Table => floors[2],
+    }
+}
+
+/// The issue's case: 137 issues in pages of 30 with `Link` headers and no total, walked at
+/// budgets from one record a page to the whole list, one upstream page per call and two.
+#[test]
+fn one_hundred_thirty_seven_issues_through_link_headers() {
+    let upstream = Upstream {
+        len: 137,
+        per_page: 30,
+        trailing_empty: false,
+    };
+    for format in [Format::Prose, Format::Json, Format::Table] {
+        let floor = one_record_floor(format);
+        for budget in [floor, floor + 30, 500, 1_200, 8_000] {
+            for span in [false, true] {
+                let summaries = walk(upstream, budget, format, span);
+                if budget == floor {
+                    // One or two issues an answer.
+                    assert!(summaries.len() >= 137 / 2, "{}", summaries.len());
+                }
+                // Before the upstream's last page the total is unknown, and said so.
+                assert!(
+                    summaries[0].contains("shown; more available"),
+                    "{summaries:?}"
+                );
+                let last = summaries.last().unwrap();
+                assert!(
+                    last.contains("of 137") || last == "137 issues",
+                    "{budget} {format:?} {span}: {last}"
+                );
+                // With two upstream pages a call, answers of several records cross from one
+                // upstream page into the next; with one, they stop at its end.
+                let crosses = summaries.iter().any(|summary| {
+                    read_summary(summary)
+                        .range
+                        .is_some_and(|(a, b)| (a - 1) / 30 != (b - 1) / 30)
+                });
+                if budget >= 500 {
+                    assert_eq!(crosses, span, "{budget} {format:?}: {summaries:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_first_page_reads_as_the_issue_asks() {
+    let upstream = Upstream {
+        len: 137,
+        per_page: 30,
+        trailing_empty: false,
+    };
+    let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(8_000));
+    let first = list_issues(&shaper, &upstream, None, false).unwrap();
+    assert_eq!(
+        first.summary(),
+        "30 issues shown; more available; call again with the cursor in next for more"
+    );
+    assert!(
+        first
+            .text()
+            .contains("omitted: more issues, how many the source does not say (page_size).")
+    );
+    let second = list_issues(&shaper, &upstream, first.next(), false).unwrap();
+    assert_eq!(
+        second.summary(),
+        "issues 31–60 shown; more available; call again with the cursor in next for more"
+    );
+}
+
+#[test]
+fn a_cursor_for_another_page_or_mode_is_refused_with_a_remedy() {
+    let upstream = Upstream {
+        len: 137,
+        per_page: 30,
+        trailing_empty: false,
+    };
+    let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(300));
+    let first = list_issues(&shaper, &upstream, None, false).unwrap();
+    let cursor = first.next().unwrap();
+    let call = shaper
+        .call()
+        .paginate(codec(), query(), Some(cursor))
+        .unwrap();
+    // The tool fetched a page other than the one the cursor names.
+    let (rows, next) = fetch(&upstream, Some(&upstream.url(2)));
+    let err = call
+        .clone()
+        .upstream(Some(&upstream.url(2)), next)
+        .shape_blocking(&rows)
+        .unwrap_err();
+    assert!(err.to_string().contains("upstream_position"), "{err}");
+    // Rows not declared as an upstream page, under an upstream cursor.
+    let err = call.clone().shape_blocking(&rows).unwrap_err();
+    assert!(err.to_string().contains("Call::upstream`"), "{err}");
+    // A declared page count that does not match the rows.
+    let err = call
+        .upstream_pages([(None, 3)], None)
+        .shape_blocking(&rows)
+        .unwrap_err();
+    assert!(err.to_string().contains("declare each page"), "{err}");
+    // A continuation too long for a cursor.
+    let long = "x".repeat(toolshape::cursor::MAX_UPSTREAM_BYTES + 1);
+    let err = shaper
+        .call()
+        .upstream(None, Some(long))
+        .shape_blocking(&rows)
+        .unwrap_err();
+    assert!(err.to_string().contains("rather than a whole URL"), "{err}");
+    // An altered cursor gets the usual error envelope.
+    let mut bad = cursor.to_owned();
+    bad.replace_range(10..11, if &bad[10..11] == "A" { "B" } else { "A" });
+    let refused = list_issues(&shaper, &upstream, Some(&bad), false).unwrap();
+    assert!(refused.is_error());
+    assert!(refused.summary().contains("without a cursor"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_record_once_and_no_false_total(
+        len in prop_oneof![Just(0usize), Just(1usize), 0usize..=137],
+        per_page in prop_oneof![Just(1usize), 1usize..=40],
+        trailing_empty in any::<bool>(),
+        span in any::<bool>(),
+        extra in prop_oneof![Just(0usize), 0usize..60, 0usize..1_500],
+        format in prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)],
+    ) {
+        let upstream = Upstream { len, per_page, trailing_empty };
+        walk(upstream, one_record_floor(format) + extra, format, span);
+    }
+}
