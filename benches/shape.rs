@@ -14,13 +14,13 @@ mod desk;
 use criterion::Criterion;
 use desk::{OrgId, Ticket, UserId};
 use serde::Serialize;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
 use toolshape::{
     Budget, CallEnv, Cx, Format, LegendSource, Shaper, Tiktoken, ToolResult, UntrustedPolicy,
     iso_date, short_id,
 };
-use std::collections::HashMap;
-use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 fn tickets(n: usize) -> Vec<Ticket> {
     let subjects = [
@@ -191,8 +191,7 @@ impl toolshape::Resolve<desk::Users> for Names {
     fn resolve(
         &self,
         keys: &[UserId],
-    ) -> impl Future<Output = Result<HashMap<UserId, String>, toolshape::ResolveError>> + Send
-    {
+    ) -> impl Future<Output = Result<HashMap<UserId, String>, toolshape::ResolveError>> + Send {
         toolshape::resolve::answer(keys, |k| self.users.get(k).cloned())
     }
 }
@@ -200,8 +199,7 @@ impl toolshape::Resolve<desk::Orgs> for Names {
     fn resolve(
         &self,
         keys: &[OrgId],
-    ) -> impl Future<Output = Result<HashMap<OrgId, String>, toolshape::ResolveError>> + Send
-    {
+    ) -> impl Future<Output = Result<HashMap<OrgId, String>, toolshape::ResolveError>> + Send {
         toolshape::resolve::answer(keys, |k| self.orgs.get(k).cloned())
     }
 }

@@ -4,9 +4,9 @@
 //! `cargo bench --bench untrusted`; throughput is reported in MB/s of input.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
 use toolshape::Tiktoken;
 use toolshape::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
-use std::hint::black_box;
 
 fn mixed_text(bytes: usize) -> String {
     let pieces = [

@@ -5,9 +5,9 @@
 //! (e.g. `redis://127.0.0.1:6379/`) to measure the Redis store as well.
 
 use serde_json::{Map, json};
+use std::time::{Duration, Instant};
 use toolshape::handle::{HandlePolicy, HandleStore, MemoryStore, StoredResult};
 use toolshape::{Handle, RedisStore};
-use std::time::{Duration, Instant};
 
 const RUNS: usize = 50;
 const TARGET_BYTES: usize = 1_000_000;

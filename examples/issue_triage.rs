@@ -8,11 +8,11 @@
 mod tracker;
 
 use serde_json::json;
+use std::sync::Arc;
 use toolshape::{
     Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, HandlePolicy, Keep, MemoryStore,
     OpenResult, Shaper, Tiktoken, Tokenizer,
 };
-use std::sync::Arc;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -39,11 +39,11 @@ use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use toolshape::{
     Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, Handle, HandlePolicy, Keep,
     MemoryStore, OpenResult, QueryHash, Shaped, Shaper, mcp,
 };
-use std::sync::Arc;
 
 /// The principal every handle of this stdio session belongs to (see the module docs).
 const OWNER: &str = "stdio-session";

@@ -7,8 +7,8 @@
 mod desk;
 
 use desk::{Directory, Ticket};
-use toolshape::{Budget, Format, Shaper, Tiktoken, Tokenizer};
 use std::collections::HashSet;
+use toolshape::{Budget, Format, Shaper, Tiktoken, Tokenizer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let o200k = Tiktoken::o200k_base();

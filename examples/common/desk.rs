@@ -4,12 +4,12 @@
 #![allow(dead_code)]
 
 use serde::Deserialize;
-use toolshape::{
-    Format, Legend, Resolve, ResolveError, Resolver, ShapeError, Shaped, Shaper, ToolResult,
-};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
+use toolshape::{
+    Format, Legend, Resolve, ResolveError, Resolver, ShapeError, Shaped, Shaper, ToolResult,
+};
 
 /// The seed's page: its ticket element verbatim first, then 11 more of the same shape.
 pub const PAGE: &str = include_str!("../data/support_desk_page.json");

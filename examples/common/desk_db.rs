@@ -7,11 +7,11 @@
 use crate::desk::{OrgId, Orgs, Ticket, UserId, Users};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
-use toolshape::cursor::{Keyset, Placeholders, SqlOptions};
-use toolshape::{KeyValue, Order, Resolve, ResolveError, Resolver};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use toolshape::cursor::{Keyset, Placeholders, SqlOptions};
+use toolshape::{KeyValue, Order, Resolve, ResolveError, Resolver};
 
 pub const TICKETS: usize = 5_000;
 pub const USERS: usize = 200;

@@ -2,12 +2,12 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use toolshape::aggregate::Row;
 use toolshape::{
     Aggregate, AggregateError, Day, FieldError, FieldMeta, FieldRole, Filter, OpenQuery, Order,
     QueryError, Tiktoken, Tokenizer, ToolResult, ValueType,
 };
-use std::collections::BTreeMap;
 
 fn rows(values: Vec<Value>) -> Vec<Row> {
     values

@@ -2,12 +2,12 @@
 
 use proptest::prelude::*;
 use serde_json::json;
+use std::collections::HashSet;
+use std::time::Duration;
 use toolshape::cursor::{
     CursorCodec, CursorError, CursorKeys, Keyset, Placeholders, QueryHash, SqlOptions, after_cursor,
 };
 use toolshape::{KeyValue, Order, ToolResult};
-use std::collections::HashSet;
-use std::time::Duration;
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

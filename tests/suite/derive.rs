@@ -4,11 +4,9 @@
 use crate::desk;
 
 use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
-use toolshape::{
-    Budget, Format, Legend, LoadedLegend, Resolve, ResolveError, Shaper, ToolResult,
-};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use toolshape::{Budget, Format, Legend, LoadedLegend, Resolve, ResolveError, Shaper, ToolResult};
 
 fn seed_tickets() -> Vec<Ticket> {
     desk::parse_page(desk::PAGE).expect("the seed page parses")
@@ -61,10 +59,7 @@ fn projection_describes_the_view() {
     );
     assert_eq!(p.skipped, ["sla_due_at"]);
     let (rank, order) = p.rank_field().unwrap();
-    assert_eq!(
-        (rank.name, order),
-        ("last_update", toolshape::Order::Desc)
-    );
+    assert_eq!((rank.name, order), ("last_update", toolshape::Order::Desc));
     assert_eq!(
         p.untrusted_fields()
             .map(|(f, cap)| (f.name, cap))

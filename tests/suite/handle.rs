@@ -14,17 +14,17 @@
 //! `SHAPE_REDIS_SERVER_BIN`, a `redis-server` it starts and kills on a port of its own.
 
 use serde_json::{Map, Value, json};
-use toolshape::RedisStore;
-use toolshape::handle::{
-    Handle, HandleError, HandlePolicy, HandleStore, ManualClock, MemoryStore, StoreStats,
-    StoredResult, StoredSegment,
-};
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use toolshape::RedisStore;
+use toolshape::handle::{
+    Handle, HandleError, HandlePolicy, HandleStore, ManualClock, MemoryStore, StoreStats,
+    StoredResult, StoredSegment,
+};
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()

@@ -12,9 +12,9 @@ use desk::{Directory, Ticket};
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, MetaObject, Tool};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
 use toolshape::{Budget, Format, Shaped, Shaper, mcp};
-use std::sync::Arc;
 
 fn tickets() -> Vec<Ticket> {
     desk::parse_page(desk::PAGE).expect("the seed page parses")

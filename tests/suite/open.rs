@@ -4,12 +4,12 @@
 use crate::tracker;
 
 use serde_json::json;
+use std::collections::HashSet;
+use std::sync::Arc;
 use toolshape::{
     Aggregate, Budget, CursorCodec, CursorKeys, Day, Format, HandlePolicy, Keep, MemoryStore,
     OpenResult, QueryHash, ShapeConfig, Shaper, Status, Tiktoken, Tokenizer,
 };
-use std::collections::HashSet;
-use std::sync::Arc;
 use tracker::Issue;
 
 fn codec() -> Arc<CursorCodec> {

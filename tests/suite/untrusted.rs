@@ -7,12 +7,12 @@
 use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
+use std::borrow::Cow;
 use toolshape::untrusted::{
     Provenance, Removed, UntrustedPolicy, UrlPolicy, apply_url_policy, attacker_bound, neutralize,
     prepare, record_cap, sanitize,
 };
 use toolshape::{CallEnv, Channel, Cx, Tiktoken, Tokenizer, ToolResult, UntrustedStats};
-use std::borrow::Cow;
 
 const TOOL: &str = "search_tickets";
 const NONCE: &str = "3f9a0c7e";
