@@ -6,10 +6,9 @@
 //! - `budget`: shaping 20,000 tickets into a 4,000-token budget against
 //!   `serde_json::to_string` of the same 20,000 raw tickets.
 //!
-//! Run with `cargo bench --bench shape`; the ratios are printed at the end.
+//! Run with `cargo bench --bench shape --features bench`; the ratios are printed at the end.
 
-#[path = "../examples/common/desk.rs"]
-mod desk;
+use shape_examples::desk;
 
 use criterion::Criterion;
 use desk::{OrgId, Ticket, UserId};

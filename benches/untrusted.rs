@@ -1,7 +1,7 @@
 //! Sanitising and capping untrusted text: 1 MB of mixed text (prose, markup, URLs, CJK, emoji
 //! and a sprinkling of invisible carriers).
 //!
-//! `cargo bench --bench untrusted`; throughput is reported in MB/s of input.
+//! `cargo bench --bench untrusted --features bench`; throughput is reported in MB/s of input.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

@@ -1,8 +1,8 @@
 //! How long opening a handle takes: a 1 MB stored result opened 50 times from each store,
 //! median reported, over loopback for Redis. Also what Redis holds per handle.
 //!
-//! Run with `cargo run --release --example handle_latency`; set `SHAPE_REDIS_URL`
-//! (e.g. `redis://127.0.0.1:6379/`) to measure the Redis store as well.
+//! Run with `cargo run --release --example handle_latency --features redis`; set
+//! `SHAPE_REDIS_URL` (e.g. `redis://127.0.0.1:6379/`) to measure the Redis store as well.
 
 use serde_json::{Map, json};
 use std::time::{Duration, Instant};

@@ -2,10 +2,9 @@
 //! summary, the rows stay behind a handle, and the model's next calls reopen the handle
 //! (the 5 most recent open bugs) and page on with the cursor.
 //!
-//! Run with `cargo run --example issue_triage`.
+//! Run with `cargo run --example issue_triage --features tokio`.
 
-#[path = "common/tracker.rs"]
-mod tracker;
+use shape_examples::tracker;
 
 use serde_json::json;
 use std::sync::Arc;

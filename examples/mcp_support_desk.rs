@@ -20,15 +20,12 @@
 //! stdout is the MCP channel; every log line (shape's call reports, and one line per call
 //! with the SQL statements it ran) goes to stderr.
 //!
-//! Run with `cargo run --example mcp_support_desk` under an MCP client (the interop test,
-//! `tests/mcp_interop.py`, starts it this way). `SHAPE_CURSOR_KEY` (16+ bytes) fixes the
-//! cursor signing key; otherwise a random one is drawn at start, so cursors do not outlive
-//! the process.
+//! Run with `cargo run --example mcp_support_desk --features mcp` under an MCP client (the
+//! interop test, `tests/mcp_interop.py`, starts the binary this builds).
+//! `SHAPE_CURSOR_KEY` (16+ bytes) fixes the cursor signing key; otherwise a random one is
+//! drawn at start, so cursors do not outlive the process.
 
-#[path = "common/desk.rs"]
-mod desk;
-#[path = "common/desk_db.rs"]
-mod desk_db;
+use shape_examples::{desk, desk_db};
 
 use desk::{STATUS, Ticket};
 use desk_db::{DbError, DeskDb, TicketFilter};

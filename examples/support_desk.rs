@@ -3,8 +3,7 @@
 //!
 //! Run with `cargo run --example support_desk`.
 
-#[path = "common/desk.rs"]
-mod desk;
+use shape_examples::desk;
 
 use desk::{Directory, Ticket};
 use std::collections::HashSet;

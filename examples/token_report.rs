@@ -3,8 +3,7 @@
 //!
 //! Run with `cargo run --example token_report`.
 
-#[path = "common/desk.rs"]
-mod desk;
+use shape_examples::desk;
 
 use toolshape::{
     Budget, Shaper,

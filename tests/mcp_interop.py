@@ -11,7 +11,7 @@ reads the server's log (stderr) for the SQL statements each page cost.
 Run by hand (the README's test section):
 
     python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt
-    cargo build --example mcp_support_desk
+    cargo build --example mcp_support_desk --features mcp
     .venv/bin/python tests/mcp_interop.py [--server PATH]
 
 The last line is `mcp interop: N passed, M failed`; the exit code is 1 when anything failed.
@@ -368,7 +368,7 @@ def main() -> int:
     opts = parser.parse_args()
     checks = Checks()
     if not opts.server.is_file():
-        checks.check("server binary exists", False, f"{opts.server} not found: run `cargo build --example mcp_support_desk`")
+        checks.check("server binary exists", False, f"{opts.server} not found: run `cargo build --example mcp_support_desk --features mcp`")
     else:
         with tempfile.TemporaryDirectory() as tmp:
             log_path = Path(tmp) / "server.log"

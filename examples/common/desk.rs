@@ -1,7 +1,6 @@
 //! The support desk of the seed document: a JSON:API page of tickets, the domain struct it
 //! is loaded into, and a directory that resolves user and organization ids in batches while
 //! counting its calls. Shared by the examples, the tests and the benchmarks.
-#![allow(dead_code)]
 
 use serde::Deserialize;
 use std::collections::HashMap;

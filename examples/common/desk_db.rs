@@ -2,7 +2,6 @@
 //! tickets, 200 users, 60 organizations), the ticket queries with the keyset pushed into SQL,
 //! and the two resolvers, each one batched `SELECT … WHERE id IN (…)` per page. Every SQL
 //! statement is counted, so a call can report what it cost.
-#![allow(dead_code)]
 
 use crate::desk::{OrgId, Orgs, Ticket, UserId, Users};
 use rusqlite::types::Value as SqlValue;

@@ -1,7 +1,6 @@
 //! An issue tracker of 1,412 issues, generated deterministically: the raw API objects (about
 //! forty fields each, as a REST API returns them) and the domain struct a service loads them
 //! into. Shared by the triage example and the tests.
-#![allow(dead_code)]
 
 use toolshape::{Legend, ToolResult};
 

@@ -3,12 +3,7 @@
 //! schema against real envelopes, and the size hint. The schema is also validated by a real
 //! JSON Schema validator in the interop test (`tests/mcp_interop.py`).
 
-// The derive suite loads the same file; each suite module keeps its own copy.
-#[allow(clippy::duplicate_mod)]
-#[path = "../../examples/common/desk.rs"]
-mod desk;
-
-use desk::{Directory, Ticket};
+use crate::desk::{self, Directory, Ticket};
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, MetaObject, Tool};
 use serde_json::{Value, json};

@@ -1,0 +1,10 @@
+//! The example domain: what the examples, the tests and the benchmarks shape.
+//!
+//! - [`desk`]: the seed's support desk (a JSON:API page of 12 tickets and a directory).
+//! - [`tracker`]: an issue tracker of 1,412 generated issues.
+//! - `desk_db` (feature `sqlite`): the support desk in SQLite, 5,000 tickets.
+
+pub mod desk;
+#[cfg(feature = "sqlite")]
+pub mod desk_db;
+pub mod tracker;
