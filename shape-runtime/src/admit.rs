@@ -139,8 +139,8 @@ impl Admission {
     }
 
     /// The admitted records.
-    pub fn into_shown(self) -> Vec<Segment> {
-        self.shown
+    pub fn shown(&self) -> &[Segment] {
+        &self.shown
     }
 }
 

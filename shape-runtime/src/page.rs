@@ -232,7 +232,7 @@ fn upstream_continuation<'r>(
 }
 
 /// The core of every call: admit the ranked records until the budget is full, wrap them in
-/// the envelope, report.
+/// the envelope, report. The notes were taken when the records' states were made.
 pub(crate) fn render<R: RenderRecord>(
     settings: &PageSettings<'_>,
     records: Records<'_, R>,
@@ -240,282 +240,373 @@ pub(crate) fn render<R: RenderRecord>(
     page: PageInputs<'_>,
     start: Instant,
 ) -> Result<Shaped, ShapeError> {
-    let renderer = Renderer::new(layout);
-    let tok = settings.tokenizer;
-    let budget = settings.budget;
-    let format = settings.format;
-    let tool = settings.tool;
-    let given = page.given;
-    let shown_before = settings.shown_before;
-    let reached = shown_before.saturating_add(given as u64);
-    // An upstream with pages still to come gives no total unless the caller knows it.
-    let total = match &page.upstream {
-        Some(plan) if plan.has_next() => settings.total.map(|t| t.max(reached)),
-        _ => Some(settings.total.unwrap_or(reached).max(reached)),
-    };
-    // Rows from an upstream keep its order, as with `keep_order`.
-    let keep_order = settings.keep_order || page.upstream.is_some();
-    let words = Words {
-        name: layout.name,
-        plural: layout.plural,
-        order: layout.order.as_deref().filter(|_| !keep_order),
-        query: settings.query,
-        lead: page.lead,
-        reopen_with: OPEN_RESULT,
-    };
-    let skipped: Vec<String> = layout.skipped.iter().map(|s| (*s).to_owned()).collect();
-    let render_err = |message: String| ShapeError::Render {
-        record: layout.name.to_owned(),
-        message,
-    };
-    let note = records.notes.line.as_deref();
+    let page = Page::new(settings, &records, layout, page);
+    let reserve = page.reserve();
+    let admitted = page.admit(reserve)?;
+    let fitted = page.fit(admitted);
+    let channels = page.assemble(&fitted);
+    let report = page.report(&fitted, start);
+    report.emit();
+    Ok(Shaped::new(
+        fitted.frame,
+        channels.text,
+        channels.structured,
+        report,
+    ))
+}
 
-    // The text channel needs its own rendering unless it is the same JSON.
-    let text_differs = format != Format::Json
-        || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off;
-    let held = settings.channels.held();
-    let page_size = settings.page_size;
-    let cursor = settings.cursor;
+/// One page being made: what it knows, worked out once.
+struct Page<'p, R> {
+    settings: &'p PageSettings<'p>,
+    records: &'p Records<'p, R>,
+    layout: &'p Layout<'p>,
+    inputs: PageInputs<'p>,
+    renderer: Renderer<'p>,
+    /// Records matching the query, when known (an upstream with pages to come does not say).
+    total: Option<u64>,
+    /// Records up to the end of the rows given.
+    reached: u64,
+    words: Words<'p>,
+    skipped: Vec<String>,
+    /// The text channel needs its own rendering unless it is the same JSON.
+    text_differs: bool,
+}
 
-    // -- the envelope for a page showing `shown` records, cut at `cut`.
-    let frame_for = |shown: usize, cut: Option<(usize, OmitReason)>| -> Frame {
-        let covered = shown_before.saturating_add(shown as u64);
-        let omitted_count = total.map(|total| total.saturating_sub(covered));
+/// What admission left: the records admitted, where it stopped and why, and what rendering
+/// noticed before each record it looked at.
+struct Admitted {
+    admission: Admission,
+    cut: Option<(usize, OmitReason)>,
+    tokenized: usize,
+    noticed_before: Vec<crate::env::Diagnostics>,
+}
+
+/// The page once its real envelope fits.
+struct Fitted {
+    frame: Frame,
+    envelope_tokens: PerChannel<usize>,
+    admission: Admission,
+    cut: Option<(usize, OmitReason)>,
+    tokenized: usize,
+    noticed_before: Vec<crate::env::Diagnostics>,
+}
+
+impl<'p, R: RenderRecord> Page<'p, R> {
+    fn new(
+        settings: &'p PageSettings<'p>,
+        records: &'p Records<'p, R>,
+        layout: &'p Layout<'p>,
+        inputs: PageInputs<'p>,
+    ) -> Self {
+        let reached = settings.shown_before.saturating_add(inputs.given as u64);
+        // An upstream with pages still to come gives no total unless the caller knows it.
+        let total = match &inputs.upstream {
+            Some(plan) if plan.has_next() => settings.total.map(|t| t.max(reached)),
+            _ => Some(settings.total.unwrap_or(reached).max(reached)),
+        };
+        // Rows from an upstream keep its order, as with `keep_order`.
+        let keep_order = settings.keep_order || inputs.upstream.is_some();
+        let words = Words {
+            name: layout.name,
+            plural: layout.plural,
+            order: layout.order.as_deref().filter(|_| !keep_order),
+            query: settings.query,
+            lead: inputs.lead,
+            reopen_with: OPEN_RESULT,
+        };
+        Page {
+            settings,
+            records,
+            layout,
+            renderer: Renderer::new(layout),
+            total,
+            reached,
+            words,
+            skipped: layout.skipped.iter().map(|s| (*s).to_owned()).collect(),
+            text_differs: settings.format != Format::Json
+                || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off,
+            inputs,
+        }
+    }
+
+    /// The envelope for a page showing `shown` records, cut at `cut`.
+    fn frame(&self, shown: usize, cut: Option<(usize, OmitReason)>) -> Frame {
+        let covered = self.settings.shown_before.saturating_add(shown as u64);
+        let omitted_count = self.total.map(|total| total.saturating_sub(covered));
         let too_large = u64::from(matches!(cut, Some((_, OmitReason::RecordTooLarge))));
         // With no total, more remain: in this upstream page or in the upstream's next.
         let more = omitted_count != Some(0);
-        let reason = if more {
-            cut.map(|(_, r)| r).or(Some(OmitReason::PageSize))
-        } else {
-            None
-        };
+        let reason = more.then(|| cut.map_or(OmitReason::PageSize, |(_, r)| r));
         let next = if more {
-            cursor.and_then(|make| {
-                // Continue after the last record this page covers: the last shown, or a
-                // record too large to ever fit (so the next page skips it).
-                let last = match cut {
-                    Some((index, OmitReason::RecordTooLarge)) => Some(index),
-                    _ if shown > 0 => Some(shown - 1),
-                    _ => None,
-                };
-                let covered = covered.saturating_add(too_large);
-                if let Some(plan) = &page.upstream {
-                    // Nothing of this upstream page left to show: go on to the next.
-                    let consumed = match last {
-                        Some(last) => last + 1,
-                        None if given == 0 => 0,
-                        None => return None,
-                    };
-                    let at = plan.after(consumed)?;
-                    return Some(make(upstream_continuation(at, covered, layout.rank_order)));
-                }
-                let record = records.rows.structured.get(last?)?;
-                (total.is_none_or(|total| covered < total)).then(|| {
-                    make(continuation(
-                        record,
-                        covered,
-                        page.keyset,
-                        layout.rank_order,
-                    ))
-                })
-            })
+            self.next(shown, cut, covered.saturating_add(too_large))
         } else {
             None
         };
         Frame::for_page(
             Counts {
                 shown: shown as u64,
-                shown_before,
-                total,
+                shown_before: self.settings.shown_before,
+                total: self.total,
             },
-            words,
+            self.words,
             Omitted {
                 count: omitted_count,
                 reason,
-                fields: skipped.clone(),
+                fields: self.skipped.clone(),
                 too_large,
-                handle: page.handle.map(str::to_owned),
+                handle: self.inputs.handle.map(str::to_owned),
             },
             next,
         )
-    };
-    let head = |frame: &Frame, channel: Channel, has_records: bool| -> String {
-        match (channel, format) {
+    }
+
+    /// The `next` cursor of a page showing `shown` records, cut at `cut`, having covered
+    /// `covered` records in all.
+    fn next(&self, shown: usize, cut: Option<(usize, OmitReason)>, covered: u64) -> Option<String> {
+        let make = self.settings.cursor?;
+        // Continue after the last record this page covers: the last shown, or a record too
+        // large to ever fit (so the next page skips it).
+        let last = match cut {
+            Some((index, OmitReason::RecordTooLarge)) => Some(index),
+            _ if shown > 0 => Some(shown - 1),
+            _ => None,
+        };
+        if let Some(plan) = &self.inputs.upstream {
+            // Nothing of this upstream page left to show: go on to the next.
+            let consumed = match last {
+                Some(last) => last + 1,
+                None if self.inputs.given == 0 => 0,
+                None => return None,
+            };
+            let at = plan.after(consumed)?;
+            return Some(make(upstream_continuation(
+                at,
+                covered,
+                self.layout.rank_order,
+            )));
+        }
+        let record = self.records.rows.structured.get(last?)?;
+        self.total.is_none_or(|total| covered < total).then(|| {
+            make(continuation(
+                record,
+                covered,
+                self.inputs.keyset,
+                self.layout.rank_order,
+            ))
+        })
+    }
+
+    fn head(&self, frame: &Frame, channel: Channel, has_records: bool) -> String {
+        let note = self.records.notes.line.as_deref();
+        match (channel, self.settings.format) {
             (Channel::Structured, _) | (Channel::Text, Format::Json) => {
                 envelope::json_head(frame, has_records)
             }
             (Channel::Text, Format::Prose) => envelope::text_head(frame, note),
             (Channel::Text, Format::Table) => {
                 let mut head = envelope::text_head(frame, note);
-                head.push_str(&renderer.table_header());
+                head.push_str(&self.renderer.table_header());
                 head
             }
         }
-    };
-    let tail = |frame: &Frame, channel: Channel| -> String {
-        match (channel, format) {
+    }
+
+    fn tail(&self, frame: &Frame, channel: Channel) -> String {
+        match (channel, self.settings.format) {
             (Channel::Structured, _) | (Channel::Text, Format::Json) => envelope::json_tail(frame),
-            (Channel::Text, _) => envelope::text_tail(frame, layout.plural, tool),
+            (Channel::Text, _) => {
+                envelope::text_tail(frame, self.layout.plural, self.settings.tool)
+            }
         }
-    };
-    let frame_tokens = |frame: &Frame, has_records: bool| -> PerChannel<usize> {
+    }
+
+    /// The envelope's tokens on each channel.
+    fn envelope_tokens(&self, frame: &Frame, has_records: bool) -> PerChannel<usize> {
+        let tok = self.settings.tokenizer;
         let count = |channel| {
-            tok.count(&head(frame, channel, has_records)) + tok.count(&tail(frame, channel))
+            tok.count(&self.head(frame, channel, has_records))
+                + tok.count(&self.tail(frame, channel))
         };
         let structured = count(Channel::Structured);
         PerChannel {
             structured,
-            text: if text_differs {
+            text: if self.text_differs {
                 count(Channel::Text)
             } else {
                 structured
             },
         }
-    };
+    }
 
-    // -- reserve: the envelope as it would read with every record omitted and a cursor.
-    let reserve = {
-        let mut f = frame_for(0, Some((0, OmitReason::ResultBudget)));
-        let widest = total.unwrap_or(reached);
-        if let (Some(make), Some(plan)) = (cursor, &page.upstream) {
-            f.next = Some(make(upstream_continuation(
-                plan.widest(),
-                widest,
-                layout.rank_order,
-            )));
+    /// Reserve: the envelope as it would read with every record omitted and a cursor.
+    fn reserve(&self) -> PerChannel<usize> {
+        let mut f = self.frame(0, Some((0, OmitReason::ResultBudget)));
+        let widest = self.total.unwrap_or(self.reached);
+        let cursor = self.settings.cursor;
+        let order = self.layout.rank_order;
+        if let (Some(make), Some(plan)) = (cursor, &self.inputs.upstream) {
+            f.next = Some(make(upstream_continuation(plan.widest(), widest, order)));
         } else if f.next.is_none()
-            && let (Some(make), Some(first)) = (cursor, records.rows.structured.first())
+            && let (Some(make), Some(first)) = (cursor, self.records.rows.structured.first())
         {
-            f.next = Some(make(continuation(
-                first,
-                widest,
-                page.keyset,
-                layout.rank_order,
-            )));
+            f.next = Some(make(continuation(first, widest, self.inputs.keyset, order)));
         }
-        frame_tokens(&f, true)
-    };
-
-    // -- admit: each record rendered once per channel, counted once, in rank order.
-    let mut admission = Admission::new(budget, held, reserve);
-    let mut cut: Option<(usize, OmitReason)> = None;
-    let mut tokenized = 0usize;
-    // What rendering noticed before each admitted record, to give back a refused one's.
-    let mut noticed_before = Vec::new();
-    for (position, record) in records.rows.structured.iter().enumerate() {
-        if page_size.is_some_and(|p| position >= p) {
-            cut = Some((position, OmitReason::PageSize));
-            break;
-        }
-        noticed_before.push(records.counting.diagnostics());
-        let structured = renderer
-            .segment(record, position, Format::Json)
-            .map_err(render_err)?;
-        let text = match text_differs {
-            true => Some(
-                renderer
-                    .segment(&records.rows.text[position], position, format)
-                    .map_err(render_err)?,
-            ),
-            false => None,
-        };
-        let ts = tok.count(&structured);
-        let tokens = PerChannel {
-            structured: ts,
-            text: text.as_deref().map_or(ts, |t| tok.count(t)),
-        };
-        tokenized += 1;
-        let segment = Segment {
-            structured,
-            text,
-            tokens,
-        };
-        if let Err((_, reason)) = admission.offer(segment) {
-            cut = Some((position, reason));
-            break;
-        }
-    }
-    if cut.is_none() && records.rows.structured.len() < given {
-        // Only reachable records were ranked; the next one would not have fit.
-        cut = Some((records.rows.structured.len(), OmitReason::ResultBudget));
+        self.envelope_tokens(&f, true)
     }
 
-    // -- fit the envelope: the real one, with the true counts and cursor; drop records from
-    // the end until it fits (rare: the reserve is pessimistic, but a summary's numbers can
-    // tokenize differently).
-    let (frame, envelope_tokens) = loop {
-        let shown = admission.len();
-        let frame = frame_for(shown, cut);
-        let tokens = frame_tokens(&frame, shown > 0);
-        if admission.fits_with(tokens) || shown == 0 {
-            break (frame, tokens);
-        }
-        admission.pop();
-        // A record that cannot be shown even alone with the real envelope is skipped with
-        // its reason, so the next page goes on after it rather than stopping here.
-        let reason = match shown {
-            1 => OmitReason::RecordTooLarge,
-            _ => OmitReason::ResultBudget,
+    /// Admit: each record rendered once per channel, counted once, in rank order, never past
+    /// the first that does not fit.
+    fn admit(&self, reserve: PerChannel<usize>) -> Result<Admitted, ShapeError> {
+        let s = self.settings;
+        let render_err = |message: String| ShapeError::Render {
+            record: self.layout.name.to_owned(),
+            message,
         };
-        cut = Some((shown - 1, reason));
-    };
-    let shown = admission.len();
-    // Diagnostics of the records shown: what rendering noticed up to the first record not
-    // shown (each record was rendered once on the counting channel).
-    let diagnostics = match noticed_before.get(shown) {
-        Some(before) => before.clone(),
-        None => records.counting.diagnostics(),
-    };
-
-    // -- assemble both channels.
-    let over_budget = admission.over_budget(envelope_tokens);
-    let tokens = envelope_tokens.plus(admission.tokens());
-    let segments = admission.into_shown();
-    let assemble = |channel: Channel| -> String {
-        let mut out = head(&frame, channel, shown > 0);
-        for s in &segments {
-            out.push_str(s.on(channel));
+        let mut admitted = Admitted {
+            admission: Admission::new(s.budget, s.channels.held(), reserve),
+            cut: None,
+            tokenized: 0,
+            noticed_before: Vec::new(),
+        };
+        let rows = &self.records.rows;
+        for (position, record) in rows.structured.iter().enumerate() {
+            if s.page_size.is_some_and(|p| position >= p) {
+                admitted.cut = Some((position, OmitReason::PageSize));
+                break;
+            }
+            admitted
+                .noticed_before
+                .push(self.records.counting.diagnostics());
+            let structured = self
+                .renderer
+                .segment(record, position, Format::Json)
+                .map_err(render_err)?;
+            let text = match self.text_differs {
+                true => Some(
+                    self.renderer
+                        .segment(&rows.text[position], position, s.format)
+                        .map_err(render_err)?,
+                ),
+                false => None,
+            };
+            let ts = s.tokenizer.count(&structured);
+            let tokens = PerChannel {
+                structured: ts,
+                text: text.as_deref().map_or(ts, |t| s.tokenizer.count(t)),
+            };
+            admitted.tokenized += 1;
+            let segment = Segment {
+                structured,
+                text,
+                tokens,
+            };
+            if let Err((_, reason)) = admitted.admission.offer(segment) {
+                admitted.cut = Some((position, reason));
+                break;
+            }
         }
-        out.push_str(&tail(&frame, channel));
-        out
-    };
-    let structured = assemble(Channel::Structured);
-    let text = if text_differs {
-        assemble(Channel::Text)
-    } else {
-        structured.clone()
-    };
+        if admitted.cut.is_none() && rows.structured.len() < self.inputs.given {
+            // Only reachable records were ranked; the next one would not have fit.
+            admitted.cut = Some((rows.structured.len(), OmitReason::ResultBudget));
+        }
+        Ok(admitted)
+    }
 
-    // -- report.
-    let report = Report {
-        tool: tool.to_owned(),
-        tokenizer: tok.name().to_owned(),
-        budget,
-        raw: settings.raw.map(|raw| RawSize::measure(raw, tok)),
-        tokens: ChannelTokens {
-            text: tokens.text,
-            structured: tokens.structured,
-        },
-        records: RecordCounts {
-            total: total.unwrap_or(reached),
-            given,
-            shown,
-            omitted: frame
-                .omitted
-                .count
-                .unwrap_or_else(|| reached.saturating_sub(shown_before + shown as u64)),
-        },
-        cut: cut
-            .filter(|_| frame.status == Status::Partial)
-            .map(|(index, reason)| Cut { index, reason }),
-        resolvers: page.resolvers,
-        diagnostics,
-        tokenized,
-        over_budget,
-        duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
-        nonce: (settings.untrusted.provenance == Provenance::RandomTag && layout.has_untrusted())
-            .then(|| records.nonce.to_owned()),
-    };
-    report.emit();
-    Ok(Shaped::new(frame, text, structured, report))
+    /// Fit the envelope: the real one, with the true counts and cursor; records are given
+    /// back from the end until it fits (rare: the reserve is pessimistic, but a summary's
+    /// numbers can tokenize differently).
+    fn fit(&self, admitted: Admitted) -> Fitted {
+        let Admitted {
+            mut admission,
+            mut cut,
+            tokenized,
+            noticed_before,
+        } = admitted;
+        loop {
+            let shown = admission.len();
+            let frame = self.frame(shown, cut);
+            let envelope_tokens = self.envelope_tokens(&frame, shown > 0);
+            if admission.fits_with(envelope_tokens) || shown == 0 {
+                return Fitted {
+                    frame,
+                    envelope_tokens,
+                    admission,
+                    cut,
+                    tokenized,
+                    noticed_before,
+                };
+            }
+            admission.pop();
+            // A record that cannot be shown even alone with the real envelope is skipped
+            // with its reason, so the next page goes on after it rather than stopping here.
+            let reason = match shown {
+                1 => OmitReason::RecordTooLarge,
+                _ => OmitReason::ResultBudget,
+            };
+            cut = Some((shown - 1, reason));
+        }
+    }
+
+    /// Assemble both channels from the same segments.
+    fn assemble(&self, fitted: &Fitted) -> PerChannel<String> {
+        let shown = fitted.admission.len();
+        let assemble = |channel: Channel| -> String {
+            let mut out = self.head(&fitted.frame, channel, shown > 0);
+            for s in fitted.admission.shown() {
+                out.push_str(s.on(channel));
+            }
+            out.push_str(&self.tail(&fitted.frame, channel));
+            out
+        };
+        let structured = assemble(Channel::Structured);
+        let text = if self.text_differs {
+            assemble(Channel::Text)
+        } else {
+            structured.clone()
+        };
+        PerChannel { structured, text }
+    }
+
+    /// The report: sizes, counts, the cut and why, and the diagnostics of the records shown
+    /// (what rendering noticed up to the first record not shown).
+    fn report(&self, fitted: &Fitted, start: Instant) -> Report {
+        let s = self.settings;
+        let shown = fitted.admission.len();
+        let diagnostics = match fitted.noticed_before.get(shown) {
+            Some(before) => before.clone(),
+            None => self.records.counting.diagnostics(),
+        };
+        let tokens = fitted.envelope_tokens.plus(fitted.admission.tokens());
+        Report {
+            tool: s.tool.to_owned(),
+            tokenizer: s.tokenizer.name().to_owned(),
+            budget: s.budget,
+            raw: s.raw.map(|raw| RawSize::measure(raw, s.tokenizer)),
+            tokens: ChannelTokens {
+                text: tokens.text,
+                structured: tokens.structured,
+            },
+            records: RecordCounts {
+                total: self.total.unwrap_or(self.reached),
+                given: self.inputs.given,
+                shown,
+                omitted: fitted
+                    .frame
+                    .omitted
+                    .count
+                    .unwrap_or_else(|| self.reached.saturating_sub(s.shown_before + shown as u64)),
+            },
+            cut: fitted
+                .cut
+                .filter(|_| fitted.frame.status == Status::Partial)
+                .map(|(index, reason)| Cut { index, reason }),
+            resolvers: self.inputs.resolvers.clone(),
+            diagnostics,
+            tokenized: fitted.tokenized,
+            over_budget: fitted.admission.over_budget(fitted.envelope_tokens),
+            duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
+            nonce: (s.untrusted.provenance == Provenance::RandomTag && self.layout.has_untrusted())
+                .then(|| self.records.nonce.to_owned()),
+        }
+    }
 }
