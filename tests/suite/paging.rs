@@ -315,6 +315,32 @@ fn run(
     page_size: Option<usize>,
     format: Format,
 ) {
+    // Walks `typed` at a budget from the one-record floor up.
+    fn go<T, S>(typed: Vec<T>, setup: Setup<'_>, extra: usize, shape: S) -> Vec<String>
+    where
+        T: ToolResult,
+        (): toolshape::resolve::Supplies<T::Needs>,
+        S: Fn(&Call<'_>, &[T]) -> Shaped,
+    {
+        let budget = one_record_floor(&typed, setup.format) + extra;
+        walk(&typed, Setup { budget, ..setup }, shape)
+    }
+    let setup = |key, plural| Setup {
+        mode,
+        budget: 0,
+        page_size,
+        format,
+        key,
+        plural,
+    };
+    let projects = || -> Vec<Project> {
+        rows.iter()
+            .map(|(id, _, body)| Project {
+                id: id.clone(),
+                body: body.clone(),
+            })
+            .collect()
+    };
     let expected = reference_order(rows, mode);
     let seen = match mode {
         Mode::Ranked | Mode::RankedKeepOrder => {
@@ -326,41 +352,14 @@ fn run(
                     body: body.clone(),
                 })
                 .collect();
-            let budget = one_record_floor(&typed, format) + extra;
-            walk(
-                &typed,
-                Setup {
-                    mode,
-                    budget,
-                    page_size,
-                    format,
-                    key: "id",
-                    plural: "rankeds",
-                },
-                |s, r| s.shape_blocking(r).unwrap(),
-            )
+            go(typed, setup("id", "rankeds"), extra, |s, r| {
+                s.shape_blocking(r).unwrap()
+            })
         }
         Mode::Unranked | Mode::UnrankedKeepOrder => {
-            let typed: Vec<Project> = rows
-                .iter()
-                .map(|(id, _, body)| Project {
-                    id: id.clone(),
-                    body: body.clone(),
-                })
-                .collect();
-            let budget = one_record_floor(&typed, format) + extra;
-            walk(
-                &typed,
-                Setup {
-                    mode,
-                    budget,
-                    page_size,
-                    format,
-                    key: "id",
-                    plural: "projects",
-                },
-                |s, r| s.shape_blocking(r).unwrap(),
-            )
+            go(projects(), setup("id", "projects"), extra, |s, r| {
+                s.shape_blocking(r).unwrap()
+            })
         }
         Mode::NoId => {
             let typed: Vec<Entry> = rows
@@ -371,49 +370,18 @@ fn run(
                     body: body.clone(),
                 })
                 .collect();
-            let budget = one_record_floor(&typed, format) + extra;
-            walk(
-                &typed,
-                Setup {
-                    mode,
-                    budget,
-                    page_size,
-                    format,
-                    key: "key",
-                    plural: "entries",
-                },
-                |s, r| s.shape_blocking(r).unwrap(),
-            )
+            go(typed, setup("key", "entries"), extra, |s, r| {
+                s.shape_blocking(r).unwrap()
+            })
         }
-        Mode::Custom => {
-            let typed: Vec<Project> = rows
-                .iter()
-                .map(|(id, _, body)| Project {
-                    id: id.clone(),
-                    body: body.clone(),
-                })
-                .collect();
-            let budget = one_record_floor(&typed, format) + extra;
-            walk(
-                &typed,
-                Setup {
-                    mode,
-                    budget,
-                    page_size,
-                    format,
-                    key: "id",
-                    plural: "projects",
-                },
-                |s, r| {
-                    let by_body = |a: &Project, b: &Project| -> Ordering { a.body.cmp(&b.body) };
-                    tokio::runtime::Builder::new_current_thread()
-                        .build()
-                        .unwrap()
-                        .block_on(s.shape_ordered(r, &(), by_body))
-                        .unwrap()
-                },
-            )
-        }
+        Mode::Custom => go(projects(), setup("id", "projects"), extra, |s, r| {
+            let by_body = |a: &Project, b: &Project| -> Ordering { a.body.cmp(&b.body) };
+            tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+                .block_on(s.shape_ordered(r, &(), by_body))
+                .unwrap()
+        }),
     };
     assert_eq!(seen, expected, "pages are not in the {mode:?} order");
 }
