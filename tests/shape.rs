@@ -24,3 +24,5 @@ mod open;
 mod paging;
 #[path = "suite/untrusted.rs"]
 mod untrusted;
+#[path = "suite/values.rs"]
+mod values;

@@ -30,7 +30,7 @@ pub fn expand(record: &Record) -> TokenStream {
         g.serialize_field(),
         g.rank_cmp(),
         g.rank_key(),
-        g.id_text(),
+        g.id_key(),
         g.record_schema(),
     ];
     quote! {
@@ -304,7 +304,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let cmp = quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&#this_at.#member, &#other_at.#member));
                 let tiebreak = record.id.map(|id| {
                     let member = record.fields[id].member;
-                    quote!(.then_with(|| #p::IdText::id_text(&#this.#member).cmp(#p::IdText::id_text(&#other.#member))))
+                    quote!(.then_with(|| #p::IdField::id_key(&#this.#member).cmp(&#p::IdField::id_key(&#other.#member))))
                 });
                 let reverse = match rank.order {
                     Order::Desc => quote!(.reverse()),
@@ -342,7 +342,7 @@ impl<'r, 'a> Gen<'r, 'a> {
         }
     }
 
-    fn id_text(&self) -> TokenStream {
+    fn id_key(&self) -> TokenStream {
         let p = &self.p;
         let record = self.record;
         let this = local("self", Span::call_site());
@@ -351,12 +351,12 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let f = &record.fields[id];
                 let (member, span) = (f.member, f.span);
                 let this = local("self", span);
-                quote_spanned!(span=> ::core::option::Option::Some(#p::IdText::id_text(&#this.#member)))
+                quote_spanned!(span=> ::core::option::Option::Some(#p::IdField::id_key(&#this.#member)))
             }
             None => quote!(::core::option::Option::None),
         };
         quote! {
-            fn id_text(&#this) -> ::core::option::Option<&str> {
+            fn id_key(&#this) -> ::core::option::Option<#p::IdKey<'_>> {
                 #body
             }
         }
@@ -379,7 +379,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                     let path = self.resolver(*i);
                     quote_spanned!(span=> #p::schema::resolved::<#ty, <#path as #p::Resolver>::Key>(<#path as #p::Resolver>::NOUN))
                 }
-                Transform::Id { .. } => quote_spanned!(span=> #p::schema::id()),
+                Transform::Id { .. } => quote_spanned!(span=> #p::schema::id::<#ty>()),
                 Transform::Date => quote_spanned!(span=> #p::schema::date::<#ty>()),
                 Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted::<#ty>()),
             };
@@ -437,7 +437,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                     let path = self.resolver(*i);
                     quote_spanned!(span=> #ty: #p::KeyField<<#path as #p::Resolver>::Key>)
                 }
-                Transform::Id { .. } => quote_spanned!(span=> #ty: #p::IdText),
+                Transform::Id { .. } => quote_spanned!(span=> #ty: #p::IdField),
                 Transform::Date => quote_spanned!(span=> #ty: #p::DateField),
                 Transform::Untrusted { .. } => quote_spanned!(span=> #ty: #p::UntrustedText),
             };

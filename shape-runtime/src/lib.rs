@@ -63,7 +63,7 @@ pub use envelope::{Frame, OmitReason, Omitted, Status};
 pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
 #[cfg(feature = "redis")]
 pub use handle_redis::RedisStore;
-pub use ids::{IdText, short_id};
+pub use ids::{IdField, IdKey, IdText, short_id};
 pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use open::{Keep, OpenResult};
 pub use project::ToolResult;

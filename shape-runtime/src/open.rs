@@ -11,6 +11,7 @@ use crate::cursor::{CursorCodec, Keyset, QueryHash};
 use crate::date::Day;
 use crate::env::{CallEnv, Channel};
 use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
+use crate::ids::IdKey;
 use crate::page::{Notes, PageInputs, Records};
 use crate::project::ToolResult;
 use crate::query::{OpenQuery, QueryError};
@@ -474,7 +475,7 @@ impl RenderRecord for StoredRow<'_> {
         None
     }
 
-    fn id_text(&self) -> Option<&str> {
+    fn id_key(&self) -> Option<IdKey<'_>> {
         None
     }
 }

@@ -124,7 +124,7 @@ fn continuation<R: RenderRecord>(
 ) -> Continuation<'_> {
     Continuation {
         rank: record.rank_key().filter(|_| keyset),
-        id: record.id_text().filter(|_| keyset),
+        id: record.id_key().filter(|_| keyset),
         shown,
         order,
     }

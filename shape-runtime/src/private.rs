@@ -1,7 +1,7 @@
 //! Paths the derive's generated code uses. Not public API: no stability promise.
 
 pub use crate::date::DateField;
-pub use crate::ids::IdText;
+pub use crate::ids::{IdField, IdKey};
 pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo};

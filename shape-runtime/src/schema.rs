@@ -2,6 +2,7 @@
 //! of each field) and the envelope around a page of them.
 
 use crate::date::DateField;
+use crate::ids::IdField;
 use crate::legend::{LegendField, LegendSource};
 use crate::resolve::{Arity, KeyField};
 use crate::view::UntrustedText;
@@ -81,9 +82,10 @@ pub fn resolved<F: KeyField<K>, K>(noun: &str) -> Schema {
     }
 }
 
-/// An id field.
-pub fn id() -> Schema {
-    json_schema!({ "type": "string", "description": "an id other tools accept" })
+/// An id field: a string, or an integer for integer ids.
+pub fn id<F: IdField>() -> Schema {
+    let kind = if F::is_integer() { "integer" } else { "string" };
+    json_schema!({ "type": kind, "description": "an id other tools accept" })
 }
 
 /// A date field: `YYYY-MM-DD`, or the value as given when it did not parse.

@@ -39,6 +39,7 @@
 use crate::budget::Budget;
 use crate::cursor::{CursorCodec, CursorError, Keyset, QueryHash};
 use crate::envelope::{self, Frame, Status};
+use crate::ids::IdKey;
 use crate::page::{Notes, PageInputs, Records};
 use crate::project::ToolResult;
 use crate::rank::{KeyValue, Order};
@@ -94,7 +95,7 @@ pub struct Continuation<'a> {
     /// The rank key of the last record this page covers.
     pub rank: Option<KeyValue>,
     /// Its id.
-    pub id: Option<&'a str>,
+    pub id: Option<IdKey<'a>>,
     /// Records shown by this page and the earlier ones.
     pub shown: u64,
     /// The rank order the records are in.
@@ -465,7 +466,7 @@ impl<'a> Call<'a> {
         self.cursor = Some(Arc::new(move |c: Continuation<'_>| {
             let keyset = Keyset {
                 rank: c.rank,
-                id: c.id.map(str::to_owned),
+                id: c.id.map(|id| id.to_string()),
                 order: c.order,
             };
             codec.encode(&keyset, c.shown, &query)
@@ -552,7 +553,7 @@ impl<'a> Call<'a> {
         let keyset = matches!(order, RowOrder::Ranked) && T::PROJECTION.id.is_some();
         let mut indices: Vec<usize> = match &self.after {
             Some(Resume::Keyset(k)) if keyset => (0..rows.len())
-                .filter(|&i| k.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
+                .filter(|&i| k.admits(rows[i].rank_key().as_ref(), rows[i].id_key()))
                 .collect(),
             _ => (0..rows.len()).collect(),
         };
@@ -567,7 +568,7 @@ impl<'a> Call<'a> {
             RowOrder::Ranked => crate::rank::top_k(&mut indices, upto, |a, b| {
                 let (x, y) = (&rows[*a], &rows[*b]);
                 x.rank_cmp(y)
-                    .then_with(|| x.id_text().cmp(&y.id_text()))
+                    .then_with(|| x.id_key().cmp(&y.id_key()))
                     .then(a.cmp(b))
             }),
             RowOrder::Custom(f) => crate::rank::top_k(&mut indices, upto, |a, b| {

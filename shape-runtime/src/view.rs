@@ -8,7 +8,7 @@
 
 use crate::date::{DateField, DateValue};
 pub use crate::env::{CallEnv, Channel, DateStyle, Diagnostics};
-use crate::ids::{IdText, short_id};
+use crate::ids::{IdField, IdKey, short_id};
 use crate::resolve::{KeyField, Needs};
 use crate::untrusted;
 use serde::{Serialize, Serializer};
@@ -97,10 +97,17 @@ impl<'a, T: ?Sized> Ident<'a, T> {
     }
 }
 
-impl<T: IdText + ?Sized> Serialize for Ident<'_, T> {
+impl<T: IdField + ?Sized> Serialize for Ident<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let text = self.value.id_text();
-        s.serialize_str(if self.short { short_id(text) } else { text })
+        match self.value.id_key() {
+            // An integer id is a number in JSON, as the API that issued it writes it.
+            IdKey::Int(n) => match (i64::try_from(n), u64::try_from(n)) {
+                (Ok(n), _) => s.serialize_i64(n),
+                (_, Ok(n)) => s.serialize_u64(n),
+                _ => s.serialize_i128(n),
+            },
+            IdKey::Text(text) => s.serialize_str(if self.short { short_id(text) } else { text }),
+        }
     }
 }
 

@@ -1,0 +1,201 @@
+//! Tests: value kinds beyond text — integer ids (GitHub issue numbers) that tie-break and page
+//! numerically, string and enum legend codes (Jira status categories), the word a field's
+//! absence reads as, dates from epoch numbers, untrusted lists and options.
+
+use std::sync::Arc;
+use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
+use toolshape::{Budget, Format, KeyValue, Order, Shaper, Status, ToolResult};
+
+/// A GitHub issue as the REST API gives it: `number` is the id other tools take.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    prose = "#{number} {title}: {comments} comments"
+)]
+struct Issue {
+    #[shape(id)]
+    number: u64,
+    #[shape(show)]
+    title: String,
+    #[shape(rank = desc)]
+    comments: u32,
+}
+
+/// A Jira project: an `i64` id and no rank, so records are ordered by id alone.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(name = "project", plural = "projects", prose = "{id} {key}")]
+struct Project {
+    #[shape(id(short))]
+    id: i64,
+    #[shape(show)]
+    key: String,
+}
+
+fn codec() -> Arc<CursorCodec> {
+    Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a values test key of sixteen bytes or more").unwrap(),
+    ))
+}
+
+fn issues() -> Vec<Issue> {
+    // Numbers across the 9/10, 99/100 and 999/1000 boundaries, where text order differs.
+    let numbers = [
+        1347u64, 9, 10, 100, 99, 1000, 999, 2, 11, 101, 1, 20, 200, 3, 30, 1348,
+    ];
+    numbers
+        .iter()
+        .map(|&number| Issue {
+            number,
+            title: format!("Crash when opening file {number}"),
+            comments: (number % 3) as u32,
+        })
+        .collect()
+}
+
+#[test]
+fn integer_id_is_a_json_number_and_prose_digits() {
+    let rows = vec![Issue {
+        number: 1347,
+        title: "Panic in parser".into(),
+        comments: 4,
+    }];
+    let shaped = Shaper::for_tool("list_issues")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0].to_string(),
+        r#"{"number":1347,"title":"Panic in parser","comments":4}"#
+    );
+    assert_eq!(
+        shaped.text().lines().nth(1),
+        Some("#1347 Panic in parser: 4 comments")
+    );
+    assert_eq!(rows[0].id_key(), Some(toolshape::IdKey::Int(1347)));
+    assert_eq!(rows[0].id_text(), None);
+    let schema = serde_json::to_value(Issue::record_schema(&mut Default::default())).unwrap();
+    assert_eq!(schema["properties"]["number"]["type"], "integer");
+}
+
+#[test]
+fn integer_ids_break_ties_numerically() {
+    let shaped = Shaper::for_tool("list_issues")
+        .format(Format::Json)
+        .shape_blocking(&issues(), &())
+        .unwrap();
+    let numbers: Vec<u64> = shaped.structured()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["number"].as_u64().unwrap())
+        .collect();
+    // comments desc (number % 3), then number desc: numerically, never "999" > "1000".
+    assert_eq!(
+        numbers,
+        [
+            200, 101, 20, 11, 2, 1348, 1000, 100, 10, 1, 1347, 999, 99, 30, 9, 3
+        ]
+    );
+}
+
+#[test]
+fn integer_ids_page_numerically_through_next() {
+    let rows = issues();
+    let mut expected: Vec<u64> = rows.iter().map(|i| i.number).collect();
+    expected.sort_by(|a, b| (b % 3).cmp(&(a % 3)).then(b.cmp(a)));
+    for budget in [110, 150, 400] {
+        let codec = codec();
+        let query = QueryHash::of("list_issues", &serde_json::json!({})).unwrap();
+        let mut cursor: Option<String> = None;
+        let mut seen: Vec<u64> = Vec::new();
+        let mut pages = 0;
+        for _ in 0..=rows.len() {
+            pages += 1;
+            let call = Shaper::for_tool("list_issues")
+                .budget(Budget::tokens(budget))
+                .format(Format::Prose)
+                .call()
+                .paginate(Arc::clone(&codec), query, cursor.as_deref())
+                .unwrap();
+            let shaped = call.shape_blocking(&rows, &()).unwrap();
+            let page = shaped.structured();
+            seen.extend(
+                page["data"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["number"].as_u64().unwrap()),
+            );
+            match page["next"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => {
+                    assert_eq!(
+                        shaped.status(),
+                        if seen.len() == rows.len() {
+                            Status::Ok
+                        } else {
+                            Status::Partial
+                        }
+                    );
+                    break;
+                }
+            }
+        }
+        assert_eq!(seen, expected, "budget {budget}");
+        assert!(budget > 150 || pages > 2, "budget {budget}: {pages} pages");
+    }
+}
+
+#[test]
+fn unranked_integer_ids_order_and_page_by_value() {
+    let rows: Vec<Project> = [10i64, 9, 100, -3, 11, 1, 0, 2]
+        .iter()
+        .map(|&id| Project {
+            id,
+            key: format!("P{}", id.unsigned_abs()),
+        })
+        .collect();
+    let codec = codec();
+    let query = QueryHash::of("projects", &serde_json::json!({})).unwrap();
+    let mut cursor: Option<String> = None;
+    let mut seen: Vec<i64> = Vec::new();
+    for _ in 0..=rows.len() {
+        let call = Shaper::for_tool("projects")
+            .page_size(3)
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap();
+        let shaped = call.shape_blocking(&rows, &()).unwrap();
+        let page = shaped.structured();
+        seen.extend(
+            page["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_i64().unwrap()),
+        );
+        match page["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, [-3, 0, 1, 2, 9, 10, 11, 100]);
+}
+
+#[test]
+fn keyset_admits_integer_ids_numerically() {
+    let after_nine = Keyset {
+        rank: Some(KeyValue::UInt(2)),
+        id: Some("9".into()),
+        order: Order::Asc,
+    };
+    // Same rank: issue 10 comes after issue 9, issue 8 before it.
+    assert!(after_nine.admits(Some(&KeyValue::UInt(2)), Some(toolshape::IdKey::Int(10))));
+    assert!(!after_nine.admits(Some(&KeyValue::UInt(2)), Some(toolshape::IdKey::Int(8))));
+    assert!(!after_nine.admits(Some(&KeyValue::UInt(2)), Some(toolshape::IdKey::Int(9))));
+    // Text ids keep bytewise order.
+    assert!(!after_nine.admits(Some(&KeyValue::UInt(2)), Some("10")));
+    let last = &issues()[0];
+    assert_eq!(Keyset::after(last).id.as_deref(), Some("1347"));
+}
