@@ -64,7 +64,7 @@ pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, St
 #[cfg(feature = "redis")]
 pub use handle_redis::RedisStore;
 pub use ids::{IdField, IdKey, IdText, short_id};
-pub use legend::{Legend, LegendError, LegendField, LegendSource, LoadedLegend};
+pub use legend::{Legend, LegendCode, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use open::{Keep, OpenResult};
 pub use project::ToolResult;
 pub use query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery};

@@ -31,6 +31,7 @@ pub fn coded<'a, L, F>(
 ) -> crate::legend::LegendOut<'a>
 where
     L: crate::legend::LegendSource + ?Sized,
+    L::Code: crate::legend::LegendCode,
     F: crate::legend::LegendField<L::Code> + ?Sized,
 {
     value.coded(legend, field, env)

@@ -3,7 +3,7 @@
 
 use crate::date::DateField;
 use crate::ids::IdField;
-use crate::legend::{LegendField, LegendSource};
+use crate::legend::{LegendCode, LegendField, LegendSource};
 use crate::resolve::{Arity, KeyField};
 use crate::view::UntrustedText;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -47,11 +47,12 @@ pub fn shown<T: JsonSchema + ?Sized>(generator: &mut SchemaGenerator) -> Schema 
 }
 
 /// A legend field: one of the legend's words, or the unknown-code marker.
-pub fn legend<L: LegendSource + ?Sized, F: LegendField<L::Code> + ?Sized>(
-    legend: &L,
-    _field: std::marker::PhantomData<F>,
-    field: &str,
-) -> Schema {
+pub fn legend<L, F>(legend: &L, _field: std::marker::PhantomData<F>, field: &str) -> Schema
+where
+    L: LegendSource + ?Sized,
+    L::Code: LegendCode,
+    F: LegendField<L::Code> + ?Sized,
+{
     let words = legend.words();
     let marker = json_schema!({
         "type": "string",

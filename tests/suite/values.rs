@@ -199,3 +199,125 @@ fn keyset_admits_integer_ids_numerically() {
     let last = &issues()[0];
     assert_eq!(Keyset::after(last).id.as_deref(), Some("1347"));
 }
+
+/// Jira's status categories, keyed by the text the REST API gives (`statusCategory.key`).
+const CATEGORY: toolshape::Legend<&str> = toolshape::Legend::new(&[
+    ("new", "To Do"),
+    ("indeterminate", "In Progress"),
+    ("done", "Done"),
+]);
+
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    prose = "{key}: {category}, resolution {resolution}"
+)]
+struct JiraIssue {
+    #[shape(id)]
+    key: String,
+    #[shape(legend = CATEGORY, rename = "category")]
+    status_category: String,
+    #[shape(legend = CATEGORY)]
+    resolution: Option<String>,
+}
+
+#[test]
+fn string_codes_read_words_and_unknown_codes_are_marked() {
+    let rows = vec![
+        JiraIssue {
+            key: "PROJ-7".into(),
+            status_category: "indeterminate".into(),
+            resolution: Some("done".into()),
+        },
+        JiraIssue {
+            key: "PROJ-8".into(),
+            status_category: "undefined".into(),
+            resolution: None,
+        },
+    ];
+    let shaped = Shaper::for_tool("jira_search")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"].to_string(),
+        r#"[{"key":"PROJ-7","category":"In Progress","resolution":"Done"},{"key":"PROJ-8","category":"unknown category undefined","resolution":null}]"#
+    );
+    let lines: Vec<&str> = shaped.text().lines().collect();
+    assert_eq!(lines[1], "PROJ-7: In Progress, resolution Done");
+    assert!(
+        lines[2].starts_with("PROJ-8: unknown category undefined, resolution "),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(
+        shaped.report().diagnostics.unknown_codes["category"],
+        ["undefined"]
+    );
+}
+
+/// GitHub's `state_reason`, written with its API (serde) names by `Display`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum StateReason {
+    Completed,
+    NotPlanned,
+    Reopened,
+    Duplicate,
+}
+
+impl std::fmt::Display for StateReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StateReason::Completed => "completed",
+            StateReason::NotPlanned => "not_planned",
+            StateReason::Reopened => "reopened",
+            StateReason::Duplicate => "duplicate",
+        })
+    }
+}
+
+const REASON: toolshape::Legend<StateReason> = toolshape::Legend::new(&[
+    (StateReason::Completed, "fixed"),
+    (StateReason::NotPlanned, "won't fix"),
+    (StateReason::Reopened, "reopened"),
+]);
+
+#[derive(Debug, Clone, ToolResult)]
+#[shape(name = "issue", plural = "issues")]
+struct ClosedIssue {
+    #[shape(id)]
+    number: u64,
+    #[shape(legend = REASON, rename = "reason")]
+    state_reason: Option<StateReason>,
+}
+
+#[test]
+fn enum_codes_read_words_and_unknown_variants_print_their_api_name() {
+    let rows = vec![
+        ClosedIssue {
+            number: 12,
+            state_reason: Some(StateReason::NotPlanned),
+        },
+        ClosedIssue {
+            number: 13,
+            state_reason: Some(StateReason::Duplicate),
+        },
+        ClosedIssue {
+            number: 14,
+            state_reason: None,
+        },
+    ];
+    let shaped = Shaper::for_tool("closed_issues")
+        .format(Format::Json)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"].to_string(),
+        r#"[{"number":12,"reason":"won't fix"},{"number":13,"reason":"unknown reason duplicate"},{"number":14,"reason":null}]"#
+    );
+    assert_eq!(
+        shaped.report().diagnostics.unknown_codes["reason"],
+        ["duplicate"]
+    );
+}
