@@ -133,7 +133,8 @@ impl<'r, 'a> Gen<'r, 'a> {
                     quote!(#p::FieldKind::Untrusted { max_tokens: #cap })
                 }
             };
-            quote!(#p::FieldInfo { name: #name, source: #source, kind: #kind })
+            let absent = option(f.absent.as_ref().map(|(word, _)| word));
+            quote!(#p::FieldInfo { name: #name, source: #source, kind: #kind, absent: #absent })
         });
         let prose = record.prose.as_ref().map(|segments| {
             let segments = segments.iter().map(|segment| match segment {
@@ -442,6 +443,12 @@ impl<'r, 'a> Gen<'r, 'a> {
                 Transform::Untrusted { .. } => quote_spanned!(span=> #ty: #p::UntrustedText),
             };
             predicates.push(respan(predicate, span));
+        }
+        for f in &record.fields {
+            if let Some((_, Some(span))) = &f.absent {
+                let ty = respan(f.ty.to_token_stream(), *span);
+                predicates.push(respan(quote!(#ty: #p::MayBeAbsent), *span));
+            }
         }
         if let Some(rank) = &record.rank {
             let ty = respan(record.fields[rank.field].ty.to_token_stream(), rank.span);

@@ -466,8 +466,9 @@ impl RenderRecord for StoredRow<'_> {
         if index >= self.fields.len() {
             return Err(format!("no output field {index}"));
         }
+        let absent = self.fields[index].absent.as_deref();
         self.value(index)
-            .serialize(TextSerializer::new(out, mode))
+            .serialize(TextSerializer::new(out, mode).absent(absent))
             .map_err(|e| e.to_string())
     }
 

@@ -158,7 +158,7 @@ pub(crate) fn render<R: RenderRecord>(
         lead: page.lead,
         reopen_with: OPEN_RESULT,
     };
-    let skipped: Vec<String> = layout.skipped.iter().map(|s| (*s).to_owned()).collect();
+    let skipped = envelope::left_out_fields(&layout.skipped);
     let render_err = |message: String| ShapeError::Render {
         record: layout.name.to_owned(),
         message,

@@ -7,6 +7,7 @@ pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo};
 pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;
+pub use crate::text::MayBeAbsent;
 pub use crate::view::UntrustedText;
 pub use crate::view::{Cx, Dated, Ident, Named, Shown, Untrusted};
 pub use core::cmp::Ordering;

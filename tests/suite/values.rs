@@ -321,3 +321,176 @@ fn enum_codes_read_words_and_unknown_variants_print_their_api_name() {
         ["duplicate"]
     );
 }
+
+/// A GitHub issue with fields that are often absent, as the REST API names them.
+#[derive(Debug, Clone, serde::Deserialize, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    absent = "no {field}",
+    prose = "#{number} {title}: {assignee}, {labels}, milestone {milestone}, closed {closed}"
+)]
+struct TriageIssue {
+    #[shape(id)]
+    number: u64,
+    #[shape(show)]
+    title: String,
+    #[shape(show, absent = "unassigned")]
+    assignee: Option<String>,
+    #[shape(show)]
+    labels: Vec<String>,
+    #[shape(show, absent = "none set")]
+    milestone: Option<String>,
+    #[shape(date, rename = "closed")]
+    closed_at: Option<String>,
+    #[shape(skip)]
+    node_id: String,
+    #[shape(skip)]
+    #[serde(rename = "author_association")]
+    author_association: String,
+    #[shape(skip)]
+    html_url: String,
+}
+
+fn triage_rows() -> Vec<TriageIssue> {
+    vec![
+        TriageIssue {
+            number: 1347,
+            title: "Panic in parser".into(),
+            assignee: None,
+            labels: vec![],
+            milestone: None,
+            closed_at: None,
+            node_id: "I_kwDOA".into(),
+            author_association: "NONE".into(),
+            html_url: "https://github.com/o/r/issues/1347".into(),
+        },
+        TriageIssue {
+            number: 1348,
+            title: "Docs typo".into(),
+            assignee: Some("octocat".into()),
+            labels: vec!["docs".into(), "good first issue".into()],
+            milestone: Some("v2.1".into()),
+            closed_at: Some("2026-02-14T16:02:07Z".into()),
+            node_id: "I_kwDOB".into(),
+            author_association: "MEMBER".into(),
+            html_url: "https://github.com/o/r/issues/1348".into(),
+        },
+    ]
+}
+
+#[test]
+fn absence_reads_as_a_word_in_prose_and_table_and_null_in_json() {
+    let rows = triage_rows();
+    let prose = Shaper::for_tool("list_issues")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    let lines: Vec<&str> = prose.text().lines().collect();
+    assert_eq!(
+        lines[1],
+        "#1347 Panic in parser: unassigned, no labels, milestone none set, closed no closed"
+    );
+    assert_eq!(
+        lines[2],
+        "#1348 Docs typo: octocat, docs, good first issue, milestone v2.1, closed Feb 14"
+    );
+    // The API's names for what this view leaves out: serde's `rename_all` and `rename`.
+    assert_eq!(
+        lines[3],
+        "omitted: none; this view leaves out nodeId, author_association, htmlUrl."
+    );
+    assert_eq!(
+        prose.structured()["data"][0].to_string(),
+        r#"{"number":1347,"title":"Panic in parser","assignee":null,"labels":[],"milestone":null,"closed":null}"#
+    );
+    assert_eq!(
+        prose.structured()["omitted"]["fields"],
+        serde_json::json!(["nodeId", "author_association", "htmlUrl"])
+    );
+    let table = Shaper::for_tool("list_issues")
+        .format(Format::Table)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    let lines: Vec<&str> = table.text().lines().collect();
+    assert_eq!(
+        lines[1],
+        "number | title | assignee | labels | milestone | closed"
+    );
+    assert_eq!(
+        lines[2],
+        "1347 | Panic in parser | unassigned | no labels | none set | no closed"
+    );
+    assert_eq!(TriageIssue::PROJECTION.fields[2].absent, Some("unassigned"));
+}
+
+/// Without `absent`, `None` stays the bare `null` and an empty list `none` (unchanged output).
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    prose = "#{number}: {assignee}, {labels}"
+)]
+struct PlainIssue {
+    #[shape(id)]
+    number: u64,
+    #[shape(show)]
+    assignee: Option<String>,
+    #[shape(show)]
+    labels: Vec<String>,
+}
+
+#[test]
+fn without_a_word_absence_reads_null_and_none() {
+    let rows = vec![PlainIssue {
+        number: 7,
+        assignee: None,
+        labels: vec![],
+    }];
+    let shaped = Shaper::for_tool("list_issues")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(shaped.text().lines().nth(1), Some("#7: null, none"));
+}
+
+macro_rules! wide {
+    ($($skipped:ident),*) => {
+        /// A Jira issue with most of its 40 fields left out.
+        #[derive(Debug, Clone, Default, ToolResult)]
+        #[shape(name = "issue", plural = "issues", prose = "{key}")]
+        struct WideIssue {
+            #[shape(id)]
+            key: String,
+            $(#[shape(skip)] $skipped: Option<String>,)*
+        }
+    };
+}
+
+wide!(
+    f01, f02, f03, f04, f05, f06, f07, f08, f09, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
+    f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37
+);
+
+#[test]
+fn wide_types_name_five_left_out_fields_and_count_the_rest() {
+    let rows = vec![WideIssue {
+        key: "PROJ-1".into(),
+        ..Default::default()
+    }];
+    let shaped = Shaper::for_tool("jira_search")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(
+        shaped.text().lines().nth(2),
+        Some("omitted: none; this view leaves out f01, f02, f03, f04, f05, and 32 more.")
+    );
+    assert_eq!(
+        shaped.structured()["omitted"]["fields"],
+        serde_json::json!(["f01", "f02", "f03", "f04", "f05", "and 32 more"])
+    );
+    // All 37 are still in the description.
+    assert_eq!(WideIssue::PROJECTION.skipped.len(), 37);
+}
