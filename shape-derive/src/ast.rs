@@ -80,6 +80,12 @@ pub enum Order {
     Desc,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Epoch {
+    Seconds,
+    Millis,
+}
+
 pub struct Untrusted {
     /// `None` when not written, or when the literal was rejected (the error is recorded).
     pub max_tokens: Option<u32>,
@@ -93,7 +99,8 @@ pub struct FieldAttrs {
     pub resolve: Slot<Path>,
     /// `id` marks the record's identity; `id(short)` also shortens it.
     pub id: Slot<bool>,
-    pub date: Slot<()>,
+    /// `date`, or `date(epoch_seconds)` / `date(epoch_millis)`.
+    pub date: Slot<Option<Epoch>>,
     pub untrusted: Slot<Untrusted>,
     pub rank: Slot<Order>,
     pub absent: Slot<LitStr>,
@@ -282,8 +289,32 @@ fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) ->
             }
             attrs.id.set(cx, span, short);
         } else if meta.path.is_ident("date") {
-            // #[shape(date)]
-            attrs.date.set(cx, span, ());
+            // #[shape(date)], #[shape(date(epoch_seconds))] or #[shape(date(epoch_millis))]
+            let mut epoch = None;
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("epoch_seconds") {
+                        epoch = Some(Epoch::Seconds);
+                        Ok(())
+                    } else if inner.path.is_ident("epoch_millis") {
+                        epoch = Some(Epoch::Millis);
+                        Ok(())
+                    } else {
+                        // Reported here so the field still counts as decided.
+                        cx.error(
+                            inner.path.span(),
+                            format!(
+                                "unknown `date` option `{}`: write `date` for ISO-8601 text and \
+                                 timestamp types, `date(epoch_seconds)` or `date(epoch_millis)` \
+                                 for a number since 1970-01-01",
+                                path_name(&inner.path)
+                            ),
+                        );
+                        skip_value(&inner)
+                    }
+                })?;
+            }
+            attrs.date.set(cx, span, epoch);
         } else if meta.path.is_ident("untrusted") {
             // #[shape(untrusted)] or #[shape(untrusted(max_tokens = 40))]
             let mut max_tokens = None;

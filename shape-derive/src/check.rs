@@ -137,8 +137,8 @@ fn transform<'c>(
         (Transform::Resolve(index), path.span())
     } else if let Some((span, short)) = attrs.id.get_spanned() {
         (Transform::Id { short: *short }, span)
-    } else if let Some(span) = attrs.date.span() {
-        (Transform::Date, span)
+    } else if let Some((span, epoch)) = attrs.date.get_spanned() {
+        (Transform::Date(*epoch), span)
     } else if let Some((span, untrusted)) = attrs.untrusted.get_spanned() {
         let max_tokens = untrusted.max_tokens;
         (Transform::Untrusted { max_tokens }, span)

@@ -127,7 +127,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                     quote!(#p::FieldKind::Resolve { resolver: <#path as #p::Resolver>::NAME })
                 }
                 Transform::Id { short } => quote!(#p::FieldKind::Id { short: #short }),
-                Transform::Date => quote!(#p::FieldKind::Date),
+                Transform::Date(_) => quote!(#p::FieldKind::Date),
                 Transform::Untrusted { max_tokens } => {
                     let cap = option(max_tokens.as_ref());
                     quote!(#p::FieldKind::Untrusted { max_tokens: #cap })
@@ -282,8 +282,12 @@ impl<'r, 'a> Gen<'r, 'a> {
             Transform::Id { short } => {
                 quote_spanned!(span=> #p::Ident::<#ty>::new(&#this.#member, #short))
             }
-            Transform::Date => {
+            Transform::Date(None) => {
                 quote_spanned!(span=> #p::Dated::<#ty>::new(&#this.#member, #cx.env()))
+            }
+            Transform::Date(Some(epoch)) => {
+                let unit = epoch_unit(p, *epoch);
+                quote_spanned!(span=> #p::EpochDated::<#ty>::new(&#this.#member, #unit, #cx.env()))
             }
             Transform::Untrusted { max_tokens } => {
                 let cap = option(max_tokens.as_ref());
@@ -381,7 +385,10 @@ impl<'r, 'a> Gen<'r, 'a> {
                     quote_spanned!(span=> #p::schema::resolved::<#ty, <#path as #p::Resolver>::Key>(<#path as #p::Resolver>::NOUN))
                 }
                 Transform::Id { .. } => quote_spanned!(span=> #p::schema::id::<#ty>()),
-                Transform::Date => quote_spanned!(span=> #p::schema::date::<#ty>()),
+                Transform::Date(None) => quote_spanned!(span=> #p::schema::date::<#ty>()),
+                Transform::Date(Some(_)) => {
+                    quote_spanned!(span=> #p::schema::epoch_date::<#ty>())
+                }
                 Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted::<#ty>()),
             };
             quote!((#name, #schema))
@@ -439,7 +446,8 @@ impl<'r, 'a> Gen<'r, 'a> {
                     quote_spanned!(span=> #ty: #p::KeyField<<#path as #p::Resolver>::Key>)
                 }
                 Transform::Id { .. } => quote_spanned!(span=> #ty: #p::IdField),
-                Transform::Date => quote_spanned!(span=> #ty: #p::DateField),
+                Transform::Date(None) => quote_spanned!(span=> #ty: #p::DateField),
+                Transform::Date(Some(_)) => quote_spanned!(span=> #ty: #p::EpochField),
                 Transform::Untrusted { .. } => quote_spanned!(span=> #ty: #p::UntrustedText),
             };
             predicates.push(respan(predicate, span));
@@ -461,6 +469,13 @@ impl<'r, 'a> Gen<'r, 'a> {
             }
             None => quote!(where #(#predicates,)*),
         }
+    }
+}
+
+fn epoch_unit(p: &TokenStream, epoch: crate::ast::Epoch) -> TokenStream {
+    match epoch {
+        crate::ast::Epoch::Seconds => quote!(#p::EpochUnit::Seconds),
+        crate::ast::Epoch::Millis => quote!(#p::EpochUnit::Millis),
     }
 }
 

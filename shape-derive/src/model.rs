@@ -51,7 +51,8 @@ pub enum Transform<'a> {
     Id {
         short: bool,
     },
-    Date,
+    /// `Some` for a number since the epoch.
+    Date(Option<crate::ast::Epoch>),
     Untrusted {
         max_tokens: Option<u32>,
     },

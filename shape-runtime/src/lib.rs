@@ -57,7 +57,7 @@ pub use aggregate::{
 pub use budget::{Budget, BudgetError};
 pub use config::{ConfigError, ShapeConfig, ToolConfig};
 pub use cursor::{CursorCodec, CursorError, CursorKeys, Keyset, Position, QueryHash, after_cursor};
-pub use date::{DateField, DateValue, Day, DayError, iso_date};
+pub use date::{DateField, DateValue, Day, DayError, EpochField, EpochUnit, iso_date};
 pub use env::{CallEnv, Channel, DateStyle, Diagnostics};
 pub use envelope::{Frame, OmitReason, Omitted, Status};
 pub use handle::{Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};

@@ -1,6 +1,6 @@
 //! Paths the derive's generated code uses. Not public API: no stability promise.
 
-pub use crate::date::DateField;
+pub use crate::date::{DateField, EpochField, EpochUnit};
 pub use crate::ids::{IdField, IdKey};
 pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
@@ -9,7 +9,7 @@ pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;
 pub use crate::text::MayBeAbsent;
 pub use crate::view::UntrustedText;
-pub use crate::view::{Cx, Dated, Ident, Named, Shown, Untrusted};
+pub use crate::view::{Cx, Dated, EpochDated, Ident, Named, Shown, Untrusted};
 pub use core::cmp::Ordering;
 pub use schemars::JsonSchema;
 pub use schemars::{Schema, SchemaGenerator};

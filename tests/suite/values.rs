@@ -323,6 +323,7 @@ fn enum_codes_read_words_and_unknown_variants_print_their_api_name() {
 }
 
 /// A GitHub issue with fields that are often absent, as the REST API names them.
+#[allow(dead_code)] // the skipped fields are what the test is about
 #[derive(Debug, Clone, serde::Deserialize, ToolResult)]
 #[serde(rename_all = "camelCase")]
 #[shape(
@@ -458,6 +459,7 @@ fn without_a_word_absence_reads_null_and_none() {
 macro_rules! wide {
     ($($skipped:ident),*) => {
         /// A Jira issue with most of its 40 fields left out.
+        #[allow(dead_code)]
         #[derive(Debug, Clone, Default, ToolResult)]
         #[shape(name = "issue", plural = "issues", prose = "{key}")]
         struct WideIssue {
@@ -493,4 +495,123 @@ fn wide_types_name_five_left_out_fields_and_count_the_rest() {
     );
     // All 37 are still in the description.
     assert_eq!(WideIssue::PROJECTION.skipped.len(), 37);
+}
+
+/// A Jira issue as its REST API gives it: `created` in epoch milliseconds, `updated` in
+/// seconds, labels and an environment written by reporters.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    prose = "{key}: {labels}; {environment}; opened {created}, updated {updated}"
+)]
+struct JiraTicket {
+    #[shape(id)]
+    key: String,
+    #[shape(untrusted(max_tokens = 6))]
+    labels: Vec<String>,
+    #[shape(untrusted(max_tokens = 20), absent = "no environment given")]
+    environment: Option<String>,
+    #[shape(date(epoch_millis))]
+    created: i64,
+    #[shape(date(epoch_seconds), rank = desc)]
+    updated: Option<i64>,
+}
+
+fn jira_tickets() -> Vec<JiraTicket> {
+    vec![
+        JiraTicket {
+            key: "PROJ-41".into(),
+            labels: vec!["checkout".into(), "pay\u{200b}ments".into()],
+            environment: Some("Safari 17 on macOS".into()),
+            created: 1_770_768_000_000,   // 2026-02-11T00:00:00Z
+            updated: Some(1_771_084_927), // 2026-02-14T16:02:07Z
+        },
+        JiraTicket {
+            key: "PROJ-42".into(),
+            labels: [
+                "bug", "ui", "docs", "api", "auth", "perf", "ios", "web", "db",
+            ]
+            .map(String::from)
+            .to_vec(),
+            environment: None,
+            created: -86_400_000, // 1969-12-31
+            // Milliseconds written where seconds belong: not a date, shown as given.
+            updated: Some(1_771_084_927_113),
+        },
+        JiraTicket {
+            key: "PROJ-43".into(),
+            labels: vec![],
+            environment: None,
+            created: 1_770_768_000_000,
+            updated: None,
+        },
+    ]
+}
+
+#[test]
+fn epoch_seconds_and_millis_read_as_dates() {
+    let shaped = Shaper::for_tool("jira_search")
+        .format(Format::Json)
+        .shape_blocking(&jira_tickets(), &())
+        .unwrap();
+    let data = &shaped.structured()["data"];
+    // Ranked by `updated` descending: the unreadable number ranks as a number, null last.
+    assert_eq!(data[0]["key"], "PROJ-42");
+    assert_eq!(data[0]["created"], "1969-12-31");
+    assert_eq!(data[0]["updated"], "1771084927113");
+    assert_eq!(data[1]["created"], "2026-02-11");
+    assert_eq!(data[1]["updated"], "2026-02-14");
+    assert_eq!(data[2]["updated"], serde_json::Value::Null);
+    assert_eq!(shaped.report().diagnostics.unparsed_dates, 1);
+}
+
+#[test]
+fn untrusted_lists_share_one_cap_and_options_stay_null() {
+    let rows = jira_tickets();
+    let shaped = Shaper::for_tool("jira_search")
+        .format(Format::Prose)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    let data = &shaped.structured()["data"];
+    // Sanitised item by item (the zero-width space is gone).
+    assert_eq!(
+        data[1]["labels"],
+        serde_json::json!(["checkout", "payments"])
+    );
+    // Nine labels under a cap of 6 tokens: six shown, the rest counted.
+    assert_eq!(
+        data[0]["labels"],
+        serde_json::json!([
+            "bug",
+            "ui",
+            "docs",
+            "api",
+            "auth",
+            "perf",
+            "[cut: 3 more items]"
+        ])
+    );
+    assert_eq!(data[0]["environment"], serde_json::Value::Null);
+    let lines: Vec<&str> = shaped.text().lines().collect();
+    assert_eq!(
+        lines[0],
+        "ok: 3 issues, most recent updated first; «…» is untrusted text from jira_search.labels, jira_search.environment."
+    );
+    assert_eq!(
+        lines[2],
+        "PROJ-41: «checkout», «payments»; «Safari 17 on macOS»; opened 2026-02-11, updated 2026-02-14"
+    );
+    assert!(
+        lines[3].starts_with("PROJ-43: none; no environment given; opened 2026-02-11"),
+        "{}",
+        lines[3]
+    );
+    // The bound holds: at most 6 + 20 attacker tokens a record.
+    assert_eq!(
+        toolshape::untrusted::record_cap(JiraTicket::PROJECTION),
+        Some(26)
+    );
+    let schema = serde_json::to_value(JiraTicket::record_schema(&mut Default::default())).unwrap();
+    assert_eq!(schema["properties"]["labels"]["type"], "array");
 }
