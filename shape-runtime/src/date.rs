@@ -120,7 +120,7 @@ pub enum DateValue<'a> {
 }
 
 /// A field `date` can truncate: ISO-8601 text (`String`, `&str`, `Cow<str>`), `Option` of
-/// one, and behind features `chrono` / `time` timestamps.
+/// one, and behind features `chrono` / `time` / `jiff` dates and timestamps.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used with `date`",
     label = "`date` needs an ISO-8601 text or a timestamp type",
@@ -218,6 +218,37 @@ impl DateField for time::Date {
             u8::from(self.month()),
             self.day()
         )))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::Timestamp {
+    /// The UTC date of the instant.
+    fn date_value(&self) -> DateValue<'_> {
+        let date = self.to_zoned(jiff::tz::TimeZone::UTC).date();
+        DateValue::Date(Cow::Owned(date.to_string()))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::Zoned {
+    /// The date in the value's own time zone.
+    fn date_value(&self) -> DateValue<'_> {
+        DateValue::Date(Cow::Owned(self.date().to_string()))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::civil::Date {
+    fn date_value(&self) -> DateValue<'_> {
+        DateValue::Date(Cow::Owned(self.to_string()))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::civil::DateTime {
+    fn date_value(&self) -> DateValue<'_> {
+        DateValue::Date(Cow::Owned(self.date().to_string()))
     }
 }
 

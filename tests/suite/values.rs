@@ -615,3 +615,52 @@ fn untrusted_lists_share_one_cap_and_options_stay_null() {
     let schema = serde_json::to_value(JiraTicket::record_schema(&mut Default::default())).unwrap();
     assert_eq!(schema["properties"]["labels"]["type"], "array");
 }
+
+/// Dates from `jiff` (feature `jiff`): an instant (its UTC date), a zoned time (its own
+/// date) and a civil date.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(
+    name = "release",
+    plural = "releases",
+    prose = "{tag}: published {published}, local {local}, due {due}"
+)]
+struct Release {
+    #[shape(id)]
+    tag: String,
+    #[shape(date, rank = desc)]
+    published: jiff::Timestamp,
+    #[shape(date)]
+    local: jiff::Zoned,
+    #[shape(date)]
+    due: Option<jiff::civil::Date>,
+}
+
+#[test]
+fn jiff_dates_read_as_dates() {
+    let published: jiff::Timestamp = "2026-02-14T23:30:00Z".parse().unwrap();
+    let local = published.to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(9)));
+    let rows = vec![
+        Release {
+            tag: "v2.1.0".into(),
+            published,
+            local,
+            due: Some(jiff::civil::date(2026, 3, 1)),
+        },
+        Release {
+            tag: "v2.0.9".into(),
+            published: "2025-12-31T08:00:00Z".parse().unwrap(),
+            local: jiff::Timestamp::from_second(1_767_168_000)
+                .unwrap()
+                .to_zoned(jiff::tz::TimeZone::UTC),
+            due: None,
+        },
+    ];
+    let shaped = Shaper::for_tool("releases")
+        .format(Format::Json)
+        .shape_blocking(&rows, &())
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"].to_string(),
+        r#"[{"tag":"v2.1.0","published":"2026-02-14","local":"2026-02-15","due":"2026-03-01"},{"tag":"v2.0.9","published":"2025-12-31","local":"2025-12-31","due":null}]"#
+    );
+}
