@@ -88,6 +88,9 @@ impl IdText for Cow<'_, str> {
 pub enum IdKey<'a> {
     /// An integer id (`u64`, `i64`, …): compared by value.
     Int(i128),
+    /// A UUID (`uuid::Uuid`, feature `uuid`), written in its lowercase hyphenated form and
+    /// compared as that text compares.
+    Uuid(u128),
     /// A text id: compared bytewise.
     Text(&'a str),
 }
@@ -97,7 +100,7 @@ impl<'a> IdKey<'a> {
     pub fn as_text(self) -> Option<&'a str> {
         match self {
             IdKey::Text(text) => Some(text),
-            IdKey::Int(_) => None,
+            IdKey::Int(_) | IdKey::Uuid(_) => None,
         }
     }
 
@@ -110,6 +113,8 @@ impl<'a> IdKey<'a> {
                 Some(m) => n.cmp(&m),
                 None => Ordering::Less,
             },
+            // The lowercase hyphenated form orders as the number does.
+            IdKey::Uuid(_) => self.to_string().as_str().cmp(stored),
             IdKey::Text(text) => (*text).cmp(stored),
         }
     }
@@ -137,6 +142,18 @@ impl fmt::Display for IdKey<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IdKey::Int(n) => write!(f, "{n}"),
+            IdKey::Uuid(u) => {
+                let hex = format!("{u:032x}");
+                write!(
+                    f,
+                    "{}-{}-{}-{}-{}",
+                    &hex[..8],
+                    &hex[8..12],
+                    &hex[12..16],
+                    &hex[16..20],
+                    &hex[20..]
+                )
+            }
             IdKey::Text(text) => f.write_str(text),
         }
     }
@@ -168,7 +185,8 @@ impl<'a> From<&'a str> for IdKey<'a> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used with `id`: it is not an integer and does not expose its text",
     label = "`id` needs a field whose value is an integer or the id's text",
-    note = "`id` works on integers (u64, i64, u32, …), String, &str, Box<str> and Cow<str>; \
+    note = "`id` works on integers (u64, i64, u32, …), String, &str, Box<str>, Cow<str> and \
+            (feature `uuid`) uuid::Uuid; \
             for a newtype, implement `toolshape::IdText` returning its text, or \
             `toolshape::ids::IdField` returning its inner id's key"
 )]
@@ -221,5 +239,12 @@ impl IdField for isize {
     }
     fn is_integer() -> bool {
         true
+    }
+}
+
+#[cfg(feature = "uuid")]
+impl IdField for uuid::Uuid {
+    fn id_key(&self) -> IdKey<'_> {
+        IdKey::Uuid(self.as_u128())
     }
 }

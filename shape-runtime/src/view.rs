@@ -107,6 +107,10 @@ impl<T: IdField + ?Sized> Serialize for Ident<'_, T> {
                 _ => s.serialize_i128(n),
             },
             IdKey::Text(text) => s.serialize_str(if self.short { short_id(text) } else { text }),
+            uuid @ IdKey::Uuid(_) => {
+                let text = uuid.to_string();
+                s.serialize_str(if self.short { short_id(&text) } else { &text })
+            }
         }
     }
 }

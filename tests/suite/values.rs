@@ -664,3 +664,59 @@ fn jiff_dates_read_as_dates() {
         r#"[{"tag":"v2.1.0","published":"2026-02-14","local":"2026-02-15","due":"2026-03-01"},{"tag":"v2.0.9","published":"2025-12-31","local":"2025-12-31","due":null}]"#
     );
 }
+
+/// A `uuid::Uuid` id (feature `uuid`): written hyphenated, shortened by `id(short)`, ordered
+/// as its text and paged through a cursor.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(name = "event", plural = "events", prose = "{id}: {kind}")]
+struct Event {
+    #[shape(id(short))]
+    id: uuid::Uuid,
+    #[shape(show)]
+    kind: String,
+}
+
+#[test]
+fn uuid_ids_are_text_shortened_and_page_in_order() {
+    let ids = [
+        "9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90",
+        "0a28f7b3-0000-4000-8000-000000000001",
+        "13deef86-1111-4111-8111-111111111111",
+    ];
+    let rows: Vec<Event> = ids
+        .iter()
+        .map(|id| Event {
+            id: uuid::Uuid::parse_str(id).unwrap(),
+            kind: "push".into(),
+        })
+        .collect();
+    assert_eq!(
+        rows[0].id_key().map(|k| k.to_string()).as_deref(),
+        Some("9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90")
+    );
+    let codec = codec();
+    let query = QueryHash::of("events", &serde_json::json!({})).unwrap();
+    let mut cursor: Option<String> = None;
+    let mut seen: Vec<String> = Vec::new();
+    for _ in 0..=rows.len() {
+        let call = Shaper::for_tool("events")
+            .page_size(2)
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap();
+        let shaped = call.shape_blocking(&rows, &()).unwrap();
+        let page = shaped.structured();
+        seen.extend(
+            page["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_str().unwrap().to_owned()),
+        );
+        match page["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["0a28f7b3", "13deef86", "9f3a71c4"]);
+}
