@@ -720,3 +720,87 @@ fn uuid_ids_are_text_shortened_and_page_in_order() {
     }
     assert_eq!(seen, ["0a28f7b3", "13deef86", "9f3a71c4"]);
 }
+
+/// Keyset paging pushed into SQL (SQLite) for integer ids: the cursor's bound and the
+/// database's `ORDER BY` agree, so issue 10 follows issue 9 on the next page.
+#[test]
+fn integer_ids_page_through_sql_keysets() {
+    use rusqlite::types::Value as SqlValue;
+    let db = rusqlite::Connection::open_in_memory().unwrap();
+    db.execute_batch(
+        "CREATE TABLE issues (number INTEGER PRIMARY KEY, title TEXT NOT NULL, comments INTEGER NOT NULL)",
+    )
+    .unwrap();
+    let rows = issues();
+    for i in &rows {
+        db.execute(
+            "INSERT INTO issues VALUES (?1, ?2, ?3)",
+            rusqlite::params![i.number as i64, i.title, i.comments],
+        )
+        .unwrap();
+    }
+    let sql_value = |v: &KeyValue| match v {
+        KeyValue::Int(i) => SqlValue::Integer(*i),
+        KeyValue::UInt(u) => SqlValue::Integer(i64::try_from(*u).unwrap()),
+        KeyValue::Str(s) => SqlValue::Text(s.clone()),
+        other => panic!("unexpected key {other:?}"),
+    };
+    let codec = codec();
+    let query = QueryHash::of("list_issues", &serde_json::json!({})).unwrap();
+    let mut cursor: Option<String> = None;
+    let mut seen: Vec<u64> = Vec::new();
+    for _ in 0..=rows.len() {
+        let call = Shaper::for_tool("list_issues")
+            .page_size(3)
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap();
+        let start = Keyset::start(Order::Desc);
+        let keyset = call.after_keyset().unwrap_or(&start);
+        let (mut sql, mut params) = (
+            "SELECT number, title, comments FROM issues".to_owned(),
+            Vec::new(),
+        );
+        if !keyset.is_start() {
+            let p = keyset.sql_predicate("comments", "number").unwrap();
+            sql.push_str(&format!(" WHERE {}", p.sql));
+            params.extend(p.params.iter().map(sql_value));
+        }
+        sql.push_str(&format!(
+            " ORDER BY {} LIMIT 4",
+            keyset.sql_order_by("comments", "number").unwrap()
+        ));
+        let page_rows: Vec<Issue> = db
+            .prepare(&sql)
+            .unwrap()
+            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                Ok(Issue {
+                    number: r.get::<_, i64>(0)? as u64,
+                    title: r.get(1)?,
+                    comments: r.get(2)?,
+                })
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let shaped = call.shape_blocking(&page_rows, &()).unwrap();
+        let page = shaped.structured();
+        seen.extend(
+            page["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["number"].as_u64().unwrap()),
+        );
+        match page["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            200, 101, 20, 11, 2, 1348, 1000, 100, 10, 1, 1347, 999, 99, 30, 9, 3
+        ]
+    );
+}
