@@ -511,6 +511,23 @@ mod tests {
     }
 
     #[test]
+    fn an_absence_word_is_stored_and_read_back() {
+        let field = Field::<Static> {
+            name: "assignee",
+            source: "assignee_id",
+            kind: FieldKind::Show,
+            absent: Some("unassigned"),
+        };
+        let json = serde_json::to_string(&field).unwrap();
+        assert_eq!(
+            json,
+            r#"{"name":"assignee","kind":"show","max_tokens":null,"source":"assignee_id","absent":"unassigned"}"#
+        );
+        let back: Field<Owned> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.absent.as_deref(), Some("unassigned"));
+    }
+
+    #[test]
     fn a_field_stored_before_the_optional_keys_reads_back() {
         let old = r#"[{"name":"assignee","kind":"resolve","max_tokens":null},{"name":"id","kind":"id","max_tokens":null}]"#;
         let back: Vec<Field<Owned>> = serde_json::from_str(old).unwrap();
