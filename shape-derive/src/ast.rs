@@ -59,6 +59,10 @@ pub struct Container<'a> {
     pub name: Slot<LitStr>,
     pub plural: Slot<LitStr>,
     pub prose: Slot<LitStr>,
+    /// The default word for an absent value, `{field}` standing for the field's name.
+    pub absent: Slot<LitStr>,
+    /// `#[serde(rename_all = "…")]`, for the names skipped fields are reported by.
+    pub serde_rename_all: Option<String>,
     pub fields: Vec<Field<'a>>,
 }
 
@@ -66,12 +70,20 @@ pub struct Field<'a> {
     pub ident: &'a Ident,
     pub ty: &'a Type,
     pub attrs: FieldAttrs,
+    /// `#[serde(rename = "…")]`: the name the API gives the field.
+    pub serde_rename: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Order {
     Asc,
     Desc,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Epoch {
+    Seconds,
+    Millis,
 }
 
 pub struct Untrusted {
@@ -87,9 +99,11 @@ pub struct FieldAttrs {
     pub resolve: Slot<Path>,
     /// `id` marks the record's identity; `id(short)` also shortens it.
     pub id: Slot<bool>,
-    pub date: Slot<()>,
+    /// `date`, or `date(epoch_seconds)` / `date(epoch_millis)`.
+    pub date: Slot<Option<Epoch>>,
     pub untrusted: Slot<Untrusted>,
     pub rank: Slot<Order>,
+    pub absent: Slot<LitStr>,
 }
 
 impl FieldAttrs {
@@ -104,6 +118,7 @@ impl FieldAttrs {
             date: Slot::new("date"),
             untrusted: Slot::new("untrusted"),
             rank: Slot::new("rank"),
+            absent: Slot::new("absent"),
         }
     }
 
@@ -128,6 +143,7 @@ impl FieldAttrs {
             (self.show.name(), self.show.span()),
             (self.rename.name(), self.rename.span()),
             (self.rank.name(), self.rank.span()),
+            (self.absent.name(), self.absent.span()),
         ] {
             if let Some(span) = span {
                 keys.push((name, span));
@@ -145,8 +161,8 @@ impl FieldAttrs {
     }
 }
 
-const FIELD_KEYS: &str = "show, skip, rename, legend, resolve, id, date, untrusted, rank";
-const CONTAINER_KEYS: &str = "name, plural, prose";
+const FIELD_KEYS: &str = "show, skip, rename, legend, resolve, id, date, untrusted, rank, absent";
+const CONTAINER_KEYS: &str = "name, plural, prose, absent";
 
 impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
@@ -179,6 +195,8 @@ impl<'a> Container<'a> {
             name: Slot::new("name"),
             plural: Slot::new("plural"),
             prose: Slot::new("prose"),
+            absent: Slot::new("absent"),
+            serde_rename_all: serde_name(&input.attrs, "rename_all"),
             fields: Vec::new(),
         };
         for attr in input.attrs.iter().filter(|a| a.path().is_ident("shape")) {
@@ -196,6 +214,10 @@ impl<'a> Container<'a> {
                     // #[shape(prose = "{id}: {subject}")]
                     let lit: LitStr = meta.value()?.parse()?;
                     container.prose.set(cx, span, lit);
+                } else if meta.path.is_ident("absent") {
+                    // #[shape(absent = "no {field}")]
+                    let lit: LitStr = meta.value()?.parse()?;
+                    container.absent.set(cx, span, lit);
                 } else {
                     cx.error(span, unknown_key(&meta.path, CONTAINER_KEYS, true));
                     skip_value(&meta)?;
@@ -221,6 +243,7 @@ impl<'a> Container<'a> {
                 ident,
                 ty: &field.ty,
                 attrs,
+                serde_rename: serde_name(&field.attrs, "rename"),
             });
         }
         Some(container)
@@ -266,8 +289,32 @@ fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) ->
             }
             attrs.id.set(cx, span, short);
         } else if meta.path.is_ident("date") {
-            // #[shape(date)]
-            attrs.date.set(cx, span, ());
+            // #[shape(date)], #[shape(date(epoch_seconds))] or #[shape(date(epoch_millis))]
+            let mut epoch = None;
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("epoch_seconds") {
+                        epoch = Some(Epoch::Seconds);
+                        Ok(())
+                    } else if inner.path.is_ident("epoch_millis") {
+                        epoch = Some(Epoch::Millis);
+                        Ok(())
+                    } else {
+                        // Reported here so the field still counts as decided.
+                        cx.error(
+                            inner.path.span(),
+                            format!(
+                                "unknown `date` option `{}`: write `date` for ISO-8601 text and \
+                                 timestamp types, `date(epoch_seconds)` or `date(epoch_millis)` \
+                                 for a number since 1970-01-01",
+                                path_name(&inner.path)
+                            ),
+                        );
+                        skip_value(&inner)
+                    }
+                })?;
+            }
+            attrs.date.set(cx, span, epoch);
         } else if meta.path.is_ident("untrusted") {
             // #[shape(untrusted)] or #[shape(untrusted(max_tokens = 40))]
             let mut max_tokens = None;
@@ -298,6 +345,10 @@ fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) ->
                 })?;
             }
             attrs.untrusted.set(cx, span, Untrusted { max_tokens });
+        } else if meta.path.is_ident("absent") {
+            // #[shape(absent = "unassigned")]
+            let lit: LitStr = meta.value()?.parse()?;
+            attrs.absent.set(cx, span, lit);
         } else if meta.path.is_ident("rank") {
             // #[shape(rank = desc)]
             let ident: Ident = meta.value()?.parse()?;
@@ -319,6 +370,36 @@ fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) ->
         }
         Ok(())
     })
+}
+
+/// The serialized name serde gives under `key` (`rename` or `rename_all`), as
+/// `key = "…"` or `key(serialize = "…")`. Anything else in `#[serde(...)]` is serde's to judge.
+fn serde_name(attrs: &[syn::Attribute], key: &str) -> Option<String> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident(key) {
+                if meta.input.peek(syn::Token![=]) {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    found = Some(lit.value());
+                } else if meta.input.peek(syn::token::Paren) {
+                    meta.parse_nested_meta(|inner| {
+                        if inner.path.is_ident("serialize") {
+                            let lit: LitStr = inner.value()?.parse()?;
+                            found = Some(lit.value());
+                        } else {
+                            skip_value(&inner)?;
+                        }
+                        Ok(())
+                    })?;
+                }
+            } else {
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+    }
+    found
 }
 
 fn path_name(path: &Path) -> String {
@@ -368,10 +449,54 @@ impl Field<'_> {
         }
     }
 
+    /// The name the API gives the field (serde's `rename`, or `rename_all` applied to the
+    /// Rust name), for `omitted.fields`.
+    pub fn api_name(&self, rename_all: Option<&str>) -> String {
+        if let Some(name) = &self.serde_rename {
+            return name.clone();
+        }
+        let name = self.ident.to_string();
+        let name = name.strip_prefix("r#").map(str::to_owned).unwrap_or(name);
+        match rename_all {
+            Some(rule) => apply_rename_rule(&name, rule),
+            None => name,
+        }
+    }
+
     pub fn output_span(&self) -> Span {
         match self.attrs.rename.get() {
             Some(lit) => lit.span(),
             None => self.ident.span(),
         }
+    }
+}
+
+/// serde's `rename_all` rules, applied to a snake_case field name as serde applies them.
+fn apply_rename_rule(name: &str, rule: &str) -> String {
+    let words = || name.split('_').filter(|w| !w.is_empty());
+    let capitalised = |w: &str| {
+        let mut chars = w.chars();
+        match chars.next() {
+            Some(c) => c.to_uppercase().chain(chars).collect::<String>(),
+            None => String::new(),
+        }
+    };
+    match rule {
+        "lowercase" => name.to_lowercase(),
+        "UPPERCASE" => name.to_uppercase(),
+        "PascalCase" => words().map(capitalised).collect(),
+        "camelCase" => {
+            let pascal: String = words().map(capitalised).collect();
+            let mut chars = pascal.chars();
+            match chars.next() {
+                Some(c) => c.to_lowercase().chain(chars).collect(),
+                None => pascal,
+            }
+        }
+        "SCREAMING_SNAKE_CASE" => name.to_uppercase(),
+        "kebab-case" => name.replace('_', "-"),
+        "SCREAMING-KEBAB-CASE" => name.to_uppercase().replace('_', "-"),
+        // "snake_case", and any rule serde itself will reject.
+        _ => name.to_owned(),
     }
 }

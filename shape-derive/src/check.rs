@@ -72,7 +72,9 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
     for field in &container.fields {
         let attrs = &field.attrs;
         if attrs.is_skipped() {
-            record.skipped.push(field.ident.to_string());
+            record
+                .skipped
+                .push(field.api_name(container.serde_rename_all.as_deref()));
             continue;
         }
         let index = record.fields.len();
@@ -90,6 +92,15 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
             });
         }
         let name = field.output_name();
+        let absent = match attrs.absent.get_spanned() {
+            Some((span, lit)) => Some((lit.value(), Some(span))),
+            None => container.absent.get().map(|lit| {
+                (
+                    lit.value().replace("{field}", &name.replace('_', " ")),
+                    None,
+                )
+            }),
+        };
         record.fields.push(model::Field {
             member: field.ident,
             ty: field.ty,
@@ -97,6 +108,7 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
             name,
             transform,
             span,
+            absent,
         });
     }
     record
@@ -125,8 +137,8 @@ fn transform<'c>(
         (Transform::Resolve(index), path.span())
     } else if let Some((span, short)) = attrs.id.get_spanned() {
         (Transform::Id { short: *short }, span)
-    } else if let Some(span) = attrs.date.span() {
-        (Transform::Date, span)
+    } else if let Some((span, epoch)) = attrs.date.get_spanned() {
+        (Transform::Date(*epoch), span)
     } else if let Some((span, untrusted)) = attrs.untrusted.get_spanned() {
         let max_tokens = untrusted.max_tokens;
         (Transform::Untrusted { max_tokens }, span)
@@ -135,7 +147,27 @@ fn transform<'c>(
     }
 }
 
+/// An absence word is shown as is inside a prose line or a table cell.
+fn check_absent_word(cx: &Ctxt, lit: &syn::LitStr) {
+    let value = lit.value();
+    if value.trim().is_empty() {
+        cx.error(
+            lit.span(),
+            "`absent` must not be empty: write the word a reader should see, such as \
+             \"unassigned\" or \"no labels\"",
+        );
+    } else if value.chars().any(|c| c.is_control() || c == '|') {
+        cx.error(
+            lit.span(),
+            "`absent` must be plain words: no pipes or control characters",
+        );
+    }
+}
+
 fn check_container_names(cx: &Ctxt, container: &Container) {
+    if let Some(lit) = container.absent.get() {
+        check_absent_word(cx, lit);
+    }
     for slot in [&container.name, &container.plural] {
         if let Some(lit) = slot.get()
             && lit.value().trim().is_empty()
@@ -217,6 +249,9 @@ fn check_combinations(cx: &Ctxt, field: &Field) {
                 );
             }
         }
+    }
+    if let Some(lit) = attrs.absent.get() {
+        check_absent_word(cx, lit);
     }
     if let Some(lit) = attrs.rename.get() {
         let value = lit.value();

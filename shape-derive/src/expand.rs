@@ -30,7 +30,7 @@ pub fn expand(record: &Record) -> TokenStream {
         g.serialize_field(),
         g.rank_cmp(),
         g.rank_key(),
-        g.id_text(),
+        g.id_key(),
         g.record_schema(),
     ];
     quote! {
@@ -127,13 +127,14 @@ impl<'r, 'a> Gen<'r, 'a> {
                     quote!(#p::FieldKind::Resolve { resolver: <#path as #p::Resolver>::NAME })
                 }
                 Transform::Id { short } => quote!(#p::FieldKind::Id { short: #short }),
-                Transform::Date => quote!(#p::FieldKind::Date),
+                Transform::Date(_) => quote!(#p::FieldKind::Date),
                 Transform::Untrusted { max_tokens } => {
                     let cap = option(max_tokens.as_ref());
                     quote!(#p::FieldKind::Untrusted { max_tokens: #cap })
                 }
             };
-            quote!(#p::FieldInfo { name: #name, source: #source, kind: #kind })
+            let absent = option(f.absent.as_ref().map(|(word, _)| word));
+            quote!(#p::FieldInfo { name: #name, source: #source, kind: #kind, absent: #absent })
         });
         let prose = record.prose.as_ref().map(|segments| {
             let segments = segments.iter().map(|segment| match segment {
@@ -281,8 +282,12 @@ impl<'r, 'a> Gen<'r, 'a> {
             Transform::Id { short } => {
                 quote_spanned!(span=> #p::Ident::<#ty>::new(&#this.#member, #short))
             }
-            Transform::Date => {
+            Transform::Date(None) => {
                 quote_spanned!(span=> #p::Dated::<#ty>::new(&#this.#member, #cx.env()))
+            }
+            Transform::Date(Some(epoch)) => {
+                let unit = epoch_unit(p, *epoch);
+                quote_spanned!(span=> #p::EpochDated::<#ty>::new(&#this.#member, #unit, #cx.env()))
             }
             Transform::Untrusted { max_tokens } => {
                 let cap = option(max_tokens.as_ref());
@@ -304,7 +309,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let cmp = quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&#this_at.#member, &#other_at.#member));
                 let tiebreak = record.id.map(|id| {
                     let member = record.fields[id].member;
-                    quote!(.then_with(|| #p::IdText::id_text(&#this.#member).cmp(#p::IdText::id_text(&#other.#member))))
+                    quote!(.then_with(|| #p::IdField::id_key(&#this.#member).cmp(&#p::IdField::id_key(&#other.#member))))
                 });
                 let reverse = match rank.order {
                     Order::Desc => quote!(.reverse()),
@@ -342,7 +347,7 @@ impl<'r, 'a> Gen<'r, 'a> {
         }
     }
 
-    fn id_text(&self) -> TokenStream {
+    fn id_key(&self) -> TokenStream {
         let p = &self.p;
         let record = self.record;
         let this = local("self", Span::call_site());
@@ -351,12 +356,12 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let f = &record.fields[id];
                 let (member, span) = (f.member, f.span);
                 let this = local("self", span);
-                quote_spanned!(span=> ::core::option::Option::Some(#p::IdText::id_text(&#this.#member)))
+                quote_spanned!(span=> ::core::option::Option::Some(#p::IdField::id_key(&#this.#member)))
             }
             None => quote!(::core::option::Option::None),
         };
         quote! {
-            fn id_text(&#this) -> ::core::option::Option<&str> {
+            fn id_key(&#this) -> ::core::option::Option<#p::IdKey<'_>> {
                 #body
             }
         }
@@ -379,8 +384,11 @@ impl<'r, 'a> Gen<'r, 'a> {
                     let path = self.resolver(*i);
                     quote_spanned!(span=> #p::schema::resolved::<#ty, <#path as #p::Resolver>::Key>(<#path as #p::Resolver>::NOUN))
                 }
-                Transform::Id { .. } => quote_spanned!(span=> #p::schema::id()),
-                Transform::Date => quote_spanned!(span=> #p::schema::date::<#ty>()),
+                Transform::Id { .. } => quote_spanned!(span=> #p::schema::id::<#ty>()),
+                Transform::Date(None) => quote_spanned!(span=> #p::schema::date::<#ty>()),
+                Transform::Date(Some(_)) => {
+                    quote_spanned!(span=> #p::schema::epoch_date::<#ty>())
+                }
                 Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted::<#ty>()),
             };
             quote!((#name, #schema))
@@ -437,11 +445,18 @@ impl<'r, 'a> Gen<'r, 'a> {
                     let path = self.resolver(*i);
                     quote_spanned!(span=> #ty: #p::KeyField<<#path as #p::Resolver>::Key>)
                 }
-                Transform::Id { .. } => quote_spanned!(span=> #ty: #p::IdText),
-                Transform::Date => quote_spanned!(span=> #ty: #p::DateField),
+                Transform::Id { .. } => quote_spanned!(span=> #ty: #p::IdField),
+                Transform::Date(None) => quote_spanned!(span=> #ty: #p::DateField),
+                Transform::Date(Some(_)) => quote_spanned!(span=> #ty: #p::EpochField),
                 Transform::Untrusted { .. } => quote_spanned!(span=> #ty: #p::UntrustedText),
             };
             predicates.push(respan(predicate, span));
+        }
+        for f in &record.fields {
+            if let Some((_, Some(span))) = &f.absent {
+                let ty = respan(f.ty.to_token_stream(), *span);
+                predicates.push(respan(quote!(#ty: #p::MayBeAbsent), *span));
+            }
         }
         if let Some(rank) = &record.rank {
             let ty = respan(record.fields[rank.field].ty.to_token_stream(), rank.span);
@@ -454,6 +469,13 @@ impl<'r, 'a> Gen<'r, 'a> {
             }
             None => quote!(where #(#predicates,)*),
         }
+    }
+}
+
+fn epoch_unit(p: &TokenStream, epoch: crate::ast::Epoch) -> TokenStream {
+    match epoch {
+        crate::ast::Epoch::Seconds => quote!(#p::EpochUnit::Seconds),
+        crate::ast::Epoch::Millis => quote!(#p::EpochUnit::Millis),
     }
 }
 

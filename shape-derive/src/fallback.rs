@@ -75,7 +75,7 @@ pub fn expand(
                 ::core::unreachable!()
             }
 
-            fn id_text(&#this) -> ::core::option::Option<&str> {
+            fn id_key(&#this) -> ::core::option::Option<#p::IdKey<'_>> {
                 ::core::unreachable!()
             }
 

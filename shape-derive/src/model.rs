@@ -17,7 +17,7 @@ pub struct Record<'a> {
     pub plural: String,
     /// The output fields, in output order; every index below points into this.
     pub fields: Vec<Field<'a>>,
-    /// Source names of the skipped fields.
+    /// The skipped fields, by the names the API gives them (serde's `rename`, `rename_all`).
     pub skipped: Vec<String>,
     /// Resolver types, deduplicated, in order of first use.
     pub resolvers: Vec<&'a Path>,
@@ -38,6 +38,9 @@ pub struct Field<'a> {
     pub transform: Transform<'a>,
     /// Where errors about the field's value belong: its shaping attribute, or its type.
     pub span: Span,
+    /// The word text shows for an absent value, and where `absent` was written on the field
+    /// (`None` when it comes from the struct's default).
+    pub absent: Option<(String, Option<Span>)>,
 }
 
 pub enum Transform<'a> {
@@ -48,7 +51,8 @@ pub enum Transform<'a> {
     Id {
         short: bool,
     },
-    Date,
+    /// `Some` for a number since the epoch.
+    Date(Option<crate::ast::Epoch>),
     Untrusted {
         max_tokens: Option<u32>,
     },

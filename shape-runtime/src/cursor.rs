@@ -51,6 +51,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::ids::IdKey;
 use crate::project::ToolResult;
 use crate::rank::{KeyValue, Order};
 use base64::Engine as _;
@@ -320,7 +321,7 @@ pub struct Continuation<'a> {
     /// The rank key of the last record this page covers.
     pub rank: Option<KeyValue>,
     /// Its id.
-    pub id: Option<&'a str>,
+    pub id: Option<crate::ids::IdKey<'a>>,
     /// Records shown by this page and the earlier ones.
     pub shown: u64,
     /// The rank order the records are in.
@@ -364,7 +365,7 @@ impl Keyset {
     pub fn after<T: ToolResult>(record: &T) -> Self {
         Keyset {
             rank: record.rank_key(),
-            id: record.id_text().map(str::to_owned),
+            id: record.id_key().map(|id| id.to_string()),
             order: T::PROJECTION.rank.map_or(Order::Asc, |r| r.order),
         }
     }
@@ -387,12 +388,18 @@ impl Keyset {
     /// assert!(!k.admits(Some(&KeyValue::Int(5)), Some("b"))); // the record itself
     /// assert!(!k.admits(Some(&KeyValue::Null), Some("z"))); // null ranks first
     /// ```
-    pub fn admits(&self, rank: Option<&KeyValue>, id: Option<&str>) -> bool {
+    ///
+    /// The id is compared as its kind: an integer id numerically with the stored one (`10`
+    /// after `9`), a text id bytewise.
+    pub fn admits<'a>(&self, rank: Option<&KeyValue>, id: Option<impl Into<IdKey<'a>>>) -> bool {
         if self.is_start() {
             return true;
         }
-        let ascending =
-            cmp_rank(rank, self.rank.as_ref()).then_with(|| id.cmp(&self.id.as_deref()));
+        let id = id.map(Into::into);
+        let ascending = cmp_rank(rank, self.rank.as_ref()).then_with(|| match (id, &self.id) {
+            (Some(id), Some(stored)) => id.cmp_stored(stored),
+            (a, b) => a.is_some().cmp(&b.is_some()),
+        });
         self.order.apply(ascending) == Ordering::Greater
     }
 
@@ -625,7 +632,7 @@ impl Placeholders {
 /// assert_eq!(rest.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["e2", "e1"]);
 /// ```
 pub fn after_cursor<'a, T: ToolResult>(ranked: &'a [T], keyset: &Keyset) -> &'a [T] {
-    let start = ranked.partition_point(|r| !keyset.admits(r.rank_key().as_ref(), r.id_text()));
+    let start = ranked.partition_point(|r| !keyset.admits(r.rank_key().as_ref(), r.id_key()));
     ranked.get(start..).unwrap_or_default()
 }
 

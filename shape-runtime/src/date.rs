@@ -120,13 +120,14 @@ pub enum DateValue<'a> {
 }
 
 /// A field `date` can truncate: ISO-8601 text (`String`, `&str`, `Cow<str>`), `Option` of
-/// one, and behind features `chrono` / `time` timestamps.
+/// one, and behind features `chrono` / `time` / `jiff` dates and timestamps.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used with `date`",
     label = "`date` needs an ISO-8601 text or a timestamp type",
-    note = "`date` works on String, &str, Cow<str>, Option of those, and with the `chrono` or \
-            `time` feature on their date and timestamp types; for a newtype, implement \
-            `toolshape::DateField`"
+    note = "`date` works on String, &str, Cow<str>, Option of those, and with the `chrono`, \
+            `time` or `jiff` feature on their date and timestamp types; for a number of seconds \
+            or milliseconds since the Unix epoch write `date(epoch_seconds)` or \
+            `date(epoch_millis)`; for a newtype, implement `toolshape::DateField`"
 )]
 pub trait DateField {
     /// The value's date.
@@ -217,6 +218,112 @@ impl DateField for time::Date {
             u8::from(self.month()),
             self.day()
         )))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::Timestamp {
+    /// The UTC date of the instant.
+    fn date_value(&self) -> DateValue<'_> {
+        let date = self.to_zoned(jiff::tz::TimeZone::UTC).date();
+        DateValue::Date(Cow::Owned(date.to_string()))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::Zoned {
+    /// The date in the value's own time zone.
+    fn date_value(&self) -> DateValue<'_> {
+        DateValue::Date(Cow::Owned(self.date().to_string()))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::civil::Date {
+    fn date_value(&self) -> DateValue<'_> {
+        DateValue::Date(Cow::Owned(self.to_string()))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl DateField for jiff::civil::DateTime {
+    fn date_value(&self) -> DateValue<'_> {
+        DateValue::Date(Cow::Owned(self.date().to_string()))
+    }
+}
+
+/// The unit of a number `date(epoch_seconds)` or `date(epoch_millis)` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EpochUnit {
+    /// Seconds since 1970-01-01T00:00:00Z (Unix time).
+    Seconds,
+    /// Milliseconds since 1970-01-01T00:00:00Z (JavaScript, Jira's `created` in some APIs).
+    Millis,
+}
+
+impl EpochUnit {
+    /// The UTC day `value` (in this unit) falls on, when it is in years 0000–9999; outside
+    /// them the number is almost surely in another unit (milliseconds read as seconds land
+    /// past the year 50000), so it is not turned into a date.
+    ///
+    /// ```
+    /// use toolshape::date::EpochUnit;
+    ///
+    /// assert_eq!(EpochUnit::Seconds.day(1_771_084_927).map(|d| d.to_string()), Some("2026-02-14".into()));
+    /// assert_eq!(EpochUnit::Millis.day(1_771_084_927_113).map(|d| d.to_string()), Some("2026-02-14".into()));
+    /// assert_eq!(EpochUnit::Seconds.day(-1).map(|d| d.to_string()), Some("1969-12-31".into()));
+    /// assert_eq!(EpochUnit::Seconds.day(1_771_084_927_113), None); // milliseconds, not seconds
+    /// ```
+    pub fn day(self, value: i128) -> Option<Day> {
+        let per_day: i128 = match self {
+            EpochUnit::Seconds => 86_400,
+            EpochUnit::Millis => 86_400_000,
+        };
+        // 0000-01-01 and 9999-12-31, in days since the epoch.
+        const FIRST: i128 = -719_528;
+        const LAST: i128 = 2_932_896;
+        let days = value.div_euclid(per_day);
+        if !(FIRST..=LAST).contains(&days) {
+            return None;
+        }
+        i64::try_from(days).ok().map(Day::from_days_since_epoch)
+    }
+}
+
+/// A number of seconds or milliseconds since the Unix epoch that `date(epoch_seconds)` /
+/// `date(epoch_millis)` shows as a date: the integer types and `Option` of one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used with `date(epoch_…)`: it is not a whole number",
+    label = "`date(epoch_seconds)` and `date(epoch_millis)` read an integer since 1970-01-01",
+    note = "they work on i64, u64, i32, u32 and Option of those; for ISO-8601 text or a \
+            timestamp type write `date`"
+)]
+pub trait EpochField {
+    /// The number, or `None` for a null value.
+    fn epoch_value(&self) -> Option<i128>;
+    /// Whether the field can be null.
+    fn nullable() -> bool {
+        false
+    }
+}
+
+macro_rules! epoch_fields {
+    ($($ty:ty),*) => {$(
+        impl EpochField for $ty {
+            fn epoch_value(&self) -> Option<i128> {
+                Some(i128::from(*self))
+            }
+        }
+    )*};
+}
+epoch_fields!(i32, u32, i64, u64);
+
+impl<T: EpochField> EpochField for Option<T> {
+    fn epoch_value(&self) -> Option<i128> {
+        self.as_ref()?.epoch_value()
+    }
+    fn nullable() -> bool {
+        true
     }
 }
 

@@ -353,6 +353,32 @@ pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
     out
 }
 
+/// Types wider than this name only their first [`LEFT_OUT_NAMED`] left-out fields.
+pub const LEFT_OUT_ALL_UP_TO: usize = 8;
+/// How many left-out fields a wide type names.
+pub const LEFT_OUT_NAMED: usize = 5;
+
+/// `omitted.fields`: every field this view leaves out, by the names the API gives them; on a
+/// type that leaves out more than [`LEFT_OUT_ALL_UP_TO`], the first [`LEFT_OUT_NAMED`] and a
+/// last entry that counts the rest, so one line stays short however wide the type.
+///
+/// ```
+/// use toolshape::envelope::left_out_fields;
+///
+/// assert_eq!(left_out_fields(&["body", "node_id"]), ["body", "node_id"]);
+/// let wide: Vec<String> = (1..=37).map(|i| format!("f{i}")).collect();
+/// assert_eq!(left_out_fields(&wide), ["f1", "f2", "f3", "f4", "f5", "and 32 more"]);
+/// ```
+pub fn left_out_fields<S: AsRef<str>>(skipped: &[S]) -> Vec<String> {
+    let names = skipped.iter().map(|s| s.as_ref().to_owned());
+    if skipped.len() <= LEFT_OUT_ALL_UP_TO {
+        return names.collect();
+    }
+    let mut out: Vec<String> = names.take(LEFT_OUT_NAMED).collect();
+    out.push(format!("and {} more", skipped.len() - LEFT_OUT_NAMED));
+    out
+}
+
 /// The text envelope after the records: the omission with its reason and the fields this
 /// view leaves out, then the cursor.
 pub fn text_tail(frame: &Frame, plural: &str, tool: &str) -> String {

@@ -1,5 +1,7 @@
-//! Legends: integer codes expanded to words at serialisation time, so a model reads `"open"`,
-//! never `3` with a guess about what 3 means.
+//! Legends: codes expanded to words at serialisation time, so a model reads `"open"`, never
+//! `3` with a guess about what 3 means. Codes can be integers, text (`Legend<&str>` over a
+//! `String` field: Jira's status-category keys) or a Rust enum (`Legend<State>`, printed with
+//! `Display` in the unknown-code marker).
 //!
 //! A [`Legend`] is built in a `const`; a [`LoadedLegend`] is filled once at start-up from the
 //! table that owns the mapping, so a copy in code cannot go stale. A code the legend does not
@@ -27,14 +29,41 @@ use std::hash::Hash;
 use std::sync::OnceLock;
 
 /// Something that maps codes to words.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as a legend",
+    label = "`legend = …` needs a `Legend`, a `LoadedLegend` or another `LegendSource`",
+    note = "a `Legend<C>` needs `C: PartialEq` (derive it on an enum code); a `LoadedLegend<C>` \
+            needs `C: Eq + Hash`"
+)]
 pub trait LegendSource {
-    /// The code type (`u8`, `i32`, …).
+    /// The code type (`u8`, `i32`, `&str`, an enum, …).
     type Code;
     /// The word for `code`, if the legend knows it.
     fn word(&self, code: &Self::Code) -> Option<&str>;
     /// Every word, in code order, for schemas.
     fn words(&self) -> Vec<String>;
+    /// The word for a text code, for a legend over text codes (`Legend<&str>`,
+    /// `LoadedLegend<String>`) read by a `String` field. A source that does not override it
+    /// knows no text codes: each renders as unknown and is counted, never guessed.
+    fn word_for_text(&self, code: &str) -> Option<&str>
+    where
+        Self::Code: AsRef<str>,
+    {
+        let _ = code;
+        None
+    }
 }
+
+/// A code a legend can print in its unknown-code marker (`unknown status 7`): any `Display`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a legend code: it does not implement `Display`",
+    label = "the unknown-code marker (`unknown status 7`) prints the code with `Display`",
+    note = "implement `std::fmt::Display` for `{Self}`, writing each value as the API names it \
+            (an enum's serde name, such as `not_planned`)"
+)]
+pub trait LegendCode: Display {}
+
+impl<T: Display + ?Sized> LegendCode for T {}
 
 /// A legend written in code, constructible in a `const`.
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +93,15 @@ impl<C: PartialEq + 'static> LegendSource for Legend<C> {
     }
     fn words(&self) -> Vec<String> {
         self.entries.iter().map(|(_, w)| (*w).to_owned()).collect()
+    }
+    fn word_for_text(&self, code: &str) -> Option<&str>
+    where
+        C: AsRef<str>,
+    {
+        self.entries
+            .iter()
+            .find(|(c, _)| c.as_ref() == code)
+            .map(|(_, w)| *w)
     }
 }
 
@@ -141,6 +179,15 @@ impl<C: Eq + Hash> LegendSource for LoadedLegend<C> {
     fn words(&self) -> Vec<String> {
         self.map.get().map(|(_, w)| w.clone()).unwrap_or_default()
     }
+    fn word_for_text(&self, code: &str) -> Option<&str>
+    where
+        C: AsRef<str>,
+    {
+        let (map, _) = self.map.get()?;
+        map.iter()
+            .find(|(c, _)| c.as_ref() == code)
+            .map(|(_, w)| w.as_str())
+    }
 }
 
 impl<L: LegendSource + ?Sized> LegendSource for &L {
@@ -151,14 +198,21 @@ impl<L: LegendSource + ?Sized> LegendSource for &L {
     fn words(&self) -> Vec<String> {
         (**self).words()
     }
+    fn word_for_text(&self, code: &str) -> Option<&str>
+    where
+        Self::Code: AsRef<str>,
+    {
+        (**self).word_for_text(code)
+    }
 }
 
-/// A field that a legend over `C` can read: `C` itself or `Option<C>`.
+/// A field that a legend over `C` can read: `C` itself or `Option<C>`; a `String` or
+/// `Option<String>` field for a legend over `&str` codes.
 #[diagnostic::on_unimplemented(
     message = "a legend over `{C}` cannot read a field of type `{Self}`",
     label = "this legend's code type differs from the field's type",
-    note = "`legend` works on a field of the legend's code type `{C}` or `Option<{C}>`; \
-            change the field's type or use a legend over its type"
+    note = "`legend` works on a field of the legend's code type `{C}` or `Option<{C}>` (a \
+            `Legend<&str>` also reads `String`); change the field's type or use a legend over its type"
 )]
 pub trait LegendField<C> {
     /// The word for this field's code, the unknown-code marker, or null.
@@ -167,7 +221,9 @@ pub trait LegendField<C> {
         legend: &'a L,
         field: &'static str,
         env: &'a CallEnv<'a>,
-    ) -> LegendOut<'a>;
+    ) -> LegendOut<'a>
+    where
+        C: LegendCode;
 
     /// Whether the field can be null.
     fn nullable() -> bool;
@@ -203,13 +259,13 @@ impl Serialize for LegendOut<'_> {
     }
 }
 
-fn coded<'a, C: Display, L: LegendSource<Code = C> + ?Sized>(
-    code: &C,
-    legend: &'a L,
+fn coded<'a>(
+    word: Option<&'a str>,
+    code: &dyn Display,
     field: &'static str,
     env: &'a CallEnv<'a>,
 ) -> LegendOut<'a> {
-    match legend.word(code) {
+    match word {
         Some(word) => LegendOut::Word(word),
         None => LegendOut::Unknown {
             field,
@@ -219,29 +275,66 @@ fn coded<'a, C: Display, L: LegendSource<Code = C> + ?Sized>(
     }
 }
 
-impl<C: Display> LegendField<C> for C {
+impl<C> LegendField<C> for C {
     fn coded<'a, L: LegendSource<Code = C> + ?Sized>(
         &self,
         legend: &'a L,
         field: &'static str,
         env: &'a CallEnv<'a>,
-    ) -> LegendOut<'a> {
-        coded(self, legend, field, env)
+    ) -> LegendOut<'a>
+    where
+        C: LegendCode,
+    {
+        coded(legend.word(self), self, field, env)
     }
     fn nullable() -> bool {
         false
     }
 }
 
-impl<C: Display> LegendField<C> for Option<C> {
+impl<C> LegendField<C> for Option<C> {
     fn coded<'a, L: LegendSource<Code = C> + ?Sized>(
+        &self,
+        legend: &'a L,
+        field: &'static str,
+        env: &'a CallEnv<'a>,
+    ) -> LegendOut<'a>
+    where
+        C: LegendCode,
+    {
+        match self {
+            Some(code) => coded(legend.word(code), code, field, env),
+            None => LegendOut::Null,
+        }
+    }
+    fn nullable() -> bool {
+        true
+    }
+}
+
+impl LegendField<&'static str> for String {
+    fn coded<'a, L: LegendSource<Code = &'static str> + ?Sized>(
+        &self,
+        legend: &'a L,
+        field: &'static str,
+        env: &'a CallEnv<'a>,
+    ) -> LegendOut<'a> {
+        coded(legend.word_for_text(self), self, field, env)
+    }
+    fn nullable() -> bool {
+        false
+    }
+}
+
+impl LegendField<&'static str> for Option<String> {
+    fn coded<'a, L: LegendSource<Code = &'static str> + ?Sized>(
         &self,
         legend: &'a L,
         field: &'static str,
         env: &'a CallEnv<'a>,
     ) -> LegendOut<'a> {
         match self {
-            Some(code) => coded(code, legend, field, env),
+            Some(code) => coded(legend.word_for_text(code), code, field, env),
             None => LegendOut::Null,
         }
     }

@@ -13,6 +13,7 @@ use crate::date::Day;
 use crate::env::{CallEnv, Channel};
 use crate::handle::OPEN_RESULT;
 use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
+use crate::ids::IdKey;
 use crate::page::{Notes, PageInputs, Records};
 use crate::project::ToolResult;
 use crate::query::{OpenQuery, QueryError};
@@ -518,8 +519,9 @@ impl RenderRecord for StoredRow<'_> {
         if index >= self.fields.len() {
             return Err(format!("no output field {index}"));
         }
+        let absent = self.fields[index].absent.as_deref();
         self.value(index)
-            .serialize(TextSerializer::new(out, mode))
+            .serialize(TextSerializer::new(out, mode).absent(absent))
             .map_err(|e| e.to_string())
     }
 
@@ -527,7 +529,7 @@ impl RenderRecord for StoredRow<'_> {
         None
     }
 
-    fn id_text(&self) -> Option<&str> {
+    fn id_key(&self) -> Option<IdKey<'_>> {
         None
     }
 }

@@ -209,7 +209,7 @@ fn continuation<R: RenderRecord>(
 ) -> Continuation<'_> {
     Continuation {
         rank: record.rank_key().filter(|_| keyset),
-        id: record.id_text().filter(|_| keyset),
+        id: record.id_key().filter(|_| keyset),
         shown,
         order,
         upstream: None,
@@ -322,7 +322,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             total,
             reached,
             words,
-            skipped: layout.skipped.iter().map(|s| (*s).to_owned()).collect(),
+            skipped: envelope::left_out_fields(&layout.skipped),
             text_differs: settings.format != Format::Json
                 || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off,
             inputs,

@@ -1,16 +1,17 @@
 //! Paths the derive's generated code uses. Not public API: no stability promise.
 
-pub use crate::date::DateField;
+pub use crate::date::{DateField, EpochField, EpochUnit};
 pub use crate::env::{CallEnv, Channel, DateStyle};
-pub use crate::ids::IdText;
+pub use crate::ids::{IdField, IdKey, IdText};
 pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::record::{Field, FieldRole, Owned, Segment, Static, Storage};
 pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo};
 pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;
+pub use crate::text::MayBeAbsent;
 pub use crate::view::UntrustedText;
-pub use crate::view::{Cx, Dated, Ident, Named, Shown, Untrusted};
+pub use crate::view::{Cx, Dated, EpochDated, Ident, Named, Shown, Untrusted};
 pub use core::cmp::Ordering;
 pub use schemars::JsonSchema;
 pub use schemars::{Schema, SchemaGenerator};
@@ -33,6 +34,7 @@ pub fn coded<'a, L, F>(
 ) -> crate::legend::LegendOut<'a>
 where
     L: crate::legend::LegendSource + ?Sized,
+    L::Code: crate::legend::LegendCode,
     F: crate::legend::LegendField<L::Code> + ?Sized,
 {
     value.coded(legend, field, env)

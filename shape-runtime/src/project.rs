@@ -1,5 +1,6 @@
 //! The projection contract: the [`ToolResult`] trait `#[derive(ToolResult)]` implements.
 
+use crate::ids::IdKey;
 use crate::rank::KeyValue;
 use crate::record::Projection;
 use crate::resolve::Needs;
@@ -61,8 +62,15 @@ pub trait ToolResult: Sized {
     /// The rank key's value, for cursors; `None` without a rank field.
     fn rank_key(&self) -> Option<KeyValue>;
 
-    /// The record's full id (not shortened), for tie-breaks and cursors.
-    fn id_text(&self) -> Option<&str>;
+    /// The record's full id (not shortened), for tie-breaks and cursors: integers compare
+    /// numerically, text bytewise.
+    fn id_key(&self) -> Option<IdKey<'_>>;
+
+    /// The record's full id when it is text (`None` for an integer id: see
+    /// [`id_key`](ToolResult::id_key)).
+    fn id_text(&self) -> Option<&str> {
+        self.id_key().and_then(IdKey::as_text)
+    }
 
     /// The JSON Schema of one projected record.
     fn record_schema(generator: &mut SchemaGenerator) -> Schema;

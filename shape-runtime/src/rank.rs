@@ -187,6 +187,44 @@ impl RankKey for chrono::NaiveDate {
     }
 }
 
+#[cfg(feature = "jiff")]
+impl RankKey for jiff::Timestamp {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        let nanos = self.as_nanosecond();
+        KeyValue::Int(i64::try_from(nanos).unwrap_or(if nanos < 0 { i64::MIN } else { i64::MAX }))
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl RankKey for jiff::Zoned {
+    /// By instant, as the key value orders.
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.timestamp().cmp(&other.timestamp())
+    }
+    fn key_value(&self) -> KeyValue {
+        self.timestamp().key_value()
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl RankKey for jiff::civil::Date {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn key_value(&self) -> KeyValue {
+        // YYYYMMDD orders as the dates do.
+        let (y, m, d) = (
+            i64::from(self.year()),
+            i64::from(self.month()),
+            i64::from(self.day()),
+        );
+        KeyValue::Int(y * 10_000 + m * 100 + d)
+    }
+}
+
 #[cfg(feature = "time")]
 impl RankKey for time::OffsetDateTime {
     fn rank_cmp(&self, other: &Self) -> Ordering {

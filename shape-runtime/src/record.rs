@@ -92,6 +92,9 @@ pub struct Field<S: Storage = Static> {
     pub source: S::Str,
     /// How the value is shaped.
     pub kind: FieldKind<S>,
+    /// The word prose and table text show when the value is absent (`None`, an empty
+    /// list): `"unassigned"`, `"no labels"`. `None` shows `null` and `none`. JSON keeps `null`.
+    pub absent: Option<S::Str>,
 }
 
 /// One output field of a derived record type.
@@ -280,6 +283,7 @@ impl<S: Storage> Projection<S> {
                     name: f.name.as_ref().to_owned(),
                     source: f.source.as_ref().to_owned(),
                     kind: f.kind.to_owned_kind(),
+                    absent: f.absent.as_ref().map(|a| a.as_ref().to_owned()),
                 })
                 .collect(),
             skipped: self
@@ -394,8 +398,12 @@ impl<S: Storage> Serialize for Field<S> {
             _ => None,
         };
         let short = matches!(self.kind, FieldKind::Id { short: true });
-        let len =
-            3 + usize::from(source != name) + usize::from(resolver.is_some()) + usize::from(short);
+        let absent = self.absent.as_ref().map(AsRef::as_ref);
+        let len = 3
+            + usize::from(source != name)
+            + usize::from(resolver.is_some())
+            + usize::from(short)
+            + usize::from(absent.is_some());
         let mut map = s.serialize_map(Some(len))?;
         map.serialize_entry("name", name)?;
         map.serialize_entry("kind", &self.kind.role())?;
@@ -408,6 +416,9 @@ impl<S: Storage> Serialize for Field<S> {
         }
         if short {
             map.serialize_entry("short", &true)?;
+        }
+        if let Some(absent) = absent {
+            map.serialize_entry("absent", absent)?;
         }
         map.end()
     }
@@ -425,6 +436,8 @@ struct FieldWire {
     resolver: String,
     #[serde(default)]
     short: bool,
+    #[serde(default)]
+    absent: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for Field<Owned> {
@@ -446,6 +459,7 @@ impl<'de> Deserialize<'de> for Field<Owned> {
             source: w.source.unwrap_or_else(|| w.name.clone()),
             name: w.name,
             kind,
+            absent: w.absent,
         })
     }
 }
@@ -462,11 +476,13 @@ mod tests {
                 name: "id",
                 source: "id",
                 kind: FieldKind::Id { short: true },
+                absent: None,
             },
             Field {
                 name: "assignee",
                 source: "assignee_id",
                 kind: FieldKind::Resolve { resolver: "users" },
+                absent: None,
             },
             Field {
                 name: "subject",
@@ -474,6 +490,7 @@ mod tests {
                 kind: FieldKind::Untrusted {
                     max_tokens: Some(40),
                 },
+                absent: None,
             },
         ],
         skipped: &["sla_due_at"],
@@ -491,6 +508,23 @@ mod tests {
         );
         let back: Vec<Field<Owned>> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, TICKET.to_owned_record().fields);
+    }
+
+    #[test]
+    fn an_absence_word_is_stored_and_read_back() {
+        let field = Field::<Static> {
+            name: "assignee",
+            source: "assignee_id",
+            kind: FieldKind::Show,
+            absent: Some("unassigned"),
+        };
+        let json = serde_json::to_string(&field).unwrap();
+        assert_eq!(
+            json,
+            r#"{"name":"assignee","kind":"show","max_tokens":null,"source":"assignee_id","absent":"unassigned"}"#
+        );
+        let back: Field<Owned> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.absent.as_deref(), Some("unassigned"));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! JSON form puts the separating comma at the start of the next record (`\n,{`) for the same
 //! reason: `},{` would merge into one token across two records.
 
+use crate::ids::IdKey;
 use crate::project::ToolResult;
 use crate::rank::{KeyValue, Order};
 use crate::record::{Owned, Projection, Segment, Storage};
@@ -40,7 +41,7 @@ pub trait RenderRecord {
     /// The rank key's value, for the next cursor.
     fn rank_key(&self) -> Option<KeyValue>;
     /// The full id, for the next cursor.
-    fn id_text(&self) -> Option<&str>;
+    fn id_key(&self) -> Option<IdKey<'_>>;
 }
 
 /// What one page reads of a record description: the description itself, borrowed from a
@@ -141,8 +142,8 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
         self.record.rank_key()
     }
 
-    fn id_text(&self) -> Option<&str> {
-        self.record.id_text()
+    fn id_key(&self) -> Option<IdKey<'_>> {
+        self.record.id_key()
     }
 
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
@@ -153,8 +154,13 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
     }
 
     fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String> {
+        let absent = T::PROJECTION.fields.get(index).and_then(|f| f.absent);
         self.record
-            .serialize_field(index, self.cx, TextSerializer::new(out, mode))
+            .serialize_field(
+                index,
+                self.cx,
+                TextSerializer::new(out, mode).absent(absent),
+            )
             .map_err(|e| e.to_string())
     }
 }

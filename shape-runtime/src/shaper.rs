@@ -448,7 +448,7 @@ impl<'a> Call<'a> {
             }
             let keyset = Keyset {
                 rank: c.rank,
-                id: c.id.map(str::to_owned),
+                id: c.id.map(|id| id.to_string()),
                 order: c.order,
             };
             codec.encode(&keyset, c.shown, &query)
@@ -708,7 +708,7 @@ impl<'a> Call<'a> {
         let keyset = matches!(order, RowOrder::Ranked) && T::PROJECTION.id.is_some();
         let mut indices: Vec<usize> = match &self.after {
             Some(Resume::Keyset(k)) if keyset => (0..rows.len())
-                .filter(|&i| k.admits(rows[i].rank_key().as_ref(), rows[i].id_text()))
+                .filter(|&i| k.admits(rows[i].rank_key().as_ref(), rows[i].id_key()))
                 .collect(),
             _ => (0..rows.len()).collect(),
         };
@@ -724,7 +724,7 @@ impl<'a> Call<'a> {
             RowOrder::Ranked => crate::rank::top_k(&mut indices, upto, |a, b| {
                 let (x, y) = (&rows[*a], &rows[*b]);
                 x.rank_cmp(y)
-                    .then_with(|| x.id_text().cmp(&y.id_text()))
+                    .then_with(|| x.id_key().cmp(&y.id_key()))
                     .then(a.cmp(b))
             }),
             RowOrder::Custom(f) => crate::rank::top_k(&mut indices, upto, |a, b| {

@@ -1,7 +1,8 @@
 //! Plain-text rendering of a field value, for prose lines and table cells.
 //!
 //! [`TextSerializer`] is a serde serializer that writes a value the way a person would read
-//! it: strings bare, `None` as `null`, lists as `a, b, c`, structs as `{k: v, k: v}`. Values
+//! it: strings bare, `None` as `null` and an empty list as `none` (or the field's word for its
+//! absence: `unassigned`), lists as `a, b, c`, structs as `{k: v, k: v}`. Values
 //! can never break the line they are in: newlines are written as `\n`, and in table cells a
 //! `|` is written as `\|`.
 
@@ -42,12 +43,36 @@ pub fn push_escaped(out: &mut String, text: &str, mode: TextMode) {
 pub struct TextSerializer<'a> {
     out: &'a mut String,
     mode: TextMode,
+    absent: Option<&'a str>,
 }
 
 impl<'a> TextSerializer<'a> {
     /// A serializer appending to `out`.
     pub fn new(out: &'a mut String, mode: TextMode) -> Self {
-        TextSerializer { out, mode }
+        TextSerializer {
+            out,
+            mode,
+            absent: None,
+        }
+    }
+
+    /// Writes `word` for an absent value (`None`, an empty list) instead of `null` / `none`:
+    /// the value's own absence, not that of a value nested in it.
+    ///
+    /// ```
+    /// use serde::Serialize;
+    /// use toolshape::text::{TextMode, TextSerializer};
+    ///
+    /// let mut out = String::new();
+    /// None::<String>.serialize(TextSerializer::new(&mut out, TextMode::Prose).absent(Some("unassigned"))).unwrap();
+    /// Vec::<String>::new().serialize(TextSerializer::new(&mut out, TextMode::Prose).absent(Some(", no labels"))).unwrap();
+    /// assert_eq!(out, "unassigned, no labels");
+    /// ```
+    pub fn absent(self, word: Option<&'a str>) -> Self {
+        TextSerializer {
+            absent: word,
+            ..self
+        }
     }
 }
 
@@ -106,7 +131,10 @@ impl<'a> ser::Serializer for TextSerializer<'a> {
         Ok(())
     }
     fn serialize_none(self) -> Result<(), TextError> {
-        self.out.push_str("null");
+        match self.absent {
+            Some(word) => push_escaped(self.out, word, self.mode),
+            None => self.out.push_str("null"),
+        }
         Ok(())
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), TextError> {
@@ -151,6 +179,7 @@ impl<'a> ser::Serializer for TextSerializer<'a> {
             mode: self.mode,
             first: true,
             close: "",
+            absent: self.absent,
         })
     }
     fn serialize_tuple(self, len: usize) -> Result<TextSeq<'a>, TextError> {
@@ -177,6 +206,7 @@ impl<'a> ser::Serializer for TextSerializer<'a> {
             mode: self.mode,
             first: true,
             close: ")",
+            absent: None,
         })
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<TextMap<'a>, TextError> {
@@ -209,6 +239,7 @@ pub struct TextSeq<'a> {
     mode: TextMode,
     first: bool,
     close: &'static str,
+    absent: Option<&'a str>,
 }
 
 impl TextSeq<'_> {
@@ -221,7 +252,10 @@ impl TextSeq<'_> {
     }
     fn finish(self) -> Result<(), TextError> {
         if self.first && self.close.is_empty() {
-            self.out.push_str("none");
+            match self.absent {
+                Some(word) => push_escaped(self.out, word, self.mode),
+                None => self.out.push_str("none"),
+            }
         }
         self.out.push_str(self.close);
         Ok(())
@@ -335,3 +369,21 @@ impl ser::SerializeStructVariant for TextMap<'_> {
         Ok(())
     }
 }
+
+/// A field that can be absent, so a word for its absence (`#[shape(absent = "…")]`) can show:
+/// `Option<T>` (`None`) and lists (empty).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is never absent, so `absent` has nothing to name",
+    label = "`absent` gives the word for a `None` or an empty list",
+    note = "`absent` works on `Option<T>`, `Vec<T>` and other lists; remove it from this field"
+)]
+pub trait MayBeAbsent {}
+
+impl<T> MayBeAbsent for Option<T> {}
+impl<T> MayBeAbsent for Vec<T> {}
+impl<T> MayBeAbsent for [T] {}
+impl<T> MayBeAbsent for Box<[T]> {}
+impl<T: MayBeAbsent + ?Sized> MayBeAbsent for &T {}
+impl<T> MayBeAbsent for std::collections::BTreeSet<T> {}
+impl<T, S> MayBeAbsent for std::collections::HashSet<T, S> {}
+impl<T> MayBeAbsent for std::collections::VecDeque<T> {}

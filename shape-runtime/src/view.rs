@@ -6,9 +6,9 @@
 //! lives in a [`CallEnv`] (the tokenizer for caps, counters for the report) and a [`Cx`]
 //! (adds the names from resolvers).
 
-use crate::date::{DateField, DateValue};
+use crate::date::{DateField, DateValue, EpochField, EpochUnit};
 pub use crate::env::{CallEnv, Channel, DateStyle};
-use crate::ids::{IdText, short_id};
+use crate::ids::{IdField, IdKey, short_id};
 use crate::resolve::{KeyField, Needs};
 use crate::untrusted;
 use serde::{Serialize, Serializer};
@@ -97,10 +97,21 @@ impl<'a, T: ?Sized> Ident<'a, T> {
     }
 }
 
-impl<T: IdText + ?Sized> Serialize for Ident<'_, T> {
+impl<T: IdField + ?Sized> Serialize for Ident<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let text = self.value.id_text();
-        s.serialize_str(if self.short { short_id(text) } else { text })
+        match self.value.id_key() {
+            // An integer id is a number in JSON, as the API that issued it writes it.
+            IdKey::Int(n) => match (i64::try_from(n), u64::try_from(n)) {
+                (Ok(n), _) => s.serialize_i64(n),
+                (_, Ok(n)) => s.serialize_u64(n),
+                _ => s.serialize_i128(n),
+            },
+            IdKey::Text(text) => s.serialize_str(if self.short { short_id(text) } else { text }),
+            uuid @ IdKey::Uuid(_) => {
+                let text = uuid.to_string();
+                s.serialize_str(if self.short { short_id(&text) } else { &text })
+            }
+        }
     }
 }
 
@@ -130,18 +141,56 @@ impl<T: DateField + ?Sized> Serialize for Dated<'_, T> {
     }
 }
 
+/// A number of seconds or milliseconds since the epoch, shown as its UTC date.
+pub struct EpochDated<'a, T: ?Sized> {
+    value: &'a T,
+    unit: EpochUnit,
+    env: &'a CallEnv<'a>,
+}
+
+impl<'a, T: ?Sized> EpochDated<'a, T> {
+    /// Wraps an epoch field.
+    pub fn new(value: &'a T, unit: EpochUnit, env: &'a CallEnv<'a>) -> Self {
+        EpochDated { value, unit, env }
+    }
+}
+
+impl<T: EpochField + ?Sized> Serialize for EpochDated<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.value.epoch_value() {
+            None => s.serialize_none(),
+            Some(n) => match self.unit.day(n) {
+                Some(day) => serialize_date(&day.to_string(), self.env, s),
+                // Not a date in this unit: shown as given and counted, never guessed.
+                None => {
+                    self.env.note_unparsed_date();
+                    s.collect_str(&n)
+                }
+            },
+        }
+    }
+}
+
 /// A field of text written by someone outside the system.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used with `untrusted`",
     label = "`untrusted` needs a text field",
-    note = "`untrusted` works on String, &str, Box<str>, Cow<str> and Option of those; for a \
-            newtype, implement `toolshape::UntrustedText` returning its text"
+    note = "`untrusted` works on String, &str, Box<str>, Cow<str>, Option of those and Vec of \
+            those; for a newtype, implement `toolshape::UntrustedText` returning its text"
 )]
 pub trait UntrustedText {
-    /// The text, or `None` for a null value.
+    /// The text, or `None` for a null value (or a list).
     fn untrusted_text(&self) -> Option<&str>;
     /// Whether the field can be null.
     fn nullable() -> bool {
+        false
+    }
+    /// For a list of texts (`Vec<String>`): each item's text; `None` for a single text.
+    fn untrusted_items(&self) -> Option<Vec<&str>> {
+        None
+    }
+    /// Whether the field is a list of texts.
+    fn is_list() -> bool {
         false
     }
 }
@@ -166,12 +215,34 @@ impl UntrustedText for std::borrow::Cow<'_, str> {
         Some(self)
     }
 }
+/// A list of texts (GitHub label names, Jira comment bodies): each item is sanitised and marked
+/// alone, and the cap is the list's, shared evenly, so a record never shows more
+/// attacker-controlled tokens than its caps add up to. Past one token an item, the rest of the
+/// list is left out with a marker that counts it (`[cut: 3 more items]`).
+impl<T: UntrustedText> UntrustedText for Vec<T> {
+    fn untrusted_text(&self) -> Option<&str> {
+        None
+    }
+    fn untrusted_items(&self) -> Option<Vec<&str>> {
+        Some(self.iter().filter_map(T::untrusted_text).collect())
+    }
+    fn is_list() -> bool {
+        true
+    }
+}
+
 impl<T: UntrustedText> UntrustedText for Option<T> {
     fn untrusted_text(&self) -> Option<&str> {
         self.as_ref()?.untrusted_text()
     }
     fn nullable() -> bool {
         true
+    }
+    fn untrusted_items(&self) -> Option<Vec<&str>> {
+        self.as_ref()?.untrusted_items()
+    }
+    fn is_list() -> bool {
+        T::is_list()
     }
 }
 
@@ -198,10 +269,58 @@ impl<'a, T: ?Sized> Untrusted<'a, T> {
 
 impl<T: UntrustedText + ?Sized> Serialize for Untrusted<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let Some(items) = self.value.untrusted_items() {
+            return self.serialize_items(&items, s);
+        }
         match self.value.untrusted_text() {
             None => s.serialize_none(),
             Some(text) => untrusted::serialize_untrusted(text, self.field, self.cap, self.env, s),
         }
+    }
+}
+
+impl<T: ?Sized> Untrusted<'_, T> {
+    fn serialize_items<S: Serializer>(&self, items: &[&str], s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        // The cap is the list's: at most `cap` items, each capped at an even share.
+        let (shown, each) = match self.cap {
+            None => (items.len(), None),
+            Some(cap) => {
+                let shown = items.len().min(cap as usize);
+                let each = u32::try_from(shown).map_or(1, |n| (cap / n.max(1)).max(1));
+                (shown, Some(each))
+            }
+        };
+        let rest = items.len() - shown;
+        let mut seq = s.serialize_seq(Some(shown + usize::from(rest > 0)))?;
+        for text in &items[..shown] {
+            seq.serialize_element(&UntrustedItem {
+                text,
+                field: self.field,
+                cap: each,
+                env: self.env,
+            })?;
+        }
+        if rest > 0 {
+            seq.serialize_element(&format_args!(
+                "[cut: {rest} more item{}]",
+                if rest == 1 { "" } else { "s" }
+            ))?;
+        }
+        seq.end()
+    }
+}
+
+struct UntrustedItem<'a> {
+    text: &'a str,
+    field: &'static str,
+    cap: Option<u32>,
+    env: &'a CallEnv<'a>,
+}
+
+impl Serialize for UntrustedItem<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        untrusted::serialize_untrusted(self.text, self.field, self.cap, self.env, s)
     }
 }
 

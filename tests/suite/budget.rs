@@ -192,7 +192,12 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
         .budget(Budget::tokens(300))
         .format(Format::Prose)
         .call()
-        .cursor_with(|c| format!("after-{}", c.id.unwrap_or("none")))
+        .cursor_with(|c| {
+            format!(
+                "after-{}",
+                c.id.map_or("none".to_owned(), |id| id.to_string())
+            )
+        })
         .shape_blocking(&rows)
         .unwrap();
     assert_eq!(shaped.status(), Status::Partial);

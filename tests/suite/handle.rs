@@ -274,6 +274,7 @@ fn full_result(tool: &str) -> StoredResult {
             name: "id".into(),
             source: "id".into(),
             kind: toolshape::record::FieldKind::Id { short: false },
+            absent: None,
         },
         toolshape::handle::StoredField {
             name: "subject".into(),
@@ -281,6 +282,7 @@ fn full_result(tool: &str) -> StoredResult {
             kind: toolshape::record::FieldKind::Untrusted {
                 max_tokens: Some(40),
             },
+            absent: None,
         },
     ];
     stored.record.skipped = vec!["sla_due_at".into()];

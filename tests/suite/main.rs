@@ -14,3 +14,4 @@ mod open;
 mod paging;
 mod untrusted;
 mod upstream;
+mod values;

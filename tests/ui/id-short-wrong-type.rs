@@ -3,7 +3,7 @@ use toolshape::ToolResult;
 #[derive(ToolResult)]
 struct Ticket {
     #[shape(id(short))]
-    id: u64,
+    id: f64,
 }
 
 fn main() {}
