@@ -91,8 +91,8 @@ const RANK_MASK: u8 = 0b111 << RANK_SHIFT;
 /// without the flag read as before; a server that predates it refuses the flag as unreadable.
 const FLAG_UPSTREAM: u8 = 1 << 6;
 const FLAG_UNUSED: u8 = !(FLAG_DESC | FLAG_ID | FLAG_ID_UUID | RANK_MASK | FLAG_UPSTREAM);
-/// The longest upstream continuation a cursor carries, in bytes (a cursor is at most
-/// [`MAX_CURSOR_CHARS`] characters).
+/// The longest upstream continuation a cursor carries, in bytes (a longer cursor would be
+/// refused as malformed when it comes back).
 pub const MAX_UPSTREAM_BYTES: usize = 1024;
 
 // Rank tags (3 bits).

@@ -267,7 +267,7 @@ impl EpochUnit {
     /// past the year 50000), so it is not turned into a date.
     ///
     /// ```
-    /// use toolshape::date::EpochUnit;
+    /// use toolshape::__private::EpochUnit;
     ///
     /// assert_eq!(EpochUnit::Seconds.day(1_771_084_927).map(|d| d.to_string()), Some("2026-02-14".into()));
     /// assert_eq!(EpochUnit::Millis.day(1_771_084_927_113).map(|d| d.to_string()), Some("2026-02-14".into()));

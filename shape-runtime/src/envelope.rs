@@ -359,11 +359,11 @@ pub const LEFT_OUT_ALL_UP_TO: usize = 8;
 pub const LEFT_OUT_NAMED: usize = 5;
 
 /// `omitted.fields`: every field this view leaves out, by the names the API gives them; on a
-/// type that leaves out more than [`LEFT_OUT_ALL_UP_TO`], the first [`LEFT_OUT_NAMED`] and a
-/// last entry that counts the rest, so one line stays short however wide the type.
+/// type that leaves out more than 8 (`LEFT_OUT_ALL_UP_TO`), the first 5 (`LEFT_OUT_NAMED`) and
+/// a last entry that counts the rest, so one line stays short however wide the type.
 ///
 /// ```
-/// use toolshape::envelope::left_out_fields;
+/// use toolshape::__private::left_out_fields;
 ///
 /// assert_eq!(left_out_fields(&["body", "node_id"]), ["body", "node_id"]);
 /// let wide: Vec<String> = (1..=37).map(|i| format!("f{i}")).collect();

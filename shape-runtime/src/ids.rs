@@ -77,7 +77,7 @@ impl IdText for Cow<'_, str> {
 /// integer before any text.
 ///
 /// ```
-/// use toolshape::ids::IdKey;
+/// use toolshape::IdKey;
 ///
 /// assert!(IdKey::Int(9) < IdKey::Int(10));
 /// assert!(IdKey::Text("10") < IdKey::Text("9"));
@@ -104,7 +104,7 @@ impl<'a> IdKey<'a> {
         }
     }
 
-    /// Compares this id with one stored as text in a cursor ([`Keyset::id`](crate::Keyset)),
+    /// Compares this id with one stored as text in a cursor ([`Keyset::id`](crate::cursor::Keyset)),
     /// reading the stored text as this id's kind: an integer id compares numerically with a
     /// stored integer; a stored value of the other kind orders as [`IdKey`] does.
     pub fn cmp_stored(&self, stored: &str) -> Ordering {
@@ -172,7 +172,7 @@ impl<'a> From<&'a str> for IdKey<'a> {
 /// Integer ids are written as JSON numbers and ordered numerically in tie-breaks and cursors.
 ///
 /// ```
-/// use toolshape::ids::{IdField, IdKey};
+/// use toolshape::{IdField, IdKey};
 ///
 /// struct IssueNumber(u64);
 /// impl IdField for IssueNumber {

@@ -2,6 +2,7 @@
 
 pub use crate::date::{DateField, EpochField, EpochUnit};
 pub use crate::env::{CallEnv, Channel, DateStyle};
+pub use crate::envelope::left_out_fields;
 pub use crate::ids::{IdField, IdKey, IdText};
 pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
@@ -10,6 +11,7 @@ pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment
 pub use crate::resolve::{KeyField, Needs, Resolver};
 pub use crate::schema;
 pub use crate::text::MayBeAbsent;
+pub use crate::text::{TextMode, TextSerializer};
 pub use crate::view::UntrustedText;
 pub use crate::view::{Cx, Dated, EpochDated, Ident, Named, Shown, Untrusted};
 pub use core::cmp::Ordering;

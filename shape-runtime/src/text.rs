@@ -61,7 +61,7 @@ impl<'a> TextSerializer<'a> {
     ///
     /// ```
     /// use serde::Serialize;
-    /// use toolshape::text::{TextMode, TextSerializer};
+    /// use toolshape::__private::{TextMode, TextSerializer};
     ///
     /// let mut out = String::new();
     /// None::<String>.serialize(TextSerializer::new(&mut out, TextMode::Prose).absent(Some("unassigned"))).unwrap();
