@@ -28,9 +28,9 @@
 
 use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
-use crate::handle::HandlePolicy;
 use crate::render::Format;
 use crate::shaper::Shaper;
+use crate::store::HandlePolicy;
 use crate::tokens::{Encoding, Tiktoken};
 use crate::untrusted::UntrustedPolicy;
 use serde::Deserialize;

@@ -32,7 +32,7 @@
 //!
 //! The store needs a Tokio runtime with I/O and time enabled (as `#[tokio::main]` builds).
 
-use crate::handle::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
+use crate::store::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
 use hmac::{Hmac, KeyInit, Mac};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Value};

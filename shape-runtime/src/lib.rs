@@ -42,6 +42,7 @@ mod rank;
 mod render;
 mod shaped;
 mod shaper;
+mod store;
 mod text;
 mod view;
 
