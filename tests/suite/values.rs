@@ -38,6 +38,45 @@ fn codec() -> Arc<CursorCodec> {
     ))
 }
 
+/// Follows `next` from the first page to the last with the shaper `shaper` makes, and
+/// returns the `key` of every record in the order the pages showed them, the number of
+/// pages, and the last page's status.
+fn walk_pages<T>(
+    rows: &[T],
+    tool: &str,
+    shaper: impl Fn() -> Shaper,
+    key: &str,
+) -> (Vec<serde_json::Value>, usize, Status)
+where
+    T: ToolResult,
+    (): toolshape::resolve::Supplies<T::Needs>,
+{
+    let codec = codec();
+    let query = QueryHash::of(tool, &serde_json::json!({})).unwrap();
+    let mut cursor: Option<String> = None;
+    let mut seen = Vec::new();
+    for pages in 1..=rows.len() + 1 {
+        let call = shaper()
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap();
+        let shaped = call.shape_blocking(rows).unwrap();
+        let page = shaped.structured();
+        seen.extend(
+            page["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r[key].clone()),
+        );
+        match page["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return (seen, pages, shaped.status()),
+        }
+    }
+    panic!("more pages than records: {seen:?}");
+}
+
 fn issues() -> Vec<Issue> {
     // Numbers across the 9/10, 99/100 and 999/1000 boundaries, where text order differs.
     let numbers = [
@@ -105,43 +144,21 @@ fn integer_ids_page_numerically_through_next() {
     let mut expected: Vec<u64> = rows.iter().map(|i| i.number).collect();
     expected.sort_by(|a, b| (b % 3).cmp(&(a % 3)).then(b.cmp(a)));
     for budget in [110, 150, 400] {
-        let codec = codec();
-        let query = QueryHash::of("list_issues", &serde_json::json!({})).unwrap();
-        let mut cursor: Option<String> = None;
-        let mut seen: Vec<u64> = Vec::new();
-        let mut pages = 0;
-        for _ in 0..=rows.len() {
-            pages += 1;
-            let call = Shaper::for_tool("list_issues")
+        let shaper = || {
+            Shaper::for_tool("list_issues")
                 .budget(Budget::tokens(budget))
                 .format(Format::Prose)
-                .call()
-                .paginate(Arc::clone(&codec), query, cursor.as_deref())
-                .unwrap();
-            let shaped = call.shape_blocking(&rows).unwrap();
-            let page = shaped.structured();
-            seen.extend(
-                page["data"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| r["number"].as_u64().unwrap()),
-            );
-            match page["next"].as_str() {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => {
-                    assert_eq!(
-                        shaped.status(),
-                        if seen.len() == rows.len() {
-                            Status::Ok
-                        } else {
-                            Status::Partial
-                        }
-                    );
-                    break;
-                }
+        };
+        let (seen, pages, status) = walk_pages(&rows, "list_issues", shaper, "number");
+        let seen: Vec<u64> = seen.iter().map(|n| n.as_u64().unwrap()).collect();
+        assert_eq!(
+            status,
+            if seen.len() == rows.len() {
+                Status::Ok
+            } else {
+                Status::Partial
             }
-        }
+        );
         assert_eq!(seen, expected, "budget {budget}");
         assert!(budget > 150 || pages > 2, "budget {budget}: {pages} pages");
     }
@@ -156,30 +173,13 @@ fn unranked_integer_ids_order_and_page_by_value() {
             key: format!("P{}", id.unsigned_abs()),
         })
         .collect();
-    let codec = codec();
-    let query = QueryHash::of("projects", &serde_json::json!({})).unwrap();
-    let mut cursor: Option<String> = None;
-    let mut seen: Vec<i64> = Vec::new();
-    for _ in 0..=rows.len() {
-        let call = Shaper::for_tool("projects")
-            .page_size(3)
-            .call()
-            .paginate(Arc::clone(&codec), query, cursor.as_deref())
-            .unwrap();
-        let shaped = call.shape_blocking(&rows).unwrap();
-        let page = shaped.structured();
-        seen.extend(
-            page["data"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["id"].as_i64().unwrap()),
-        );
-        match page["next"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => break,
-        }
-    }
+    let (seen, _, _) = walk_pages(
+        &rows,
+        "projects",
+        || Shaper::for_tool("projects").page_size(3),
+        "id",
+    );
+    let seen: Vec<i64> = seen.iter().map(|n| n.as_i64().unwrap()).collect();
     assert_eq!(seen, [-3, 0, 1, 2, 9, 10, 11, 100]);
 }
 
@@ -694,30 +694,13 @@ fn uuid_ids_are_text_shortened_and_page_in_order() {
         rows[0].id_key().map(|k| k.to_string()).as_deref(),
         Some("9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90")
     );
-    let codec = codec();
-    let query = QueryHash::of("events", &serde_json::json!({})).unwrap();
-    let mut cursor: Option<String> = None;
-    let mut seen: Vec<String> = Vec::new();
-    for _ in 0..=rows.len() {
-        let call = Shaper::for_tool("events")
-            .page_size(2)
-            .call()
-            .paginate(Arc::clone(&codec), query, cursor.as_deref())
-            .unwrap();
-        let shaped = call.shape_blocking(&rows).unwrap();
-        let page = shaped.structured();
-        seen.extend(
-            page["data"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["id"].as_str().unwrap().to_owned()),
-        );
-        match page["next"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => break,
-        }
-    }
+    let (seen, _, _) = walk_pages(
+        &rows,
+        "events",
+        || Shaper::for_tool("events").page_size(2),
+        "id",
+    );
+    let seen: Vec<&str> = seen.iter().map(|n| n.as_str().unwrap()).collect();
     assert_eq!(seen, ["0a28f7b3", "13deef86", "9f3a71c4"]);
 }
 
