@@ -219,7 +219,10 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     // the records' place and that more are available, never a number nobody knows.
     let total = c.total.map(thousands);
     if c.shown_before > 0 {
-        let (first, last) = (c.shown_before + 1, c.shown_before + c.shown);
+        let (first, last) = (
+            c.shown_before.saturating_add(1),
+            c.shown_before.saturating_add(c.shown),
+        );
         let before = thousands(c.shown_before);
         let _ = match (&total, c.shown) {
             (Some(_), 0) => write!(s, "no more {} after the first {before}", w.plural),

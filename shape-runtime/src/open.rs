@@ -185,7 +185,7 @@ impl Call<'_> {
                 tokenizer.count(&String::from_utf8_lossy(&buf)).max(1) as f64
                     / buf.len().max(1) as f64
             });
-            bytes += buf.len() + 1;
+            bytes = bytes.saturating_add(buf.len() + 1);
             // Decided as soon as the running estimate crosses the line: a result worth
             // storing is not serialised twice beyond that point.
             if policy.should_store((bytes as f64 * per_byte) as usize, budget) {
@@ -386,7 +386,10 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         let page_size = valid.page_size() as usize;
         let budget = self.shaper.current_budget().max_tokens();
         let remaining = &matches[offset..];
-        let reach = remaining.len().min(page_size + 1).min(budget + 1);
+        let reach = remaining
+            .len()
+            .min(page_size.saturating_add(1))
+            .min(budget.saturating_add(1));
         let nonce = crate::untrusted::nonce();
         let env = |channel, counting| {
             CallEnv::new(

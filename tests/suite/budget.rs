@@ -362,3 +362,48 @@ fn a_budget_too_small_for_any_answer_says_so() {
         .unwrap();
     assert!(!roomy.report().over_budget);
 }
+
+#[test]
+fn extreme_budgets_page_sizes_and_counts_do_not_panic() {
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let directory = desk::Directory::seed();
+    for (budget, page) in [
+        (usize::MAX, usize::MAX),
+        (usize::MAX, 1),
+        (0, usize::MAX),
+        (1, 1),
+    ] {
+        let shaped = Shaper::for_tool("search_tickets")
+            .budget(Budget::tokens(budget))
+            .page_size(page)
+            .shape_blocking_with(&tickets, &directory)
+            .unwrap();
+        let r = shaped.report();
+        assert_eq!(
+            r.records.shown as u64 + r.records.omitted,
+            12,
+            "{budget}/{page}"
+        );
+        let expected = if budget == usize::MAX {
+            page.min(12)
+        } else {
+            0
+        };
+        assert_eq!(r.records.shown, expected, "{budget}/{page}");
+    }
+    // Counts near the top of u64 saturate instead of overflowing.
+    let shaped = Shaper::for_tool("search_tickets")
+        .call()
+        .shown_before(u64::MAX)
+        .total(u64::MAX)
+        .shape_blocking_with(&tickets[..1], &directory)
+        .unwrap();
+    assert_eq!(shaped.report().records.shown, 1);
+    assert!(
+        shaped
+            .summary()
+            .starts_with("tickets 18,446,744,073,709,551,615–"),
+        "{}",
+        shaped.summary()
+    );
+}
