@@ -921,7 +921,7 @@ fn json_ish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(crate::proptest_config(1024))]
 
     #[test]
     fn any_input_is_a_query_or_an_error_never_a_panic(text in json_ish()) {

@@ -66,7 +66,7 @@ fn formats() -> impl Strategy<Value = Format> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(crate::proptest_config(96))]
 
     #[test]
     fn budget_is_exact_and_cuts_on_record_boundaries(

@@ -245,7 +245,7 @@ fn page_through<T: Item>(initial: Vec<Option<i64>>, steps: Vec<Vec<Mutation>>, p
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(crate::proptest_config(128))]
 
     #[test]
     fn paging_a_mutating_collection_neither_repeats_nor_skips_newest_first(

@@ -15,3 +15,15 @@ mod paging;
 mod untrusted;
 mod upstream;
 mod values;
+
+/// Property-test settings: `cases` runs, times `SHAPE_PROPTEST_SCALE` when it is set (run the
+/// properties long with `SHAPE_PROPTEST_SCALE=50`), from the seed in `PROPTEST_RNG_SEED` when
+/// it is set (`.ci/run` sets one and prints it, so a failure there can be replayed).
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    let scale = std::env::var("SHAPE_PROPTEST_SCALE")
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(1);
+    proptest::test_runner::Config::with_cases(cases.saturating_mul(scale))
+}

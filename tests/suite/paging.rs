@@ -387,7 +387,7 @@ fn run(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #![proptest_config(crate::proptest_config(160))]
 
     #[test]
     fn every_record_once_and_every_count_true(

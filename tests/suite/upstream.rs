@@ -533,7 +533,7 @@ fn a_cursor_for_another_page_or_mode_is_refused_with_a_remedy() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(crate::proptest_config(48))]
 
     #[test]
     fn every_record_once_and_no_false_total(
