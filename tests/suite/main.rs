@@ -27,3 +27,14 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
         .unwrap_or(1);
     proptest::test_runner::Config::with_cases(cases.saturating_mul(scale))
 }
+
+/// The smallest budget from 1 to 4,000 tokens at which `fits` holds (it must hold at every
+/// budget above one where it holds), by bisection.
+pub fn smallest_budget(fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (1usize, 4_000usize);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if fits(mid) { hi = mid } else { lo = mid + 1 }
+    }
+    lo
+}

@@ -296,12 +296,7 @@ where
                 .map(|s| s.report().records.shown == 1)
                 .unwrap_or(false)
         };
-        let (mut lo, mut hi) = (1usize, 4_000usize);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if fits(mid) { hi = mid } else { lo = mid + 1 }
-        }
-        floor = floor.max(lo);
+        floor = floor.max(crate::smallest_budget(fits));
     }
     // The cursor and the "records remain" wording of a multi-record page cost more than a
     // lone record's envelope.

@@ -397,12 +397,7 @@ fn one_record_floor(format: Format) -> usize {
                         .map(|s| s.report().records.shown >= 1)
                         .unwrap_or(false)
                 };
-                let (mut lo, mut hi) = (1usize, 4_000usize);
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if fits(mid) { hi = mid } else { lo = mid + 1 }
-                }
-                floor = floor.max(lo);
+                floor = floor.max(crate::smallest_budget(fits));
             }
             // A cursor's signature and issue time are random-looking base64: the same
             // position tokenizes up to 13 tokens apart (measured over 400 cursors), so the
