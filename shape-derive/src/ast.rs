@@ -19,6 +19,13 @@ impl<T> Slot<T> {
         Slot { name, value: None }
     }
 
+    /// Takes `other`'s value, reporting a duplicate as `set` does.
+    fn merge(&mut self, cx: &Ctxt, other: Slot<T>) {
+        if let Some((span, value)) = other.value {
+            self.set(cx, span, value);
+        }
+    }
+
     fn set(&mut self, cx: &Ctxt, span: Span, value: T) {
         if self.value.is_some() {
             cx.error(
@@ -69,7 +76,10 @@ pub struct Container<'a> {
 pub struct Field<'a> {
     pub ident: &'a Ident,
     pub ty: &'a Type,
+    /// The keys of every `#[shape]` on the field without `from`: one output, or `skip`.
     pub attrs: FieldAttrs,
+    /// One output per `#[shape(from = …)]` on the field.
+    pub views: Vec<FieldAttrs>,
     /// `#[serde(rename = "…")]`: the name the API gives the field.
     pub serde_rename: Option<String>,
 }
@@ -84,6 +94,109 @@ pub enum Order {
 pub enum Epoch {
     Seconds,
     Millis,
+}
+
+/// A path into the field's value: `user.login`, `labels[].name`, `milestone?.title`.
+pub struct FieldPath {
+    /// The first segment: the field the attribute is on.
+    pub root: Ident,
+    /// What follows it.
+    pub steps: Vec<PathStep>,
+    /// The whole path, for errors.
+    pub span: Span,
+    /// As written, for `source` and messages.
+    pub text: String,
+}
+
+#[derive(Clone)]
+pub enum PathStep {
+    /// `.name` (or `.0`).
+    Member(syn::Member),
+    /// `?`: through an `Option`.
+    Opt(Span),
+    /// `[]`: through each item of a collection.
+    Each(Span),
+}
+
+impl syn::parse::Parse for FieldPath {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        use syn::ext::IdentExt;
+        let start = input.span();
+        let root = Ident::parse_any(input)?;
+        let mut text = unraw(&root);
+        let mut steps = Vec::new();
+        let mut end = root.span();
+        loop {
+            if input.peek(syn::Token![.]) {
+                let dot: syn::Token![.] = input.parse()?;
+                let member = if input.peek(LitInt) {
+                    let index: LitInt = input.parse()?;
+                    end = index.span();
+                    let value = index.base10_parse::<u32>()?;
+                    text.push_str(&format!(".{value}"));
+                    syn::Member::Unnamed(syn::Index {
+                        index: value,
+                        span: index.span(),
+                    })
+                } else {
+                    let ident = Ident::parse_any(input).map_err(|_| {
+                        syn::Error::new(
+                            dot.span,
+                            "a path continues with a field name after `.`: `user.login`",
+                        )
+                    })?;
+                    end = ident.span();
+                    text.push('.');
+                    text.push_str(&unraw(&ident));
+                    syn::Member::Named(member_ident(&ident))
+                };
+                steps.push(PathStep::Member(member));
+            } else if input.peek(syn::Token![?]) {
+                let q: syn::Token![?] = input.parse()?;
+                end = q.span;
+                text.push('?');
+                steps.push(PathStep::Opt(q.span));
+            } else if input.peek(syn::token::Bracket) {
+                let content;
+                let bracket = syn::bracketed!(content in input);
+                if !content.is_empty() {
+                    return Err(content.error(
+                        "write `[]` to go through every item of a collection: `labels[].name`",
+                    ));
+                }
+                end = bracket.span.join();
+                text.push_str("[]");
+                steps.push(PathStep::Each(bracket.span.join()));
+            } else {
+                break;
+            }
+        }
+        let span = start.join(end).unwrap_or(start);
+        Ok(FieldPath {
+            root,
+            steps,
+            span,
+            text,
+        })
+    }
+}
+
+/// An identifier as written, without `r#`.
+pub fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+/// The identifier to write a member access with: a keyword (`ref`, `type`) goes raw.
+fn member_ident(ident: &Ident) -> Ident {
+    let text = unraw(ident);
+    if syn::parse_str::<Ident>(&text).is_ok()
+        || matches!(text.as_str(), "self" | "Self" | "super" | "crate" | "_")
+    {
+        Ident::new(&text, ident.span())
+    } else {
+        Ident::new_raw(&text, ident.span())
+    }
 }
 
 pub struct Untrusted {
@@ -104,6 +217,10 @@ pub struct FieldAttrs {
     pub untrusted: Slot<Untrusted>,
     pub rank: Slot<Order>,
     pub absent: Slot<LitStr>,
+    /// `from = user.login`: the output's value is reached by this path.
+    pub from: Slot<FieldPath>,
+    /// `nested`: shown through the field type's own projection.
+    pub nested: Slot<()>,
 }
 
 impl FieldAttrs {
@@ -119,7 +236,25 @@ impl FieldAttrs {
             untrusted: Slot::new("untrusted"),
             rank: Slot::new("rank"),
             absent: Slot::new("absent"),
+            from: Slot::new("from"),
+            nested: Slot::new("nested"),
         }
+    }
+
+    /// Takes every key `other` set, reporting duplicates.
+    fn merge(&mut self, cx: &Ctxt, other: FieldAttrs) {
+        self.show.merge(cx, other.show);
+        self.skip.merge(cx, other.skip);
+        self.rename.merge(cx, other.rename);
+        self.legend.merge(cx, other.legend);
+        self.resolve.merge(cx, other.resolve);
+        self.id.merge(cx, other.id);
+        self.date.merge(cx, other.date);
+        self.untrusted.merge(cx, other.untrusted);
+        self.rank.merge(cx, other.rank);
+        self.absent.merge(cx, other.absent);
+        self.from.merge(cx, other.from);
+        self.nested.merge(cx, other.nested);
     }
 
     /// The keys that shape a value (each implies `show`), with their spans.
@@ -130,6 +265,7 @@ impl FieldAttrs {
             (self.id.name(), self.id.span()),
             (self.date.name(), self.date.span()),
             (self.untrusted.name(), self.untrusted.span()),
+            (self.nested.name(), self.nested.span()),
         ]
         .into_iter()
         .filter_map(|(n, s)| s.map(|s| (n, s)))
@@ -144,6 +280,7 @@ impl FieldAttrs {
             (self.rename.name(), self.rename.span()),
             (self.rank.name(), self.rank.span()),
             (self.absent.name(), self.absent.span()),
+            (self.from.name(), self.from.span()),
         ] {
             if let Some(span) = span {
                 keys.push((name, span));
@@ -161,7 +298,8 @@ impl FieldAttrs {
     }
 }
 
-const FIELD_KEYS: &str = "show, skip, rename, legend, resolve, id, date, untrusted, rank, absent";
+const FIELD_KEYS: &str =
+    "show, skip, rename, from, nested, legend, resolve, id, date, untrusted, rank, absent";
 const CONTAINER_KEYS: &str = "name, plural, prose, absent";
 
 impl<'a> Container<'a> {
@@ -234,15 +372,39 @@ impl<'a> Container<'a> {
                 continue;
             };
             let mut attrs = FieldAttrs::new();
+            let mut views = Vec::new();
             for attr in field.attrs.iter().filter(|a| a.path().is_ident("shape")) {
-                if let Err(err) = parse_field_attr(cx, attr, &mut attrs) {
+                let mut one = FieldAttrs::new();
+                if let Err(err) = parse_field_attr(cx, attr, &mut one) {
                     cx.syn_error(err);
+                }
+                if one.from.is_set() {
+                    views.push(one);
+                } else {
+                    attrs.merge(cx, one);
+                }
+            }
+            if !views.is_empty() {
+                for (name, span) in attrs
+                    .non_skip_keys()
+                    .into_iter()
+                    .chain(attrs.skip.span().map(|span| (attrs.skip.name(), span)))
+                {
+                    cx.error(
+                        span,
+                        format!(
+                            "`{name}` is in a #[shape] without `from` on a field whose other \
+                             #[shape] attributes use `from`: each #[shape(from = …)] is one \
+                             output with its own keys; move `{name}` into one of them"
+                        ),
+                    );
                 }
             }
             container.fields.push(Field {
                 ident,
                 ty: &field.ty,
                 attrs,
+                views,
                 serde_rename: serde_name(&field.attrs, "rename"),
             });
         }
@@ -349,6 +511,13 @@ fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) ->
             // #[shape(absent = "unassigned")]
             let lit: LitStr = meta.value()?.parse()?;
             attrs.absent.set(cx, span, lit);
+        } else if meta.path.is_ident("from") {
+            // #[shape(from = user.login)], `labels[].name`, `milestone?.title`
+            let path: FieldPath = meta.value()?.parse()?;
+            attrs.from.set(cx, span, path);
+        } else if meta.path.is_ident("nested") {
+            // #[shape(nested)]
+            attrs.nested.set(cx, span, ());
         } else if meta.path.is_ident("rank") {
             // #[shape(rank = desc)]
             let ident: Ident = meta.value()?.parse()?;
@@ -438,15 +607,42 @@ fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
 }
 
 impl Field<'_> {
-    /// The name this field has in tool results.
-    pub fn output_name(&self) -> String {
-        match self.attrs.rename.get() {
-            Some(lit) => lit.value(),
-            None => {
-                let name = self.ident.to_string();
-                name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
-            }
+    /// The outputs the field gives: one per `from` view, or the field itself (none when it is
+    /// skipped).
+    pub fn outputs(&self) -> Vec<&FieldAttrs> {
+        if !self.views.is_empty() {
+            self.views.iter().collect()
+        } else if self.attrs.is_skipped() {
+            Vec::new()
+        } else {
+            vec![&self.attrs]
         }
+    }
+
+    /// The name an output has in tool results: its `rename`, else the field's name (the last
+    /// field name of the path when the field gives several outputs).
+    pub fn output_name(&self, attrs: &FieldAttrs) -> String {
+        if let Some(lit) = attrs.rename.get() {
+            return lit.value();
+        }
+        if self.views.len() > 1
+            && let Some(path) = attrs.from.get()
+            && let Some(syn::Member::Named(last)) = path.steps.iter().rev().find_map(|s| match s {
+                PathStep::Member(m) => Some(m.clone()),
+                _ => None,
+            })
+        {
+            return unraw(&last);
+        }
+        unraw(self.ident)
+    }
+
+    pub fn is_skipped(&self) -> bool {
+        self.views.is_empty() && self.attrs.is_skipped()
+    }
+
+    pub fn has_decision(&self) -> bool {
+        !self.views.is_empty() || self.attrs.has_decision()
     }
 
     /// The name the API gives the field (serde's `rename`, or `rename_all` applied to the
@@ -463,10 +659,11 @@ impl Field<'_> {
         }
     }
 
-    pub fn output_span(&self) -> Span {
-        match self.attrs.rename.get() {
-            Some(lit) => lit.span(),
-            None => self.ident.span(),
+    pub fn output_span(&self, attrs: &FieldAttrs) -> Span {
+        match (attrs.rename.get(), attrs.from.get()) {
+            (Some(lit), _) => lit.span(),
+            (None, Some(path)) => path.span,
+            (None, None) => self.ident.span(),
         }
     }
 }

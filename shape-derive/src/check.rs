@@ -9,7 +9,7 @@
 //! The record is built even when a rule fails, as far as the input allows, so the fallback
 //! impl can still name the fields a caller refers to.
 
-use crate::ast::{Container, Field};
+use crate::ast::{Container, Field, FieldAttrs, PathStep};
 use crate::ctxt::Ctxt;
 use crate::model::{self, Rank, Record, Segment, Transform};
 use crate::template;
@@ -21,20 +21,24 @@ pub fn check<'c>(cx: &Ctxt, container: &'c Container<'_>) -> Record<'c> {
     check_container_names(cx, container);
     for field in &container.fields {
         check_decision(cx, container, field);
-        check_combinations(cx, field);
+        check_combinations(cx, &field.attrs);
+        for view in &field.views {
+            check_combinations(cx, view);
+            check_path(cx, field, view);
+        }
     }
     check_unique_outputs(cx, container);
     check_single(
         cx,
         container,
-        |f| f.attrs.rank.span(),
+        |a| a.rank.span(),
         "rank",
         "the record is ranked by one key; remove `rank` from one of them",
     );
     check_single(
         cx,
         container,
-        |f| f.attrs.id.span(),
+        |a| a.id.span(),
         "id",
         "a record has one id; keep `id` on the field other tools take as an argument",
     );
@@ -70,57 +74,127 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
         id: None,
     };
     for field in &container.fields {
-        let attrs = &field.attrs;
-        if attrs.is_skipped() {
+        if field.is_skipped() {
             record
                 .skipped
                 .push(field.api_name(container.serde_rename_all.as_deref()));
             continue;
         }
-        let index = record.fields.len();
-        let (transform, span) = transform(field, &mut record.resolvers);
-        if matches!(transform, Transform::Id { .. }) && record.id.is_none() {
-            record.id = Some(index);
-        }
-        if let Some((span, order)) = attrs.rank.get_spanned()
-            && record.rank.is_none()
-        {
-            record.rank = Some(Rank {
-                field: index,
-                order: *order,
+        for attrs in field.outputs() {
+            let index = record.fields.len();
+            let (transform, span) = transform(field, attrs, &mut record.resolvers);
+            if matches!(transform, Transform::Id { .. }) && record.id.is_none() {
+                record.id = Some(index);
+            }
+            if let Some((span, order)) = attrs.rank.get_spanned()
+                && record.rank.is_none()
+            {
+                record.rank = Some(Rank {
+                    field: index,
+                    order: *order,
+                    span,
+                });
+            }
+            let name = field.output_name(attrs);
+            let absent = match attrs.absent.get_spanned() {
+                Some((span, lit)) => Some((lit.value(), Some(span))),
+                None => container.absent.get().map(|lit| {
+                    (
+                        lit.value().replace("{field}", &name.replace('_', " ")),
+                        None,
+                    )
+                }),
+            };
+            let (path, source): (&[PathStep], String) = match attrs.from.get() {
+                Some(path) => (&path.steps, path.text.clone()),
+                None => (&[], crate::ast::unraw(field.ident)),
+            };
+            record.fields.push(model::Field {
+                member: field.ident,
+                ty: field.ty,
+                path,
+                source,
+                handle: model::handle(&name),
+                name,
+                transform,
                 span,
+                absent,
             });
         }
-        let name = field.output_name();
-        let absent = match attrs.absent.get_spanned() {
-            Some((span, lit)) => Some((lit.value(), Some(span))),
-            None => container.absent.get().map(|lit| {
-                (
-                    lit.value().replace("{field}", &name.replace('_', " ")),
-                    None,
-                )
-            }),
-        };
-        record.fields.push(model::Field {
-            member: field.ident,
-            ty: field.ty,
-            handle: model::handle(&name),
-            name,
-            transform,
-            span,
-            absent,
-        });
     }
     record
+}
+
+/// A `from` path starts at its own field; an id is one value, so its path has no `?` or `[]`;
+/// a rank key is one value, so its path has no `[]`; `nested` shows the whole field.
+fn check_path(cx: &Ctxt, field: &Field, attrs: &FieldAttrs) {
+    let Some(path) = attrs.from.get() else {
+        return;
+    };
+    let field_name = crate::ast::unraw(field.ident);
+    if crate::ast::unraw(&path.root) != field_name {
+        cx.error(
+            path.root.span(),
+            format!(
+                "a `from` path starts at the field it is written on: write `{field_name}.…` \
+                 (this #[shape] is on `{field_name}`, the path starts at `{}`)",
+                crate::ast::unraw(&path.root)
+            ),
+        );
+    }
+    let first = |want: fn(&PathStep) -> Option<Span>| path.steps.iter().find_map(want);
+    let opt = first(|s| match s {
+        PathStep::Opt(span) => Some(*span),
+        _ => None,
+    });
+    let each = first(|s| match s {
+        PathStep::Each(span) => Some(*span),
+        _ => None,
+    });
+    if attrs.id.is_set()
+        && let Some(span) = opt.or(each)
+    {
+        cx.error(
+            span,
+            "an `id` path cannot go through `?` or `[]`: a record has exactly one id; \
+             put `id` on a path to a value every record has",
+        );
+    }
+    if attrs.rank.is_set()
+        && let Some(span) = each
+    {
+        cx.error(
+            span,
+            "a `rank` path cannot go through `[]`: a record is ranked by one value",
+        );
+    }
+    if let Some(span) = attrs.nested.span() {
+        cx.error(
+            span,
+            "`nested` shows a whole field through its type's projection and cannot be combined \
+             with `from`: put #[shape(nested)] on the field itself, or pick values with `from`",
+        );
+    }
+    if path.steps.is_empty() && field.views.len() == 1 {
+        cx.error(
+            path.span,
+            format!(
+                "`from = {field_name}` is the field itself: remove `from`, or reach into it \
+                 (`{field_name}.name`, `{field_name}?.name`, `{field_name}[].name`)"
+            ),
+        );
+    }
 }
 
 /// A field's value transform, and where errors about its value belong.
 fn transform<'c>(
     field: &'c Field<'_>,
+    attrs: &'c FieldAttrs,
     resolvers: &mut Vec<&'c syn::Path>,
 ) -> (Transform<'c>, Span) {
-    let attrs = &field.attrs;
-    if let Some((span, expr)) = attrs.legend.get_spanned() {
+    if let Some(span) = attrs.nested.span() {
+        (Transform::Nested, span)
+    } else if let Some((span, expr)) = attrs.legend.get_spanned() {
         (Transform::Legend(expr), span)
     } else if let Some(path) = attrs.resolve.get() {
         let key = quote::quote!(#path).to_string();
@@ -142,6 +216,8 @@ fn transform<'c>(
     } else if let Some((span, untrusted)) = attrs.untrusted.get_spanned() {
         let max_tokens = untrusted.max_tokens;
         (Transform::Untrusted { max_tokens }, span)
+    } else if let Some(path) = attrs.from.get() {
+        (Transform::Show, path.span)
     } else {
         (Transform::Show, field.ty.span())
     }
@@ -181,7 +257,7 @@ fn check_container_names(cx: &Ctxt, container: &Container) {
             );
         }
     }
-    if container.fields.iter().all(|f| f.attrs.is_skipped()) {
+    if container.fields.iter().all(|f| f.is_skipped()) {
         cx.error_spanned(
             container.ident,
             "every field is skipped: a tool result needs at least one field marked `show` \
@@ -191,7 +267,7 @@ fn check_container_names(cx: &Ctxt, container: &Container) {
 }
 
 fn check_decision(cx: &Ctxt, container: &Container, field: &Field) {
-    if !field.attrs.has_decision() {
+    if !field.has_decision() {
         cx.error_spanned(
             field.ident,
             format!(
@@ -203,8 +279,7 @@ fn check_decision(cx: &Ctxt, container: &Container, field: &Field) {
     }
 }
 
-fn check_combinations(cx: &Ctxt, field: &Field) {
-    let attrs = &field.attrs;
+fn check_combinations(cx: &Ctxt, attrs: &FieldAttrs) {
     if attrs.is_skipped() {
         for (name, span) in attrs.non_skip_keys() {
             cx.error(
@@ -276,11 +351,15 @@ fn check_unique_outputs(cx: &Ctxt, container: &Container) {
     let mut seen: HashMap<String, &Field> = HashMap::new();
     // `FIELDS` members, which two different names can share (`last-seen`, `last_seen`).
     let mut handles: HashMap<String, String> = HashMap::new();
-    for field in container.fields.iter().filter(|f| !f.attrs.is_skipped()) {
-        let name = field.output_name();
+    for (field, attrs) in container
+        .fields
+        .iter()
+        .flat_map(|f| f.outputs().into_iter().map(move |a| (f, a)))
+    {
+        let name = field.output_name(attrs);
         if let Some(first) = seen.get(&name) {
             cx.error(
-                field.output_span(),
+                field.output_span(attrs),
                 format!(
                     "two fields are shown as `{name}` (`{}` and `{}`): output names must be \
                      unique; give one of them #[shape(rename = \"...\")]",
@@ -292,7 +371,7 @@ fn check_unique_outputs(cx: &Ctxt, container: &Container) {
         let handle = model::handle(&name).to_string();
         if let Some(other) = handles.get(&handle) {
             cx.error(
-                field.output_span(),
+                field.output_span(attrs),
                 format!(
                     "`{other}` and `{name}` would both be `{}::FIELDS.{handle}` in Rust code: \
                      give one of them #[shape(rename = \"...\")]",
@@ -309,13 +388,17 @@ fn check_unique_outputs(cx: &Ctxt, container: &Container) {
 fn check_single(
     cx: &Ctxt,
     container: &Container,
-    span_of: impl Fn(&Field) -> Option<proc_macro2::Span>,
+    span_of: impl Fn(&FieldAttrs) -> Option<proc_macro2::Span>,
     key: &str,
     remedy: &str,
 ) {
     let mut first: Option<&Field> = None;
-    for field in &container.fields {
-        if let Some(span) = span_of(field) {
+    let outputs = container
+        .fields
+        .iter()
+        .flat_map(|f| f.outputs().into_iter().map(move |a| (f, a)));
+    for (field, attrs) in outputs {
+        if let Some(span) = span_of(attrs) {
             match first {
                 None => first = Some(field),
                 Some(first) => cx.error(
@@ -359,7 +442,7 @@ fn check_prose(cx: &Ctxt, container: &Container, fields: &[model::Field]) -> Opt
                     let skipped = container
                         .fields
                         .iter()
-                        .any(|f| f.attrs.is_skipped() && f.ident == name.as_str());
+                        .any(|f| f.is_skipped() && f.ident == name.as_str());
                     let why = if skipped {
                         format!("`{name}` is skipped, so it is not in the output")
                     } else {

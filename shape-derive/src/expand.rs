@@ -9,6 +9,7 @@
 //! inside a `macro_rules!` template expands as well as one written by hand.
 
 use crate::ast::Order;
+use crate::ast::PathStep;
 use crate::model::{Field, Record, Segment, Transform};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -118,9 +119,9 @@ impl<'r, 'a> Gen<'r, 'a> {
         let record = self.record;
         let field_infos = record.fields.iter().map(|f| {
             let name = &f.name;
-            let source = f.member.to_string();
+            let source = &f.source;
             let kind = match &f.transform {
-                Transform::Show => quote!(#p::FieldKind::Show),
+                Transform::Show | Transform::Nested => quote!(#p::FieldKind::Show),
                 Transform::Legend(_) => quote!(#p::FieldKind::Legend),
                 Transform::Resolve(i) => {
                     let path = self.resolver(*i);
@@ -155,6 +156,14 @@ impl<'r, 'a> Gen<'r, 'a> {
         let rank = option(rank.as_ref());
         let id = option(record.id.as_ref());
         let (name, plural, skipped) = (&record.name, &record.plural, &record.skipped);
+        let nested = record
+            .fields
+            .iter()
+            .filter(|f| matches!(f.transform, Transform::Nested))
+            .map(|f| {
+                let (name, ty) = (&f.name, f.ty);
+                quote_spanned!(f.span=> #p::NestedInfo { field: #name, projection: <#ty as #p::NestedField>::PROJECTION })
+            });
         quote! {
             #p::Projection {
                 name: #name,
@@ -164,6 +173,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 prose: #prose,
                 rank: #rank,
                 id: #id,
+                nested: &[#(#nested),*],
             }
         }
     }
@@ -180,6 +190,14 @@ impl<'r, 'a> Gen<'r, 'a> {
             let (this, keys) = (local("self", span), local("__keys", span));
             let (member, ty, path) = (f.member, f.ty, self.resolver(i));
             let index = syn::Index::from(i);
+            if f.has_path() {
+                let base = quote_spanned!(span=> #this.#member);
+                return Some(walk(base, f.path, 0, span, &|place| {
+                    quote_spanned!(span=>
+                        #p::KeyField::<<#path as #p::Resolver>::Key>::collect_keys(&#place, &mut #keys.#index);
+                    )
+                }));
+            }
             Some(quote_spanned!(span=>
                 <#ty as #p::KeyField<<#path as #p::Resolver>::Key>>::collect_keys(&#this.#member, &mut #keys.#index);
             ))
@@ -256,42 +274,76 @@ impl<'r, 'a> Gen<'r, 'a> {
         }
     }
 
-    /// The value written for one field: a borrowing adapter over `self.<field>`.
+    /// The value written for one field: a borrowing adapter over `self.<field>`, or over
+    /// each value its path reaches.
     fn view(&self, f: &Field) -> TokenStream {
+        if !f.has_path() {
+            let this = local("self", f.span);
+            let member = f.member;
+            return self.leaf_view(f, quote_spanned!(f.span=> #this.#member), Some(f.ty));
+        }
         let p = &self.p;
-        let (member, ty, name, span) = (f.member, f.ty, &f.name, f.span);
-        let (this, cx) = (local("self", span), local("__cx", span));
+        let span = f.span;
+        let this = local("self", span);
+        let member = f.member;
+        let base = quote_spanned!(span=> #this.#member);
+        view_along(p, base, f.path, 0, span, &|place| {
+            self.leaf_view(f, place, None)
+        })
+    }
+
+    /// The view of one value at `place` (a place expression); `ty` is its type when written.
+    fn leaf_view(&self, f: &Field, place: TokenStream, ty: Option<&syn::Type>) -> TokenStream {
+        let p = &self.p;
+        let (name, span) = (&f.name, f.span);
+        let cx = local("__cx", span);
+        let ty = match ty {
+            Some(ty) => quote!(::<#ty>),
+            None => quote!(),
+        };
         match &f.transform {
-            Transform::Show => quote_spanned!(span=> #p::Shown::<#ty>::new(&#this.#member)),
+            Transform::Show => {
+                quote_spanned!(span=> #p::Shown #ty::new(&#place))
+            }
+            Transform::Nested => {
+                quote_spanned!(span=> #p::Nested #ty::new(&#place, #cx.env()))
+            }
             Transform::Legend(expr) => {
                 let coded = respan(quote!(#p::coded), span);
-                let (expr, member, name) = (
+                let (expr, place, name) = (
                     relocate(expr, span),
-                    relocate(member, span),
+                    relocate(place, span),
                     relocate(name, span),
                 );
                 // `&(…)`: the argument rustc blames when the field's type does not fit starts
                 // and ends at the attribute, whatever span the hygienic `self` has.
-                quote_spanned!(span=> #coded(&(#expr), &(#this.#member), #name, #cx.env()))
+                quote_spanned!(span=> #coded(&(#expr), &(#place), #name, #cx.env()))
             }
             Transform::Resolve(i) => {
                 let path = self.resolver(*i);
                 let i = syn::Index::from(*i);
-                quote_spanned!(span=> #p::Named::<#ty, <#path as #p::Resolver>::Key>::new(&#this.#member, &#cx.names().#i, <#path as #p::Resolver>::NOUN, #cx.env()))
+                let ty = match ty.is_empty() {
+                    true => quote!(::<_, <#path as #p::Resolver>::Key>),
+                    false => {
+                        let ty = f.ty;
+                        quote!(::<#ty, <#path as #p::Resolver>::Key>)
+                    }
+                };
+                quote_spanned!(span=> #p::Named #ty::new(&#place, &#cx.names().#i, <#path as #p::Resolver>::NOUN, #cx.env()))
             }
             Transform::Id { short } => {
-                quote_spanned!(span=> #p::Ident::<#ty>::new(&#this.#member, #short))
+                quote_spanned!(span=> #p::Ident #ty::new(&#place, #short))
             }
             Transform::Date(None) => {
-                quote_spanned!(span=> #p::Dated::<#ty>::new(&#this.#member, #cx.env()))
+                quote_spanned!(span=> #p::Dated #ty::new(&#place, #cx.env()))
             }
             Transform::Date(Some(epoch)) => {
                 let unit = epoch_unit(p, *epoch);
-                quote_spanned!(span=> #p::EpochDated::<#ty>::new(&#this.#member, #unit, #cx.env()))
+                quote_spanned!(span=> #p::EpochDated #ty::new(&#place, #unit, #cx.env()))
             }
             Transform::Untrusted { max_tokens } => {
                 let cap = option(max_tokens.as_ref());
-                quote_spanned!(span=> #p::Untrusted::<#ty>::new(&#this.#member, #name, #cap, #cx.env()))
+                quote_spanned!(span=> #p::Untrusted #ty::new(&#place, #name, #cap, #cx.env()))
             }
         }
     }
@@ -304,12 +356,22 @@ impl<'r, 'a> Gen<'r, 'a> {
         let body = match &record.rank {
             Some(rank) => {
                 let f = &record.fields[rank.field];
-                let (member, ty, span) = (f.member, f.ty, rank.span);
+                let span = rank.span;
                 let (this_at, other_at) = (local("self", span), local("__other", span));
-                let cmp = quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&#this_at.#member, &#other_at.#member));
+                let cmp = if has_opt(f.path) {
+                    let (a, b) = (opt_chain(f, &this_at, span), opt_chain(f, &other_at, span));
+                    quote_spanned!(span=> #p::rank_cmp_opt(#a, #b))
+                } else if f.has_path() {
+                    let (a, b) = (place(f, &this_at, span), place(f, &other_at, span));
+                    quote_spanned!(span=> #p::RankKey::rank_cmp(&#a, &#b))
+                } else {
+                    let (member, ty) = (f.member, f.ty);
+                    quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&#this_at.#member, &#other_at.#member))
+                };
                 let tiebreak = record.id.map(|id| {
-                    let member = record.fields[id].member;
-                    quote!(.then_with(|| #p::IdField::id_key(&#this.#member).cmp(&#p::IdField::id_key(&#other.#member))))
+                    let f = &record.fields[id];
+                    let (a, b) = (place(f, &this, f.span), place(f, &other, f.span));
+                    quote!(.then_with(|| #p::IdField::id_key(&#a).cmp(&#p::IdField::id_key(&#b))))
                 });
                 let reverse = match rank.order {
                     Order::Desc => quote!(.reverse()),
@@ -334,9 +396,18 @@ impl<'r, 'a> Gen<'r, 'a> {
         let body = match &record.rank {
             Some(rank) => {
                 let f = &record.fields[rank.field];
-                let (member, ty, span) = (f.member, f.ty, rank.span);
+                let span = rank.span;
                 let this = local("self", span);
-                quote_spanned!(span=> ::core::option::Option::Some(<#ty as #p::RankKey>::key_value(&#this.#member)))
+                if has_opt(f.path) {
+                    let chain = opt_chain(f, &this, span);
+                    quote_spanned!(span=> ::core::option::Option::Some(#p::key_value_opt(#chain)))
+                } else if f.has_path() {
+                    let place = place(f, &this, span);
+                    quote_spanned!(span=> ::core::option::Option::Some(#p::RankKey::key_value(&#place)))
+                } else {
+                    let (member, ty) = (f.member, f.ty);
+                    quote_spanned!(span=> ::core::option::Option::Some(<#ty as #p::RankKey>::key_value(&#this.#member)))
+                }
             }
             None => quote!(::core::option::Option::None),
         };
@@ -354,9 +425,9 @@ impl<'r, 'a> Gen<'r, 'a> {
         let body = match record.id {
             Some(id) => {
                 let f = &record.fields[id];
-                let (member, span) = (f.member, f.span);
-                let this = local("self", span);
-                quote_spanned!(span=> ::core::option::Option::Some(#p::IdField::id_key(&#this.#member)))
+                let span = f.span;
+                let place = place(f, &local("self", span), span);
+                quote_spanned!(span=> ::core::option::Option::Some(#p::IdField::id_key(&#place)))
             }
             None => quote!(::core::option::Option::None),
         };
@@ -374,11 +445,52 @@ impl<'r, 'a> Gen<'r, 'a> {
         let title = &record.name;
         let schemas = record.fields.iter().map(|f| {
             let (name, ty, span) = (&f.name, f.ty, f.span);
+            let generator = local("__gen", span);
+            if f.has_path() {
+                let leaf = self.leaf_type(f);
+                let schema = match &f.transform {
+                    Transform::Show => quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{ViaJsonSchema as _, ViaSerde as _};
+                        (&&#p::Probe::at(#leaf)).shown_schema(#generator)
+                    }),
+                    // `nested` with `from` is refused by `check`.
+                    Transform::Nested => quote_spanned!(span=> #p::schema::along(&[], #p::schema::Schema::default())),
+                    Transform::Legend(expr) => self.legend_schema(f, expr),
+                    Transform::Resolve(i) => {
+                        let path = self.resolver(*i);
+                        quote_spanned!(span=> #p::schema::resolved_at::<_, <#path as #p::Resolver>::Key>(#leaf, <#path as #p::Resolver>::NOUN))
+                    }
+                    Transform::Id { .. } => quote_spanned!(span=> #p::schema::id_at(#leaf)),
+                    Transform::Date(None) => quote_spanned!(span=> #p::schema::date_at(#leaf)),
+                    Transform::Date(Some(_)) => quote_spanned!(span=> #p::schema::epoch_date_at(#leaf)),
+                    Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted_at(#leaf)),
+                };
+                let steps = f.path.iter().filter_map(|step| match step {
+                    PathStep::Opt(_) => Some(quote!(#p::Step::Opt)),
+                    PathStep::Each(_) => Some(quote!(#p::Step::Each)),
+                    PathStep::Member(_) => None,
+                });
+                let absent = match &f.absent {
+                    Some((_, Some(absent_span))) if !has_opt(f.path) && !has_each(f.path) => {
+                        let leaf = self.leaf_type(f);
+                        quote_spanned!(*absent_span=> #p::may_be_absent(#leaf);)
+                    }
+                    _ => quote!(),
+                };
+                let schema = quote!({ #absent #p::schema::along(&[#(#steps),*], #schema) });
+                return quote!((#name, #schema));
+            }
             let schema = match &f.transform {
                 Transform::Show => {
                     let generator = local("__gen", ty.span());
-                    quote_spanned!(ty.span()=> #p::schema::shown::<#ty>(#generator))
+                    quote_spanned!(ty.span()=> {
+                        #[allow(unused_imports)]
+                        use #p::{ViaJsonSchema as _, ViaSerde as _};
+                        (&&#p::Probe::<#ty>::new()).shown_schema(#generator)
+                    })
                 }
+                Transform::Nested => quote_spanned!(span=> #p::schema::nested::<#ty>(#generator)),
                 Transform::Legend(expr) => self.legend_schema(f, expr),
                 Transform::Resolve(i) => {
                     let path = self.resolver(*i);
@@ -402,10 +514,33 @@ impl<'r, 'a> Gen<'r, 'a> {
         }
     }
 
+    /// `PhantomData` of the type a field's path ends at, inferred from a closure that walks
+    /// the path and is never called.
+    fn leaf_type(&self, f: &Field) -> TokenStream {
+        let p = &self.p;
+        let span = f.span;
+        let r = local("__r", span);
+        let member = f.member;
+        let mut cur = quote_spanned!(span=> (*#r).#member);
+        for step in f.path {
+            cur = match step {
+                PathStep::Member(m) => quote_spanned!(span=> #cur.#m),
+                PathStep::Opt(_) => quote_spanned!(span=> (*#p::through_option(&#cur))),
+                PathStep::Each(_) => quote_spanned!(span=> (*#p::through_items(&#cur))),
+            };
+        }
+        quote_spanned!(span=> #p::leaf_type::<Self, _>(|#r| &#cur))
+    }
+
     /// A legend field's schema; the call checks the legend's bound, at the attribute.
     fn legend_schema(&self, f: &Field, expr: &syn::Expr) -> TokenStream {
         let p = &self.p;
         let (name, ty) = (&f.name, f.ty);
+        if f.has_path() {
+            let leaf = self.leaf_type(f);
+            let legend = respan(quote!(#p::schema::legend), f.span);
+            return quote_spanned!(f.span=> #legend(&(#expr), #leaf, #name));
+        }
         let schema =
             quote!(#p::schema::legend(&(#expr), ::core::marker::PhantomData::<#ty>, #name));
         respan(schema, f.span)
@@ -435,11 +570,13 @@ impl<'r, 'a> Gen<'r, 'a> {
         let p = &self.p;
         let record = self.record;
         let mut predicates: Vec<TokenStream> = Vec::new();
-        for f in &record.fields {
+        // A path's type is not written: its bounds are checked where its views are built.
+        for f in record.fields.iter().filter(|f| !f.has_path()) {
             let span = f.span;
             let ty = &respan(f.ty.to_token_stream(), span);
             let predicate = match &f.transform {
-                Transform::Show => quote_spanned!(ty.span()=> #ty: #p::Serialize + #p::JsonSchema),
+                Transform::Show => quote_spanned!(ty.span()=> #ty: #p::Serialize),
+                Transform::Nested => quote_spanned!(span=> #ty: #p::NestedField),
                 Transform::Legend(_) => continue,
                 Transform::Resolve(i) => {
                     let path = self.resolver(*i);
@@ -452,13 +589,15 @@ impl<'r, 'a> Gen<'r, 'a> {
             };
             predicates.push(respan(predicate, span));
         }
-        for f in &record.fields {
+        for f in record.fields.iter().filter(|f| !f.has_path()) {
             if let Some((_, Some(span))) = &f.absent {
                 let ty = respan(f.ty.to_token_stream(), *span);
                 predicates.push(respan(quote!(#ty: #p::MayBeAbsent), *span));
             }
         }
-        if let Some(rank) = &record.rank {
+        if let Some(rank) = &record.rank
+            && !record.fields[rank.field].has_path()
+        {
             let ty = respan(record.fields[rank.field].ty.to_token_stream(), rank.span);
             predicates.push(respan(quote!(#ty: #p::RankKey), rank.span));
         }
@@ -468,6 +607,100 @@ impl<'r, 'a> Gen<'r, 'a> {
                 quote!(where #(#existing,)* #(#predicates,)*)
             }
             None => quote!(where #(#predicates,)*),
+        }
+    }
+}
+
+/// Whether a path goes through an `Option`.
+fn has_opt(path: &[PathStep]) -> bool {
+    path.iter().any(|s| matches!(s, PathStep::Opt(_)))
+}
+
+/// Whether a path goes through a collection.
+fn has_each(path: &[PathStep]) -> bool {
+    path.iter().any(|s| matches!(s, PathStep::Each(_)))
+}
+
+/// `this.member.a.b`: the place a path with no `?` or `[]` names (`check` refuses the others
+/// where this is used: ids, rank keys without `?`).
+fn place(f: &Field, this: &Ident, span: Span) -> TokenStream {
+    let member = f.member;
+    let steps = f.path.iter().filter_map(|step| match step {
+        PathStep::Member(m) => Some(m),
+        _ => None,
+    });
+    quote_spanned!(span=> #this.#member #(.#steps)*)
+}
+
+/// `Option<&T>` of the value a path through `?` reaches (no `[]`: `check` refuses it).
+fn opt_chain(f: &Field, this: &Ident, span: Span) -> TokenStream {
+    let member = f.member;
+    let o = local("__o", span);
+    let mut chain = quote_spanned!(span=> ::core::option::Option::Some(&#this.#member));
+    for step in f.path {
+        chain = match step {
+            PathStep::Member(m) => quote_spanned!(span=> #chain.map(|#o| &#o.#m)),
+            PathStep::Opt(_) => {
+                quote_spanned!(span=> #chain.and_then(|#o| ::core::option::Option::as_ref(#o)))
+            }
+            PathStep::Each(_) => chain,
+        };
+    }
+    chain
+}
+
+/// The view of a value reached by `steps` from the place `base`: `leaf` builds the view of
+/// each value at the end; `?` and `[]` wrap it.
+fn view_along(
+    p: &TokenStream,
+    base: TokenStream,
+    steps: &[PathStep],
+    depth: usize,
+    span: Span,
+    leaf: &dyn Fn(TokenStream) -> TokenStream,
+) -> TokenStream {
+    let Some((step, rest)) = steps.split_first() else {
+        return leaf(base);
+    };
+    match step {
+        PathStep::Member(m) => {
+            view_along(p, quote_spanned!(span=> #base.#m), rest, depth, span, leaf)
+        }
+        PathStep::Opt(_) => {
+            let v = local(&format!("__v{depth}"), span);
+            let inner = view_along(p, quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
+            quote_spanned!(span=> #p::Opt::new(::core::option::Option::as_ref(&#base).map(|#v| #inner)))
+        }
+        PathStep::Each(_) => {
+            let v = local(&format!("__v{depth}"), span);
+            let inner = view_along(p, quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
+            quote_spanned!(span=> #p::Each::new(&#base, |#v| #inner))
+        }
+    }
+}
+
+/// Statements that run `leaf` on every value a path reaches from the place `base`.
+fn walk(
+    base: TokenStream,
+    steps: &[PathStep],
+    depth: usize,
+    span: Span,
+    leaf: &dyn Fn(TokenStream) -> TokenStream,
+) -> TokenStream {
+    let Some((step, rest)) = steps.split_first() else {
+        return leaf(base);
+    };
+    match step {
+        PathStep::Member(m) => walk(quote_spanned!(span=> #base.#m), rest, depth, span, leaf),
+        PathStep::Opt(_) => {
+            let v = local(&format!("__v{depth}"), span);
+            let inner = walk(quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
+            quote_spanned!(span=> if let ::core::option::Option::Some(#v) = ::core::option::Option::as_ref(&#base) { #inner })
+        }
+        PathStep::Each(_) => {
+            let v = local(&format!("__v{depth}"), span);
+            let inner = walk(quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
+            quote_spanned!(span=> for #v in &#base { #inner })
         }
     }
 }

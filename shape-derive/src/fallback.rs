@@ -46,6 +46,7 @@ pub fn expand(
                 prose: ::core::option::Option::None,
                 rank: ::core::option::Option::None,
                 id: ::core::option::Option::None,
+                nested: &[],
             };
 
             fn collect_keys(&#this, _: &mut <Self::Needs as #p::Needs>::Keys) {}

@@ -30,7 +30,12 @@ pub struct Record<'a> {
 /// One output field.
 pub struct Field<'a> {
     pub member: &'a Ident,
+    /// The Rust field's type (not the type a path ends at).
     pub ty: &'a Type,
+    /// The path's steps after `member` (`from = user.login` → `.login`); empty without `from`.
+    pub path: &'a [crate::ast::PathStep],
+    /// Where the value comes from, as the projection states it: `user.login`.
+    pub source: String,
     /// The name in tool results.
     pub name: String,
     /// Its member of the `FIELDS` const: `FIELDS.last_seen` for `last-seen`.
@@ -56,6 +61,15 @@ pub enum Transform<'a> {
     Untrusted {
         max_tokens: Option<u32>,
     },
+    /// Shown through the field type's own projection.
+    Nested,
+}
+
+impl Field<'_> {
+    /// Whether the value is reached through a path (and so its type is not written).
+    pub fn has_path(&self) -> bool {
+        !self.path.is_empty()
+    }
 }
 
 pub enum Segment {

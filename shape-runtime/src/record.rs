@@ -32,6 +32,9 @@ pub trait Storage: sealed::Sealed + Sized + 'static {
     type Names: AsRef<[Self::Str]> + Clone + fmt::Debug + PartialEq;
     /// The prose template.
     type Prose: AsRef<[Segment<Self>]> + Clone + fmt::Debug + PartialEq;
+    /// The nested record types shown through `#[shape(nested)]` (a stored description keeps
+    /// their skipped fields in `skipped` instead, so its list is empty).
+    type Nested: AsRef<[NestedInfo]> + Clone + fmt::Debug + PartialEq;
 }
 
 /// Text and lists in `static`s: what `#[derive(ToolResult)]` emits.
@@ -53,6 +56,7 @@ impl Storage for Static {
     type Fields = &'static [Field<Static>];
     type Names = &'static [&'static str];
     type Prose = &'static [Segment<Static>];
+    type Nested = &'static [NestedInfo];
 }
 
 impl Storage for Owned {
@@ -60,6 +64,7 @@ impl Storage for Owned {
     type Fields = Vec<Field<Owned>>;
     type Names = Vec<String>;
     type Prose = Vec<Segment<Owned>>;
+    type Nested = Vec<NestedInfo>;
 }
 
 /// What a record type shows: its names, output fields, skipped fields, prose template and
@@ -81,6 +86,18 @@ pub struct Projection<S: Storage = Static> {
     pub rank: Option<RankInfo>,
     /// The index of the id field.
     pub id: Option<usize>,
+    /// Output fields that show a record type of their own (`#[shape(nested)]`), whose skipped
+    /// fields this view leaves out too.
+    pub nested: S::Nested,
+}
+
+/// An output field shown through its own type's projection (`#[shape(nested)]`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NestedInfo {
+    /// The output field's name.
+    pub field: &'static str,
+    /// The nested type's projection.
+    pub projection: &'static Projection,
 }
 
 /// One output field.
@@ -209,6 +226,46 @@ pub struct RankInfo {
 }
 
 impl<S: Storage> Projection<S> {
+    /// The fields this view leaves out, by the names the API gives them: the record's own
+    /// skipped fields, then those of each nested record type as `field.name`.
+    ///
+    /// ```
+    /// use toolshape::ToolResult;
+    ///
+    /// #[derive(ToolResult)]
+    /// struct User {
+    ///     #[shape(show)] login: String,
+    ///     #[shape(skip)] node_id: String,
+    /// }
+    ///
+    /// #[derive(ToolResult)]
+    /// struct Issue {
+    ///     #[shape(id)] number: u64,
+    ///     #[shape(nested, rename = "author")] user: User,
+    ///     #[shape(skip)] url: String,
+    /// }
+    ///
+    /// assert_eq!(Issue::PROJECTION.skipped_names(), ["url", "author.node_id"]);
+    /// ```
+    pub fn skipped_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .skipped
+            .as_ref()
+            .iter()
+            .map(|s| s.as_ref().to_owned())
+            .collect();
+        for nested in self.nested.as_ref() {
+            names.extend(
+                nested
+                    .projection
+                    .skipped_names()
+                    .into_iter()
+                    .map(|name| format!("{}.{name}", nested.field)),
+            );
+        }
+        names
+    }
+
     /// Output field names, in order.
     pub fn output_names(&self) -> impl Iterator<Item = &str> + '_ {
         self.fields.as_ref().iter().map(|f| f.name.as_ref())
@@ -286,12 +343,7 @@ impl<S: Storage> Projection<S> {
                     absent: f.absent.as_ref().map(|a| a.as_ref().to_owned()),
                 })
                 .collect(),
-            skipped: self
-                .skipped
-                .as_ref()
-                .iter()
-                .map(|s| s.as_ref().to_owned())
-                .collect(),
+            skipped: self.skipped_names(),
             prose: self.prose.as_ref().map(|segments| {
                 segments
                     .as_ref()
@@ -304,6 +356,7 @@ impl<S: Storage> Projection<S> {
             }),
             rank: self.rank,
             id: self.id,
+            nested: Vec::new(),
         }
     }
 }
@@ -319,6 +372,7 @@ impl Projection<Owned> {
             prose: None,
             rank: None,
             id: None,
+            nested: Vec::new(),
         }
     }
 
@@ -349,6 +403,7 @@ impl Projection<Owned> {
             skipped,
             prose,
             rank: None,
+            nested: Vec::new(),
         }
     }
 }
@@ -497,6 +552,7 @@ mod tests {
         prose: Some(&[Segment::Field(0), Segment::Text(": "), Segment::Field(2)]),
         rank: None,
         id: Some(0),
+        nested: &[],
     };
 
     #[test]

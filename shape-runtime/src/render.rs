@@ -54,8 +54,8 @@ pub struct Layout<'a> {
     pub name: &'a str,
     /// Several.
     pub plural: &'a str,
-    /// Source fields this view leaves out.
-    pub skipped: Vec<&'a str>,
+    /// Source fields this view leaves out (nested records' as `field.name`).
+    pub skipped: Vec<String>,
     /// The rank order in words.
     pub order: Option<String>,
     /// The rank order (ascending without a rank key).
@@ -93,11 +93,11 @@ impl<'a> Layout<'a> {
     }
 
     fn new(record: Described<'a>, order: Option<String>) -> Layout<'a> {
-        fn parts<S: Storage>(p: &Projection<S>) -> (&str, &str, Vec<&str>, Order) {
+        fn parts<S: Storage>(p: &Projection<S>) -> (&str, &str, Vec<String>, Order) {
             (
                 p.name.as_ref(),
                 p.plural.as_ref(),
-                p.skipped.as_ref().iter().map(AsRef::as_ref).collect(),
+                p.skipped_names(),
                 p.rank.map_or(Order::Asc, |r| r.order),
             )
         }

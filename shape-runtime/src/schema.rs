@@ -46,6 +46,79 @@ pub fn shown<T: JsonSchema + ?Sized>(generator: &mut SchemaGenerator) -> Schema 
     generator.subschema_for::<T>()
 }
 
+/// A field shown as is whose type may not describe itself: the derive asks
+/// `(&&Probe::<T>::new()).shown_schema(generator)` with [`ViaJsonSchema`] and [`ViaSerde`] in
+/// scope, and gets the type's `JsonSchema` when it has one, or a schema that accepts whatever
+/// serde writes when it has none. No type has to derive `JsonSchema` to be shown.
+pub struct Probe<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: ?Sized> Probe<T> {
+    /// A probe for `T`.
+    pub fn new() -> Self {
+        Probe(std::marker::PhantomData)
+    }
+
+    /// A probe for the type a path ends at.
+    pub fn at(_leaf: std::marker::PhantomData<T>) -> Self {
+        Probe(std::marker::PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for Probe<T> {
+    fn default() -> Self {
+        Probe::new()
+    }
+}
+
+/// The first choice of [`Probe`]: the type's own `JsonSchema`.
+pub trait ViaJsonSchema {
+    /// The schema of a shown field.
+    fn shown_schema(&self, generator: &mut SchemaGenerator) -> Schema;
+}
+
+impl<T: JsonSchema + ?Sized> ViaJsonSchema for &Probe<T> {
+    fn shown_schema(&self, generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<T>()
+    }
+}
+
+/// The fallback of [`Probe`]: any value, as serde writes it.
+pub trait ViaSerde {
+    /// The schema of a shown field.
+    fn shown_schema(&self, generator: &mut SchemaGenerator) -> Schema;
+}
+
+impl<T: ?Sized> ViaSerde for Probe<T> {
+    fn shown_schema(&self, _generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "the value as the source gives it (its type states no schema)",
+        })
+    }
+}
+
+/// A step of a field path, for the schema of what the path reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// `?`: the value may be absent.
+    Opt,
+    /// `[]`: a list of values.
+    Each,
+}
+
+/// The schema of a path's value: `leaf` (the schema of one value at the end of the path)
+/// inside a list for each `[]` and made nullable for each `?`, outermost step first.
+pub fn along(steps: &[Step], leaf: Schema) -> Schema {
+    steps.iter().rev().fold(leaf, |schema, step| match step {
+        Step::Opt => json_schema!({ "anyOf": [schema.to_value(), { "type": "null" }] }),
+        Step::Each => json_schema!({ "type": "array", "items": schema.to_value() }),
+    })
+}
+
+/// A nested record field: the nested type's own record schema.
+pub fn nested<F: crate::nested::NestedField + ?Sized>(generator: &mut SchemaGenerator) -> Schema {
+    F::nested_schema(generator)
+}
+
 /// A legend field: one of the legend's words, or the unknown-code marker.
 pub fn legend<L, F>(legend: &L, _field: std::marker::PhantomData<F>, field: &str) -> Schema
 where
@@ -118,6 +191,31 @@ pub fn untrusted<F: UntrustedText + ?Sized>() -> Schema {
         );
     }
     nullable(one, F::nullable())
+}
+
+/// [`resolved`] for the type a path ends at.
+pub fn resolved_at<F: KeyField<K>, K>(_leaf: std::marker::PhantomData<F>, noun: &str) -> Schema {
+    resolved::<F, K>(noun)
+}
+
+/// [`id`] for the type a path ends at.
+pub fn id_at<F: IdField>(_leaf: std::marker::PhantomData<F>) -> Schema {
+    id::<F>()
+}
+
+/// [`date`] for the type a path ends at.
+pub fn date_at<F: DateField + ?Sized>(_leaf: std::marker::PhantomData<F>) -> Schema {
+    date::<F>()
+}
+
+/// [`epoch_date`] for the type a path ends at.
+pub fn epoch_date_at<F: EpochField + ?Sized>(_leaf: std::marker::PhantomData<F>) -> Schema {
+    epoch_date::<F>()
+}
+
+/// [`untrusted`] for the type a path ends at.
+pub fn untrusted_at<F: UntrustedText + ?Sized>(_leaf: std::marker::PhantomData<F>) -> Schema {
+    untrusted::<F>()
 }
 
 fn regex_escape(text: &str) -> String {

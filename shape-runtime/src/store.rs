@@ -272,6 +272,7 @@ impl<'de> Deserialize<'de> for StoredResult {
                 prose: w.prose,
                 rank: w.rank.map(|(field, order)| RankInfo { field, order }),
                 id,
+                nested: Vec::new(),
             },
             records: w.records,
             created_at_unix: w.created_at_unix,

@@ -1,0 +1,102 @@
+//! Nested records: a field whose type derives `ToolResult` itself is shown through that
+//! type's projection (`#[shape(nested)]`), so the decisions made on the nested type (every
+//! field shown or skipped, untrusted text capped and marked, codes expanded) hold wherever it
+//! appears, and its skipped fields are named in `omitted.fields` as `field.name`.
+
+use crate::project::ToolResult;
+use crate::record::Projection;
+use crate::view::{CallEnv, Cx};
+use schemars::{Schema, SchemaGenerator, json_schema};
+use serde::{Serialize, Serializer};
+
+/// A field type shown through a nested record type's projection: a `ToolResult` type with no
+/// resolvers, or an `Option`, `Vec` or slice of one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a record type `nested` can show",
+    label = "`nested` needs a type that derives `ToolResult` (or an Option or Vec of one)",
+    note = "add #[derive(ToolResult)] to the nested type and decide each of its fields; \
+            a nested type cannot use `resolve` (resolve on the outer record instead); \
+            for a type you do not own, pick its fields with `from = field.path`"
+)]
+pub trait NestedField {
+    /// The nested record type's projection.
+    const PROJECTION: &'static Projection;
+
+    /// Writes the value through the nested projection.
+    fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error>;
+
+    /// The JSON Schema of what [`serialize_nested`](NestedField::serialize_nested) writes.
+    fn nested_schema(generator: &mut SchemaGenerator) -> Schema;
+}
+
+impl<T: ToolResult<Needs = ()>> NestedField for T {
+    const PROJECTION: &'static Projection = T::PROJECTION;
+
+    fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
+        self.serialize_record(&Cx::<()>::new(&(), env), s)
+    }
+
+    fn nested_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::record_schema(generator)
+    }
+}
+
+impl<T: NestedField> NestedField for Option<T> {
+    const PROJECTION: &'static Projection = T::PROJECTION;
+
+    fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Some(value) => value.serialize_nested(env, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    fn nested_schema(generator: &mut SchemaGenerator) -> Schema {
+        let inner = T::nested_schema(generator);
+        json_schema!({ "anyOf": [inner.to_value(), { "type": "null" }] })
+    }
+}
+
+impl<T: NestedField> NestedField for Vec<T> {
+    const PROJECTION: &'static Projection = T::PROJECTION;
+
+    fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize_nested(env, s)
+    }
+
+    fn nested_schema(generator: &mut SchemaGenerator) -> Schema {
+        <[T]>::nested_schema(generator)
+    }
+}
+
+impl<T: NestedField> NestedField for [T] {
+    const PROJECTION: &'static Projection = T::PROJECTION;
+
+    fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter().map(|value| Nested::new(value, env)))
+    }
+
+    fn nested_schema(generator: &mut SchemaGenerator) -> Schema {
+        let inner = T::nested_schema(generator);
+        json_schema!({ "type": "array", "items": inner.to_value() })
+    }
+}
+
+/// A nested field's view: the value written through its own projection.
+pub struct Nested<'a, T: ?Sized> {
+    value: &'a T,
+    env: &'a CallEnv<'a>,
+}
+
+impl<'a, T: ?Sized> Nested<'a, T> {
+    /// Wraps a field.
+    pub fn new(value: &'a T, env: &'a CallEnv<'a>) -> Self {
+        Nested { value, env }
+    }
+}
+
+impl<T: NestedField + ?Sized> Serialize for Nested<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize_nested(self.env, s)
+    }
+}

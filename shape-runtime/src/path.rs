@@ -1,0 +1,107 @@
+//! Field paths (`#[shape(from = user.login)]`, `labels[].name`, `milestone?.title`): the
+//! views and helpers the derive's generated code uses to reach into nested values.
+//!
+//! The derive writes the path as Rust field accesses, so a wrong path is a compile error at
+//! the path. `?` goes through an `Option` (an absent value reads as absent), `[]` through any
+//! collection iterated by reference (the value becomes a list); the field's transform
+//! (legend, date, untrusted, …) applies to each value the path reaches.
+
+use crate::rank::{KeyValue, RankKey};
+use std::cmp::Ordering;
+use std::marker::PhantomData;
+
+use serde::{Serialize, Serializer};
+
+/// The value behind a `?`: the view of the value when present, `null` (or the field's word
+/// for absence, in text) when not.
+pub struct Opt<V>(Option<V>);
+
+impl<V> Opt<V> {
+    /// Wraps the view of a present value, or none.
+    pub fn new(view: Option<V>) -> Self {
+        Opt(view)
+    }
+}
+
+impl<V: Serialize> Serialize for Opt<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(view) => view.serialize(s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// The values behind a `[]`: each item's view, as a list, with no intermediate collection.
+pub struct Each<'a, C: ?Sized, F> {
+    items: &'a C,
+    view: F,
+}
+
+impl<'a, C: ?Sized, F, V> Each<'a, C, F>
+where
+    &'a C: IntoIterator,
+    F: Fn(<&'a C as IntoIterator>::Item) -> V,
+{
+    /// The list of `view(item)` for each item of `items`.
+    pub fn new(items: &'a C, view: F) -> Self {
+        Each { items, view }
+    }
+}
+
+impl<'a, C: ?Sized, F, V> Serialize for Each<'a, C, F>
+where
+    &'a C: IntoIterator,
+    F: Fn(<&'a C as IntoIterator>::Item) -> V,
+    V: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.items.into_iter().map(&self.view))
+    }
+}
+
+/// The type a path ends at, for its schema: the closure is never called.
+pub fn leaf_type<'r, R: ?Sized + 'r, T: ?Sized + 'r>(
+    _path: impl FnOnce(&'r R) -> &'r T,
+) -> PhantomData<T> {
+    PhantomData
+}
+
+/// Through a `?` inside [`leaf_type`]'s closure, which is never called.
+pub fn through_option<T>(value: &Option<T>) -> &T {
+    match value {
+        Some(value) => value,
+        None => unreachable!("shape: a schema path is never followed"),
+    }
+}
+
+/// Through a `[]` inside [`leaf_type`]'s closure, which is never called.
+pub fn through_items<'a, C: ?Sized>(items: &'a C) -> <&'a C as IntoIterator>::Item
+where
+    &'a C: IntoIterator,
+{
+    match items.into_iter().next() {
+        Some(item) => item,
+        None => unreachable!("shape: a schema path is never followed"),
+    }
+}
+
+/// Compares two rank keys reached through `?`: as `Option`'s rank order does (absent first
+/// in ascending order).
+pub fn rank_cmp_opt<T: RankKey + ?Sized>(a: Option<&T>, b: Option<&T>) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => a.rank_cmp(b),
+        (a, b) => a.is_some().cmp(&b.is_some()),
+    }
+}
+
+/// A rank key reached through `?`, for cursors.
+pub fn key_value_opt<T: RankKey + ?Sized>(value: Option<&T>) -> KeyValue {
+    match value {
+        Some(value) => value.key_value(),
+        None => KeyValue::Null,
+    }
+}
+
+/// The bound `absent = "…"` needs, for a path with no `?` or `[]` (those can be absent).
+pub fn may_be_absent<T: crate::text::MayBeAbsent + ?Sized>(_leaf: PhantomData<T>) {}
