@@ -294,7 +294,8 @@ impl<'r, 'a> Gen<'r, 'a> {
 
     /// The view of one value at `place` (a place expression); `ty` is its type when written.
     fn leaf_view(&self, f: &Field, place: TokenStream, ty: Option<&syn::Type>) -> TokenStream {
-        let p = &self.p;
+        // At the attribute, so a bound a path's type misses is reported there.
+        let p = &respan(self.p.clone(), f.span);
         let (name, span) = (&f.name, f.span);
         let cx = local("__cx", span);
         let ty = match ty {
@@ -448,6 +449,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             let generator = local("__gen", span);
             if f.has_path() {
                 let leaf = self.leaf_type(f);
+                let p = &respan(p.clone(), span);
                 let schema = match &f.transform {
                     Transform::Show => quote_spanned!(span=> {
                         #[allow(unused_imports)]

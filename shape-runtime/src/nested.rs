@@ -88,7 +88,7 @@ pub struct Nested<'a, T: ?Sized> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, T: ?Sized> Nested<'a, T> {
+impl<'a, T: ?Sized + NestedField> Nested<'a, T> {
     /// Wraps a field.
     pub fn new(value: &'a T, env: &'a CallEnv<'a>) -> Self {
         Nested { value, env }

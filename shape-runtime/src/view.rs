@@ -39,7 +39,7 @@ impl<'a, N: Needs> Cx<'a, N> {
 /// A field shown as is.
 pub struct Shown<'a, T: ?Sized>(&'a T);
 
-impl<'a, T: ?Sized> Shown<'a, T> {
+impl<'a, T: ?Sized + Serialize> Shown<'a, T> {
     /// Wraps a field.
     pub fn new(value: &'a T) -> Self {
         Shown(value)
@@ -60,7 +60,7 @@ pub struct Named<'a, F, K> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, F, K> Named<'a, F, K> {
+impl<'a, F: KeyField<K>, K> Named<'a, F, K> {
     /// Wraps a field and the page's names for its resolver.
     pub fn new(
         value: &'a F,
@@ -90,7 +90,7 @@ pub struct Ident<'a, T: ?Sized> {
     short: bool,
 }
 
-impl<'a, T: ?Sized> Ident<'a, T> {
+impl<'a, T: ?Sized + IdField> Ident<'a, T> {
     /// Wraps an id field.
     pub fn new(value: &'a T, short: bool) -> Self {
         Ident { value, short }
@@ -121,7 +121,7 @@ pub struct Dated<'a, T: ?Sized> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, T: ?Sized> Dated<'a, T> {
+impl<'a, T: ?Sized + DateField> Dated<'a, T> {
     /// Wraps a date field.
     pub fn new(value: &'a T, env: &'a CallEnv<'a>) -> Self {
         Dated { value, env }
@@ -148,7 +148,7 @@ pub struct EpochDated<'a, T: ?Sized> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, T: ?Sized> EpochDated<'a, T> {
+impl<'a, T: ?Sized + EpochField> EpochDated<'a, T> {
     /// Wraps an epoch field.
     pub fn new(value: &'a T, unit: EpochUnit, env: &'a CallEnv<'a>) -> Self {
         EpochDated { value, unit, env }
@@ -255,7 +255,7 @@ pub struct Untrusted<'a, T: ?Sized> {
     env: &'a CallEnv<'a>,
 }
 
-impl<'a, T: ?Sized> Untrusted<'a, T> {
+impl<'a, T: ?Sized + UntrustedText> Untrusted<'a, T> {
     /// Wraps an untrusted field.
     pub fn new(value: &'a T, field: &'static str, cap: Option<u32>, env: &'a CallEnv<'a>) -> Self {
         Untrusted {

@@ -1,0 +1,15 @@
+use toolshape::ToolResult;
+
+struct Milestone {
+    number: u32,
+}
+
+#[derive(ToolResult)]
+struct Issue {
+    #[shape(id)]
+    number: u64,
+    #[shape(from = milestone?.number, date)]
+    milestone: Option<Milestone>,
+}
+
+fn main() {}
