@@ -10,6 +10,7 @@ mod cursor;
 mod derive;
 mod handle;
 mod mcp;
+mod nested;
 mod open;
 mod paging;
 mod untrusted;

@@ -1,0 +1,349 @@
+//! Real API types (issue 11): GitHub's REST issue list deserialised into the nested structs a
+//! service writes, shaped by the derive on those structs (`from` paths, `nested` records),
+//! checked against facts read straight out of the raw payload, and paged to the end.
+
+use shape_examples::github::{self, Issue};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+use toolshape::tokens::{Tiktoken, Tokenizer};
+use toolshape::{Budget, Format, Shaper, ToolResult};
+
+fn raw() -> Vec<serde_json::Value> {
+    serde_json::from_str(github::PAYLOAD).unwrap()
+}
+
+/// The page's records as the structured channel carries them, by issue number.
+fn records(shaped: &toolshape::Shaped) -> BTreeMap<u64, serde_json::Value> {
+    shaped.structured()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["number"].as_u64().unwrap(), r.clone()))
+        .collect()
+}
+
+#[test]
+fn every_path_reads_what_the_payload_says() {
+    let issues = github::issues().unwrap();
+    let shaped = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(100_000))
+        .format(Format::Json)
+        .shape_blocking(&issues)
+        .unwrap();
+    let shown = records(&shaped);
+    assert_eq!(shown.len(), 60);
+    // The oracle: the raw payload, read with serde_json, not through the derive.
+    for raw in raw() {
+        let number = raw["number"].as_u64().unwrap();
+        let record = &shown[&number];
+        assert_eq!(record["author"], raw["user"]["login"], "#{number} author");
+        let labels: Vec<&serde_json::Value> = raw["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| &l["name"])
+            .collect();
+        assert_eq!(
+            record["labels"],
+            serde_json::json!(labels),
+            "#{number} labels"
+        );
+        let assignees: Vec<&serde_json::Value> = raw["assignees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| &u["login"])
+            .collect();
+        assert_eq!(record["assignees"], serde_json::json!(assignees));
+        assert_eq!(record["reactions"], raw["reactions"]["total_count"]);
+        assert_eq!(record["state"], raw["state"]);
+        assert_eq!(record["comments"], raw["comments"]);
+        assert_eq!(
+            record["updated_at"],
+            raw["updated_at"].as_str().unwrap()[..10]
+        );
+        match raw["milestone"].as_object() {
+            None => assert!(record["milestone"].is_null(), "#{number} milestone"),
+            Some(m) => {
+                // Exactly the fields `Milestone` shows, none it skips.
+                let keys: Vec<&String> = record["milestone"].as_object().unwrap().keys().collect();
+                assert_eq!(keys, ["title", "due_on", "state"], "#{number}");
+                assert_eq!(record["milestone"]["title"], m["title"]);
+                assert_eq!(
+                    record["milestone"]["due_on"],
+                    serde_json::json!(m["due_on"].as_str().map(|d| &d[..10]))
+                );
+            }
+        }
+        match raw.get("pull_request") {
+            Some(pr) => assert_eq!(record["pull_request"], pr["html_url"]),
+            None => assert!(record["pull_request"].is_null()),
+        }
+        // Nothing the view skips reaches the model, at any depth.
+        let text = record.to_string();
+        assert!(
+            !text.contains("node_id") && !text.contains("avatar_url"),
+            "{text}"
+        );
+        assert!(!text.contains(raw["user"]["node_id"].as_str().unwrap()));
+    }
+}
+
+#[test]
+fn skipped_fields_of_nested_types_are_named_by_their_api_names() {
+    let names = Issue::PROJECTION.skipped_names();
+    assert_eq!(
+        names,
+        [
+            "id",
+            "node_id",
+            "url",
+            "html_url",
+            "repository_url",
+            "locked",
+            "assignee",
+            "author_association",
+            "milestone.number",
+            "milestone.id",
+            "milestone.creator",
+            "milestone.description",
+        ]
+    );
+    let shaped = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(2_000))
+        .shape_blocking(&github::issues().unwrap())
+        .unwrap();
+    let fields = shaped.structured()["omitted"]["fields"].clone();
+    // Wide: five named, then how many more.
+    assert_eq!(
+        fields,
+        serde_json::json!([
+            "id",
+            "node_id",
+            "url",
+            "html_url",
+            "repository_url",
+            "and 7 more"
+        ])
+    );
+    let sources: Vec<&str> = Issue::PROJECTION.fields.iter().map(|f| f.source).collect();
+    assert!(sources.contains(&"user.login") && sources.contains(&"labels[].name"));
+    assert!(sources.contains(&"pull_request?.html_url"));
+}
+
+#[test]
+fn absence_reads_as_words_through_paths_and_nested_records() {
+    let issues = github::issues().unwrap();
+    let shaped = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(100_000))
+        .format(Format::Table)
+        .shape_blocking(&issues)
+        .unwrap();
+    let text = shaped.text();
+    let header: Vec<&str> = text.lines().nth(1).unwrap().split(" | ").collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (labels, assignees, pr, milestone) = (
+        column("labels"),
+        column("assignees"),
+        column("pull_request"),
+        column("milestone"),
+    );
+    let by_number: HashMap<u64, &Issue> = issues.iter().map(|i| (i.number, i)).collect();
+    let mut rows = 0;
+    for line in text.lines().skip(2) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let Some(issue) = cells[0].parse::<u64>().ok().and_then(|n| by_number.get(&n)) else {
+            continue;
+        };
+        rows += 1;
+        if issue.labels.is_empty() {
+            assert_eq!(cells[labels], "no labels", "{line}");
+        }
+        if issue.assignees.is_empty() {
+            assert_eq!(cells[assignees], "unassigned", "{line}");
+        }
+        if issue.pull_request.is_none() {
+            assert_eq!(cells[pr], "not a pull request", "{line}");
+        }
+        if issue.milestone.is_none() {
+            assert_eq!(cells[milestone], "none", "{line}");
+        }
+    }
+    assert_eq!(rows, 60);
+}
+
+#[test]
+fn schema_comes_from_the_projection_without_json_schema_on_shown_types() {
+    let schema = toolshape::schema::envelope::<Issue>().to_value();
+    let record = &schema["properties"]["data"]["items"];
+    let properties = &record["properties"];
+    assert_eq!(properties["author"]["type"], "string");
+    assert_eq!(properties["labels"]["type"], "array");
+    assert_eq!(properties["labels"]["items"]["type"], "string");
+    assert_eq!(properties["pull_request"]["anyOf"][1]["type"], "null");
+    // `State` derives Serialize only: a schema that accepts what serde writes, said so.
+    assert!(properties["state"]["description"].is_string());
+    assert!(properties["state"].get("type").is_none());
+    // The nested record: its own shown fields, nullable.
+    let milestone = &properties["milestone"]["anyOf"][0];
+    assert_eq!(
+        milestone["required"],
+        serde_json::json!(["title", "due_on", "state"])
+    );
+    assert_eq!(properties["milestone"]["anyOf"][1]["type"], "null");
+    let names: Vec<&str> = Issue::PROJECTION.output_names().collect();
+    assert_eq!(record["required"], serde_json::json!(names));
+}
+
+/// Follows `next` from the first page to the last at `budget` in `format`, returns the issue
+/// numbers each page's text shows (read back from the text) and the pages' token counts.
+fn walk(issues: &[Issue], budget: usize, format: Format) -> (Vec<u64>, Vec<usize>) {
+    let o200k = Tiktoken::o200k_base();
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"nested-types-test-signing-key-32b").unwrap(),
+    ));
+    let query = QueryHash::of("list_issues", &serde_json::json!({})).unwrap();
+    let (mut cursor, mut seen, mut sizes) = (None::<String>, Vec::new(), Vec::new());
+    for _ in 0..=issues.len() {
+        let page = Shaper::for_tool("list_issues")
+            .budget(Budget::tokens(budget))
+            .format(format)
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap()
+            .shape_blocking(issues)
+            .unwrap();
+        sizes.push(o200k.count(page.text()));
+        match format {
+            Format::Json => seen.extend(
+                page.structured()["data"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["number"].as_u64().unwrap()),
+            ),
+            _ => seen.extend(page.text().lines().filter_map(|l| {
+                let l = l.strip_prefix('#').unwrap_or(l);
+                l.split([' ', '|']).next()?.trim().parse::<u64>().ok()
+            })),
+        }
+        match page.structured()["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return (seen, sizes),
+        }
+    }
+    panic!("`next` did not end after {} pages", issues.len() + 1);
+}
+
+#[test]
+fn paging_the_github_list_shows_every_issue_once_at_every_budget() {
+    let issues = github::issues().unwrap();
+    let mut expected: Vec<(String, u64)> = issues
+        .iter()
+        .map(|i| (i.updated_at.clone(), i.number))
+        .collect();
+    // Most recent first, ties by number: the naive order the pages must follow.
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let expected: Vec<u64> = expected.into_iter().map(|(_, n)| n).collect();
+    for format in [Format::Prose, Format::Table, Format::Json] {
+        for budget in [700, 1_500, 6_000] {
+            let (seen, sizes) = walk(&issues, budget, format);
+            assert_eq!(seen, expected, "{format:?} at {budget}");
+            assert!(
+                sizes.iter().all(|&s| s <= budget),
+                "{format:?} at {budget}: {sizes:?}"
+            );
+        }
+    }
+}
+
+mod through_paths {
+    //! `resolve`, `legend` and `rank` on values reached by a path, against a naive reference.
+    use crate::desk::{UserId, Users};
+    use std::collections::HashMap;
+    use toolshape::resolve::{Resolve, ResolveError};
+    use toolshape::{Budget, Format, Legend, Shaper, ToolResult};
+
+    const PRIORITY: Legend<u8> = Legend::new(&[(1, "urgent"), (2, "high"), (3, "normal")]);
+
+    pub struct Owner {
+        pub id: UserId,
+    }
+    pub struct Sla {
+        pub priority: u8,
+        pub due: Option<u32>,
+    }
+    pub struct Meta {
+        pub key: u64,
+    }
+
+    #[derive(ToolResult)]
+    #[shape(name = "task", plural = "tasks")]
+    pub struct Task {
+        #[shape(from = meta.key, id)]
+        pub meta: Meta,
+        #[shape(from = owners[].id, resolve = Users, rename = "owners")]
+        pub owners: Vec<Owner>,
+        #[shape(from = sla?.priority, legend = PRIORITY, rename = "priority")]
+        #[shape(from = sla?.due, rank = asc, rename = "due")]
+        pub sla: Option<Sla>,
+    }
+
+    struct Names;
+    impl Resolve<Users> for Names {
+        fn resolve(
+            &self,
+            keys: &[UserId],
+        ) -> impl Future<Output = Result<HashMap<UserId, String>, ResolveError>> + Send {
+            toolshape::resolve::answer(keys, |k| (k.0 != "u9").then(|| format!("name of {}", k.0)))
+        }
+    }
+
+    #[test]
+    fn resolve_legend_and_rank_reach_through_paths() {
+        let sla = |priority, due| Some(Sla { priority, due });
+        let tasks: Vec<Task> = [
+            (5u64, vec!["u1", "u9"], sla(1, Some(30))),
+            (3, vec![], None),
+            (8, vec!["u2"], sla(7, None)),
+            (1, vec!["u1"], sla(2, Some(10))),
+            (2, vec!["u3"], sla(3, Some(30))),
+        ]
+        .into_iter()
+        .map(|(key, owners, sla)| Task {
+            meta: Meta { key },
+            owners: owners
+                .into_iter()
+                .map(|o| Owner {
+                    id: UserId(o.into()),
+                })
+                .collect(),
+            sla,
+        })
+        .collect();
+        let shaped = Shaper::for_tool("tasks")
+            .budget(Budget::tokens(4_000))
+            .format(Format::Json)
+            .shape_blocking_with(&tasks, &Names)
+            .unwrap();
+        let data = shaped.structured()["data"].clone();
+        // Ascending by due, absent first, ties by the integer id.
+        let keys: Vec<u64> = data
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["meta"].as_u64().unwrap())
+            .collect();
+        assert_eq!(keys, [3, 8, 1, 2, 5]);
+        assert_eq!(
+            data[4]["owners"],
+            serde_json::json!(["name of u1", "unresolved user u9"])
+        );
+        assert_eq!(data[0]["owners"], serde_json::json!([]));
+        assert_eq!(data[4]["priority"], "urgent");
+        assert_eq!(data[1]["priority"], "unknown priority 7");
+        assert!(data[0]["priority"].is_null());
+        assert_eq!(data[3]["due"], 30);
+    }
+}
