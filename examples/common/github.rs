@@ -107,11 +107,15 @@ pub enum State {
 
 /// A milestone: a type this service owns, shown through its own projection.
 #[derive(Debug, Clone, Deserialize, ToolResult)]
-#[shape(name = "milestone", plural = "milestones")]
+#[shape(
+    name = "milestone",
+    plural = "milestones",
+    prose = "{title} ({state}, due {due_on})"
+)]
 pub struct Milestone {
     #[shape(show)]
     pub title: String,
-    #[shape(date, absent = "no due date")]
+    #[shape(date, absent = "not set")]
     pub due_on: Option<String>,
     #[shape(show)]
     pub state: State,

@@ -3,7 +3,7 @@
 
 use crate::tokens::Tokenizer;
 use crate::untrusted::{UntrustedCall, UntrustedPolicy, UntrustedStats};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 /// Which channel a record is being rendered for.
@@ -51,6 +51,8 @@ pub struct CallEnv<'a> {
     date_style: DateStyle,
     compact_marks: bool,
     diagnostics: RefCell<Diagnostics>,
+    /// Set while a field is written as words (a prose line, a table cell), not as JSON.
+    words: Cell<bool>,
 }
 
 impl<'a> CallEnv<'a> {
@@ -71,7 +73,22 @@ impl<'a> CallEnv<'a> {
             date_style: DateStyle::Iso,
             compact_marks: false,
             diagnostics: RefCell::new(Diagnostics::default()),
+            words: Cell::new(false),
         }
+    }
+
+    /// Runs `write` with the field being written as words (prose, a table cell): a nested
+    /// record then reads as its prose line, not as an object.
+    pub fn as_words<R>(&self, write: impl FnOnce() -> R) -> R {
+        let before = self.words.replace(true);
+        let result = write();
+        self.words.set(before);
+        result
+    }
+
+    /// Whether a field is being written as words.
+    pub fn writing_words(&self) -> bool {
+        self.words.get()
     }
 
     /// The tool's name.

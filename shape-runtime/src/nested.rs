@@ -4,7 +4,8 @@
 //! appears, and its skipped fields are named in `omitted.fields` as `field.name`.
 
 use crate::project::ToolResult;
-use crate::record::Projection;
+use crate::record::{Projection, Segment};
+use crate::text::{TextMode, TextSerializer};
 use crate::view::{CallEnv, Cx};
 use schemars::{Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
@@ -33,7 +34,41 @@ impl<T: ToolResult<Needs = ()>> NestedField for T {
     const PROJECTION: &'static Projection = T::PROJECTION;
 
     fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
-        self.serialize_record(&Cx::<()>::new(&(), env), s)
+        let cx = Cx::<()>::new(&(), env);
+        if !env.writing_words() {
+            return self.serialize_record(&cx, s);
+        }
+        // In prose and tables: the nested record's own prose line, or `name value` pairs, with
+        // its absence words; escaped once, by the serializer the line is written to.
+        let projection = T::PROJECTION;
+        let mut line = String::new();
+        let field = |index: usize, line: &mut String| {
+            let absent = projection.fields.get(index).and_then(|f| f.absent);
+            let words = TextSerializer::new(line, TextMode::Raw).absent(absent);
+            self.serialize_field(index, &cx, words)
+                .map_err(serde::ser::Error::custom)
+        };
+        match projection.prose {
+            Some(segments) => {
+                for segment in segments {
+                    match segment {
+                        Segment::Text(text) => line.push_str(text),
+                        Segment::Field(index) => field(*index, &mut line)?,
+                    }
+                }
+            }
+            None => {
+                for (index, f) in projection.fields.iter().enumerate() {
+                    if index > 0 {
+                        line.push_str(", ");
+                    }
+                    line.push_str(&f.name.replace('_', " "));
+                    line.push(' ');
+                    field(index, &mut line)?;
+                }
+            }
+        }
+        s.serialize_str(&line)
     }
 
     fn nested_schema(generator: &mut SchemaGenerator) -> Schema {

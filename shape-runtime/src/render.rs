@@ -155,12 +155,15 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
 
     fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String> {
         let absent = T::PROJECTION.fields.get(index).and_then(|f| f.absent);
-        self.record
-            .serialize_field(
-                index,
-                self.cx,
-                TextSerializer::new(out, mode).absent(absent),
-            )
+        self.cx
+            .env()
+            .as_words(|| {
+                self.record.serialize_field(
+                    index,
+                    self.cx,
+                    TextSerializer::new(out, mode).absent(absent),
+                )
+            })
             .map_err(|e| e.to_string())
     }
 }

@@ -16,10 +16,17 @@ pub enum TextMode {
     Prose,
     /// A table cell: also `|` escaped.
     Cell,
+    /// Text that is written again through a `Prose` or `Cell` serializer (a nested record's
+    /// words), so it is escaped once, there: nothing escaped here.
+    Raw,
 }
 
 /// Writes `text` escaped for `mode`.
 pub fn push_escaped(out: &mut String, text: &str, mode: TextMode) {
+    if mode == TextMode::Raw {
+        out.push_str(text);
+        return;
+    }
     let needs = |c: char| {
         matches!(c, '\n' | '\r' | '\\' | '\u{2028}' | '\u{2029}')
             || (mode == TextMode::Cell && c == '|')
