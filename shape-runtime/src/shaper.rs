@@ -273,7 +273,8 @@ impl Shaper {
     /// The summary is cleaned as echoed text is (invisible characters removed, each quoted
     /// piece cut to 40 characters), and held to the budget: when it does not fit, its middle
     /// gives way first (`…`), so the start (what happened) and the end (what to do) stay.
-    /// When not even the bare envelope fits, the report says so (`over_budget`).
+    /// When not even the bare envelope fits, the summary is kept whole and the report says
+    /// the budget was too small for any answer (`over_budget`).
     ///
     /// ```
     /// use toolshape::{Budget, Shaper};
@@ -305,7 +306,11 @@ impl Shaper {
                     hi = mid - 1;
                 }
             }
-            answer = best;
+            // When not even the bare envelope fits, the whole message is more use than an
+            // ellipsis: the report says the budget was too small for any answer.
+            if best.2.text.max(best.2.structured) <= budget {
+                answer = best;
+            }
         }
         let (frame, text, tokens, structured) = (answer.0, answer.1, answer.2, answer.3);
         let report = Report {

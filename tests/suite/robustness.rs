@@ -412,3 +412,307 @@ fn signed_malformed_cursors_reach_open_result_without_panic() {
         })
         .unwrap();
 }
+
+/// A key no one would send but anyone can: 20,000 characters with a bidi override, a
+/// zero-width space and tag characters in it.
+fn hostile_key() -> String {
+    format!(
+        "sta\u{202e}tus\u{200b}\u{e0041}\u{e0042}{}",
+        "k".repeat(20_000)
+    )
+}
+
+#[test]
+fn open_result_errors_echo_clean_short_input_within_the_budget() {
+    let rt = runtime();
+    let store = MemoryStore::default();
+    let handle = stored(&rt, &store);
+    let today = Day::parse("2026-11-30").unwrap();
+    let key = hostile_key();
+    let calls = [
+        // An unknown top-level key.
+        json!({"handle": handle, key.clone(): 1}),
+        // An unknown field in a filter, a sort and a select.
+        json!({"handle": handle, "filter": [{"field": key, "op": "equals", "value": "open"}]}),
+        json!({"handle": handle, "sort": {"field": key}}),
+        json!({"handle": handle, "select": [key]}),
+        // A value of the wrong type, echoed by the parser.
+        json!({"handle": handle, "page_size": key}),
+        // A handle that is not one.
+        json!({"handle": key}),
+    ];
+    for budget in [1_500, 200, 60] {
+        let open = OpenResult::new(&store, codec())
+            .shaper(Shaper::for_tool("open_result").budget(Budget::tokens(budget)));
+        for call in &calls {
+            let shaped = rt.block_on(open.call_on("alice", call.clone(), today));
+            assert!(shaped.is_error(), "{}", shaped.text());
+            well_formed(&shaped, 0);
+            let report = shaped.report();
+            assert!(
+                report.tokens.text <= budget && report.tokens.structured <= budget,
+                "{} / {} tokens against {budget}: {}",
+                report.tokens.text,
+                report.tokens.structured,
+                shaped.text()
+            );
+            assert!(!report.over_budget);
+            let summary = shaped.summary();
+            assert!(
+                !summary.contains("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"),
+                "{summary}"
+            );
+            assert!(summary.chars().count() < 700, "{summary}");
+            assert!(!shaped.text().chars().any(invisible), "{:?}", shaped.text());
+            if budget == 1_500 && !call.to_string().contains("\"handle\":\"sta") {
+                // With room, the echoed name is there, cleaned (or, where the parser quotes
+                // a value, with its escapes written out visibly) and cut.
+                assert!(
+                    summary.contains("statuskkk") || summary.contains("sta\\u{202e}"),
+                    "{summary}"
+                );
+            }
+        }
+    }
+    // A budget too small for any envelope: the report says so, the answer still parses.
+    let open = OpenResult::new(&store, codec())
+        .shaper(Shaper::for_tool("open_result").budget(Budget::tokens(3)));
+    let shaped = rt.block_on(open.call_on("alice", calls[0].clone(), today));
+    well_formed(&shaped, 0);
+    assert!(shaped.report().over_budget);
+}
+
+#[test]
+fn configuration_refuses_unseen_characters_naming_the_key() {
+    use toolshape::config::{ConfigError, ShapeConfig};
+    let cases = [
+        (
+            "[tools.\"search\\u202e\"]",
+            "`tools.searchU+202E` holds a bidi control (U+202E)",
+        ),
+        (
+            "[tools.\"a\\u0007b\"]",
+            "`tools.aU+0007b` holds a control character (U+0007)",
+        ),
+        (
+            "[tools.\"find\\U000E0041\"]",
+            "`tools.findU+E0041` holds a Unicode tag character (U+E0041)",
+        ),
+        (
+            "[tools.t.untrusted]\ndatamark = \"\\u200b\"",
+            "`tools.t.untrusted.datamark` holds a zero-width character (U+200B)",
+        ),
+        (
+            "[defaults.untrusted]\ndatamark = \"\\u2066\"",
+            "`defaults.untrusted.datamark` holds a bidi control (U+2066)",
+        ),
+        (
+            "[tools.t.untrusted]\ndatamark = \"»\"",
+            "`tools.t.untrusted.datamark` is `»`, which delimits untrusted text",
+        ),
+        (
+            "[tools.t.untrusted]\ndatamark = \"\\u00a0\"",
+            "`tools.t.untrusted.datamark` is whitespace (U+00A0)",
+        ),
+        ("[tools.\" \"]", "`tools. ` is empty"),
+    ];
+    for (toml, expected) in cases {
+        let err = ShapeConfig::from_toml_str(toml).unwrap_err();
+        assert!(matches!(err, ConfigError::Unsafe { .. }), "{toml}: {err:?}");
+        assert!(err.to_string().starts_with(expected), "{toml}: {err}");
+        assert!(!err.to_string().chars().any(invisible), "{err:?}");
+    }
+    // JSON configuration is held to the same rules.
+    let err = ShapeConfig::from_json_str(r#"{"tools": {"t\u200d": {}}}"#).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("`tools.tU+200D` holds a zero-width"),
+        "{err}"
+    );
+    // A visible datamark and tool names in any script are fine.
+    let ok = ShapeConfig::from_toml_str(
+        "[tools.\"поиск_заявок\"]\n[tools.search.untrusted]\ndatamark = \"ˆ\"",
+    )
+    .unwrap();
+    assert!(ok.shaper("поиск_заявок").is_ok());
+    // A configuration built in code is checked when a shaper is made from it.
+    let mut built = ok.clone();
+    built
+        .tools
+        .insert("x\u{2069}".to_owned(), Default::default());
+    assert!(built.shaper("x\u{2069}").is_err());
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config(64))]
+
+    /// Configuration text of any shape: an answer or a clear error, never a panic, and no
+    /// error carries an invisible character from the text.
+    #[test]
+    fn configuration_text_never_panics(
+        text in prop_oneof![
+            any::<String>(),
+            "\\[(defaults|tools\\.[a-z\u{202e}\u{200b}]{1,4})\\]\n(budget|page_size|format|tokenizer|channels) = (-?[0-9]{1,22}|\"[a-z_]{0,12}\"|\\{ window = [0-9]{1,20}, share = -?[0-9.e]{1,8}, expected_calls = [0-9]{1,20} \\})",
+        ],
+    ) {
+        use toolshape::config::ShapeConfig;
+        for parsed in [ShapeConfig::from_toml_str(&text), ShapeConfig::from_json_str(&text)] {
+            match parsed {
+                Ok(config) => {
+                    for tool in config.tools.keys() {
+                        if let Ok(shaper) = config.shaper(tool) {
+                            let _ = shaper.error("probe", "call again");
+                        }
+                    }
+                }
+                Err(e) => prop_assert!(!e.to_string().chars().any(invisible), "{e:?}"),
+            }
+        }
+    }
+
+    /// `open_result` arguments of any shape, near the schema or not: an answer within the
+    /// budget, never a panic.
+    #[test]
+    fn open_result_arguments_never_panic(args in open_args(), budget in 40..2_000usize) {
+        let rt = runtime();
+        let store = MemoryStore::default();
+        let handle = stored(&rt, &store);
+        let mut args = args;
+        if let Some(map) = args.as_object_mut() {
+            map.entry("handle").or_insert_with(|| json!(handle));
+        }
+        let open = OpenResult::new(&store, codec())
+            .shaper(Shaper::for_tool("open_result").budget(Budget::tokens(budget)));
+        let shaped = rt.block_on(open.call_on("alice", args, Day::parse("2026-11-30").unwrap()));
+        well_formed(&shaped, 200);
+        let report = shaped.report();
+        prop_assert!(
+            report.over_budget || report.tokens.text.max(report.tokens.structured) <= budget,
+            "{report:?}"
+        );
+        if shaped.is_error() {
+            prop_assert!(!report.over_budget, "{}", shaped.text());
+        }
+    }
+
+    /// Records holding any strings, in every field, with every format: an answer within the
+    /// budget or an error, never a panic.
+    #[test]
+    fn records_with_any_strings_never_panic(
+        fields in proptest::collection::vec((text(), text(), text(), text(), any::<u8>()), 1..12),
+        budget in 30..1_500usize,
+        format in prop_oneof![Just(Format::Prose), Just(Format::Table), Just(Format::Json)],
+    ) {
+        let rows: Vec<crate::tracker::Issue> = fields
+            .into_iter()
+            .map(|(id, title, author, created_at, state)| crate::tracker::Issue {
+                id,
+                labels: vec![author.clone(), title.chars().take(8).collect()],
+                title,
+                state,
+                author,
+                created_at,
+                comments: u32::from(state),
+                body: String::new(),
+                node_id: String::new(),
+            })
+            .collect();
+        let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(budget)).format(format);
+        match shaper.shape_blocking(&rows) {
+            Ok(shaped) => {
+                well_formed(&shaped, rows.len());
+                let tokens = shaped.report().tokens;
+                prop_assert!(
+                    shaped.report().over_budget || tokens.text.max(tokens.structured) <= budget,
+                    "{:?}", shaped.report()
+                );
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+}
+
+/// `open_result` arguments: each key from the schema or not, each value of any JSON kind.
+fn open_args() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(json!(null)),
+        any::<bool>().prop_map(|b| json!(b)),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|n| json!(n)),
+        text().prop_map(|s| json!(s)),
+        prop_oneof![
+            Just("id"),
+            Just("title"),
+            Just("state"),
+            Just("labels"),
+            Just("author"),
+            Just("opened"),
+            Just("comments"),
+            Just("open"),
+            Just("bug"),
+            Just("2026-11-01"),
+        ]
+        .prop_map(|s| json!(s)),
+    ];
+    let value = leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+            proptest::collection::btree_map(key(), inner, 0..4)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    });
+    proptest::collection::btree_map(key(), value, 0..5)
+        .prop_map(|m| serde_json::Value::Object(m.into_iter().collect()))
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop_oneof![
+            Just("handle"), Just("filter"), Just("select"), Just("sort"), Just("page_size"),
+            Just("cursor"), Just("aggregate"), Just("field"), Just("op"), Just("value"),
+            Just("min"), Just("max"), Just("order"), Just("count_by"), Just("top"),
+            Just("recent"), Just("stats"), Just("days"), Just("equals"), Just("contains"),
+            Just("range"),
+        ]
+        .prop_map(str::to_owned),
+        1 => text(),
+    ]
+}
+
+/// A record nesting deeper than a JSON reader accepts is an error, never a structured channel
+/// that silently reads back as `null`.
+#[test]
+fn a_record_nested_too_deep_is_an_error_not_a_silent_null() {
+    #[derive(Debug, Clone, ToolResult)]
+    #[shape(name = "doc", plural = "docs", prose = "{id}: {payload}")]
+    struct Doc {
+        #[shape(id)]
+        id: String,
+        #[shape(show)]
+        payload: serde_json::Value,
+    }
+    let nested = |depth: usize| (0..depth).fold(json!("leaf"), |inner, _| json!([inner]));
+    let shaper = Shaper::for_tool("docs")
+        .budget(Budget::tokens(4_000))
+        .format(Format::Json);
+    // Shallow enough: the structured channel reads back with the payload in it.
+    let fine = shaper
+        .shape_blocking(&[Doc {
+            id: "d1".into(),
+            payload: nested(20),
+        }])
+        .unwrap();
+    assert_eq!(fine.structured()["data"][0]["payload"], nested(20));
+    // Too deep for serde_json's reader once inside the envelope: an error naming the record.
+    let err = shaper
+        .shape_blocking(&[Doc {
+            id: "d2".into(),
+            payload: nested(140),
+        }])
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("could not render a doc: its JSON does not read back"),
+        "{err}"
+    );
+}
