@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
 use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
 use toolshape::{Budget, Day, Shaper};
-use toolshape_fuzz::{events, well_formed, KEY};
+use toolshape_fuzz::{events_n, well_formed, KEY};
 
 struct World {
     rt: tokio::runtime::Runtime,
@@ -23,7 +23,7 @@ fn world() -> &'static World {
         let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let store = MemoryStore::default();
         let policy = HandlePolicy::default();
-        let rows: Vec<_> = (0..8).flat_map(|_| events()).collect();
+        let rows = events_n(240);
         let shaped = rt
             .block_on(Shaper::for_tool("events").budget(Budget::tokens(150)).shape_or_store(
                 &rows,

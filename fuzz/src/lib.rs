@@ -42,7 +42,12 @@ pub struct Line {
 }
 
 pub fn events() -> Vec<Event> {
-    (0..30u64)
+    events_n(30)
+}
+
+/// `n` events with distinct ids, several sharing each rank value.
+pub fn events_n(n: u64) -> Vec<Event> {
+    (0..n)
         .map(|i| Event {
             id: i * 7 + 1,
             at: 1_700_000_000 - (i as i64 % 13) * 60,

@@ -288,7 +288,10 @@ impl Shaper {
     /// assert!(!shaped.report().over_budget);
     /// ```
     pub fn error(&self, what: &str, remedy: &str) -> Shaped {
-        let full = crate::untrusted::echo::clean(&Frame::error(what, remedy).summary);
+        // Each part cleaned on its own, so a stray quote echoed in `what` cannot make the
+        // remedy read as part of a quoted piece and be cut.
+        let clean = crate::untrusted::echo::clean;
+        let full = Frame::error(&clean(what), &clean(remedy)).summary;
         let budget = self.settings.budget.max_tokens();
         let mut answer = self.error_envelope(full.clone());
         if answer.2.text.max(answer.2.structured) > budget {
