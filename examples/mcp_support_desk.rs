@@ -23,7 +23,8 @@
 //! Run with `cargo run --example mcp_support_desk --features mcp` under an MCP client (the
 //! interop test, `tests/mcp_interop.py`, starts the binary this builds).
 //! `SHAPE_CURSOR_KEY` (16+ bytes) fixes the cursor signing key; otherwise a random one is
-//! drawn at start, so cursors do not outlive the process.
+//! drawn at start, so cursors do not outlive the process. `SHAPE_HANDLE_TTL_SECS` sets how
+//! long stored results live (default 1,800 s).
 
 use shape_examples::{desk, desk_db};
 
@@ -379,6 +380,19 @@ fn cursor_keys() -> Result<CursorKeys, Box<dyn std::error::Error>> {
     Ok(CursorKeys::new(key)?)
 }
 
+/// The default handle policy; `SHAPE_HANDLE_TTL_SECS` shortens the TTL (the soak example
+/// expires handles with it).
+fn handle_policy() -> HandlePolicy {
+    let default = HandlePolicy::default();
+    HandlePolicy {
+        ttl_secs: std::env::var("SHAPE_HANDLE_TTL_SECS")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(default.ttl_secs),
+        ..default
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
@@ -390,7 +404,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let desk = Desk {
         db,
         store: MemoryStore::default(),
-        policy: HandlePolicy::default(),
+        policy: handle_policy(),
         codec: Arc::new(CursorCodec::new(cursor_keys()?)),
         today: Day::parse(desk_db::TODAY).ok_or("the seed's date does not parse")?,
     };

@@ -90,6 +90,16 @@ pub enum ConfigError {
     /// The file name ends in neither `.toml` nor `.json`.
     #[error("the configuration file {0} must end in .toml or .json")]
     Extension(String),
+    /// A setting that is echoed into answers (a tool name, a datamark) holds a character a
+    /// reader cannot see or that reorders text, or a datamark that would read as a delimiter.
+    #[error("`{key}` {problem}; use visible characters only, since it appears in every answer")]
+    Unsafe {
+        /// The setting, as a path: `tools.<name>` or `tools.<name>.untrusted.datamark`
+        /// (the name with the offending characters shown as `U+XXXX`).
+        key: String,
+        /// What is wrong with it, naming the character.
+        problem: String,
+    },
     /// A tool that is not configured.
     #[error("no tool `{tool}` in the configuration; configured tools: {known}")]
     UnknownTool {
@@ -101,14 +111,47 @@ pub enum ConfigError {
 }
 
 impl ShapeConfig {
-    /// Parses TOML.
+    /// Parses TOML, then [`check`](Self::check)s it.
     pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Toml(e.to_string().trim().to_owned()))
+        let config: ShapeConfig = toml::from_str(text)
+            .map_err(|e| ConfigError::Toml(crate::untrusted::echo::clean(e.to_string().trim())))?;
+        config.check()?;
+        Ok(config)
     }
 
-    /// Parses JSON.
+    /// Parses JSON, then [`check`](Self::check)s it.
     pub fn from_json_str(text: &str) -> Result<Self, ConfigError> {
-        serde_json::from_str(text).map_err(|e| ConfigError::Json(e.to_string()))
+        let config: ShapeConfig = serde_json::from_str(text)
+            .map_err(|e| ConfigError::Json(crate::untrusted::echo::clean(&e.to_string())))?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Refuses what would put unseen characters into every answer: a tool name or a datamark
+    /// holding a control, bidi, zero-width, tag or other invisible character, and a datamark
+    /// that is whitespace or a delimiter character (`«`, `»`, `<`, `>`). The error names the
+    /// key.
+    ///
+    /// ```
+    /// use toolshape::config::ShapeConfig;
+    ///
+    /// let err = ShapeConfig::from_toml_str("[tools.\"search\\u202e\"]").unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "`tools.searchU+202E` holds a bidi control (U+202E); use visible characters only, \
+    ///      since it appears in every answer"
+    /// );
+    /// let err = ShapeConfig::from_toml_str("[defaults.untrusted]\ndatamark = \"\\u200b\"").unwrap_err();
+    /// assert!(err.to_string().starts_with("`defaults.untrusted.datamark` holds a zero-width"));
+    /// ```
+    pub fn check(&self) -> Result<(), ConfigError> {
+        check_tool(&self.defaults, "defaults")?;
+        for (name, tool) in &self.tools {
+            let key = format!("tools.{}", shown_name(name));
+            check_name(name, &key)?;
+            check_tool(tool, &key)?;
+        }
+        Ok(())
     }
 
     /// Reads a `.toml` or `.json` file.
@@ -147,9 +190,13 @@ impl ShapeConfig {
         })
     }
 
-    /// A [`Shaper`] for `tool`, configured.
+    /// A [`Shaper`] for `tool`, configured (the settings it reads are
+    /// [`check`](Self::check)ed, so a configuration built in code is held to the same rules).
     pub fn shaper(&self, tool: &str) -> Result<Shaper, ConfigError> {
         let c = self.tool(tool)?;
+        let key = format!("tools.{}", shown_name(tool));
+        check_name(tool, &key)?;
+        check_tool(&c, &key)?;
         let mut shaper = Shaper::for_tool(tool)
             .budget(c.budget.unwrap_or_default())
             .tokenizer(Tiktoken::new(c.tokenizer.unwrap_or(Encoding::O200kBase)))
@@ -161,4 +208,60 @@ impl ShapeConfig {
         }
         Ok(shaper)
     }
+}
+
+/// `name` with every unseen character written as `U+XXXX`, so an error naming the key shows
+/// where the character is without carrying it.
+fn shown_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars().take(80) {
+        if crate::untrusted::unseen(c).is_some() {
+            out.push_str(&format!("U+{:04X}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    if name.chars().nth(80).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+fn check_name(name: &str, key: &str) -> Result<(), ConfigError> {
+    if name.trim().is_empty() {
+        return Err(ConfigError::Unsafe {
+            key: key.to_owned(),
+            problem: "is empty".to_owned(),
+        });
+    }
+    match name
+        .chars()
+        .find_map(|c| crate::untrusted::unseen(c).map(|what| (c, what)))
+    {
+        Some((c, what)) => Err(ConfigError::Unsafe {
+            key: key.to_owned(),
+            problem: format!("holds {what} (U+{:04X})", u32::from(c)),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_tool(tool: &ToolConfig, key: &str) -> Result<(), ConfigError> {
+    let Some(mark) = tool.untrusted.as_ref().and_then(|u| u.datamark) else {
+        return Ok(());
+    };
+    let key = format!("{key}.untrusted.datamark");
+    let problem = if let Some(what) = crate::untrusted::unseen(mark) {
+        format!("holds {what} (U+{:04X})", u32::from(mark))
+    } else if mark.is_whitespace() {
+        format!(
+            "is whitespace (U+{:04X}), which would hide the marking",
+            u32::from(mark)
+        )
+    } else if matches!(mark, '«' | '»' | '<' | '>') {
+        format!("is `{mark}`, which delimits untrusted text and would let content close it")
+    } else {
+        return Ok(());
+    };
+    Err(ConfigError::Unsafe { key, problem })
 }

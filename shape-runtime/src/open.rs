@@ -318,7 +318,9 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         };
         match self.answer(&query, &stored, today) {
             Ok(shaped) => shaped,
-            Err(Refusal::Query(e)) => self.shaper.error(&e.to_string(), ""),
+            Err(Refusal::Query(e)) => self
+                .shaper
+                .error(&e.to_string(), "fix the arguments and call again"),
             Err(Refusal::Cursor(e)) => self.shaper.cursor_error(&e),
             Err(Refusal::Shape(e)) => self.shaper.error(&e.to_string(), "call again"),
         }

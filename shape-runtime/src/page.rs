@@ -89,7 +89,10 @@ impl UpstreamPlan<'_> {
             .max_by_key(|page| page.len());
         UpstreamPosition {
             page: page.map(str::to_owned),
-            skip: self.pages.iter().map(|(_, len)| *len as u64).sum(),
+            skip: self
+                .pages
+                .iter()
+                .fold(0u64, |sum, (_, len)| sum.saturating_add(*len as u64)),
         }
     }
 }
@@ -245,6 +248,10 @@ pub(crate) fn render<R: RenderRecord>(
     let admitted = page.admit(reserve)?;
     let fitted = page.fit(admitted);
     let channels = page.assemble(&fitted);
+    crate::shaped::reads_back(&channels.structured).map_err(|message| ShapeError::Render {
+        record: layout.name.to_owned(),
+        message,
+    })?;
     let report = page.report(&fitted, start);
     report.emit();
     Ok(Shaped::new(
@@ -590,11 +597,10 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 total: self.total.unwrap_or(self.reached),
                 given: self.inputs.given,
                 shown,
-                omitted: fitted
-                    .frame
-                    .omitted
-                    .count
-                    .unwrap_or_else(|| self.reached.saturating_sub(s.shown_before + shown as u64)),
+                omitted: fitted.frame.omitted.count.unwrap_or_else(|| {
+                    self.reached
+                        .saturating_sub(s.shown_before.saturating_add(shown as u64))
+                }),
             },
             cut: fitted
                 .cut

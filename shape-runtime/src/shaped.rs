@@ -59,8 +59,23 @@ impl Shaped {
     }
 
     /// The envelope as a JSON value.
+    ///
+    /// Never `Null` by accident: no `Shaped` is made whose structured channel does not read
+    /// back as a JSON value (a record nesting deeper than a JSON reader accepts is a
+    /// [`ShapeError::Render`] instead), so this always parses.
     pub fn structured(&self) -> serde_json::Value {
-        serde_json::from_str(&self.structured).unwrap_or(serde_json::Value::Null)
+        match serde_json::from_str(&self.structured) {
+            Ok(value) => value,
+            // Unreachable: `reads_back` checked the text when the page was made. Said, not
+            // hidden, should it ever happen.
+            Err(e) => serde_json::json!({
+                "status": "error",
+                "summary": format!("the structured channel does not read back as JSON: {e}"),
+                "data": [],
+                "omitted": {"count": 0},
+                "next": null,
+            }),
+        }
     }
 
     /// The status.
@@ -91,5 +106,63 @@ impl Shaped {
     /// Whether this is an error envelope.
     pub fn is_error(&self) -> bool {
         self.frame.status == Status::Error
+    }
+}
+
+/// Whether `json` reads back as a `serde_json::Value` (the same parse, numbers in range and
+/// nesting within serde_json's limit of 128), without building one: a page whose records nest
+/// too deep is an error rather than a structured channel nobody can read.
+pub(crate) fn reads_back(json: &str) -> Result<(), String> {
+    serde_json::from_str::<ReadsBack>(json)
+        .map(|_| ())
+        .map_err(|e| {
+            format!("its JSON does not read back ({e}); nest it less deeply or skip the field")
+        })
+}
+
+/// Any JSON value, parsed as `serde_json::Value` would be (`deserialize_any` parses numbers
+/// and counts depth) and dropped as it goes.
+struct ReadsBack;
+
+impl<'de> serde::Deserialize<'de> for ReadsBack {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ReadsBack)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ReadsBack {
+    type Value = ReadsBack;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(ReadsBack)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(ReadsBack)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(ReadsBack)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(ReadsBack)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(ReadsBack)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(ReadsBack)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<ReadsBack>()?.is_some() {}
+        Ok(ReadsBack)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, ReadsBack>()?
+            .is_some()
+        {}
+        Ok(ReadsBack)
     }
 }

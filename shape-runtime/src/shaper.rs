@@ -269,27 +269,53 @@ impl Shaper {
     }
 
     /// An error envelope for this tool: what happened and what to do instead.
+    ///
+    /// The summary is cleaned as echoed text is (invisible characters removed, each quoted
+    /// piece cut to 40 characters), and held to the budget: when it does not fit, its middle
+    /// gives way first (`…`), so the start (what happened) and the end (what to do) stay.
+    /// When not even the bare envelope fits, the summary is kept whole and the report says
+    /// the budget was too small for any answer (`over_budget`).
+    ///
+    /// ```
+    /// use toolshape::{Budget, Shaper};
+    ///
+    /// let shaper = Shaper::for_tool("search").budget(Budget::tokens(40));
+    /// let key = format!("\u{202e}{}", "k".repeat(20_000));
+    /// let shaped = shaper.error(&format!("unknown field `{key}`"), "fix the arguments and call again");
+    /// assert!(shaped.report().tokens.text <= 40 && shaped.report().tokens.structured <= 40);
+    /// assert!(!shaped.summary().contains('\u{202e}'));
+    /// assert!(shaped.summary().ends_with("call again"), "{}", shaped.summary());
+    /// assert!(!shaped.report().over_budget);
+    /// ```
     pub fn error(&self, what: &str, remedy: &str) -> Shaped {
-        let frame = Frame::error(what, remedy);
-        let structured = format!(
-            "{}{}",
-            envelope::json_head(&frame, false),
-            envelope::json_tail(&frame)
-        );
-        let text = match self.settings.format {
-            Format::Json => structured.clone(),
-            Format::Prose | Format::Table => {
-                format!(
-                    "{}{}",
-                    envelope::text_head(&frame, None),
-                    envelope::text_tail(&frame, "records", &self.settings.tool)
-                )
+        // Each part cleaned on its own, so a stray quote echoed in `what` cannot make the
+        // remedy read as part of a quoted piece and be cut.
+        let clean = crate::untrusted::echo::clean;
+        let full = Frame::error(&clean(what), &clean(remedy)).summary;
+        let budget = self.settings.budget.max_tokens();
+        let mut answer = self.error_envelope(full.clone());
+        if answer.2.text.max(answer.2.structured) > budget {
+            // The longest shortened summary that fits, by bisection on the characters kept.
+            let chars: Vec<char> = full.chars().collect();
+            let (mut lo, mut hi) = (0usize, chars.len());
+            let mut best = self.error_envelope(shortened(&chars, 0));
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                let tried = self.error_envelope(shortened(&chars, mid));
+                if tried.2.text.max(tried.2.structured) <= budget {
+                    lo = mid;
+                    best = tried;
+                } else {
+                    hi = mid - 1;
+                }
             }
-        };
-        let tokens = ChannelTokens {
-            text: self.settings.tokenizer.count(&text),
-            structured: self.settings.tokenizer.count(&structured),
-        };
+            // When not even the bare envelope fits, the whole message is more use than an
+            // ellipsis: the report says the budget was too small for any answer.
+            if best.2.text.max(best.2.structured) <= budget {
+                answer = best;
+            }
+        }
+        let (frame, text, tokens, structured) = (answer.0, answer.1, answer.2, answer.3);
         let report = Report {
             tool: self.settings.tool.clone(),
             tokenizer: self.settings.tokenizer.name().to_owned(),
@@ -313,6 +339,48 @@ impl Shaper {
         report.emit();
         Shaped::new(frame, text, structured, report)
     }
+}
+
+impl Shaper {
+    /// The error envelope with `summary`, in both channels, and its tokens.
+    fn error_envelope(&self, summary: String) -> (Frame, String, ChannelTokens, String) {
+        let mut frame = Frame::error("", "");
+        frame.summary = summary;
+        let structured = format!(
+            "{}{}",
+            envelope::json_head(&frame, false),
+            envelope::json_tail(&frame)
+        );
+        let text = match self.settings.format {
+            Format::Json => structured.clone(),
+            Format::Prose | Format::Table => {
+                format!(
+                    "{}{}",
+                    envelope::text_head(&frame, None),
+                    envelope::text_tail(&frame, "records", &self.settings.tool)
+                )
+            }
+        };
+        let tokens = ChannelTokens {
+            text: self.settings.tokenizer.count(&text),
+            structured: self.settings.tokenizer.count(&structured),
+        };
+        (frame, text, tokens, structured)
+    }
+}
+
+/// `chars` cut to `keep` characters: a third from the start and the rest from the end,
+/// joined by `…` (what happened, then what to do).
+fn shortened(chars: &[char], keep: usize) -> String {
+    if keep >= chars.len() {
+        return chars.iter().collect();
+    }
+    let head = keep / 3;
+    let tail = keep - head;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
 }
 
 /// Where a page resumes, from the cursor the model passed back.

@@ -13,6 +13,7 @@ mod mcp;
 mod nested;
 mod open;
 mod paging;
+mod robustness;
 mod untrusted;
 mod upstream;
 mod values;

@@ -39,6 +39,7 @@
 
 mod bound;
 mod cap;
+pub(crate) mod echo;
 mod links;
 mod neutralise;
 mod policy;
@@ -54,4 +55,5 @@ pub use neutralise::neutralize;
 pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};
 pub use render::UntrustedStats;
 pub(crate) use render::{UntrustedCall, nonce, note_line, serialize_untrusted};
+pub(crate) use sanitise::unseen;
 pub use sanitise::{Removed, sanitize};

@@ -136,6 +136,28 @@ fn removable(c: char) -> Option<Kind> {
     })
 }
 
+/// What `c` is when a reader cannot see it or it reorders what they see (a tag character, a
+/// bidi control, a zero-width or other invisible character, a control, newline and tab
+/// included, a variation selector, a line separator); `None` for a visible character. For
+/// settings echoed into every answer, which are refused rather than cleaned.
+pub(crate) fn unseen(c: char) -> Option<&'static str> {
+    if is_tag(c) {
+        return Some("a Unicode tag character");
+    }
+    if is_selector(c) {
+        return Some("a variation selector");
+    }
+    Some(match removable(c) {
+        Some(Kind::Bidi) => "a bidi control",
+        Some(Kind::ZeroWidth) => "a zero-width character",
+        Some(Kind::Invisible) => "an invisible format character",
+        Some(_) => "a control character",
+        None if c.is_control() => "a control character",
+        None if matches!(c, '\u{2028}' | '\u{2029}') => "a line separator",
+        None => return None,
+    })
+}
+
 fn safe_ascii(b: u8) -> bool {
     (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\t'
 }

@@ -1,0 +1,92 @@
+//! Text echoed back into an error (an unknown field name, a value of the wrong type, a
+//! parser's message quoting the input): invisible characters removed, line breaks made
+//! spaces, and each quoted piece shortened, so an error keeps the promises answers keep.
+
+use super::sanitise::sanitize;
+
+/// The most characters of one quoted piece (between backticks or double quotes) kept.
+pub const MAX_QUOTED_CHARS: usize = 40;
+/// The most characters of a whole echoed message kept.
+pub const MAX_ECHO_CHARS: usize = 600;
+
+/// `text` cleaned for an error summary: sanitised as untrusted text is (tag characters, bidi
+/// controls, zero-width and other invisible characters, controls and ANSI escapes removed),
+/// newlines and tabs made spaces, every piece between backticks or double quotes cut to
+/// [`MAX_QUOTED_CHARS`] characters (`…` marks the cut) and the whole to [`MAX_ECHO_CHARS`].
+///
+/// ```
+/// use toolshape::__private::echo_clean;
+///
+/// let key = format!("ha\u{202e}ndel{}", "x".repeat(20_000));
+/// let clean = echo_clean(&format!("unknown field `{key}`, expected `handle`"));
+/// assert_eq!(clean, format!("unknown field `handel{}…`, expected `handle`", "x".repeat(34)));
+/// ```
+pub fn clean(text: &str) -> String {
+    let (text, _) = sanitize(text);
+    let mut out = String::with_capacity(text.len().min(MAX_ECHO_CHARS * 4));
+    let mut open: Option<char> = None;
+    let mut inside = 0usize;
+    let mut escaped = false;
+    let mut written = 0usize;
+    for c in text.chars() {
+        let c = if matches!(c, '\n' | '\t' | '\r') {
+            ' '
+        } else {
+            c
+        };
+        let keep = match open {
+            None => {
+                if c == '`' || c == '"' {
+                    open = Some(c);
+                    inside = 0;
+                    escaped = false;
+                }
+                true
+            }
+            Some(q) if c == q && !escaped => {
+                open = None;
+                true
+            }
+            Some(_) => {
+                escaped = !escaped && c == '\\';
+                inside += 1;
+                if inside == MAX_QUOTED_CHARS + 1 {
+                    out.push('…');
+                    written += 1;
+                }
+                inside <= MAX_QUOTED_CHARS
+            }
+        };
+        if keep {
+            if written == MAX_ECHO_CHARS {
+                out.push('…');
+                break;
+            }
+            out.push(c);
+            written += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_pieces_are_cut_and_the_rest_kept() {
+        assert_eq!(clean("plain words"), "plain words");
+        let long = "y".repeat(100);
+        assert_eq!(
+            clean(&format!("a \"{long}\" and `{long}` end")),
+            format!("a \"{}…\" and `{}…` end", &long[..40], &long[..40])
+        );
+        // An escaped quote does not close the piece.
+        assert_eq!(clean(r#"s "a\"b" t"#), r#"s "a\"b" t"#);
+        // Unbalanced: the rest counts as quoted.
+        assert_eq!(clean(&format!("`{long}")), format!("`{}…", &long[..40]));
+        assert_eq!(clean("a\nb\u{200B}\u{E0041}c"), "a bc");
+        let whole = clean(&"word ".repeat(1_000));
+        assert_eq!(whole.chars().count(), MAX_ECHO_CHARS + 1);
+    }
+}
