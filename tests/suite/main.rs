@@ -12,6 +12,7 @@ mod handle;
 mod mcp;
 mod open;
 mod paging;
+mod tokenizers;
 mod untrusted;
 mod upstream;
 mod values;
