@@ -113,8 +113,6 @@ struct IssueRow {
     updated_at: String,
     #[shape(untrusted(max_tokens = 60))]
     body: String,
-    #[shape(skip)]
-    html_url: String,
 }
 
 impl IssueRow {
@@ -130,7 +128,6 @@ impl IssueRow {
             created_at: i.created_at.clone(),
             updated_at: i.updated_at.clone(),
             body: i.body.clone().unwrap_or_default(),
-            html_url: i.html_url.clone(),
         }
     }
 }
@@ -388,8 +385,6 @@ struct ProjectRow {
     last_issue_update_time: String,
     #[shape(show)]
     url: Option<String>,
-    #[shape(skip)]
-    uuid: String,
 }
 
 impl ProjectRow {
@@ -407,7 +402,6 @@ impl ProjectRow {
             issues: p.issue_count,
             last_issue_update_time: p.last_issue_update_time.clone(),
             url: p.url.clone(),
-            uuid: p.uuid.clone(),
         }
     }
 }
@@ -525,8 +519,29 @@ fn main() {
         jira_json.len() >> 10
     );
 
+    // One body capped alone, as the record's two channels each do.
+    let body = issues[0].body.as_deref().unwrap_or_default();
+    let bpe = toolshape::tokens::Bpe::o200k_base();
+    let cap = median(
+        || {
+            drop(black_box(toolshape::untrusted::prepare(
+                black_box(body),
+                Some(60),
+                &bpe,
+                toolshape::untrusted::UrlPolicy::Keep,
+            )))
+        },
+        31,
+    );
+    let p = toolshape::untrusted::prepare(body, Some(60), &bpe, toolshape::untrusted::UrlPolicy::Keep);
+    println!(
+        "one {} KB body capped at 60 tokens: {cap:?} ({:?})",
+        body.len() >> 10,
+        p.cut
+    );
+
     let serialise_issues = median(|| drop(black_box(serde_json::to_string(&issues))), 31);
-    for (budget, format) in [(2_000, Format::Json), (8_000, Format::Json), (2_000, Format::Table)] {
+    for (budget, format) in [(2_000, Format::Json), (4_000, Format::Json), (8_000, Format::Json), (2_000, Format::Table)] {
         let shaper = Shaper::for_tool("list_issues")
             .budget(Budget::tokens(budget))
             .format(format);
@@ -543,9 +558,11 @@ fn main() {
         );
         line(
             &format!(
-                "github_issues at {budget} tokens ({format:?}, {} of {} shown)",
+                "github_issues at {budget} tokens ({format:?}, {} of {} shown, {} tokenized, {} tokens)",
                 shaped.report().records.shown,
-                issues.len()
+                issues.len(),
+                shaped.report().tokenized,
+                shaped.report().tokens.structured,
             ),
             shape,
             serialise_issues,
