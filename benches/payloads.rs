@@ -147,9 +147,37 @@ impl Lcg {
 }
 
 const WORDS: [&str; 32] = [
-    "the", "build", "fails", "when", "the", "cache", "is", "cold", "and", "a", "request",
-    "times", "out", "after", "upgrading", "to", "version", "panics", "in", "release", "mode",
-    "with", "large", "inputs", "memory", "grows", "until", "the", "process", "is", "killed",
+    "the",
+    "build",
+    "fails",
+    "when",
+    "the",
+    "cache",
+    "is",
+    "cold",
+    "and",
+    "a",
+    "request",
+    "times",
+    "out",
+    "after",
+    "upgrading",
+    "to",
+    "version",
+    "panics",
+    "in",
+    "release",
+    "mode",
+    "with",
+    "large",
+    "inputs",
+    "memory",
+    "grows",
+    "until",
+    "the",
+    "process",
+    "is",
+    "killed",
     "again",
 ];
 
@@ -231,8 +259,16 @@ fn user(login: &str) -> GhUser {
 fn github_payload() -> String {
     let mut rng = Lcg(14);
     let api = "https://api.github.com/repos/acme/widgets";
-    let logins = ["ana-dev", "bkumar", "chen.li", "dmitri", "f-okafor", "gosia"];
-    let labels = ["bug", "performance", "regression", "needs triage", "good first issue"];
+    let logins = [
+        "ana-dev", "bkumar", "chen.li", "dmitri", "f-okafor", "gosia",
+    ];
+    let labels = [
+        "bug",
+        "performance",
+        "regression",
+        "needs triage",
+        "good first issue",
+    ];
     let issues: Vec<GhIssue> = (0..30u64)
         .map(|n| {
             let number = 4_100 + n;
@@ -407,7 +443,9 @@ impl ProjectRow {
 }
 
 fn avatars(kind: &str, id: u64) -> AvatarUrls {
-    let base = format!("https://acme.atlassian.net/rest/api/2/universal_avatar/view/type/{kind}/avatar/{id}");
+    let base = format!(
+        "https://acme.atlassian.net/rest/api/2/universal_avatar/view/type/{kind}/avatar/{id}"
+    );
     AvatarUrls {
         large: base.clone(),
         small: format!("{base}?size=small"),
@@ -420,7 +458,14 @@ fn avatars(kind: &str, id: u64) -> AvatarUrls {
 fn jira_payload() -> String {
     let mut rng = Lcg(567);
     let api = "https://acme.atlassian.net/rest/api/2";
-    let leads = ["Ana Souza", "Bilal Kumar", "Chen Li", "Dmitri Orlov", "Eve Adams", "Femi Okafor"];
+    let leads = [
+        "Ana Souza",
+        "Bilal Kumar",
+        "Chen Li",
+        "Dmitri Orlov",
+        "Eve Adams",
+        "Femi Okafor",
+    ];
     let categories = ["Engineering", "Operations", "Marketing", "Customer Support"];
     let projects: Vec<JiraProject> = (0..567u64)
         .map(|n| {
@@ -533,7 +578,8 @@ fn main() {
         },
         31,
     );
-    let p = toolshape::untrusted::prepare(body, Some(60), &bpe, toolshape::untrusted::UrlPolicy::Keep);
+    let p =
+        toolshape::untrusted::prepare(body, Some(60), &bpe, toolshape::untrusted::UrlPolicy::Keep);
     println!(
         "one {} KB body capped at 60 tokens: {cap:?} ({:?})",
         body.len() >> 10,
@@ -541,11 +587,18 @@ fn main() {
     );
 
     let serialise_issues = median(|| drop(black_box(serde_json::to_string(&issues))), 31);
-    for (budget, format) in [(2_000, Format::Json), (4_000, Format::Json), (8_000, Format::Json), (2_000, Format::Table)] {
+    for (budget, format) in [
+        (2_000, Format::Json),
+        (4_000, Format::Json),
+        (8_000, Format::Json),
+        (2_000, Format::Table),
+    ] {
         let shaper = Shaper::for_tool("list_issues")
             .budget(Budget::tokens(budget))
             .format(format);
-        let shaped = match shaper.shape_blocking(&issues.iter().map(IssueRow::from_api).collect::<Vec<_>>()) {
+        let shaped = match shaper
+            .shape_blocking(&issues.iter().map(IssueRow::from_api).collect::<Vec<_>>())
+        {
             Ok(shaped) => shaped,
             Err(e) => panic!("shaping the issues: {e}"),
         };

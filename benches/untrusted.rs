@@ -62,7 +62,11 @@ fn bench(c: &mut Criterion) {
 
     // Counting o200k tokens: tiktoken-rs against bpe-openai (the default), same counts.
     let bpe = Bpe::o200k_base();
-    assert_eq!(o200k.count(&text), bpe.count(&text), "the tokenizers disagree");
+    assert_eq!(
+        o200k.count(&text),
+        bpe.count(&text),
+        "the tokenizers disagree"
+    );
     let mut group = c.benchmark_group("count_o200k_1MB");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(text.len() as u64));

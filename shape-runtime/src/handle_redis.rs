@@ -46,10 +46,10 @@ use hmac::{Hmac, KeyInit, Mac};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Value};
 use sha2::Sha256;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::future::Future;
 use std::io::{self, Write};
-use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -115,7 +115,9 @@ struct Decoded {
 
 impl Decoded {
     fn get(&self, handle: &Handle) -> Option<Arc<StoredResult>> {
-        self.results.get(handle).map(|(result, _)| Arc::clone(result))
+        self.results
+            .get(handle)
+            .map(|(result, _)| Arc::clone(result))
     }
 
     fn insert(&mut self, handle: Handle, result: Arc<StoredResult>, bytes: usize) {

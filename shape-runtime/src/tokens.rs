@@ -309,7 +309,11 @@ impl Tokenizer for Bpe {
         let prefix = &text[..end];
         Truncated {
             prefix,
-            prefix_tokens: if whole { max_tokens } else { self.count(prefix) },
+            prefix_tokens: if whole {
+                max_tokens
+            } else {
+                self.count(prefix)
+            },
             total_tokens: tokens.len(),
         }
     }

@@ -1277,7 +1277,10 @@ fn a_cached_open_still_checks_owner_expiry_and_removal_in_redis() {
             .expect("stored");
         let first = h.store.get("alice", &handle).await.expect("opens");
         let again = h.store.get("alice", &handle).await.expect("opens again");
-        assert!(Arc::ptr_eq(&first, &again), "the second open is the decoded one");
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "the second open is the decoded one"
+        );
         assert_eq!(*again, stored);
         assert_eq!(
             h.store.get("bob", &handle).await.err(),
@@ -1329,7 +1332,10 @@ fn a_cached_open_still_checks_owner_expiry_and_removal_in_redis() {
             .await
             .expect("stored");
         let a1 = small.get("alice", &a).await.expect("opens");
-        assert!(Arc::ptr_eq(&a1, &small.get("alice", &a).await.expect("opens")));
+        assert!(Arc::ptr_eq(
+            &a1,
+            &small.get("alice", &a).await.expect("opens")
+        ));
         small.get("alice", &b).await.expect("opens");
         let a2 = small.get("alice", &a).await.expect("opens");
         assert!(!Arc::ptr_eq(&a1, &a2), "the first was dropped to make room");
@@ -1343,6 +1349,9 @@ fn a_cached_open_still_checks_owner_expiry_and_removal_in_redis() {
             .await
             .expect("connects");
         let n1 = none.get("alice", &a).await.expect("opens");
-        assert!(!Arc::ptr_eq(&n1, &none.get("alice", &a).await.expect("opens")));
+        assert!(!Arc::ptr_eq(
+            &n1,
+            &none.get("alice", &a).await.expect("opens")
+        ));
     });
 }

@@ -53,15 +53,39 @@ fn long_texts() -> Vec<(String, String)> {
         })
         .collect();
     texts.push(("one long word".into(), word.clone()));
-    texts.push(("long word after prose".into(), format!("Hello there, {word}")));
+    texts.push((
+        "long word after prose".into(),
+        format!("Hello there, {word}"),
+    ));
     let prose = [
-        ("prose", "The customer says the card was declined at checkout twice. "),
-        ("contractions", "They'll say it's fine, we've seen it, don't worry; I'd retry. "),
-        ("uppercase", "ERROR: PAYMENT DECLINED BY ISSUER, CODE 05. RETRY LATER. "),
-        ("numbers", "12345678901234567890 3.14159 2026-02-17T09:14:22.481Z 0x1F "),
-        ("japanese", "支払いが拒否されました。もう一度お試しください。"),
-        ("russian", "Платёж отклонён банком, попробуйте ещё раз позже. "),
-        ("arabic", "تم رفض الدفع من قبل البنك، يرجى المحاولة مرة أخرى. "),
+        (
+            "prose",
+            "The customer says the card was declined at checkout twice. ",
+        ),
+        (
+            "contractions",
+            "They'll say it's fine, we've seen it, don't worry; I'd retry. ",
+        ),
+        (
+            "uppercase",
+            "ERROR: PAYMENT DECLINED BY ISSUER, CODE 05. RETRY LATER. ",
+        ),
+        (
+            "numbers",
+            "12345678901234567890 3.14159 2026-02-17T09:14:22.481Z 0x1F ",
+        ),
+        (
+            "japanese",
+            "支払いが拒否されました。もう一度お試しください。",
+        ),
+        (
+            "russian",
+            "Платёж отклонён банком, попробуйте ещё раз позже. ",
+        ),
+        (
+            "arabic",
+            "تم رفض الدفع من قبل البنك، يرجى المحاولة مرة أخرى. ",
+        ),
         ("emoji", "Order shipped 🚚📦✅ — thanks! 👍🏽👨‍👩‍👧 "),
         (
             "markdown",
@@ -129,7 +153,11 @@ fn tokenizers_bpe_counts_and_cuts_like_tiktoken_on_fixed_texts() {
     let (fast_cl, reference_cl) = (Bpe::cl100k_base(), Tiktoken::cl100k_base());
     for (name, text) in fixed_texts() {
         assert_eq!(fast.count(&text), reference.count(&text), "o200k {name}");
-        assert_eq!(fast_cl.count(&text), reference_cl.count(&text), "cl100k {name}");
+        assert_eq!(
+            fast_cl.count(&text),
+            reference_cl.count(&text),
+            "cl100k {name}"
+        );
         for n in [0, 1, 2, 7, 40, 200, 1_000] {
             assert_eq!(
                 fast.truncate(&text, n),
@@ -145,7 +173,10 @@ fn tokenizers_the_default_is_bpe_o200k() {
     let shaper = toolshape::Shaper::for_tool("t");
     assert_eq!(shaper.current_tokenizer().name(), "o200k_base");
     assert_eq!(
-        format!("{:?}", toolshape::tokens::count("Card declined at checkout")),
+        format!(
+            "{:?}",
+            toolshape::tokens::count("Card declined at checkout")
+        ),
         "4"
     );
 }
@@ -185,7 +216,10 @@ fn tokenizers_windowed_cap_reads_only_the_beginning() {
     let per_unit = bpe.count(unit) as f64;
     let whole = per_unit * (body.len() / unit.len()) as f64;
     let estimate = (cut.tokens + 60) as f64;
-    assert!((estimate / whole - 1.0).abs() < 0.1, "{estimate} vs {whole}");
+    assert!(
+        (estimate / whole - 1.0).abs() < 0.1,
+        "{estimate} vs {whole}"
+    );
     assert!(cut.to_string().starts_with("… [cut: about "), "{cut}");
 }
 
