@@ -141,7 +141,7 @@ pub fn prepare<'t>(
         let t = tokenizer.truncate(&content, cap);
         per_byte = Some((t.total_tokens, content.len()));
         if t.prefix.len() < content.len() {
-            let (end, kept) = fit(&content, t.prefix.len(), cap, tokenizer);
+            let (end, kept) = fit(&content, t.prefix.len(), t.prefix_tokens, cap, tokenizer);
             cut_tokens = t.total_tokens.saturating_sub(kept);
             truncate_cow(&mut content, end);
             tokens = Some(kept);
@@ -177,11 +177,26 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
     end
 }
 
-/// Shortens `text[..end]`, the text of the first `cap` tokens of a longer text, until it is at
-/// most `cap` tokens counted on its own (a cut inside a piece can tokenize differently);
-/// returns the new end and its tokens.
-fn fit(text: &str, mut end: usize, cap: usize, tokenizer: &dyn Tokenizer) -> (usize, usize) {
-    let mut kept = tokenizer.count(&text[..end]);
+/// Shortens `text[..end]`, the text of the first `tokens` tokens of a longer text, until it is
+/// at most `cap` tokens counted on its own (a cut inside a piece can tokenize differently);
+/// returns the new end and its tokens. A cut on a boundary no token crosses tokenizes alone as
+/// it did within the text, so it is not counted again.
+fn fit(
+    text: &str,
+    mut end: usize,
+    tokens: usize,
+    cap: usize,
+    tokenizer: &dyn Tokenizer,
+) -> (usize, usize) {
+    let clean_cut = match (text[..end].chars().next_back(), text[end..].chars().next()) {
+        (Some(last), Some(next)) => tokenizer.splits_between(last, next),
+        _ => false,
+    };
+    let mut kept = if clean_cut {
+        tokens
+    } else {
+        tokenizer.count(&text[..end])
+    };
     let mut ask = cap;
     while kept > cap && ask > 0 {
         ask -= (kept - cap).min(ask);
@@ -278,7 +293,7 @@ fn prepare_windowed<'t>(
         if let Some(split) = last_split(&clean[..trusted], tokenizer) {
             let t = tokenizer.truncate(&clean[..split], n);
             if t.total_tokens > n {
-                let (end, kept) = fit(&clean, t.prefix.len(), n, tokenizer);
+                let (end, kept) = fit(&clean, t.prefix.len(), t.prefix_tokens, n, tokenizer);
                 let unread = (clean.len() - split) + (text.len() - consumed);
                 let cut = estimated_cut(t.total_tokens - kept, unread, t.total_tokens, split);
                 let mut content = clean;
