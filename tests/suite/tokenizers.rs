@@ -141,6 +141,11 @@ fn assert_cut_like_whole(name: &str, text: &str, n: usize, urls: UrlPolicy) {
         assert!(want.starts_with(&*p.content), "{what}: {:?}", p.content);
         assert!(bpe.count(&p.content) <= n, "{what}");
     }
+    assert_eq!(
+        p.attacker_tokens(&bpe),
+        bpe.count(&p.content),
+        "{what}: the content's tokens"
+    );
     assert!(
         p.cut.is_some() || end == linked.len(),
         "{what}: no cut marker"
