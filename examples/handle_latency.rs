@@ -1,5 +1,6 @@
 //! How long opening a handle takes: a 1 MB stored result opened 50 times from each store,
-//! median reported, over loopback for Redis. Also what Redis holds per handle.
+//! median reported, over loopback for Redis (with the replica's decoded cache, the default,
+//! and without it). Also what Redis holds per handle.
 //!
 //! Run with `cargo run --release --example handle_latency --features redis`; set
 //! `SHAPE_REDIS_URL` (e.g. `redis://127.0.0.1:6379/`) to measure the Redis store as well.
@@ -94,7 +95,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .connect()
         .await?;
     let handle = redis.put("bench", result, &policy).await?;
+    // The default keeps recently opened results decoded: an open checks the header in Redis
+    // (owner, expiry, removal) and returns the decoded result. Without the cache, every open
+    // fetches and decodes the JSON.
     show("RedisStore", time_opens(&redis, &handle).await?);
+    let uncached = RedisStore::builder(&url)
+        .key_prefix(&prefix)
+        .decoded_cache_bytes(0)
+        .connect()
+        .await?;
+    show("  no cache", time_opens(&uncached, &handle).await?);
 
     // The same bytes fetched raw, to split transfer from decoding.
     let mut raw = redis::Client::open(url.as_str())?
@@ -111,7 +121,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     times.sort();
     show("  raw GET", [times[RUNS / 2], times[0], times[RUNS - 1]]);
-    println!("  (the rest of an open is decoding the JSON into a StoredResult)");
+    println!("  (the rest of an uncached open is decoding the JSON into a StoredResult)");
 
     let usage = |key: String| {
         let mut cmd = redis::cmd("MEMORY");

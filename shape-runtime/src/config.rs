@@ -31,7 +31,7 @@ use crate::budget::Budget;
 use crate::render::Format;
 use crate::shaper::Shaper;
 use crate::store::HandlePolicy;
-use crate::tokens::{Encoding, Tiktoken};
+use crate::tokens::{Bpe, Encoding};
 use crate::untrusted::UntrustedPolicy;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -199,7 +199,7 @@ impl ShapeConfig {
         check_tool(&c, &key)?;
         let mut shaper = Shaper::for_tool(tool)
             .budget(c.budget.unwrap_or_default())
-            .tokenizer(Tiktoken::new(c.tokenizer.unwrap_or(Encoding::O200kBase)))
+            .tokenizer(Bpe::new(c.tokenizer.unwrap_or(Encoding::O200kBase)))
             .format(c.format.unwrap_or_default())
             .channels(c.channels.unwrap_or_default())
             .untrusted(c.untrusted.unwrap_or_default());

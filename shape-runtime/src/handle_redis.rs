@@ -25,6 +25,15 @@
 //!   `KEYS` or `SCAN`: a handle is found only by presenting its 128 random bits.
 //! - **Size cap.** The JSON is written into a buffer that refuses to grow past the cap, so a
 //!   result over it is refused ([`HandleError::TooLarge`]) before anything is sent.
+//! - **Decoded cache.** Each store keeps the results it recently opened, decoded,
+//!   up to a bound in bytes of JSON (default 64 MiB, [`RedisStoreBuilder::decoded_cache_bytes`];
+//!   the oldest leave first). A result under a handle never changes (`SET … NX`), so a cached
+//!   open fetches only the 44-byte header (`GETRANGE`): the key still there is Redis's word that
+//!   the handle has neither expired nor been removed by any replica, and the owner tag in it is
+//!   checked exactly as on a full read. A header that is gone or does not verify drops the
+//!   entry and takes the full path, which says expired, evicted or not found. (The JSON
+//!   itself is not read again: bytes changed in Redis behind the store's back after this
+//!   replica decoded them go unnoticed by it; changed before, they are a clear error.)
 //! - **Failures.** Every call is bounded by a timeout ([`RedisStoreBuilder::timeout`]); a
 //!   down or slow server gives [`HandleError::Unavailable`] saying what to check, never a
 //!   panic. The connection is re-established in the background after a failure, so the same
@@ -37,10 +46,11 @@ use hmac::{Hmac, KeyInit, Mac};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Value};
 use sha2::Sha256;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::future::Future;
 use std::io::{self, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -92,6 +102,47 @@ pub struct RedisStore {
     grace_ms: u64,
     max_bytes: usize,
     timeout: Duration,
+    decoded: Arc<Mutex<Decoded>>,
+}
+
+/// Results this replica opened, decoded, oldest first, up to `max_bytes` of JSON.
+struct Decoded {
+    max_bytes: usize,
+    bytes: usize,
+    results: HashMap<Handle, (Arc<StoredResult>, usize)>,
+    order: VecDeque<Handle>,
+}
+
+impl Decoded {
+    fn get(&self, handle: &Handle) -> Option<Arc<StoredResult>> {
+        self.results
+            .get(handle)
+            .map(|(result, _)| Arc::clone(result))
+    }
+
+    fn insert(&mut self, handle: Handle, result: Arc<StoredResult>, bytes: usize) {
+        if bytes > self.max_bytes || self.results.contains_key(&handle) {
+            return;
+        }
+        while self.bytes + bytes > self.max_bytes {
+            let Some(oldest) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, size)) = self.results.remove(&oldest) {
+                self.bytes -= size;
+            }
+        }
+        self.bytes += bytes;
+        self.order.push_back(handle);
+        self.results.insert(handle, (result, bytes));
+    }
+
+    fn remove(&mut self, handle: &Handle) {
+        if let Some((_, size)) = self.results.remove(handle) {
+            self.bytes -= size;
+            self.order.retain(|h| h != handle);
+        }
+    }
 }
 
 /// Options for a [`RedisStore`]; [`RedisStoreBuilder::connect`] makes the store.
@@ -104,6 +155,7 @@ pub struct RedisStoreBuilder {
     grace: Duration,
     max_bytes: usize,
     timeout: Duration,
+    decoded_bytes: usize,
 }
 
 impl RedisStore {
@@ -116,6 +168,7 @@ impl RedisStore {
             grace: Duration::from_secs(3_600),
             max_bytes: 16 << 20,
             timeout: Duration::from_secs(2),
+            decoded_bytes: 64 << 20,
         }
     }
 
@@ -162,6 +215,16 @@ impl RedisStore {
         self.owner_mac(owner, handle).verify_slice(owner_tag).ok()?;
         let ttl_secs = u64::from_be_bytes(ttl.try_into().ok()?);
         Some((ttl_secs, body))
+    }
+
+    /// Runs `f` on the decoded cache (a poisoned lock is taken as it is: the cache holds no
+    /// invariant a panic elsewhere could break).
+    fn decoded<T>(&self, f: impl FnOnce(&mut Decoded) -> T) -> T {
+        let mut decoded = match self.decoded.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut decoded)
     }
 
     /// Runs one exchange with Redis, bounded by the timeout, mapping failures to
@@ -255,6 +318,17 @@ impl RedisStoreBuilder {
         RedisStoreBuilder { timeout, ..self }
     }
 
+    /// How many bytes of JSON this replica keeps decoded (default 64 MiB; zero: none), so
+    /// that opening a result it opened recently fetches only its header from Redis
+    /// instead of decoding it again. Owners, expiry and removal are checked in Redis on every
+    /// open all the same.
+    pub fn decoded_cache_bytes(self, decoded_bytes: usize) -> Self {
+        RedisStoreBuilder {
+            decoded_bytes,
+            ..self
+        }
+    }
+
     /// Connects. A malformed URL or an unreachable server is [`HandleError::Unavailable`].
     pub async fn connect(self) -> Result<RedisStore, HandleError> {
         let client =
@@ -296,6 +370,12 @@ impl RedisStoreBuilder {
             grace_ms: u64::try_from(self.grace.as_millis()).unwrap_or(u64::MAX),
             max_bytes: self.max_bytes,
             timeout: self.timeout,
+            decoded: Arc::new(Mutex::new(Decoded {
+                max_bytes: self.decoded_bytes,
+                bytes: 0,
+                results: HashMap::new(),
+                order: VecDeque::new(),
+            })),
         })
     }
 }
@@ -308,6 +388,7 @@ impl fmt::Debug for RedisStore {
             .field("grace_ms", &self.grace_ms)
             .field("max_bytes", &self.max_bytes)
             .field("timeout", &self.timeout)
+            .field("decoded_cache_bytes", &self.decoded(|d| d.max_bytes))
             .finish_non_exhaustive()
     }
 }
@@ -320,6 +401,7 @@ impl fmt::Debug for RedisStoreBuilder {
             .field("grace", &self.grace)
             .field("max_bytes", &self.max_bytes)
             .field("timeout", &self.timeout)
+            .field("decoded_cache_bytes", &self.decoded_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -366,6 +448,7 @@ impl HandleStore for RedisStore {
             }
             let header = self.header(RESULT_TAG, owner, &handle, policy.ttl_secs);
             let value = self.encode(header, &result, max_bytes)?;
+
             let mut tombstone = self.header(TOMBSTONE_TAG, owner, &handle, policy.ttl_secs);
             tombstone.extend_from_slice(&self.grace_ms.to_be_bytes());
             tombstone.extend_from_slice(result.tool.as_bytes());
@@ -405,6 +488,22 @@ impl HandleStore for RedisStore {
 
     async fn get(&self, owner: &str, handle: &Handle) -> Result<Arc<StoredResult>, HandleError> {
         let mut connection = self.connection.clone();
+        if let Some(cached) = self.decoded(|d| d.get(handle)) {
+            let mut getrange = redis::cmd("GETRANGE");
+            getrange
+                .arg(self.key(handle, 'r'))
+                .arg(0)
+                .arg(HEADER_LEN - 1);
+            let header: Vec<u8> = self.call(getrange.query_async(&mut connection)).await?;
+            if self.open(&header, RESULT_TAG, owner, handle).is_some() {
+                return Ok(cached);
+            }
+            // Gone (expired, evicted or removed): forget it, and say which below. A header
+            // that is there but not this owner's keeps the entry for its owner.
+            if header.is_empty() {
+                self.decoded(|d| d.remove(handle));
+            }
+        }
         let tombstone_key = self.key(handle, 't');
         let mut pipe = redis::pipe();
         pipe.cmd("MGET")
@@ -418,14 +517,17 @@ impl HandleStore for RedisStore {
             let Some((_, json)) = self.open(&value, RESULT_TAG, owner, handle) else {
                 return Err(HandleError::NotFound);
             };
-            return serde_json::from_slice(json).map(Arc::new).map_err(|e| {
+            let result = serde_json::from_slice(json).map(Arc::new).map_err(|e| {
                 HandleError::Unavailable {
                     reason: format!(
                         "the result stored under this handle cannot be read ({e}); call the \
                          tool that returned it again for a fresh handle"
                     ),
                 }
-            });
+            })?;
+            let bytes = json.len();
+            self.decoded(|d| d.insert(*handle, Arc::clone(&result), bytes));
+            return Ok(result);
         }
         let gone = tombstone.and_then(|tombstone| {
             let (ttl_secs, rest) = self.open(&tombstone, TOMBSTONE_TAG, owner, handle)?;
@@ -460,6 +562,7 @@ impl HandleStore for RedisStore {
             .cmd("DEL")
             .arg(self.key(handle, 't'));
         let (removed, _): (u64, u64) = self.call(del.query_async(&mut connection)).await?;
+        self.decoded(|d| d.remove(handle));
         Ok(removed == 1)
     }
 }

@@ -49,7 +49,7 @@ use crate::render::{Format, Layout, Typed};
 use crate::report::{ChannelTokens, RecordCounts, Report};
 use crate::resolve::{Needs, Supplies};
 use crate::shaped::{ShapeError, Shaped};
-use crate::tokens::{Tiktoken, Tokenizer};
+use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
 use crate::view::{CallEnv, Channel, Cx};
 use std::cmp::Ordering;
@@ -97,7 +97,7 @@ impl Shaper {
             settings: Arc::new(Settings {
                 tool: tool.into(),
                 budget: Budget::default(),
-                tokenizer: Arc::new(Tiktoken::o200k_base()),
+                tokenizer: Arc::new(Bpe::o200k_base()),
                 format: Format::default(),
                 channels: ChannelPolicy::default(),
                 page_size: None,

@@ -1260,3 +1260,98 @@ fn the_policy_stores_only_results_far_over_budget() {
     };
     assert!(!broken.should_store(usize::MAX, 1));
 }
+
+/// A replica keeps the results it opened decoded, within a bound, and a cached open is
+/// still checked in Redis: another owner is not found, an expired handle says expired, a
+/// handle removed by another replica is gone.
+#[test]
+fn a_cached_open_still_checks_owner_expiry_and_removal_in_redis() {
+    let Some(url) = redis_url() else { return };
+    runtime().block_on(async {
+        let h = Redis::connect(&url).await;
+        let stored = full_result("search_tickets");
+        let handle = h
+            .store
+            .put("alice", stored.clone(), &policy(600))
+            .await
+            .expect("stored");
+        let first = h.store.get("alice", &handle).await.expect("opens");
+        let again = h.store.get("alice", &handle).await.expect("opens again");
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "the second open is the decoded one"
+        );
+        assert_eq!(*again, stored);
+        assert_eq!(
+            h.store.get("bob", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+
+        // Removed by another replica: gone here too, though this one had it decoded.
+        let other = RedisStore::builder(&url)
+            .key_prefix(&h.prefix)
+            .connect()
+            .await
+            .expect("connects");
+        assert_eq!(other.remove("alice", &handle).await, Ok(true));
+        assert_eq!(
+            h.store.get("alice", &handle).await.err(),
+            Some(HandleError::NotFound)
+        );
+
+        // Expired while decoded here: says expired.
+        let short = h
+            .store
+            .put("alice", stored.clone(), &policy(1))
+            .await
+            .expect("stored");
+        h.store.get("alice", &short).await.expect("opens");
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
+        assert_eq!(
+            h.store.get("alice", &short).await.err(),
+            Some(HandleError::Expired {
+                tool: "search_tickets".into(),
+                ttl_secs: 1
+            })
+        );
+
+        // The bound: room for one result, so opening a second drops the first.
+        let bytes = serde_json::to_vec(&stored).expect("serialises").len();
+        let small = RedisStore::builder(&url)
+            .key_prefix(&h.prefix)
+            .decoded_cache_bytes(bytes + bytes / 2)
+            .connect()
+            .await
+            .expect("connects");
+        let a = small
+            .put("alice", stored.clone(), &policy(600))
+            .await
+            .expect("stored");
+        let b = small
+            .put("alice", stored.clone(), &policy(600))
+            .await
+            .expect("stored");
+        let a1 = small.get("alice", &a).await.expect("opens");
+        assert!(Arc::ptr_eq(
+            &a1,
+            &small.get("alice", &a).await.expect("opens")
+        ));
+        small.get("alice", &b).await.expect("opens");
+        let a2 = small.get("alice", &a).await.expect("opens");
+        assert!(!Arc::ptr_eq(&a1, &a2), "the first was dropped to make room");
+        assert_eq!(*a2, stored);
+
+        // No cache: every open decodes.
+        let none = RedisStore::builder(&url)
+            .key_prefix(&h.prefix)
+            .decoded_cache_bytes(0)
+            .connect()
+            .await
+            .expect("connects");
+        let n1 = none.get("alice", &a).await.expect("opens");
+        assert!(!Arc::ptr_eq(
+            &n1,
+            &none.get("alice", &a).await.expect("opens")
+        ));
+    });
+}

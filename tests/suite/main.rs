@@ -14,6 +14,7 @@ mod nested;
 mod open;
 mod paging;
 mod robustness;
+mod tokenizers;
 mod untrusted;
 mod upstream;
 mod values;

@@ -177,8 +177,8 @@ struct Repeat {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Case {
-    name: String,
+pub(crate) struct Case {
+    pub(crate) name: String,
     #[serde(default)]
     text: String,
     #[serde(default)]
@@ -202,7 +202,7 @@ struct Case {
 }
 
 impl Case {
-    fn input(&self) -> String {
+    pub(crate) fn input(&self) -> String {
         let mut s = self.text.clone();
         if let Some(r) = &self.repeat {
             let times = r
@@ -215,7 +215,7 @@ impl Case {
     }
 }
 
-fn corpus() -> Vec<Case> {
+pub(crate) fn corpus() -> Vec<Case> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/adversarial/corpus.json"

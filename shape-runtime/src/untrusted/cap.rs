@@ -14,10 +14,11 @@ use std::fmt;
 pub struct Cut {
     /// Tokens cut.
     pub tokens: u64,
-    /// Whether `tokens` is exact; false when the value was so long it was cut in bytes before
-    /// tokenizing, and the rest was estimated from the tokens per byte of what was read.
+    /// Whether `tokens` is exact; false when the value was so long that only its beginning was
+    /// tokenized, and the rest was estimated from the tokens per byte of what was.
     pub exact: bool,
-    /// Whether the value was cut in bytes before tokenizing.
+    /// Whether only the beginning of the value was sanitised and tokenized (a window sized from
+    /// the cap; see [`prepare`]).
     pub byte_capped: bool,
 }
 
@@ -65,29 +66,40 @@ fn truncate_cow(text: &mut Cow<'_, str>, end: usize) {
     }
 }
 
-/// Sanitises, applies the link policy to and caps one untrusted value, at a bounded cost.
+/// Sanitises, applies the link policy to and caps one untrusted value, at a cost in
+/// proportion to the cap, not to the value.
 ///
 /// With `max_tokens = Some(n)`, the content is at most `n` tokens of `tokenizer`, counted on
 /// the content alone (the cut is at a token boundary, then re-counted and shortened until it
-/// fits, since a prefix can tokenize differently from the whole), and at most
-/// `4 × (n + 1) × max_token_bytes` bytes of `text` are read. A value no longer in bytes than
-/// its cap is never tokenized here: every token covers at least one byte.
+/// fits, since a prefix can tokenize differently from the whole).
+///
+/// The cut is where tokenizing the whole sanitised value would put it, but a long value is
+/// not tokenized whole: sanitising stops once a window of about `8 × (n + 1)` bytes of output
+/// is filled (the window grows fourfold while it holds fewer than `n + 1` tokens), and only the
+/// window up to its last boundary no token crosses ([`Tokenizer::splits_between`]) is
+/// tokenized. What was cut is then stated as an estimate (`about …`) from the tokens per byte
+/// of the window. A value with no such boundary within `(n + 1) × max_token_bytes` bytes, or a
+/// tokenizer that names none, falls back to tokenizing that many bytes whole, and at most four
+/// times as many bytes of `text` are ever read: a 100 MB field is never tokenized whole. A value
+/// no longer in bytes than its cap is never tokenized here: every token covers at least one
+/// byte. Under [`UrlPolicy::Flag`] and [`UrlPolicy::Strip`] the window is trusted only up to
+/// the first place a link could start.
 ///
 /// ```
 /// use toolshape::untrusted::{prepare, UrlPolicy};
-/// use toolshape::{tokens::{Tiktoken, Tokenizer}};
+/// use toolshape::{tokens::{Bpe, Tokenizer}};
 ///
-/// let o200k = Tiktoken::o200k_base();
+/// let o200k = Bpe::o200k_base();
 /// let p = prepare("Card declined at checkout", Some(2), &o200k, UrlPolicy::Keep);
 /// assert_eq!(p.content, "Card declined");
 /// assert_eq!(o200k.count("Card declined at checkout"), 4);
 /// assert_eq!(p.cut.map(|c| c.to_string()).as_deref(), Some("… [cut: 2 more tokens]"));
 /// assert_eq!(p.attacker_tokens(&o200k), 2);
 ///
-/// // 100 MB is read only up to the byte cap.
+/// // 100 MB is read only up to its first window.
 /// let huge = "word ".repeat(20_000_000);
 /// let p = prepare(&huge, Some(40), &o200k, UrlPolicy::Keep);
-/// assert_eq!(o200k.count(&p.content), 40);
+/// assert_eq!(p.content, "word ".repeat(40).trim_end());
 /// assert!(p.cut.is_some_and(|c| c.byte_capped && !c.exact));
 /// ```
 pub fn prepare<'t>(
@@ -102,10 +114,11 @@ pub fn prepare<'t>(
     let limit = cap.map_or(usize::MAX, |n| {
         (n + 1).saturating_mul(tokenizer.max_token_bytes().max(1))
     });
-    let window = limit.saturating_mul(4);
-    let mut read_end = text.len().min(window);
-    while !text.is_char_boundary(read_end) {
-        read_end -= 1;
+    let read_end = floor_char_boundary(text, limit.saturating_mul(4));
+    if let Some(n) = cap
+        && let Some(p) = prepare_windowed(text, n, tokenizer, urls, limit, read_end)
+    {
+        return p;
     }
     let (clean, removed, consumed) = sanitize_limited(&text[..read_end], limit);
     let byte_capped = consumed < text.len();
@@ -128,14 +141,7 @@ pub fn prepare<'t>(
         let t = tokenizer.truncate(&content, cap);
         per_byte = Some((t.total_tokens, content.len()));
         if t.prefix.len() < content.len() {
-            let mut end = t.prefix.len();
-            let mut kept = tokenizer.count(&content[..end]);
-            let mut ask = cap;
-            while kept > cap && ask > 0 {
-                ask -= (kept - cap).min(ask);
-                end = tokenizer.truncate(&content[..end], ask).prefix.len();
-                kept = tokenizer.count(&content[..end]);
-            }
+            let (end, kept) = fit(&content, t.prefix.len(), t.prefix_tokens, cap, tokenizer);
             cut_tokens = t.total_tokens.saturating_sub(kept);
             truncate_cow(&mut content, end);
             tokens = Some(kept);
@@ -145,13 +151,7 @@ pub fn prepare<'t>(
     }
     let cut = if byte_capped {
         let (toks, bytes) = per_byte.unwrap_or((1, 4));
-        let rest = (unread as u128 * toks as u128).div_ceil(bytes.max(1) as u128);
-        let estimate = (cut_tokens as u128 + rest).max(1);
-        Some(Cut {
-            tokens: u64::try_from(estimate).unwrap_or(u64::MAX),
-            exact: false,
-            byte_capped,
-        })
+        Some(estimated_cut(cut_tokens, unread, toks, bytes))
     } else {
         (cut_tokens > 0).then_some(Cut {
             tokens: cut_tokens as u64,
@@ -165,5 +165,151 @@ pub fn prepare<'t>(
         removed,
         links,
         tokens,
+    }
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut end = text.len().min(at);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// Shortens `text[..end]`, the text of the first `tokens` tokens of a longer text, until it is
+/// at most `cap` tokens counted on its own (a cut inside a piece can tokenize differently);
+/// returns the new end and its tokens. A cut on a boundary no token crosses tokenizes alone as
+/// it did within the text, so it is not counted again.
+fn fit(
+    text: &str,
+    mut end: usize,
+    tokens: usize,
+    cap: usize,
+    tokenizer: &dyn Tokenizer,
+) -> (usize, usize) {
+    let clean_cut = match (text[..end].chars().next_back(), text[end..].chars().next()) {
+        (Some(last), Some(next)) => tokenizer.splits_between(last, next),
+        _ => false,
+    };
+    let mut kept = if clean_cut {
+        tokens
+    } else {
+        tokenizer.count(&text[..end])
+    };
+    let mut ask = cap;
+    while kept > cap && ask > 0 {
+        ask -= (kept - cap).min(ask);
+        end = tokenizer.truncate(&text[..end], ask).prefix.len();
+        kept = tokenizer.count(&text[..end]);
+    }
+    (end, kept)
+}
+
+/// A cut whose unread rest is estimated at the tokens per byte of what was tokenized.
+fn estimated_cut(cut_tokens: usize, unread_bytes: usize, tokens: usize, bytes: usize) -> Cut {
+    let rest = (unread_bytes as u128 * tokens as u128).div_ceil(bytes.max(1) as u128);
+    let estimate = (cut_tokens as u128 + rest).max(1);
+    Cut {
+        tokens: u64::try_from(estimate).unwrap_or(u64::MAX),
+        exact: false,
+        byte_capped: true,
+    }
+}
+
+/// Output bytes of the first window for a cap of `n` tokens: room for `n + 1` tokens of 8
+/// bytes (English prose averages about 4.5 bytes a token, CJK about 3) and some slack.
+fn first_window(n: usize) -> usize {
+    (n + 1).saturating_mul(8).saturating_add(64)
+}
+
+/// Where a link could start at the earliest in `clean`, under a policy that rewrites links:
+/// before it, the link policy leaves the text as it is whatever follows. Every match of the
+/// link pattern starts at `[` (or up to 3 spaces or a `!` before it), `<`, a URL scheme (at
+/// most 5 letters before `://`) or `www.`; the last 8 bytes are not trusted, since a scheme
+/// or `www.` can start there and end after the window.
+fn link_free_prefix(clean: &str) -> usize {
+    let bytes = clean.as_bytes();
+    let mut end = bytes.len().saturating_sub(8);
+    for (i, w) in bytes.windows(4).enumerate().take(end) {
+        let start = match w {
+            [b'[', ..] => Some(i.saturating_sub(4)),
+            [b'<', ..] => Some(i),
+            [b':', b'/', b'/', _] => Some(i.saturating_sub(5)),
+            _ if w.eq_ignore_ascii_case(b"www.") => Some(i),
+            _ => None,
+        };
+        if let Some(start) = start {
+            end = start;
+            break;
+        }
+    }
+    floor_char_boundary(clean, end)
+}
+
+/// The last position `b < text.len()` where `tokenizer` never splits a token across
+/// `text[b - 1]` and `text[b]`, so that `text[..b]` tokenizes as the start of any text that
+/// begins with `text`.
+fn last_split(text: &str, tokenizer: &dyn Tokenizer) -> Option<usize> {
+    let mut chars = text.char_indices().rev();
+    let (_, mut next) = chars.next()?;
+    for (i, last) in chars {
+        if tokenizer.splits_between(last, next) {
+            return Some(i + last.len_utf8());
+        }
+        next = last;
+    }
+    None
+}
+
+/// The cap of a long value from growing windows of its beginning (see [`prepare`]); `None`
+/// when the value is short enough to tokenize whole, or no window up to `limit` bytes shows
+/// where the whole value's cut is.
+fn prepare_windowed<'t>(
+    text: &'t str,
+    n: usize,
+    tokenizer: &dyn Tokenizer,
+    urls: UrlPolicy,
+    limit: usize,
+    read_end: usize,
+) -> Option<Prepared<'t>> {
+    let first = first_window(n);
+    // Up to four windows' worth, the whole value is tokenized and the cut counted exactly.
+    if text.len() <= first.saturating_mul(4) {
+        return None;
+    }
+    let mut window = first.min(limit);
+    loop {
+        let (clean, removed, consumed) = sanitize_limited(&text[..read_end], window);
+        // Sanitising stopped because the window was full, not at the end of what it may read,
+        // so `clean` is exactly the beginning of the whole value sanitised.
+        if consumed >= read_end {
+            return None;
+        }
+        let trusted = match urls {
+            UrlPolicy::Keep => clean.len(),
+            UrlPolicy::Flag | UrlPolicy::Strip => link_free_prefix(&clean),
+        };
+        if let Some(split) = last_split(&clean[..trusted], tokenizer) {
+            let t = tokenizer.truncate(&clean[..split], n);
+            if t.total_tokens > n {
+                let (end, kept) = fit(&clean, t.prefix.len(), t.prefix_tokens, n, tokenizer);
+                let unread = (clean.len() - split) + (text.len() - consumed);
+                let cut = estimated_cut(t.total_tokens - kept, unread, t.total_tokens, split);
+                let mut content = clean;
+                truncate_cow(&mut content, end);
+                return Some(Prepared {
+                    content,
+                    cut: Some(cut),
+                    removed,
+                    links: 0,
+                    tokens: Some(kept),
+                });
+            }
+        }
+        if window >= limit {
+            return None;
+        }
+        window = window.saturating_mul(4).min(limit);
     }
 }

@@ -3,16 +3,20 @@
 //!
 //! Every value of an `untrusted` field goes through [`prepare`], in this order:
 //!
-//! 1. **Byte cap.** With a cap of `N` tokens, at most `(N + 1) × max_token_bytes` bytes of
-//!    sanitised text are kept (no token covers more bytes than that, so `N + 1` tokens always
-//!    fit), and at most four times that is read: a 100 MB field is never tokenized whole.
+//! 1. **Window.** With a cap of `N` tokens, a long value is read only as far as its cap
+//!    needs: sanitising stops once about `8 × (N + 1)` bytes are out (growing while that holds
+//!    fewer than `N + 1` tokens), and never goes past `(N + 1) × max_token_bytes` bytes of
+//!    sanitised text or four times that read (no token covers more bytes than that, so `N + 1`
+//!    tokens always fit): a 100 MB field is never tokenized whole.
 //! 2. **Sanitising** ([`sanitize`]): invisible carriers are removed (Unicode tag characters
 //!    outside the recommended subdivision flags, bidi controls, zero-width characters, other
 //!    invisible format characters, stray variation selectors, C0 and C1 controls other than
 //!    newline and tab, ANSI escape sequences), and U+2028 / U+2029 become newlines.
 //! 3. **Links** ([`UrlPolicy`]): kept, flagged or stripped, by configuration.
-//! 4. **Token cap** at a token boundary of the real tokenizer, with a marker saying how much was
-//!    cut: `… [cut: 1,840 more tokens]`.
+//! 4. **Token cap** at a token boundary of the real tokenizer, where tokenizing the whole value
+//!    would put it (see [`prepare`]), with a marker saying how much was cut:
+//!    `… [cut: 1,840 more tokens]`, or `… [cut: about 6,478 more tokens]` when only a window
+//!    was tokenized.
 //!
 //! In the text channel the result is then wrapped in a provenance delimiter naming its source,
 //! `<untrusted source="search_tickets.subject">…</untrusted>`, after [`neutralize`] has defused

@@ -300,10 +300,15 @@ pub(super) fn sanitize_limited(text: &str, limit: usize) -> (Cow<'_, str>, Remov
     let mut removed = Removed::default();
     let mut i = 0;
     'scan: while i < bytes.len() {
-        // A run of characters kept as they are.
+        // A run of characters kept as they are, scanned no further than the room left (so
+        // a value far longer than the limit is not scanned to its end).
         let mut j = i;
         let mut special = None;
-        while j < bytes.len() {
+        let stop = i
+            .saturating_add(limit.saturating_sub(out.len(i)))
+            .saturating_add(1)
+            .min(bytes.len());
+        while j < stop {
             if bytes[j] < 0x80 {
                 if safe_ascii(bytes[j]) {
                     j += 1;
