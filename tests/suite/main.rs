@@ -12,6 +12,8 @@ mod handle;
 mod mcp;
 mod open;
 mod paging;
+mod questions;
+mod session;
 mod untrusted;
 mod upstream;
 mod values;
