@@ -391,16 +391,11 @@ impl fmt::Display for Coverage {
         };
         write!(
             f,
-            "{}: {} of {} questions answerable from {} {} in {format}",
+            "{}: {} of {} questions answerable from {} records in {format}",
             self.tool,
             self.answerable(),
             self.answers.len(),
             self.record,
-            if self.answers.len() == 1 {
-                "record"
-            } else {
-                "records"
-            },
         )?;
         for answer in &self.answers {
             let mark = if answer.is_answerable() { "ok" } else { "NO" };

@@ -49,7 +49,7 @@ use crate::report::{Lookup, LookupKind};
 use crate::shaped::Shaped;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -72,8 +72,8 @@ struct Ledger {
     left_out: Vec<Offer>,
     /// Cursors earlier answers offered.
     cursors: Vec<Offer>,
-    /// Lookups of calls whose answer has not been recorded yet, per tool, oldest first.
-    pending: BTreeMap<String, VecDeque<Vec<Lookup>>>,
+    /// The lookups of each tool's latest call whose answer has not been recorded yet.
+    pending: BTreeMap<String, Vec<Lookup>>,
     tally: BTreeMap<(String, String, LookupKind), u64>,
 }
 
@@ -165,17 +165,13 @@ impl Session {
                 "follow-up lookup"
             );
         }
-        ledger
-            .pending
-            .entry(tool.to_owned())
-            .or_default()
-            .push_back(lookups.clone());
+        ledger.pending.insert(tool.to_owned(), lookups.clone());
         lookups
     }
 
     /// Records an answer of record type `T`: the values its resolved fields could not name,
     /// the opaque ids its shown fields carry, the fields it left out and its cursor. The
-    /// lookups of the call it answers go into its report.
+    /// lookups of the call it answers (the latest call of the same tool) go into its report.
     pub fn answer<T: ToolResult>(&self, shaped: &mut Shaped) {
         self.answer_with(shaped, T::PROJECTION);
     }
@@ -239,11 +235,7 @@ impl Session {
             ledger.shown.extend(offers);
             ledger.left_out.extend(left_out);
             ledger.cursors.extend(cursor);
-            ledger
-                .pending
-                .get_mut(&tool)
-                .and_then(VecDeque::pop_front)
-                .unwrap_or_default()
+            ledger.pending.remove(&tool).unwrap_or_default()
         };
         shaped.report_mut().lookups = lookups;
     }
@@ -273,9 +265,7 @@ impl Session {
         let mut ledger = self.ledger();
         ledger.answers += 1;
         ledger.shown.extend(offers);
-        if let Some(queue) = ledger.pending.get_mut(tool) {
-            queue.pop_front();
-        }
+        ledger.pending.remove(tool);
     }
 
     /// The session so far: calls, answers, and the lookups and hedges per tool and field.
@@ -295,6 +285,9 @@ impl Session {
                 follow_ups.push(tally);
             }
         }
+        // Most calls first; ties in (tool, field, kind) order.
+        follow_ups.sort_by(|a: &Tally, b: &Tally| b.calls.cmp(&a.calls));
+        hedges.sort_by(|a: &Tally, b: &Tally| b.calls.cmp(&a.calls));
         SessionSummary {
             calls: ledger.calls,
             answers: ledger.answers,
@@ -443,7 +436,7 @@ pub struct SessionSummary {
     pub hedged_calls: u64,
     /// Follow-up lookups per tool, field and kind, most first.
     pub follow_ups: Vec<Tally>,
-    /// Hedges per tool, field and kind.
+    /// Hedges per tool, field and kind, most first.
     pub hedges: Vec<Tally>,
 }
 

@@ -130,7 +130,7 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
     assert_eq!(
         summary.to_string(),
         "8 calls, 5 answers; 2 follow-up calls (search_tickets.assignee unresolved 2); \
-         2 hedged calls (search_tickets.sla_due_at left out 1, search_tickets.next more records 1)"
+         2 hedged calls (search_tickets.next more records 1, search_tickets.sla_due_at left out 1)"
     );
 }
 
