@@ -250,7 +250,8 @@ impl Session {
         match serde_json::from_str::<Value>(payload) {
             Ok(json) => raw_offers(tool, &json, &mut String::new(), &mut offers),
             Err(_) => {
-                for word in payload.split(|c: char| c.is_whitespace() || "\"',;()[]{}".contains(c)) {
+                for word in payload.split(|c: char| c.is_whitespace() || "\"',;()[]{}".contains(c))
+                {
                     if looks_opaque(word) {
                         offers.push(Offer {
                             value: word.to_owned(),
@@ -528,7 +529,10 @@ mod tests {
             "search_tickets",
             r#"{"data":[{"id":"tkt_9f3a71c4-2d18","relationships":{"assignee":{"data":{"id":"usr_41c2be09-77aa"}}}}]}"#,
         );
-        let own = session.call("get_ticket", &serde_json::json!({"id": "tkt_9f3a71c4-2d18"}));
+        let own = session.call(
+            "get_ticket",
+            &serde_json::json!({"id": "tkt_9f3a71c4-2d18"}),
+        );
         assert!(own.is_empty());
         let user = session.call("get_user", &serde_json::json!({"id": "usr_41c2be09-77aa"}));
         assert_eq!(user.len(), 1);

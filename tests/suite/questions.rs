@@ -98,7 +98,10 @@ fn a_view_that_skips_the_due_date_cannot_answer_the_sla_question() {
         .shape_blocking_with(&seed_tickets(), &Directory::seed())
         .unwrap();
     let keys = keys_read_back(shaped.structured_json());
-    assert!(keys.contains("assignee") && keys.contains("priority"), "{keys:?}");
+    assert!(
+        keys.contains("assignee") && keys.contains("priority"),
+        "{keys:?}"
+    );
     assert!(!keys.iter().any(|k| k.contains("sla")), "{keys:?}");
     assert_eq!(shaped.frame().omitted.fields, ["sla_due_at"]);
 }
@@ -108,7 +111,9 @@ fn a_view_that_skips_the_due_date_cannot_answer_the_sla_question() {
     expected = "which tickets breach SLA this week? needs sla_due_at, which this view leaves out"
 )]
 fn the_assertion_fails_naming_the_question_and_the_field() {
-    desk_questions().check::<Ticket>(Format::Prose).assert_complete();
+    desk_questions()
+        .check::<Ticket>(Format::Prose)
+        .assert_complete();
 }
 
 #[test]
@@ -149,8 +154,12 @@ fn a_prose_template_that_leaves_a_field_out_fails_only_in_prose() {
         .ask("which tickets are urgent?")
         .needs(TicketLine::FIELDS.id)
         .needs(TicketLine::FIELDS.priority);
-    questions.check::<TicketLine>(Format::Json).assert_complete();
-    questions.check::<TicketLine>(Format::Table).assert_complete();
+    questions
+        .check::<TicketLine>(Format::Json)
+        .assert_complete();
+    questions
+        .check::<TicketLine>(Format::Table)
+        .assert_complete();
     let prose = questions.check::<TicketLine>(Format::Prose);
     assert_eq!(prose.answers[0].gaps[0].why, Why::NotInTemplate);
     assert_eq!(
@@ -173,7 +182,11 @@ fn a_prose_template_that_leaves_a_field_out_fails_only_in_prose() {
     };
     assert!(text(Format::Json).contains("\"priority\":\"urgent\""));
     assert!(text(Format::Table).contains("urgent"));
-    assert!(!text(Format::Prose).contains("urgent"), "{}", text(Format::Prose));
+    assert!(
+        !text(Format::Prose).contains("urgent"),
+        "{}",
+        text(Format::Prose)
+    );
 }
 
 #[test]

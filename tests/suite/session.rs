@@ -58,18 +58,30 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
         .format(Format::Prose);
 
     // Turn 1: the page. Everything fits; two assignees come back unresolved.
-    assert!(session.call("search_tickets", &json!({"status": "open"})).is_empty());
+    assert!(
+        session
+            .call("search_tickets", &json!({"status": "open"}))
+            .is_empty()
+    );
     let mut page = search.shape_blocking_with(&tickets, &directory).unwrap();
     session.answer::<Ticket>(&mut page);
     for id in &gone {
-        assert!(page.text().contains(&format!("unresolved user {id}")), "{}", page.text());
+        assert!(
+            page.text().contains(&format!("unresolved user {id}")),
+            "{}",
+            page.text()
+        );
     }
 
     // Turns 2–3: the model looks each one up, once by the short id, once by the full id.
     let first = session.call("get_user", &json!({"id": short_id(&gone[0])}));
     assert_eq!(first.len(), 1, "{first:?}");
     assert_eq!(
-        (first[0].tool.as_str(), first[0].field.as_str(), first[0].kind),
+        (
+            first[0].tool.as_str(),
+            first[0].field.as_str(),
+            first[0].kind
+        ),
         ("search_tickets", "assignee", LookupKind::Unresolved)
     );
     assert_eq!(first[0].call, "get_user");
@@ -80,7 +92,11 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
 
     // Not lookups: a user the page named (its id was never shown), the ticket's own id.
     assert!(session.call("get_user", &json!({"id": kept})).is_empty());
-    assert!(session.call("get_ticket", &json!({"id": "tkt_9f3a71c4"})).is_empty());
+    assert!(
+        session
+            .call("get_ticket", &json!({"id": "tkt_9f3a71c4"}))
+            .is_empty()
+    );
 
     // Turn 6: a hedge, asking for the field the page said it leaves out; its answer's
     // report carries it.
@@ -115,8 +131,14 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
         .shape_blocking_with(&tickets, &directory)
         .unwrap();
     session.answer::<Ticket>(&mut cut);
-    let next = cut.next().expect("a page cut by its budget has a cursor").to_owned();
-    let more = session.call("search_tickets", &json!({"status": "closed", "cursor": next}));
+    let next = cut
+        .next()
+        .expect("a page cut by its budget has a cursor")
+        .to_owned();
+    let more = session.call(
+        "search_tickets",
+        &json!({"status": "closed", "cursor": next}),
+    );
     assert_eq!(more.len(), 1);
     assert_eq!(more[0].kind, LookupKind::MoreRecords);
     assert_eq!(more[0].value, "next");
@@ -143,8 +165,16 @@ fn the_raw_page_makes_one_follow_up_per_distinct_related_id() {
     // The seed's loop: one call per distinct id, one id per call.
     let mut expected: BTreeMap<&str, u64> = BTreeMap::new();
     for (tool, ids, path) in [
-        ("get_user", distinct(&users), "data.relationships.assignee.data.id"),
-        ("get_org", distinct(&orgs), "data.relationships.organization.data.id"),
+        (
+            "get_user",
+            distinct(&users),
+            "data.relationships.assignee.data.id",
+        ),
+        (
+            "get_org",
+            distinct(&orgs),
+            "data.relationships.organization.data.id",
+        ),
     ] {
         for id in &ids {
             let lookups = session.call(tool, &json!({ "id": id }));
@@ -174,7 +204,29 @@ fn the_raw_page_makes_one_follow_up_per_distinct_related_id() {
         .unwrap();
     shaped_session.answer::<Ticket>(&mut page);
     for id in distinct(&users).iter().chain(&distinct(&orgs)) {
-        assert!(shaped_session.call("get_user", &json!({ "id": id })).is_empty());
+        assert!(
+            shaped_session
+                .call("get_user", &json!({ "id": id }))
+                .is_empty()
+        );
     }
     assert_eq!(shaped_session.summary().follow_up_calls, 0);
+}
+
+/// The benchmarks shape the desk without SQLite: the generated desk must be the one the
+/// database is seeded with, ticket for ticket.
+#[test]
+fn the_generated_desk_is_the_seeded_database() {
+    use shape_examples::{desk_data, desk_db};
+    let db = desk_db::DeskDb::seeded().unwrap();
+    let mut stored = db
+        .tickets(&desk_db::TicketFilter::default(), None, 10_000)
+        .unwrap();
+    let mut generated = desk_data::generate().tickets;
+    assert_eq!(stored.len(), desk_data::TICKETS);
+    stored.sort_by(|a, b| a.id.cmp(&b.id));
+    generated.sort_by(|a, b| a.id.cmp(&b.id));
+    for (s, g) in stored.iter().zip(&generated) {
+        assert_eq!(format!("{s:?}"), format!("{g:?}"));
+    }
 }
