@@ -756,7 +756,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut hits = [[0usize; BUDGETS.len()]; METHODS.len()];
     let mut by_kind: Vec<(&str, [usize; METHODS.len()], usize)> = Vec::new();
-    for question in &questions {
+    // `ANSWERABILITY_SHOW=7` prints question 7's answers at 500 and 2,000 tokens, each with
+    // its verdict, to check the read-back by eye.
+    let show: Option<usize> = std::env::var("ANSWERABILITY_SHOW")
+        .ok()
+        .and_then(|v| v.trim().parse().ok());
+    for (index, question) in questions.iter().enumerate() {
         let (raw, raw_n, hand, hand_n, plural) = match question.domain {
             Domain::Desk => (&raw_desk, &raw_desk_n, &hand_desk, &hand_desk_n, "tickets"),
             Domain::Tracker => (
@@ -822,6 +827,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             answers.push(records_cut(&raw_rows, &raw_rows_n, budget, &o200k));
             answers.push(records_cut(&hand_rows, &hand_rows_n, budget, &o200k));
             for (m, answer) in answers.iter().enumerate() {
+                if show == Some(index) && matches!(budget, 500 | 2_000) {
+                    println!(
+                        "---- question {index} ({}), {} at {budget}: {} ----\n{}\n{answer}\n",
+                        question.text,
+                        METHODS[m],
+                        if answerable(answer, question, plural) {
+                            "answerable"
+                        } else {
+                            "NOT answerable"
+                        },
+                        question
+                            .facts
+                            .iter()
+                            .map(|f| format!("{f:?}"))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    );
+                }
                 if o200k.count(answer) > budget {
                     return Err(format!(
                         "{} at {budget}: {} tokens",

@@ -49,7 +49,7 @@ use crate::report::{Lookup, LookupKind};
 use crate::shaped::Shaped;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -66,15 +66,24 @@ struct Ledger {
     answers: u64,
     follow_up_calls: u64,
     hedged_calls: u64,
-    /// Values earlier answers showed unresolved or opaque, newest last.
-    shown: Vec<Offer>,
-    /// Fields earlier answers left out.
+    /// Values earlier answers showed unresolved or opaque, by their short form (up to the
+    /// first `-`), first shown first; each (value, tool, field) once.
+    shown: HashMap<String, Vec<Offer>>,
+    /// Fields earlier answers left out; each (tool, field) once.
     left_out: Vec<Offer>,
-    /// Cursors earlier answers offered.
-    cursors: Vec<Offer>,
+    /// The latest cursors earlier answers offered, at most [`CURSORS_KEPT`].
+    cursors: VecDeque<Offer>,
     /// The lookups of each tool's latest call whose answer has not been recorded yet.
     pending: BTreeMap<String, Vec<Lookup>>,
     tally: BTreeMap<(String, String, LookupKind), u64>,
+}
+
+/// Cursors kept per session: a model passes back one of the last few, not the 65th.
+const CURSORS_KEPT: usize = 64;
+
+/// The short form of an id: up to its first `-` (`usr_41c2be09` of `usr_41c2be09-77aa-…`).
+fn short_key(value: &str) -> &str {
+    value.split('-').next().unwrap_or(value)
 }
 
 /// Something an answer showed or offered: the value, the tool that answered, the field.
@@ -103,13 +112,15 @@ impl Session {
     /// counted in the summary; the report of the call's answer gets them when that answer is
     /// recorded with [`answer`](Session::answer).
     ///
-    /// Arguments are matched as text: every string (and every word of a longer string) and
-    /// every object key. A short id matches the full id it abbreviates (`usr_41c2be09` and
-    /// `usr_41c2be09-77aa-…`). A call counts once per earlier field it points at.
+    /// Arguments are matched as text. An id matches any word of any string value; a left-out
+    /// field or a cursor matches a whole value only (`add_comment {"body": "the body is
+    /// wrong"}` does not ask for a left-out `body`; `{"fields": ["body"]}` does). A short id
+    /// matches the full id it abbreviates (`usr_41c2be09` and `usr_41c2be09-77aa-…`). A call
+    /// counts once per earlier field it points at.
     pub fn call(&self, tool: &str, args: &impl Serialize) -> Vec<Lookup> {
-        let mut words = Vec::new();
+        let mut values = Vec::new();
         if let Ok(value) = serde_json::to_value(args) {
-            argument_words(&value, &mut words);
+            argument_values(&value, &mut values);
         }
         let mut ledger = self.ledger();
         ledger.calls += 1;
@@ -128,16 +139,19 @@ impl Session {
                 });
             }
         };
-        for word in &words {
+        for word in words(&values) {
             // The first answer that showed the value is the one short of it (a later lookup's
             // own answer may repeat it).
-            if let Some(offer) = ledger.shown.iter().find(|o| same_id(&o.value, word)) {
+            let offers = ledger.shown.get(short_key(word)).into_iter().flatten();
+            if let Some(offer) = offers.into_iter().find(|o| same_id(&o.value, word)) {
                 push(offer, &mut lookups);
             }
-            if let Some(offer) = ledger.left_out.iter().rev().find(|o| o.value == *word) {
+        }
+        for value in &values {
+            if let Some(offer) = ledger.left_out.iter().rev().find(|o| o.value == *value) {
                 push(offer, &mut lookups);
             }
-            if let Some(offer) = ledger.cursors.iter().rev().find(|o| o.value == *word) {
+            if let Some(offer) = ledger.cursors.iter().rev().find(|o| o.value == *value) {
                 let mut offer = offer.clone();
                 offer.value = "next".to_owned();
                 push(&offer, &mut lookups);
@@ -232,9 +246,22 @@ impl Session {
         let lookups = {
             let mut ledger = self.ledger();
             ledger.answers += 1;
-            ledger.shown.extend(offers);
-            ledger.left_out.extend(left_out);
-            ledger.cursors.extend(cursor);
+            ledger.remember(offers);
+            for offer in left_out {
+                let known = ledger
+                    .left_out
+                    .iter()
+                    .any(|o| o.tool == offer.tool && o.value == offer.value);
+                if !known {
+                    ledger.left_out.push(offer);
+                }
+            }
+            if let Some(cursor) = cursor {
+                if ledger.cursors.len() == CURSORS_KEPT {
+                    ledger.cursors.pop_front();
+                }
+                ledger.cursors.push_back(cursor);
+            }
             ledger.pending.remove(&tool).unwrap_or_default()
         };
         shaped.report_mut().lookups = lookups;
@@ -265,7 +292,7 @@ impl Session {
         }
         let mut ledger = self.ledger();
         ledger.answers += 1;
-        ledger.shown.extend(offers);
+        ledger.remember(offers);
         ledger.pending.remove(tool);
     }
 
@@ -287,8 +314,8 @@ impl Session {
             }
         }
         // Most calls first; ties in (tool, field, kind) order.
-        follow_ups.sort_by(|a: &Tally, b: &Tally| b.calls.cmp(&a.calls));
-        hedges.sort_by(|a: &Tally, b: &Tally| b.calls.cmp(&a.calls));
+        follow_ups.sort_by_key(|t| std::cmp::Reverse(t.calls));
+        hedges.sort_by_key(|t| std::cmp::Reverse(t.calls));
         SessionSummary {
             calls: ledger.calls,
             answers: ledger.answers,
@@ -296,6 +323,24 @@ impl Session {
             hedged_calls: ledger.hedged_calls,
             follow_ups,
             hedges,
+        }
+    }
+}
+
+impl Ledger {
+    /// Keeps the values an answer showed, each (value, tool, field) once.
+    fn remember(&mut self, offers: Vec<Offer>) {
+        for offer in offers {
+            let same = self
+                .shown
+                .entry(short_key(&offer.value).to_owned())
+                .or_default();
+            if !same
+                .iter()
+                .any(|o| o.value == offer.value && o.tool == offer.tool && o.field == offer.field)
+            {
+                same.push(offer);
+            }
         }
     }
 }
@@ -346,29 +391,24 @@ fn raw_offers(tool: &str, value: &Value, path: &mut String, out: &mut Vec<Offer>
     }
 }
 
-/// Every string of the arguments, every word of those strings, every object key.
-fn argument_words(value: &Value, out: &mut Vec<String>) {
+/// The arguments' string values (and numbers, as text), whole.
+fn argument_values(value: &Value, out: &mut Vec<String>) {
     match value {
-        Value::String(s) => {
-            out.push(s.clone());
-            let mut words = s
-                .split(|c: char| c.is_whitespace() || ",;()[]{}\"'".contains(c))
-                .filter(|w| !w.is_empty() && *w != s);
-            if let Some(first) = words.next() {
-                out.push(first.to_owned());
-                out.extend(words.map(str::to_owned));
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| argument_words(v, out)),
-        Value::Object(map) => {
-            for (key, v) in map {
-                out.push(key.clone());
-                argument_words(v, out);
-            }
-        }
+        Value::String(s) => out.push(s.clone()),
         Value::Number(n) => out.push(n.to_string()),
+        Value::Array(items) => items.iter().for_each(|v| argument_values(v, out)),
+        Value::Object(map) => map.values().for_each(|v| argument_values(v, out)),
         _ => {}
     }
+}
+
+/// The words of the values (an id inside a sentence: `"who is usr_41c2be09?"`).
+fn words(values: &[String]) -> Vec<&str> {
+    values
+        .iter()
+        .flat_map(|v| v.split(|c: char| c.is_whitespace() || ",;()[]{}\"'?!".contains(c)))
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 /// Whether two ids are the same: equal, or one the short form of the other (the first UUID

@@ -144,14 +144,14 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
     assert_eq!(more[0].value, "next");
 
     let summary = session.summary();
-    assert_eq!((summary.calls, summary.answers), (8, 5));
+    assert_eq!((summary.calls, summary.answers), (9, 5));
     assert_eq!(summary.follow_up_calls, 2);
     assert_eq!(summary.hedged_calls, 2);
     assert_eq!(summary.follow_ups.len(), 1);
     assert_eq!(summary.follow_ups[0].calls, 2);
     assert_eq!(
         summary.to_string(),
-        "8 calls, 5 answers; 2 follow-up calls (search_tickets.assignee unresolved 2); \
+        "9 calls, 5 answers; 2 follow-up calls (search_tickets.assignee unresolved 2); \
          2 hedged calls (search_tickets.next more records 1, search_tickets.sla_due_at left out 1)"
     );
 }
