@@ -494,7 +494,7 @@ fn records_cut(
 ) -> String {
     let mut n = 0;
     let mut estimate = 2;
-    while n < records.len() && estimate + counts[n] + 1 <= budget {
+    while n < records.len() && estimate + counts[n] < budget {
         estimate += counts[n] + 1;
         n += 1;
     }
