@@ -90,13 +90,16 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
     assert_eq!(second.len(), 1);
     session.answer_raw("get_user", r#"{"error":"not found"}"#);
 
-    // Not lookups: a user the page named (its id was never shown), the ticket's own id.
+    // Not lookups: a user the page named (its id was never shown), the ticket's own id, a
+    // left-out field's name inside a sentence.
     assert!(session.call("get_user", &json!({"id": kept})).is_empty());
     assert!(
         session
             .call("get_ticket", &json!({"id": "tkt_9f3a71c4"}))
             .is_empty()
     );
+    let comment = json!({"id": "tkt_9f3a71c4", "body": "is sla_due_at right?"});
+    assert!(session.call("add_comment", &comment).is_empty());
 
     // Turn 6: a hedge, asking for the field the page said it leaves out; its answer's
     // report carries it.
