@@ -18,7 +18,8 @@
 //! would bind handles to the authenticated user instead.
 //!
 //! stdout is the MCP channel; every log line (shape's call reports, and one line per call
-//! with the SQL statements it ran) goes to stderr.
+//! with the SQL statements it ran and the session's follow-up lookups and hedges so far) goes
+//! to stderr, and the session's summary when the client disconnects.
 //!
 //! Run with `cargo run --example mcp_support_desk --features mcp` under an MCP client (the
 //! interop test, `tests/mcp_interop.py`, starts the binary this builds).
@@ -35,7 +36,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, JsonObject, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolshape::{
@@ -44,6 +45,7 @@ use toolshape::{
     cursor::{CursorCodec, CursorKeys, QueryHash},
     handle::{Handle, HandlePolicy, Keep, MemoryStore, OpenResult},
     mcp,
+    session::Session,
 };
 
 /// The principal every handle of this stdio session belongs to (see the module docs).
@@ -60,7 +62,7 @@ const MAX_STORED_ROWS: u64 = 10_000;
 const MAX_QUERY_CHARS: usize = 200;
 
 /// The arguments of `search_tickets`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SearchArgs {
     /// Text to find in ticket subjects (case-insensitive substring; `%` and `_` are literal).
@@ -75,7 +77,7 @@ struct SearchArgs {
 }
 
 /// The arguments of `get_ticket`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetArgs {
     /// The ticket id as results show it (`tkt_9f3a71c4`), or the full id.
@@ -89,6 +91,8 @@ struct Desk {
     policy: HandlePolicy,
     codec: Arc<CursorCodec>,
     today: Day,
+    /// This stdio session's answers and calls: follow-up lookups and hedges.
+    session: Session,
 }
 
 #[derive(Clone)]
@@ -124,7 +128,10 @@ impl DeskServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_tickets(&self, Parameters(args): Parameters<SearchArgs>) -> Shaped {
-        self.desk.search(args).await
+        self.desk.session.call("search_tickets", &args);
+        let mut shaped = self.desk.search(args).await;
+        self.desk.record(&mut shaped);
+        shaped
     }
 
     #[tool(
@@ -134,7 +141,10 @@ impl DeskServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_ticket(&self, Parameters(args): Parameters<GetArgs>) -> Shaped {
-        self.desk.get(&args.id).await
+        self.desk.session.call("get_ticket", &args);
+        let mut shaped = self.desk.get(&args.id).await;
+        self.desk.record(&mut shaped);
+        shaped
     }
 
     #[tool(
@@ -146,7 +156,8 @@ impl DeskServer {
     )]
     async fn open_result(&self, Parameters(args): Parameters<JsonObject>) -> Shaped {
         let desk = &self.desk;
-        let shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
+        desk.session.call(OpenResult::<MemoryStore>::NAME, &args);
+        let mut shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
             .shaper(
                 Shaper::for_tool(OpenResult::<MemoryStore>::NAME)
                     .budget(open_budget())
@@ -154,6 +165,7 @@ impl DeskServer {
             )
             .call_on(OWNER, Value::Object(args), desk.today)
             .await;
+        desk.record(&mut shaped);
         log_call(&shaped, 0);
         shaped
     }
@@ -177,6 +189,21 @@ impl ServerHandler for DeskServer {
 }
 
 impl Desk {
+    /// Records an answer in the session (every result here is tickets, stored ones too), so
+    /// its report carries the lookups of the call it answers and later calls are matched
+    /// against it.
+    fn record(&self, shaped: &mut Shaped) {
+        self.session.answer::<Ticket>(shaped);
+        let report = shaped.report();
+        tracing::info!(
+            target: "mcp_support_desk",
+            tool = %report.tool,
+            lookups = %serde_json::to_string(&report.lookups).unwrap_or_default(),
+            session = %self.session.summary(),
+            "session"
+        );
+    }
+
     fn shaper(tool: &str) -> Shaper {
         Shaper::for_tool(tool)
             .budget(budget())
@@ -407,7 +434,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         policy: handle_policy(),
         codec: Arc::new(CursorCodec::new(cursor_keys()?)),
         today: Day::parse(desk_db::TODAY).ok_or("the seed's date does not parse")?,
+        session: Session::new(),
     };
+    let session = desk.session.clone();
     tracing::info!(
         target: "mcp_support_desk",
         tickets = desk_db::TICKETS,
@@ -420,5 +449,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .serve(rmcp::transport::stdio())
         .await?;
     service.waiting().await?;
+    session.summary().emit();
     Ok(())
 }

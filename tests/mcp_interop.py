@@ -147,6 +147,7 @@ async def run(server: Path, log_path: Path, checks: Checks) -> None:
             session = Session(client, checks)
             await scenario(session, checks)
     sql_checks(log_path, checks)
+    session_checks(log_path, checks)
 
 
 async def scenario(session: Session, checks: Checks) -> None:
@@ -360,6 +361,21 @@ def sql_checks(log_path: Path, checks: Checks) -> None:
     counts = [p["sql_queries"] for p in pages]
     typical = max(set(counts), key=counts.count)
     print(f"     SQL statements per search page: {typical} (most common over {len(pages)} pages)")
+
+
+def session_checks(log_path: Path, checks: Checks) -> None:
+    """Reads the server's per-session lines: each page asked for with the cursor of the one
+    before is a hedge (`search_tickets.next more records`); no id was left to look up."""
+    lines = [l for l in log_path.read_text(encoding="utf-8", errors="replace").splitlines() if "mcp_support_desk" in l and " session=" in l]
+    last = lines[-1] if lines else ""
+    more = re.search(r"search_tickets\.next more records (\d+)", last)
+    checks.check(
+        "the server's per-session log counts follow-up lookups (none) and cursor hedges (each page after the first)",
+        bool(more) and int(more.group(1)) > 100 and "; 0 follow-up calls (none);" in last,
+        last[-300:],
+    )
+    if last:
+        print("     session: " + last.split(" session=", 1)[1][:300])
 
 
 def main() -> int:

@@ -3,9 +3,11 @@
 //! - [`desk`]: the seed's support desk (a JSON:API page of 12 tickets and a directory).
 //! - [`github`]: 60 GitHub REST issues in the API's nested form.
 //! - [`tracker`]: an issue tracker of 1,412 generated issues.
-//! - `desk_db` (feature `sqlite`): the support desk in SQLite, 5,000 tickets.
+//! - [`desk_data`]: the support desk's 5,000 tickets, generated without a database.
+//! - `desk_db` (feature `sqlite`): the same desk in SQLite.
 
 pub mod desk;
+pub mod desk_data;
 #[cfg(feature = "sqlite")]
 pub mod desk_db;
 pub mod github;

@@ -18,10 +18,12 @@ pub mod handle;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 pub mod query;
+pub mod questions;
 pub mod record;
 pub mod report;
 pub mod resolve;
 pub mod schema;
+pub mod session;
 pub mod tokens;
 pub mod untrusted;
 

@@ -335,6 +335,7 @@ impl Shaper {
             over_budget: tokens.text.max(tokens.structured) > self.settings.budget.max_tokens(),
             duration_us: 0,
             nonce: None,
+            lookups: Vec::new(),
         };
         report.emit();
         Shaped::new(frame, text, structured, report)

@@ -1,0 +1,235 @@
+//! Follow-up lookups and hedges, counted over a replayed session. The expected counts come
+//! from the seed's page itself (its JSON:API relationships and the directory), worked out
+//! here without the library.
+
+use crate::desk;
+
+use desk::{Directory, Ticket};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+use toolshape::report::LookupKind;
+use toolshape::session::Session;
+use toolshape::{Budget, Format, Shaper, short_id};
+
+/// The page's relationships, read straight from the JSON:API document.
+fn related_ids() -> (Vec<String>, Vec<String>) {
+    let doc: serde_json::Value = serde_json::from_str(desk::PAGE).unwrap();
+    let (mut users, mut orgs) = (Vec::new(), Vec::new());
+    for element in doc["data"].as_array().unwrap() {
+        if let Some(id) = element["relationships"]["assignee"]["data"]["id"].as_str() {
+            users.push(id.to_owned());
+        }
+        orgs.push(
+            element["relationships"]["organization"]["data"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    (users, orgs)
+}
+
+fn distinct(ids: &[String]) -> Vec<String> {
+    ids.iter()
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+#[test]
+fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
+    let (users, _) = related_ids();
+    let users = distinct(&users);
+    // Two users were deleted from the directory since the tickets were assigned.
+    let gone: Vec<String> = users.iter().take(2).cloned().collect();
+    let mut directory = Directory::seed();
+    for id in &gone {
+        directory.users.remove(id);
+    }
+    let kept = users.iter().find(|id| !gone.contains(id)).unwrap().clone();
+
+    let session = Session::new();
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let search = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(3_000))
+        .format(Format::Prose);
+
+    // Turn 1: the page. Everything fits; two assignees come back unresolved.
+    assert!(
+        session
+            .call("search_tickets", &json!({"status": "open"}))
+            .is_empty()
+    );
+    let mut page = search.shape_blocking_with(&tickets, &directory).unwrap();
+    session.answer::<Ticket>(&mut page);
+    for id in &gone {
+        assert!(
+            page.text().contains(&format!("unresolved user {id}")),
+            "{}",
+            page.text()
+        );
+    }
+
+    // Turns 2–3: the model looks each one up, once by the short id, once by the full id.
+    let first = session.call("get_user", &json!({"id": short_id(&gone[0])}));
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(
+        (
+            first[0].tool.as_str(),
+            first[0].field.as_str(),
+            first[0].kind
+        ),
+        ("search_tickets", "assignee", LookupKind::Unresolved)
+    );
+    assert_eq!(first[0].call, "get_user");
+    session.answer_raw("get_user", r#"{"id":"usr_deleted","error":"not found"}"#);
+    let second = session.call("get_user", &json!({"user": {"id": gone[1].clone()}}));
+    assert_eq!(second.len(), 1);
+    session.answer_raw("get_user", r#"{"error":"not found"}"#);
+
+    // Not lookups: a user the page named (its id was never shown), the ticket's own id, a
+    // left-out field's name inside a sentence.
+    assert!(session.call("get_user", &json!({"id": kept})).is_empty());
+    assert!(
+        session
+            .call("get_ticket", &json!({"id": "tkt_9f3a71c4"}))
+            .is_empty()
+    );
+    let comment = json!({"id": "tkt_9f3a71c4", "body": "is sla_due_at right?"});
+    assert!(session.call("add_comment", &comment).is_empty());
+
+    // Turn 6: a hedge, asking for the field the page said it leaves out; its answer's
+    // report carries it.
+    let hedge = session.call(
+        "get_ticket",
+        &json!({"id": "tkt_9f3a71c4", "fields": ["sla_due_at"]}),
+    );
+    assert_eq!(hedge.len(), 1);
+    assert_eq!(
+        (hedge[0].field.as_str(), hedge[0].kind),
+        ("sla_due_at", LookupKind::LeftOut)
+    );
+    let mut one = Shaper::for_tool("get_ticket")
+        .shape_blocking_with(&tickets[..1], &directory)
+        .unwrap();
+    session.answer::<Ticket>(&mut one);
+    assert_eq!(one.report().lookups, hedge);
+
+    // Turns 7–8: a page cut by its budget, then the model asks for the rest.
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a session test key, sixteen bytes or more").unwrap(),
+    ));
+    let query = QueryHash::of("search_tickets", &json!({"status": "closed"})).unwrap();
+    let small = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(300))
+        .format(Format::Prose);
+    session.call("search_tickets", &json!({"status": "closed"}));
+    let mut cut = small
+        .call()
+        .paginate(Arc::clone(&codec), query, None)
+        .unwrap()
+        .shape_blocking_with(&tickets, &directory)
+        .unwrap();
+    session.answer::<Ticket>(&mut cut);
+    let next = cut
+        .next()
+        .expect("a page cut by its budget has a cursor")
+        .to_owned();
+    let more = session.call(
+        "search_tickets",
+        &json!({"status": "closed", "cursor": next}),
+    );
+    assert_eq!(more.len(), 1);
+    assert_eq!(more[0].kind, LookupKind::MoreRecords);
+    assert_eq!(more[0].value, "next");
+
+    let summary = session.summary();
+    assert_eq!((summary.calls, summary.answers), (9, 5));
+    assert_eq!(summary.follow_up_calls, 2);
+    assert_eq!(summary.hedged_calls, 2);
+    assert_eq!(summary.follow_ups.len(), 1);
+    assert_eq!(summary.follow_ups[0].calls, 2);
+    assert_eq!(
+        summary.to_string(),
+        "9 calls, 5 answers; 2 follow-up calls (search_tickets.assignee unresolved 2); \
+         2 hedged calls (search_tickets.next more records 1, search_tickets.sla_due_at left out 1)"
+    );
+}
+
+#[test]
+fn the_raw_page_makes_one_follow_up_per_distinct_related_id() {
+    let (users, orgs) = related_ids();
+    let session = Session::new();
+    session.call("search_tickets", &json!({"status": "open"}));
+    session.answer_raw("search_tickets", desk::PAGE);
+    // The seed's loop: one call per distinct id, one id per call.
+    let mut expected: BTreeMap<&str, u64> = BTreeMap::new();
+    for (tool, ids, path) in [
+        (
+            "get_user",
+            distinct(&users),
+            "data.relationships.assignee.data.id",
+        ),
+        (
+            "get_org",
+            distinct(&orgs),
+            "data.relationships.organization.data.id",
+        ),
+    ] {
+        for id in &ids {
+            let lookups = session.call(tool, &json!({ "id": id }));
+            assert_eq!(lookups.len(), 1, "{tool} {id}: {lookups:?}");
+            assert_eq!(lookups[0].field, path);
+            session.answer_raw(tool, r#"{"name":"someone"}"#);
+        }
+        expected.insert(path, ids.len() as u64);
+    }
+    let summary = session.summary();
+    assert_eq!(
+        summary.follow_up_calls,
+        (distinct(&users).len() + distinct(&orgs).len()) as u64
+    );
+    let got: BTreeMap<&str, u64> = summary
+        .follow_ups
+        .iter()
+        .map(|t| (t.field.as_str(), t.calls))
+        .collect();
+    assert_eq!(got, expected);
+    // The shaped page resolves every id: the same loop finds nothing to look up.
+    let shaped_session = Session::new();
+    shaped_session.call("search_tickets", &json!({"status": "open"}));
+    let mut page = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(3_000))
+        .shape_blocking_with(&desk::parse_page(desk::PAGE).unwrap(), &Directory::seed())
+        .unwrap();
+    shaped_session.answer::<Ticket>(&mut page);
+    for id in distinct(&users).iter().chain(&distinct(&orgs)) {
+        assert!(
+            shaped_session
+                .call("get_user", &json!({ "id": id }))
+                .is_empty()
+        );
+    }
+    assert_eq!(shaped_session.summary().follow_up_calls, 0);
+}
+
+/// The benchmarks shape the desk without SQLite: the generated desk must be the one the
+/// database is seeded with, ticket for ticket.
+#[test]
+fn the_generated_desk_is_the_seeded_database() {
+    use shape_examples::{desk_data, desk_db};
+    let db = desk_db::DeskDb::seeded().unwrap();
+    let mut stored = db
+        .tickets(&desk_db::TicketFilter::default(), None, 10_000)
+        .unwrap();
+    let mut generated = desk_data::generate().tickets;
+    assert_eq!(stored.len(), desk_data::TICKETS);
+    stored.sort_by(|a, b| a.id.cmp(&b.id));
+    generated.sort_by(|a, b| a.id.cmp(&b.id));
+    for (s, g) in stored.iter().zip(&generated) {
+        assert_eq!(format!("{s:?}"), format!("{g:?}"));
+    }
+}
