@@ -341,7 +341,7 @@ fn main() -> Result<(), Failure> {
             }
             // A broad search: stored behind a handle, then reopened and aggregated.
             30..=44 => {
-                let args = if rng.next() % 2 == 0 {
+                let args = if rng.next().is_multiple_of(2) {
                     json!({"query": rng.pick(&THINGS)})
                 } else {
                     json!({"query": rng.pick(&PROBLEMS)})
@@ -356,7 +356,7 @@ fn main() -> Result<(), Failure> {
                     if agg.is_error() {
                         return Err(format!("aggregate failed: {}", agg.summary()).into());
                     }
-                    if rng.next() % 3 == 0 {
+                    if rng.next().is_multiple_of(3) {
                         walk_open(&mut server, &h, &mut n)?;
                     }
                     old_handles.push((h, Instant::now()));
@@ -371,7 +371,7 @@ fn main() -> Result<(), Failure> {
                 n.calls += 1;
                 n.searches += 1;
                 let ids = page.ids();
-                let id = if ids.is_empty() || rng.next() % 4 == 0 {
+                let id = if ids.is_empty() || rng.next().is_multiple_of(4) {
                     n.malformed += 1;
                     format!("tkt_{}", "z".repeat((rng.next() % 60) as usize))
                 } else {
@@ -498,7 +498,7 @@ fn main() -> Result<(), Failure> {
             rss_peak = rss_peak.max(server.rss_kib()?);
         }
         // Let some handles age past their TTL now and then.
-        if rng.next() % 400 == 0 {
+        if rng.next().is_multiple_of(400) {
             std::thread::sleep(Duration::from_millis(HANDLE_TTL_SECS * 1_000 + 200));
         }
     }
