@@ -17,7 +17,9 @@
 //! assert_eq!(cut.total_tokens, 4);
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Counts tokens exactly as a model's tokenizer does.
 ///
@@ -236,6 +238,29 @@ impl Tokenizer for Tiktoken {
 pub struct Bpe {
     encoding: Encoding,
     bpe: &'static bpe_openai::Tokenizer,
+    whole: &'static Vocabulary,
+}
+
+/// Every token of a vocabulary by its bytes. Most pieces of pre-tokenized text are one token
+/// (a word with its leading space, up to three digits, a run of punctuation), and a piece that
+/// is a token of the vocabulary is that one token (tiktoken looks pieces up the same way before
+/// encoding them), so one hash lookup counts it instead of a byte-pair encoding, which
+/// allocates and searches the vocabulary's automaton. About 4 MB for o200k, built once per
+/// process.
+struct Vocabulary(HashSet<&'static [u8], foldhash::fast::FixedState>);
+
+impl Vocabulary {
+    fn of(bpe: &'static bpe_openai::Tokenizer) -> Vocabulary {
+        let tokens = bpe.bpe.num_tokens();
+        let mut set = HashSet::with_capacity_and_hasher(tokens, Default::default());
+        set.extend((0..tokens).map(|id| bpe.bpe.token_bytes(id as u32)));
+        Vocabulary(set)
+    }
+
+    /// Whether `piece` is one token.
+    fn is_token(&self, piece: &str) -> bool {
+        piece.len() == 1 || self.0.contains(piece.as_bytes())
+    }
 }
 
 impl fmt::Debug for Bpe {
@@ -259,11 +284,27 @@ impl Bpe {
 
     /// The tokenizer for `encoding`; the first call per encoding loads the vocabulary.
     pub fn new(encoding: Encoding) -> Bpe {
-        let bpe = match encoding {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+        static O200K: OnceLock<Vocabulary> = OnceLock::new();
+        static CL100K: OnceLock<Vocabulary> = OnceLock::new();
+        let (bpe, whole) = match encoding {
+            Encoding::O200kBase => (bpe_openai::o200k_base(), &O200K),
+            Encoding::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K),
         };
-        Bpe { encoding, bpe }
+        let whole = whole.get_or_init(|| Vocabulary::of(bpe));
+        Bpe {
+            encoding,
+            bpe,
+            whole,
+        }
+    }
+
+    /// Tokens in one piece of pre-tokenized text.
+    fn piece_count(&self, piece: &str) -> usize {
+        if self.whole.is_token(piece) {
+            1
+        } else {
+            self.bpe.bpe.count(piece.as_bytes())
+        }
     }
 
     /// Which vocabulary this is.
@@ -287,25 +328,30 @@ impl Tokenizer for Bpe {
         // Neither vocabulary normalises its input, so counting the pieces is the whole job.
         self.bpe
             .split(text)
-            .map(|piece| self.bpe.bpe.count(piece.as_bytes()))
+            .map(|piece| self.piece_count(piece))
             .sum()
     }
 
     fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> Truncated<'t> {
-        let tokens: Vec<u32> = self
-            .bpe
-            .split(text)
-            .flat_map(|piece| self.bpe.bpe.encode_via_backtracking(piece.as_bytes()))
-            .collect();
-        if tokens.len() <= max_tokens {
+        // Each token's length in bytes, in order.
+        let mut lens: Vec<usize> = Vec::new();
+        for piece in self.bpe.split(text) {
+            if self.whole.is_token(piece) {
+                lens.push(piece.len());
+            } else {
+                let tokens = self.bpe.bpe.encode_via_backtracking(piece.as_bytes());
+                lens.extend(tokens.iter().map(|&token| self.bpe.bpe.token_len(token)));
+            }
+        }
+        let tokens = lens.len();
+        if tokens <= max_tokens {
             return Truncated {
                 prefix: text,
-                prefix_tokens: tokens.len(),
-                total_tokens: tokens.len(),
+                prefix_tokens: tokens,
+                total_tokens: tokens,
             };
         }
-        let lens = tokens.iter().map(|&token| self.bpe.bpe.token_len(token));
-        let (end, whole) = prefix_end(text, lens, max_tokens);
+        let (end, whole) = prefix_end(text, lens.into_iter(), max_tokens);
         let prefix = &text[..end];
         Truncated {
             prefix,
@@ -314,7 +360,7 @@ impl Tokenizer for Bpe {
             } else {
                 self.count(prefix)
             },
-            total_tokens: tokens.len(),
+            total_tokens: tokens,
         }
     }
 
