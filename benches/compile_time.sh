@@ -9,7 +9,7 @@
 # one annotated for shape (`ToolResult`, which also writes the records: the serde-equivalent
 # half), one for serde (`Serialize`), one with no derive. Each crate's dependencies are built
 # once, outside the timing (they stay in target/compile-time/ between runs); then `cargo build`
-# of the crate alone (debug profile, as a user's `cargo build`) is timed RUNS times, the three
+# of the crate alone (debug profile, not incremental) is timed RUNS times, the three
 # crates taking turns so a change in the machine's load hits them alike. Prints the medians,
 # the ratio ToolResult ÷ serde_derive, and the ratio of the time each derive adds over no
 # derive.
@@ -21,6 +21,9 @@ runs="${RUNS:-5}"
 work="$root/target/compile-time"
 mkdir -p "$work"
 export CARGO_TARGET_DIR="$work/target"
+# Every timed build compiles the crate from scratch: with incremental compilation, rustc would
+# reuse most of the previous identical build and time little but cargo itself.
+export CARGO_INCREMENTAL=0
 
 for kind in shape serde none; do
   mkdir -p "$work/$kind/src"

@@ -379,11 +379,123 @@ pub fn count(text: &str) -> usize {
     Bpe::o200k_base().count(text)
 }
 
+/// The last position `b < text.len()` where `tokenizer` never splits a token across
+/// `text[b - 1]` and `text[b]`, so that `text[..b]` tokenizes as the start of any text that
+/// begins with `text`.
+pub(crate) fn last_split(text: &str, tokenizer: &dyn Tokenizer) -> Option<usize> {
+    let mut chars = text.char_indices().rev();
+    let (_, mut next) = chars.next()?;
+    for (i, last) in chars {
+        if tokenizer.splits_between(last, next) {
+            return Some(i + last.len_utf8());
+        }
+        next = last;
+    }
+    None
+}
+
+/// The first position `b > 0` where `tokenizer` never splits a token across `text[b - 1]` and
+/// `text[b]`, so that `text[b..]` tokenizes as the end of any text that ends with `text`.
+fn first_split(text: &str, tokenizer: &dyn Tokenizer) -> Option<usize> {
+    let mut chars = text.char_indices();
+    let (_, mut last) = chars.next()?;
+    for (i, next) in chars {
+        if tokenizer.splits_between(last, next) {
+            return Some(i);
+        }
+        last = next;
+    }
+    None
+}
+
+/// The tokens of `a` and of `b`, two renderings of one record that differ in a few places
+/// (the text channel's JSON wraps untrusted values in provenance tags; the structured
+/// channel's does not), tokenizing what they share only once.
+///
+/// Both are cut where no token crosses ([`Tokenizer::splits_between`]) at the end of their
+/// common beginning and the start of their common end: a token boundary there is a boundary
+/// of the pre-tokenizer's pieces, and the pieces of a text after such a boundary are those of
+/// the rest of the text alone (the OpenAI patterns look ahead, never behind), so the tokens of
+/// each are the sum of its three parts' and the shared parts are counted once. The counts
+/// are exact; with a tokenizer that names no such boundary, both are counted whole.
+pub(crate) fn count_pair(tokenizer: &dyn Tokenizer, a: &str, b: &str) -> (usize, usize) {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let mut prefix = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+    while !a.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = x.len().min(y.len()) - prefix;
+    let mut suffix = x
+        .iter()
+        .rev()
+        .zip(y.iter().rev())
+        .take(room)
+        .take_while(|(p, q)| p == q)
+        .count();
+    while !a.is_char_boundary(x.len() - suffix) {
+        suffix -= 1;
+    }
+    let start = last_split(&a[..prefix], tokenizer).unwrap_or(0);
+    let end = first_split(&a[x.len() - suffix..], tokenizer).map_or(0, |k| suffix - k);
+    // `end` bytes at the end of both are shared, from a boundary in each.
+    let (a_mid, b_mid) = (&a[start..x.len() - end], &b[start..y.len() - end]);
+    let count = |text: &str| {
+        if text.is_empty() {
+            0
+        } else {
+            tokenizer.count(text)
+        }
+    };
+    let shared = count(&a[..start]) + count(&a[x.len() - end..]);
+    (shared + count(a_mid), shared + count(b_mid))
+}
+
 /// A check of the additivity rule the budget relies on: a segment that ends with `\n` and
 /// whose successor does not start with whitespace or `/` is tokenized independently of it.
 pub(crate) fn segment_starts_cleanly(segment: &str) -> bool {
     match segment.chars().next() {
         None => false,
         Some(c) => !(c.is_whitespace() || c == '/'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `count_pair` against each text counted whole by the other implementation.
+    #[test]
+    fn count_pair_counts_each_text_as_whole() {
+        let bodies = [
+            "Card declined at checkout",
+            "",
+            "don't 'll 12345 «quoted» 支払い 🙂 a/b\\c \"q\"",
+            "   spaces  \n\n and\tlines\r\n",
+            "x",
+        ];
+        let fast = Bpe::o200k_base();
+        let reference = Tiktoken::o200k_base();
+        for body in bodies {
+            for (left, right) in [
+                ("{\"id\":\"n_1\",\"body\":\"", "\",\"title\":\"T\"}\n"),
+                (",{\"id\":7,\"b\":\"", "\"}\n"),
+                ("", ""),
+                ("word", "word"),
+            ] {
+                let a = format!("{left}{body}{right}");
+                for tagged in [
+                    format!("{left}<untrusted source=\"t.body\">{body}</untrusted>{right}"),
+                    format!("{left}{body}{body}{right}"),
+                    format!("{left}{right}"),
+                    a.clone(),
+                ] {
+                    assert_eq!(
+                        count_pair(&fast, &a, &tagged),
+                        (reference.count(&a), reference.count(&tagged)),
+                        "{a:?} / {tagged:?}"
+                    );
+                }
+            }
+        }
     }
 }
