@@ -9,7 +9,8 @@
 # one annotated for shape (`ToolResult`, which also writes the records: the serde-equivalent
 # half), one for serde (`Serialize`), one with no derive. Each crate's dependencies are built
 # once, outside the timing (they stay in target/compile-time/ between runs); then `cargo build`
-# of the crate alone (debug profile, not incremental) is timed RUNS times, the three
+# of the crate alone (debug profile, not incremental) is timed RUNS times in CPU seconds
+# (user + system: on a shared machine, far steadier than wall time), the three
 # crates taking turns so a change in the machine's load hits them alike. Prints the medians,
 # the ratio ToolResult ÷ serde_derive, and the ratio of the time each derive adds over no
 # derive.
@@ -69,13 +70,11 @@ structs() { # $1 = count, $2 = shape | serde | none
   done
 }
 
-build() { # $1 = kind; prints the seconds one `cargo build` of that crate took
+build() { # $1 = kind; prints the CPU seconds (user + system) one `cargo build` of that crate took
   touch "$work/$1/src/lib.rs"
-  local start end
-  start=$(date +%s.%N)
-  cargo build --quiet --manifest-path "$work/$1/Cargo.toml"
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc
+  local TIMEFORMAT='%U %S' t
+  t=$( { time cargo build --quiet --manifest-path "$work/$1/Cargo.toml" >/dev/null; } 2>&1 )
+  echo "$t" | tail -n 1 | awk '{ print $1 + $2 }'
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -95,7 +94,7 @@ for n in "${counts[@]}"; do
   shape=$(median <"$work/times-shape")
   serde=$(median <"$work/times-serde")
   none=$(median <"$work/times-none")
-  echo "$n structs (median of $runs): no derive ${none}s, serde_derive ${serde}s, ToolResult ${shape}s;" \
+  echo "$n structs (median of $runs, CPU time): no derive ${none}s, serde_derive ${serde}s, ToolResult ${shape}s;" \
     "ratio ToolResult / serde_derive = $(echo "scale=2; $shape / $serde" | bc)," \
     "of the time each adds = $(echo "scale=2; ($shape - $none) / ($serde - $none)" | bc)"
 done
