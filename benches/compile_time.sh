@@ -2,25 +2,35 @@
 # Compile time of `#[derive(ToolResult)]` against `#[derive(Serialize)]` on the same structs
 # (issue 14's goal: the derive within 1.5× of serde_derive at 100 structs).
 #
-#   benches/compile_time.sh [counts…]        (default: 10 100)
+#   benches/compile_time.sh [counts…]        (default: 10 100; RUNS=5 builds of each)
 #
-# Generates a throwaway crate in a temporary directory with N structs of 8 fields each (ids,
-# text, an untrusted field, a legend code, a date, a list, an option, a skipped field), once
-# annotated for shape and once for serde, and times `cargo build` of that crate alone (its
-# dependencies are built first, outside the timing; debug profile, median of 3). Prints each
-# time, the time of the same structs with no derive, and the ratios of the raw build times and
-# of the time each derive adds.
+# Generates three throwaway crates under target/compile-time/ with N structs of 8 fields each
+# (ids, text, an untrusted field, a legend code, a date, a list, an option, a skipped field):
+# one annotated for shape (`ToolResult`, which also writes the records: the serde-equivalent
+# half), one for serde (`Serialize`), one with no derive. Each crate's dependencies are built
+# once, outside the timing (they stay in target/compile-time/ between runs); then `cargo build`
+# of the crate alone (debug profile, not incremental) is timed RUNS times in CPU seconds
+# (user + system: on a shared machine, far steadier than wall time), the three
+# crates taking turns so a change in the machine's load hits them alike. Prints the medians,
+# the ratio ToolResult ÷ serde_derive, and the ratio of the time each derive adds over no
+# derive.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 counts=("$@")
 [ ${#counts[@]} -gt 0 ] || counts=(10 100)
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+runs="${RUNS:-5}"
+work="$root/target/compile-time"
+mkdir -p "$work"
 export CARGO_TARGET_DIR="$work/target"
+# Every timed build compiles the crate from scratch: with incremental compilation, rustc would
+# reuse most of the previous identical build and time little but cargo itself.
+export CARGO_INCREMENTAL=0
 
-cat >"$work/Cargo.toml" <<EOF
+for kind in shape serde none; do
+  mkdir -p "$work/$kind/src"
+  cat >"$work/$kind/Cargo.toml" <<EOF
 [package]
-name = "compile-time-probe"
+name = "compile-time-$kind"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -28,8 +38,10 @@ publish = false
 [dependencies]
 toolshape = { path = "$root/shape-runtime" }
 serde = { version = "1", features = ["derive"] }
+
+[workspace]
 EOF
-mkdir -p "$work/src"
+done
 
 structs() { # $1 = count, $2 = shape | serde | none
   local n="$1" kind="$2" i
@@ -58,28 +70,31 @@ structs() { # $1 = count, $2 = shape | serde | none
   done
 }
 
-median_build() { # times `cargo build` after touching the source; median of 3, in seconds
-  local t=()
-  for _ in 1 2 3; do
-    touch "$work/src/lib.rs"
-    local start end
-    start=$(date +%s.%N)
-    cargo build --quiet --manifest-path "$work/Cargo.toml"
-    end=$(date +%s.%N)
-    t+=("$(echo "$end - $start" | bc)")
-  done
-  printf '%s\n' "${t[@]}" | sort -n | sed -n 2p
+build() { # $1 = kind; prints the CPU seconds (user + system) one `cargo build` of that crate took
+  touch "$work/$1/src/lib.rs"
+  local TIMEFORMAT='%U %S' t
+  t=$( { time cargo build --quiet --manifest-path "$work/$1/Cargo.toml" >/dev/null; } 2>&1 )
+  echo "$t" | tail -n 1 | awk '{ print $1 + $2 }'
 }
 
-echo "building the probe's dependencies (not timed)…"
-structs 1 shape >"$work/src/lib.rs"
-cargo build --quiet --manifest-path "$work/Cargo.toml"
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "building the probes' dependencies (not timed)…"
+for kind in shape serde none; do
+  structs 1 "$kind" >"$work/$kind/src/lib.rs"
+  cargo build --quiet --manifest-path "$work/$kind/Cargo.toml"
+done
 
 for n in "${counts[@]}"; do
-  structs "$n" none >"$work/src/lib.rs"; none=$(median_build)
-  structs "$n" serde >"$work/src/lib.rs"; serde=$(median_build)
-  structs "$n" shape >"$work/src/lib.rs"; shape=$(median_build)
-  echo "$n structs: no derive ${none}s, serde_derive ${serde}s, ToolResult ${shape}s;" \
+  for kind in shape serde none; do structs "$n" "$kind" >"$work/$kind/src/lib.rs"; done
+  : >"$work/times-shape"; : >"$work/times-serde"; : >"$work/times-none"
+  for _ in $(seq 1 "$runs"); do
+    for kind in shape serde none; do build "$kind" >>"$work/times-$kind"; done
+  done
+  shape=$(median <"$work/times-shape")
+  serde=$(median <"$work/times-serde")
+  none=$(median <"$work/times-none")
+  echo "$n structs (median of $runs, CPU time): no derive ${none}s, serde_derive ${serde}s, ToolResult ${shape}s;" \
     "ratio ToolResult / serde_derive = $(echo "scale=2; $shape / $serde" | bc)," \
     "of the time each adds = $(echo "scale=2; ($shape - $none) / ($serde - $none)" | bc)"
 done

@@ -9,7 +9,8 @@
 //! - `jira_projects`: 567 projects as Jira's `/rest/api/2/project?expand=…` returns them
 //!   (about 30 fields each, nested lead, category, avatar URLs), shaped at 8,000 tokens.
 //!
-//! `cargo bench --bench payloads --features bench`; medians of 31 runs (after 3 warm-ups).
+//! `cargo bench --bench payloads --features bench`; medians of 51 runs (after 3 warm-ups),
+//! shaping and serialising taking turns so that a change in the machine's load hits both alike.
 
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
@@ -522,6 +523,9 @@ fn jira_payload() -> String {
 
 // ---------------------------------------------------------------------------------------------
 
+/// Timed runs of each measure (after 3 warm-ups).
+const RUNS: usize = 51;
+
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {
     for _ in 0..3 {
         f();
@@ -537,10 +541,46 @@ fn median(mut f: impl FnMut(), runs: usize) -> Duration {
     times[runs / 2]
 }
 
-fn line(what: &str, shape: Duration, serialise: Duration) {
+/// Timings of shaping and of serialising, taken in turns, so a change in the machine's load
+/// hits both alike: the medians, and the fastest runs (the least disturbed on a busy machine).
+struct SideBySide {
+    shape: Duration,
+    serialise: Duration,
+    fastest_shape: Duration,
+    fastest_serialise: Duration,
+}
+
+fn side_by_side(mut shape: impl FnMut(), mut serialise: impl FnMut(), runs: usize) -> SideBySide {
+    for _ in 0..3 {
+        shape();
+        serialise();
+    }
+    let (mut a, mut b) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for _ in 0..runs {
+        let start = Instant::now();
+        shape();
+        a.push(start.elapsed());
+        let start = Instant::now();
+        serialise();
+        b.push(start.elapsed());
+    }
+    a.sort();
+    b.sort();
+    SideBySide {
+        shape: a[runs / 2],
+        serialise: b[runs / 2],
+        fastest_shape: a[0],
+        fastest_serialise: b[0],
+    }
+}
+
+fn line(what: &str, t: SideBySide) {
     println!(
-        "{what}: shape {shape:?}, serde_json::to_string {serialise:?}, ratio = {:.2}",
-        shape.as_secs_f64() / serialise.as_secs_f64()
+        "{what}: shape {:?}, serde_json::to_string {:?}, ratio = {:.2} (fastest runs: {:.2})",
+        t.shape,
+        t.serialise,
+        t.shape.as_secs_f64() / t.serialise.as_secs_f64(),
+        t.fastest_shape.as_secs_f64() / t.fastest_serialise.as_secs_f64(),
     );
 }
 
@@ -576,7 +616,7 @@ fn main() {
                 toolshape::untrusted::UrlPolicy::Keep,
             )))
         },
-        31,
+        RUNS,
     );
     let p =
         toolshape::untrusted::prepare(body, Some(60), &bpe, toolshape::untrusted::UrlPolicy::Keep);
@@ -586,7 +626,6 @@ fn main() {
         p.cut
     );
 
-    let serialise_issues = median(|| drop(black_box(serde_json::to_string(&issues))), 31);
     for (budget, format) in [
         (2_000, Format::Json),
         (4_000, Format::Json),
@@ -602,12 +641,13 @@ fn main() {
             Ok(shaped) => shaped,
             Err(e) => panic!("shaping the issues: {e}"),
         };
-        let shape = median(
+        let timing = side_by_side(
             || {
                 let rows: Vec<IssueRow> = issues.iter().map(IssueRow::from_api).collect();
                 drop(black_box(shaper.shape_blocking(black_box(&rows))));
             },
-            31,
+            || drop(black_box(serde_json::to_string(black_box(&issues)))),
+            RUNS,
         );
         line(
             &format!(
@@ -617,12 +657,10 @@ fn main() {
                 shaped.report().tokenized,
                 shaped.report().tokens.structured,
             ),
-            shape,
-            serialise_issues,
+            timing,
         );
     }
 
-    let serialise_projects = median(|| drop(black_box(serde_json::to_string(&projects))), 31);
     for format in [Format::Json, Format::Table] {
         let shaper = Shaper::for_tool("list_projects")
             .budget(Budget::tokens(8_000))
@@ -632,12 +670,13 @@ fn main() {
             Ok(shaped) => shaped,
             Err(e) => panic!("shaping the projects: {e}"),
         };
-        let shape = median(
+        let timing = side_by_side(
             || {
                 let rows: Vec<ProjectRow> = projects.iter().map(ProjectRow::from_api).collect();
                 drop(black_box(shaper.shape_blocking(black_box(&rows))));
             },
-            31,
+            || drop(black_box(serde_json::to_string(black_box(&projects)))),
+            RUNS,
         );
         line(
             &format!(
@@ -645,8 +684,7 @@ fn main() {
                 shaped.report().records.shown,
                 projects.len()
             ),
-            shape,
-            serialise_projects,
+            timing,
         );
     }
 }

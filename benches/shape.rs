@@ -207,16 +207,27 @@ impl toolshape::resolve::Resolve<desk::Orgs> for Names {
     }
 }
 
-fn median(mut f: impl FnMut(), runs: usize) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
+/// Medians and fastest of `runs` timings of each of `fs`, taking turns, so a change in the
+/// machine's load hits them alike (the fastest runs are the least disturbed on a busy machine).
+fn timings<const N: usize>(
+    runs: usize,
+    mut fs: [&mut dyn FnMut(); N],
+) -> ([Duration; N], [Duration; N]) {
+    let mut times = vec![Vec::with_capacity(runs); N];
+    for _ in 0..runs {
+        for (f, t) in fs.iter_mut().zip(&mut times) {
             let start = Instant::now();
             f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
+            t.push(start.elapsed());
+        }
+    }
+    let (mut medians, mut fastest) = ([Duration::ZERO; N], [Duration::ZERO; N]);
+    for (i, mut t) in times.into_iter().enumerate() {
+        t.sort();
+        medians[i] = t[runs / 2];
+        fastest[i] = t[0];
+    }
+    (medians, fastest)
 }
 
 fn main() {
@@ -281,34 +292,44 @@ fn main() {
     g.finish();
     c.final_summary();
 
-    // Ratios, measured side by side in this run (medians of 31 runs).
-    let derive = median(|| drop(black_box(derive_json(&rows, &cx))), 31);
-    let prebuilt_t = median(|| drop(black_box(serde_json::to_string(&prebuilt))), 31);
-    let hand = median(
-        || {
-            let out: Vec<HandTicket> = rows
-                .iter()
-                .map(|t| hand_project(t, &users, &orgs))
-                .collect();
-            drop(black_box(serde_json::to_string(&out)));
-        },
-        31,
+    // Ratios, measured side by side in this run (101 runs, taking turns).
+    let ([derive, prebuilt_t, hand], [fd, fp, fh]) = timings(
+        101,
+        [
+            &mut || drop(black_box(derive_json(&rows, &cx))),
+            &mut || drop(black_box(serde_json::to_string(&prebuilt))),
+            &mut || {
+                let out: Vec<HandTicket> = rows
+                    .iter()
+                    .map(|t| hand_project(t, &users, &orgs))
+                    .collect();
+                drop(black_box(serde_json::to_string(&out)));
+            },
+        ],
     );
-    let shape = median(
-        || drop(black_box(shaper.shape_blocking_with(&big, &resolver))),
-        31,
+    let ([shape, raw_t], [fs, fr]) = timings(
+        51,
+        [
+            &mut || drop(black_box(shaper.shape_blocking_with(&big, &resolver))),
+            &mut || drop(black_box(serde_json::to_string(&raw(&big)))),
+        ],
     );
-    let raw_t = median(|| drop(black_box(serde_json::to_string(&raw(&big)))), 31);
     println!(
         "projection 10k: derive {derive:?}, hand-written prebuilt {prebuilt_t:?}, hand-written project+serialize {hand:?}"
     );
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!(
-        "ratio derive / hand prebuilt = {:.2}; derive / hand project+serialize = {:.2}",
-        derive.as_secs_f64() / prebuilt_t.as_secs_f64(),
-        derive.as_secs_f64() / hand.as_secs_f64()
+        "ratio derive / hand prebuilt = {:.2}; derive / hand project+serialize = {:.2} \
+         (medians; fastest runs: {:.2}; {:.2})",
+        ratio(derive, prebuilt_t),
+        ratio(derive, hand),
+        ratio(fd, fp),
+        ratio(fd, fh),
     );
     println!(
-        "budget 20k into 4,000 tokens: shape {shape:?}, serde_json raw {raw_t:?}, ratio = {:.2}",
-        shape.as_secs_f64() / raw_t.as_secs_f64()
+        "budget 20k into 4,000 tokens: shape {shape:?}, serde_json raw {raw_t:?}, ratio = {:.2} \
+         (fastest runs: {:.2})",
+        ratio(shape, raw_t),
+        ratio(fs, fr),
     );
 }

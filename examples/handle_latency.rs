@@ -68,14 +68,33 @@ fn show(store: &str, [median, fastest, slowest]: [Duration; 3]) {
     );
 }
 
+/// This process's resident memory in bytes, where the system says (Linux), to show what a
+/// decoded result takes against its JSON.
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let before = resident_bytes();
     let result = payload();
+    let after = resident_bytes();
     let bytes = result.json_len();
     println!(
-        "payload: {} records, {bytes} bytes of JSON\n",
+        "payload: {} records, {bytes} bytes of JSON",
         result.records.len()
     );
+    if let (Some(before), Some(after)) = (before, after) {
+        // What a replica's decoded cache holds per result, against the JSON its bound counts.
+        println!(
+            "decoded in memory: about {} bytes ({:.1}× the JSON)",
+            after.saturating_sub(before),
+            after.saturating_sub(before) as f64 / bytes as f64
+        );
+    }
+    println!();
     let policy = HandlePolicy::default();
 
     let memory = MemoryStore::default();

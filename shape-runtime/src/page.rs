@@ -496,10 +496,21 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 ),
                 false => None,
             };
-            let ts = s.tokenizer.count(&structured);
+            // The text channel's JSON differs from the structured one only around untrusted
+            // values: what they share is tokenized once.
+            let (ts, tt) = match text.as_deref() {
+                None => {
+                    let ts = s.tokenizer.count(&structured);
+                    (ts, ts)
+                }
+                Some(t) if s.format == Format::Json => {
+                    crate::tokens::count_pair(s.tokenizer, &structured, t)
+                }
+                Some(t) => (s.tokenizer.count(&structured), s.tokenizer.count(t)),
+            };
             let tokens = PerChannel {
                 structured: ts,
-                text: text.as_deref().map_or(ts, |t| s.tokenizer.count(t)),
+                text: tt,
             };
             admitted.tokenized += 1;
             let segment = Segment {

@@ -17,7 +17,9 @@
 //! assert_eq!(cut.total_tokens, 4);
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Counts tokens exactly as a model's tokenizer does.
 ///
@@ -236,6 +238,29 @@ impl Tokenizer for Tiktoken {
 pub struct Bpe {
     encoding: Encoding,
     bpe: &'static bpe_openai::Tokenizer,
+    whole: &'static Vocabulary,
+}
+
+/// Every token of a vocabulary by its bytes. Most pieces of pre-tokenized text are one token
+/// (a word with its leading space, up to three digits, a run of punctuation), and a piece that
+/// is a token of the vocabulary is that one token (tiktoken looks pieces up the same way before
+/// encoding them), so one hash lookup counts it instead of a byte-pair encoding, which
+/// allocates and searches the vocabulary's automaton. About 4 MB for o200k, built once per
+/// process.
+struct Vocabulary(HashSet<&'static [u8], foldhash::fast::FixedState>);
+
+impl Vocabulary {
+    fn of(bpe: &'static bpe_openai::Tokenizer) -> Vocabulary {
+        let tokens = bpe.bpe.num_tokens();
+        let mut set = HashSet::with_capacity_and_hasher(tokens, Default::default());
+        set.extend((0..tokens).map(|id| bpe.bpe.token_bytes(id as u32)));
+        Vocabulary(set)
+    }
+
+    /// Whether `piece` is one token.
+    fn is_token(&self, piece: &str) -> bool {
+        piece.len() == 1 || self.0.contains(piece.as_bytes())
+    }
 }
 
 impl fmt::Debug for Bpe {
@@ -259,11 +284,27 @@ impl Bpe {
 
     /// The tokenizer for `encoding`; the first call per encoding loads the vocabulary.
     pub fn new(encoding: Encoding) -> Bpe {
-        let bpe = match encoding {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+        static O200K: OnceLock<Vocabulary> = OnceLock::new();
+        static CL100K: OnceLock<Vocabulary> = OnceLock::new();
+        let (bpe, whole) = match encoding {
+            Encoding::O200kBase => (bpe_openai::o200k_base(), &O200K),
+            Encoding::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K),
         };
-        Bpe { encoding, bpe }
+        let whole = whole.get_or_init(|| Vocabulary::of(bpe));
+        Bpe {
+            encoding,
+            bpe,
+            whole,
+        }
+    }
+
+    /// Tokens in one piece of pre-tokenized text.
+    fn piece_count(&self, piece: &str) -> usize {
+        if self.whole.is_token(piece) {
+            1
+        } else {
+            self.bpe.bpe.count(piece.as_bytes())
+        }
     }
 
     /// Which vocabulary this is.
@@ -287,25 +328,30 @@ impl Tokenizer for Bpe {
         // Neither vocabulary normalises its input, so counting the pieces is the whole job.
         self.bpe
             .split(text)
-            .map(|piece| self.bpe.bpe.count(piece.as_bytes()))
+            .map(|piece| self.piece_count(piece))
             .sum()
     }
 
     fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> Truncated<'t> {
-        let tokens: Vec<u32> = self
-            .bpe
-            .split(text)
-            .flat_map(|piece| self.bpe.bpe.encode_via_backtracking(piece.as_bytes()))
-            .collect();
-        if tokens.len() <= max_tokens {
+        // Each token's length in bytes, in order.
+        let mut lens: Vec<usize> = Vec::new();
+        for piece in self.bpe.split(text) {
+            if self.whole.is_token(piece) {
+                lens.push(piece.len());
+            } else {
+                let tokens = self.bpe.bpe.encode_via_backtracking(piece.as_bytes());
+                lens.extend(tokens.iter().map(|&token| self.bpe.bpe.token_len(token)));
+            }
+        }
+        let tokens = lens.len();
+        if tokens <= max_tokens {
             return Truncated {
                 prefix: text,
-                prefix_tokens: tokens.len(),
-                total_tokens: tokens.len(),
+                prefix_tokens: tokens,
+                total_tokens: tokens,
             };
         }
-        let lens = tokens.iter().map(|&token| self.bpe.bpe.token_len(token));
-        let (end, whole) = prefix_end(text, lens, max_tokens);
+        let (end, whole) = prefix_end(text, lens.into_iter(), max_tokens);
         let prefix = &text[..end];
         Truncated {
             prefix,
@@ -314,7 +360,7 @@ impl Tokenizer for Bpe {
             } else {
                 self.count(prefix)
             },
-            total_tokens: tokens.len(),
+            total_tokens: tokens,
         }
     }
 
@@ -333,11 +379,123 @@ pub fn count(text: &str) -> usize {
     Bpe::o200k_base().count(text)
 }
 
+/// The last position `b < text.len()` where `tokenizer` never splits a token across
+/// `text[b - 1]` and `text[b]`, so that `text[..b]` tokenizes as the start of any text that
+/// begins with `text`.
+pub(crate) fn last_split(text: &str, tokenizer: &dyn Tokenizer) -> Option<usize> {
+    let mut chars = text.char_indices().rev();
+    let (_, mut next) = chars.next()?;
+    for (i, last) in chars {
+        if tokenizer.splits_between(last, next) {
+            return Some(i + last.len_utf8());
+        }
+        next = last;
+    }
+    None
+}
+
+/// The first position `b > 0` where `tokenizer` never splits a token across `text[b - 1]` and
+/// `text[b]`, so that `text[b..]` tokenizes as the end of any text that ends with `text`.
+fn first_split(text: &str, tokenizer: &dyn Tokenizer) -> Option<usize> {
+    let mut chars = text.char_indices();
+    let (_, mut last) = chars.next()?;
+    for (i, next) in chars {
+        if tokenizer.splits_between(last, next) {
+            return Some(i);
+        }
+        last = next;
+    }
+    None
+}
+
+/// The tokens of `a` and of `b`, two renderings of one record that differ in a few places
+/// (the text channel's JSON wraps untrusted values in provenance tags; the structured
+/// channel's does not), tokenizing what they share only once.
+///
+/// Both are cut where no token crosses ([`Tokenizer::splits_between`]) at the end of their
+/// common beginning and the start of their common end: a token boundary there is a boundary
+/// of the pre-tokenizer's pieces, and the pieces of a text after such a boundary are those of
+/// the rest of the text alone (the OpenAI patterns look ahead, never behind), so the tokens of
+/// each are the sum of its three parts' and the shared parts are counted once. The counts
+/// are exact; with a tokenizer that names no such boundary, both are counted whole.
+pub(crate) fn count_pair(tokenizer: &dyn Tokenizer, a: &str, b: &str) -> (usize, usize) {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let mut prefix = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+    while !a.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = x.len().min(y.len()) - prefix;
+    let mut suffix = x
+        .iter()
+        .rev()
+        .zip(y.iter().rev())
+        .take(room)
+        .take_while(|(p, q)| p == q)
+        .count();
+    while !a.is_char_boundary(x.len() - suffix) {
+        suffix -= 1;
+    }
+    let start = last_split(&a[..prefix], tokenizer).unwrap_or(0);
+    let end = first_split(&a[x.len() - suffix..], tokenizer).map_or(0, |k| suffix - k);
+    // `end` bytes at the end of both are shared, from a boundary in each.
+    let (a_mid, b_mid) = (&a[start..x.len() - end], &b[start..y.len() - end]);
+    let count = |text: &str| {
+        if text.is_empty() {
+            0
+        } else {
+            tokenizer.count(text)
+        }
+    };
+    let shared = count(&a[..start]) + count(&a[x.len() - end..]);
+    (shared + count(a_mid), shared + count(b_mid))
+}
+
 /// A check of the additivity rule the budget relies on: a segment that ends with `\n` and
 /// whose successor does not start with whitespace or `/` is tokenized independently of it.
 pub(crate) fn segment_starts_cleanly(segment: &str) -> bool {
     match segment.chars().next() {
         None => false,
         Some(c) => !(c.is_whitespace() || c == '/'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `count_pair` against each text counted whole by the other implementation.
+    #[test]
+    fn count_pair_counts_each_text_as_whole() {
+        let bodies = [
+            "Card declined at checkout",
+            "",
+            "don't 'll 12345 «quoted» 支払い 🙂 a/b\\c \"q\"",
+            "   spaces  \n\n and\tlines\r\n",
+            "x",
+        ];
+        let fast = Bpe::o200k_base();
+        let reference = Tiktoken::o200k_base();
+        for body in bodies {
+            for (left, right) in [
+                ("{\"id\":\"n_1\",\"body\":\"", "\",\"title\":\"T\"}\n"),
+                (",{\"id\":7,\"b\":\"", "\"}\n"),
+                ("", ""),
+                ("word", "word"),
+            ] {
+                let a = format!("{left}{body}{right}");
+                for tagged in [
+                    format!("{left}<untrusted source=\"t.body\">{body}</untrusted>{right}"),
+                    format!("{left}{body}{body}{right}"),
+                    format!("{left}{right}"),
+                    a.clone(),
+                ] {
+                    assert_eq!(
+                        count_pair(&fast, &a, &tagged),
+                        (reference.count(&a), reference.count(&tagged)),
+                        "{a:?} / {tagged:?}"
+                    );
+                }
+            }
+        }
     }
 }

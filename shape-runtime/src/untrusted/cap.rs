@@ -5,7 +5,7 @@ use super::links::apply_links;
 use super::policy::UrlPolicy;
 use super::sanitise::{Removed, sanitize_limited};
 use crate::envelope::thousands;
-use crate::tokens::Tokenizer;
+use crate::tokens::{Tokenizer, last_split};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -245,21 +245,6 @@ fn link_free_prefix(clean: &str) -> usize {
         }
     }
     floor_char_boundary(clean, end)
-}
-
-/// The last position `b < text.len()` where `tokenizer` never splits a token across
-/// `text[b - 1]` and `text[b]`, so that `text[..b]` tokenizes as the start of any text that
-/// begins with `text`.
-fn last_split(text: &str, tokenizer: &dyn Tokenizer) -> Option<usize> {
-    let mut chars = text.char_indices().rev();
-    let (_, mut next) = chars.next()?;
-    for (i, last) in chars {
-        if tokenizer.splits_between(last, next) {
-            return Some(i + last.len_utf8());
-        }
-        next = last;
-    }
-    None
 }
 
 /// The cap of a long value from growing windows of its beginning (see [`prepare`]); `None`
