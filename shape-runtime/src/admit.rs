@@ -24,9 +24,10 @@ pub enum ChannelPolicy {
     /// answer has no `structuredContent` (nor the tool an `outputSchema` in `tools/list`), so
     /// the prose or table reaches the model.
     Text,
-    /// The model reads the structured content: only the JSON envelope is held to the budget,
-    /// and an MCP answer's text block is that same JSON (an error's is the text channel,
-    /// which carries the remedy alone, for clients that show only text on errors).
+    /// The model reads the structured content: the JSON envelope has the whole budget, and
+    /// the text channel is that same JSON (records are rendered once), as is an MCP answer's
+    /// text block; an error's text is prose that carries the remedy alone, for clients that
+    /// show only the text of an error.
     Structured,
 }
 

@@ -323,7 +323,18 @@ pub fn json_head(frame: &Frame, has_records: bool) -> String {
     out.push_str("{\"status\":\"");
     out.push_str(frame.status.as_str());
     out.push_str("\",\"summary\":");
-    json_string(&mut out, &frame.summary);
+    // The JSON names the handle once, in `omitted.handle`; the summary points there.
+    match &frame.omitted.handle {
+        Some(handle) => json_string(
+            &mut out,
+            &frame.summary.replacen(
+                &format!("handle={handle}"),
+                "the handle in omitted.handle",
+                1,
+            ),
+        ),
+        None => json_string(&mut out, &frame.summary),
+    }
     out.push_str(",\"data\":[");
     if has_records {
         out.push('\n');

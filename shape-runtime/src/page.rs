@@ -334,8 +334,12 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             reached,
             words,
             skipped: envelope::left_out_fields(&layout.skipped),
-            text_differs: settings.format != Format::Json
-                || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off,
+            // Under the structured profile no model reads a separate text channel: it is the
+            // JSON (an error's text is made apart, with the remedy), so records are rendered
+            // and counted once.
+            text_differs: settings.channels != ChannelPolicy::Structured
+                && (settings.format != Format::Json
+                    || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off),
             inputs,
         }
     }

@@ -179,6 +179,15 @@ async fn a_large_result_is_stored_and_summarised() {
         "{summary}"
     );
     assert_eq!(shaped.text().matches(handle.as_str()).count(), 1);
+    // The JSON names it once too, in omitted.handle, and its summary points there.
+    let json = shaped.structured_json();
+    assert_eq!(json.matches(handle.as_str()).count(), 1, "{json}");
+    assert!(
+        shaped.structured()["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("call open_result with the handle in omitted.handle")),
+        "{json}"
+    );
     let aggregate = summary.split("; ").nth(1).unwrap();
     assert!(Tiktoken::o200k_base().count(aggregate) <= 40, "{aggregate}");
     assert!(shaped.report().tokens.text <= 800);
