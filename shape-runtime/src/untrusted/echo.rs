@@ -11,8 +11,9 @@ pub const MAX_ECHO_CHARS: usize = 600;
 
 /// `text` cleaned for an error summary: sanitised as untrusted text is (tag characters, bidi
 /// controls, zero-width and other invisible characters, controls and ANSI escapes removed),
-/// newlines and tabs made spaces, every piece between backticks or double quotes cut to
-/// [`MAX_QUOTED_CHARS`] characters (`…` marks the cut) and the whole to [`MAX_ECHO_CHARS`].
+/// newlines and tabs made spaces, every piece between backticks or double quotes, and every
+/// run without a space outside them, cut to [`MAX_QUOTED_CHARS`] characters (`…` marks the
+/// cut), and the whole to [`MAX_ECHO_CHARS`].
 ///
 /// ```
 /// use toolshape::__private::echo_clean;
@@ -28,6 +29,9 @@ pub fn clean(text: &str) -> String {
     let mut inside = 0usize;
     let mut escaped = false;
     let mut written = 0usize;
+    // Characters since the last space outside quotes: a run longer than a quoted piece may
+    // be is echoed input that a stray quote left unquoted (`w`at…), cut the same way.
+    let mut run = 0usize;
     for c in text.chars() {
         let c = if matches!(c, '\n' | '\t' | '\r') {
             ' '
@@ -40,11 +44,23 @@ pub fn clean(text: &str) -> String {
                     open = Some(c);
                     inside = 0;
                     escaped = false;
+                    run = 0;
+                    true
+                } else if c == ' ' {
+                    run = 0;
+                    true
+                } else {
+                    run += 1;
+                    if run == MAX_QUOTED_CHARS + 1 {
+                        out.push('…');
+                        written += 1;
+                    }
+                    run <= MAX_QUOTED_CHARS
                 }
-                true
             }
             Some(q) if c == q && !escaped => {
                 open = None;
+                run = 0;
                 true
             }
             Some(_) => {
@@ -85,6 +101,11 @@ mod tests {
         assert_eq!(clean(r#"s "a\"b" t"#), r#"s "a\"b" t"#);
         // Unbalanced: the rest counts as quoted.
         assert_eq!(clean(&format!("`{long}")), format!("`{}…", &long[..40]));
+        // A stray quote leaves the echo outside quotes: a run that long is cut the same way.
+        assert_eq!(
+            clean(&format!("field `w`a{long}` is unknown; call again")),
+            format!("field `w`a{}…` is unknown; call again", &long[..39])
+        );
         assert_eq!(clean("a\nb\u{200B}\u{E0041}c"), "a bc");
         let whole = clean(&"word ".repeat(1_000));
         assert_eq!(whole.chars().count(), MAX_ECHO_CHARS + 1);
