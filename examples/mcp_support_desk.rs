@@ -24,7 +24,8 @@
 //! Run with `cargo run --example mcp_support_desk --features mcp` under an MCP client (the
 //! interop test, `tests/mcp_interop.py`, starts the binary this builds).
 //! `SHAPE_CURSOR_KEY` (16+ bytes) fixes the cursor signing key; otherwise a random one is
-//! drawn at start, so cursors do not outlive the process. `SHAPE_HANDLE_TTL_SECS` sets how
+//! drawn at start. Cursor positions are held in memory (24-character cursors), so cursors do
+//! not outlive the process either way. `SHAPE_HANDLE_TTL_SECS` sets how
 //! long stored results live (default 1,800 s).
 
 use shape_examples::{desk, desk_db};
@@ -33,16 +34,20 @@ use desk::{STATUS, Ticket};
 use desk_db::{DbError, DeskDb, TicketFilter};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, JsonObject, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::model::{
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolshape::{
-    Budget, Call, Day, Format, Shaped, Shaper,
+    Budget, Call, ChannelPolicy, Day, Format, Shaped, Shaper,
     aggregate::Aggregate,
-    cursor::{CursorCodec, CursorKeys, QueryHash},
+    cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash},
     handle::{Handle, HandlePolicy, Keep, MemoryStore, OpenResult},
     mcp,
     session::Session,
@@ -127,9 +132,13 @@ impl DeskServer {
         meta = mcp::size_hint_meta(budget()),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn search_tickets(&self, Parameters(args): Parameters<SearchArgs>) -> Shaped {
+    async fn search_tickets(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Shaped {
         self.desk.session.call("search_tickets", &args);
-        let mut shaped = self.desk.search(args).await;
+        let mut shaped = self.desk.search(args, mcp::profile_of(&context)).await;
         self.desk.record(&mut shaped);
         shaped
     }
@@ -140,9 +149,13 @@ impl DeskServer {
         meta = mcp::size_hint_meta(budget()),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn get_ticket(&self, Parameters(args): Parameters<GetArgs>) -> Shaped {
+    async fn get_ticket(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<GetArgs>,
+    ) -> Shaped {
         self.desk.session.call("get_ticket", &args);
-        let mut shaped = self.desk.get(&args.id).await;
+        let mut shaped = self.desk.get(&args.id, mcp::profile_of(&context)).await;
         self.desk.record(&mut shaped);
         shaped
     }
@@ -154,14 +167,19 @@ impl DeskServer {
         meta = mcp::size_hint_meta(open_budget()),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn open_result(&self, Parameters(args): Parameters<JsonObject>) -> Shaped {
+    async fn open_result(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Shaped {
         let desk = &self.desk;
         desk.session.call(OpenResult::<MemoryStore>::NAME, &args);
         let mut shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
             .shaper(
                 Shaper::for_tool(OpenResult::<MemoryStore>::NAME)
                     .budget(open_budget())
-                    .format(Format::Prose),
+                    .format(Format::Prose)
+                    .channels(mcp::profile_of(&context)),
             )
             .call_on(OWNER, Value::Object(args), desk.today)
             .await;
@@ -173,6 +191,17 @@ impl DeskServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DeskServer {
+    /// The tools as this client should see them: a client whose model reads only the text
+    /// gets no `outputSchema`, so its answers can leave `structuredContent` out.
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = mcp::tools_for(self.tool_router.list_all(), mcp::profile_of(&context));
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
@@ -204,15 +233,16 @@ impl Desk {
         );
     }
 
-    fn shaper(tool: &str) -> Shaper {
+    fn shaper(tool: &str, profile: ChannelPolicy) -> Shaper {
         Shaper::for_tool(tool)
             .budget(budget())
             .format(Format::Prose)
             .page_size(PAGE_SIZE)
+            .channels(profile)
     }
 
-    async fn search(&self, args: SearchArgs) -> Shaped {
-        let base = Self::shaper("search_tickets");
+    async fn search(&self, args: SearchArgs, profile: ChannelPolicy) -> Shaped {
+        let base = Self::shaper("search_tickets", profile);
         let status = match args.status.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(word) => match STATUS
@@ -320,9 +350,11 @@ impl Desk {
             .map_err(|e| e.to_string())
     }
 
-    async fn get(&self, id: &str) -> Shaped {
+    async fn get(&self, id: &str, profile: ChannelPolicy) -> Shaped {
         let id = id.trim();
-        let shaper = Self::shaper("get_ticket").call().query(format!("id={id}"));
+        let shaper = Self::shaper("get_ticket", profile)
+            .call()
+            .query(format!("id={id}"));
         let hex = id.strip_prefix("tkt_").unwrap_or_default();
         let well_formed = id.len() <= 40
             && hex.len() >= 4
@@ -391,6 +423,9 @@ fn log_call(shaped: &Shaped, sql_queries: u64) {
         total = report.records.total,
         text_tokens = report.tokens.text,
         structured_tokens = report.tokens.structured,
+        envelope_text_tokens = report.envelope.text,
+        envelope_structured_tokens = report.envelope.structured,
+        cursor_chars = shaped.next().map_or(0, str::len),
         "call"
     );
 }
@@ -432,7 +467,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         db,
         store: MemoryStore::default(),
         policy: handle_policy(),
-        codec: Arc::new(CursorCodec::new(cursor_keys()?)),
+        // Positions held here, so a cursor is 24 characters whatever the keyset; they last
+        // as long as a stored result.
+        codec: Arc::new(
+            CursorCodec::new(cursor_keys()?).held_in(MemoryCursorStore::new(
+                100_000,
+                std::time::Duration::from_secs(handle_policy().ttl_secs),
+            )),
+        ),
         today: Day::parse(desk_db::TODAY).ok_or("the seed's date does not parse")?,
         session: Session::new(),
     };

@@ -34,6 +34,7 @@ from typing import Any
 import jsonschema
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.types import Implementation
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the server seeds (examples/common/desk_db.rs): the counts the pages must add up to.
@@ -44,6 +45,19 @@ SIZE_HINT_KEY = "anthropic/maxResultSizeChars"
 CALL_TIMEOUT_S = 30.0
 TOTAL_TIMEOUT_S = 600.0
 MAX_PAGES = 1_000  # far above the 200 a 5,000-ticket walk at 25 a page takes
+# The main scenario's client name: one no table knows, so the server answers in both channels.
+MAIN_CLIENT = "shape-interop-test"
+# Channel profiles by the name a client sends at initialize (the README's client table):
+# structured readers get the envelope alone, text readers the prose alone, without an
+# outputSchema; the Python SDK's own default name, `mcp`, is what the text readers send.
+PROFILE_CLIENTS = [
+    ("claude-code", "structured"),
+    ("codex-mcp-client", "structured"),
+    ("Visual Studio Code", "structured"),
+    ("langchain-mcp-adapters", "text"),
+    ("mcp", "text"),
+    ("an-agent-nobody-knows", "both"),
+]
 
 
 def default_server() -> Path:
@@ -142,12 +156,107 @@ def tamper(cursor: str) -> str:
 
 async def run(server: Path, log_path: Path, checks: Checks) -> None:
     params = StdioServerParameters(command=str(server), args=[], env={**os.environ, "RUST_LOG": "info"})
+    hello = Implementation(name=MAIN_CLIENT, version="1.0")
     with open(log_path, "w", encoding="utf-8") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S) as client:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S, client_info=hello) as client:
             session = Session(client, checks)
             await scenario(session, checks)
     sql_checks(log_path, checks)
     session_checks(log_path, checks)
+    counts: dict[str, int] = {}
+    for name, profile in PROFILE_CLIENTS:
+        profile_log = log_path.with_suffix(f".{len(counts)}.log")
+        with open(profile_log, "w", encoding="utf-8") as errlog:
+            hello = Implementation(name=name, version="1.0")
+            async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S, client_info=hello) as client:
+                counts[name] = await profile_scenario(client, name, profile, checks)
+        first_page_figures(profile_log, name, profile)
+    print("     first page's tickets by client: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
+    both = counts["an-agent-nobody-knows"]
+    checks.check(
+        "a text reader's first page shows at least as many tickets as under both channels",
+        all(counts[n] >= both for n, p in PROFILE_CLIENTS if p == "text"),
+        str(counts),
+    )
+
+
+def first_page_figures(log_path: Path, name: str, profile: str) -> None:
+    """Prints what the first `search_tickets` page cost the channel(s) this client's model
+    reads (o200k_base, from the server's log): envelope and total tokens, cursor length."""
+    pages = [c for c in log_calls(log_path) if c.get("tool") == "search_tickets" and c.get("status") == "partial"]
+    if not pages:
+        print(f"     {name} ({profile}): no first page logged")
+        return
+    p = pages[0]
+    parts = []
+    if profile != "structured":
+        parts.append(f"text {p['envelope_text_tokens']} envelope / {p['text_tokens']} total")
+    if profile != "text":
+        parts.append(f"structured {p['envelope_structured_tokens']} envelope / {p['structured_tokens']} total")
+    print(f"     first page for {name} ({profile}, {p['shown']} tickets): " + "; ".join(parts) + f"; cursor {p['cursor_chars']} chars")
+
+
+def prose_records(text: str) -> int:
+    """Records in a prose answer, read from the text: the lines between the head and `omitted:`."""
+    lines = text.splitlines()
+    ends = [i for i, line in enumerate(lines) if line.startswith("omitted: ")]
+    return ends[0] - 1 if ends else -1
+
+
+async def profile_scenario(client: Client, name: str, profile: str, checks: Checks) -> int:
+    """One session as the client `name`: tools/list, a first page, the page after it by the
+    cursor the model would read, and an error. Returns the first page's record count."""
+    listed = await asyncio.wait_for(client.list_tools(), CALL_TIMEOUT_S)
+    schemas = [tool.output_schema is not None for tool in listed.tools]
+    want_schema = profile != "text"
+    checks.check(
+        f"{name} ({profile}): tools/list {'declares' if want_schema else 'leaves out'} outputSchema",
+        bool(schemas) and all(s == want_schema for s in schemas),
+        str(schemas),
+    )
+    result = await asyncio.wait_for(client.call_tool("search_tickets", {}), CALL_TIMEOUT_S)
+    texts = [c.text for c in result.content if getattr(c, "type", None) == "text"]
+    text = texts[0] if len(texts) == 1 else ""
+    structured = result.structured_content
+    shown = -1
+    if profile == "text":
+        shown = prose_records(text)
+        cursor = re.search(r"cursor=(\S+)", text)
+        checks.check(
+            f"{name} (text): no structuredContent; the prose carries status, records and the cursor",
+            structured is None and not result.is_error and text.startswith("partial: ") and shown > 0 and cursor is not None,
+            text[:200],
+        )
+        if cursor is not None:
+            nxt = await asyncio.wait_for(client.call_tool("search_tickets", {"cursor": cursor.group(1)}), CALL_TIMEOUT_S)
+            nxt_text = nxt.content[0].text if nxt.content else ""
+            checks.check(
+                f"{name} (text): the cursor read from the prose continues the search",
+                not nxt.is_error and nxt.structured_content is None and re.match(rf"partial: tickets {shown + 1}–", nxt_text) is not None,
+                nxt_text[:200],
+            )
+    else:
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        is_json = profile == "structured"
+        checks.check(
+            f"{name} ({profile}): structuredContent, and the text block is {'the same JSON' if is_json else 'prose'}",
+            isinstance(structured, dict) and not result.is_error and structured.get("status") == "partial"
+            and ((parsed == structured) if is_json else (parsed is None and text.startswith("partial: "))),
+            text[:200],
+        )
+        shown = len((structured or {}).get("data", []))
+    bad = await asyncio.wait_for(client.call_tool("search_tickets", {"cursor": "not a cursor"}), CALL_TIMEOUT_S)
+    bad_text = bad.content[0].text if bad.content else ""
+    checks.check(
+        f"{name} ({profile}): an error's text alone carries the remedy",
+        bool(bad.is_error) and bad_text.startswith("error: ") and "without a cursor" in bad_text
+        and (bad.structured_content is None) == (profile == "text"),
+        bad_text[:200],
+    )
+    return shown
 
 
 async def scenario(session: Session, checks: Checks) -> None:
@@ -331,6 +440,8 @@ def log_calls(log_path: Path) -> list[dict[str, Any]]:
             fields["resolvers"] = json.loads(fields.get("resolvers", "[]"))
             for key in ("sql_queries", "shown", "total", "text_tokens", "structured_tokens"):
                 fields[key] = int(fields[key])
+            for key in ("envelope_text_tokens", "envelope_structured_tokens", "cursor_chars"):
+                fields[key] = int(fields.get(key, -1))
         except (ValueError, KeyError):
             continue
         calls.append(fields)

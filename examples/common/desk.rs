@@ -60,7 +60,7 @@ impl Resolver for Orgs {
 #[shape(
     name = "ticket",
     plural = "tickets",
-    prose = "{id} \"{subject}\": {status}, {priority} priority, {assignee}, {org}, opened {opened}, updated {last_update}"
+    prose = "{id} {subject}: {status}, {priority} priority, {assignee}, {org}, opened {opened}, updated {last_update}"
 )]
 pub struct Ticket {
     #[shape(id(short))]

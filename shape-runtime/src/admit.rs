@@ -6,16 +6,28 @@ use crate::env::Channel;
 use crate::envelope::OmitReason;
 use serde::{Deserialize, Serialize};
 
-/// Which channel the model reads, so which one the budget is enforced on.
+/// Which channel the model reads (the call's channel profile): the budget is enforced on
+/// that one, and an MCP answer carries only what that model reads.
+///
+/// A client whose model reads one channel gets that channel with the whole budget: under
+/// `Both` the text channel is held to what the JSON channel fits, so prose shows fewer
+/// records than it could alone. [`clients`](crate::clients) picks the profile from an MCP
+/// client's name; configuration (`channels = "text"`) fixes it per tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChannelPolicy {
-    /// Each channel fits the budget on its own (the default: some clients show only one).
+    /// Each channel fits the budget on its own (the default, for a client whose reading is
+    /// not known): MCP answers carry both `content` and `structuredContent`.
     #[default]
     Both,
-    /// Only the text channel is held to the budget.
+    /// The model reads the text: only the text channel is held to the budget, and an MCP
+    /// answer has no `structuredContent` (nor the tool an `outputSchema` in `tools/list`), so
+    /// the prose or table reaches the model.
     Text,
-    /// Only the structured channel is held to the budget.
+    /// The model reads the structured content: the JSON envelope has the whole budget, and
+    /// the text channel is that same JSON (records are rendered once), as is an MCP answer's
+    /// text block; an error's text is prose that carries the remedy alone, for clients that
+    /// show only the text of an error.
     Structured,
 }
 

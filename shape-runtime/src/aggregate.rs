@@ -1165,14 +1165,62 @@ impl AggregateResult {
         if self.total == 0 {
             return out;
         }
+        let (recent, lists) = self.pieces(false);
+        if let Some(recent) = recent {
+            out += ", ";
+            out += &recent;
+        }
+        for (i, list) in lists.iter().enumerate() {
+            out += if i == 0 { ", " } else { "; " };
+            out += list;
+        }
+        out
+    }
+
+    /// The sentence without its count, for a summary that states the count already, and
+    /// without a breakdown into one group (`by status: open 1,165` when the call asked for
+    /// open tickets restates the call's own filter); empty when nothing is left.
+    ///
+    /// ```
+    /// use toolshape::{Day, aggregate::{Aggregate, FieldMeta}};
+    ///
+    /// let fields = [FieldMeta::legend("state"), FieldMeta::legend("kind")];
+    /// let rows: Vec<_> = [r#"{"state":"open","kind":"bug"}"#, r#"{"state":"open","kind":"ui"}"#]
+    ///     .iter()
+    ///     .filter_map(|r| serde_json::from_str(r).ok())
+    ///     .collect();
+    /// let result = Aggregate::new()
+    ///     .count_by("state")
+    ///     .top("kind", 3)
+    ///     .compute(&fields, &rows, Day::from_days_since_epoch(0))?;
+    /// assert_eq!(result.sentence("tickets"), "2 tickets, by state: open 2; top kind: bug 1, ui 1");
+    /// assert_eq!(result.details(), "top kind: bug 1, ui 1");
+    /// # Ok::<(), toolshape::aggregate::AggregateError>(())
+    /// ```
+    pub fn details(&self) -> String {
+        if self.total == 0 {
+            return String::new();
+        }
+        let (recent, lists) = self.pieces(true);
+        recent
+            .into_iter()
+            .chain(lists)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The recent share and the lists; with `skip_single`, lists of one group holding every
+    /// record are left out.
+    fn pieces(&self, skip_single: bool) -> (Option<String>, Vec<String>) {
+        let mut recent = None;
         if let Some(r) = &self.recent {
             let window = if r.days == 1 {
                 "day".to_owned()
             } else {
                 format!("{} days", thousands(u64::from(r.days)))
             };
-            out += &format!(
-                ", {} {} in the last {window}",
+            let mut out = format!(
+                "{} {} in the last {window}",
                 percent(r.count, self.total),
                 words(&r.field)
             );
@@ -1186,9 +1234,17 @@ impl AggregateResult {
             if !aside.is_empty() {
                 out += &format!(" ({})", aside.join(", "));
             }
+            recent = Some(out);
         }
+        let single = |values: &[(Value, u64)], none: u64| {
+            skip_single && none == 0 && values.len() == 1 && values[0].1 == self.total
+        };
         let mut lists: Vec<String> = Vec::new();
-        if let Some(c) = &self.count_by {
+        if let Some(c) = self
+            .count_by
+            .as_ref()
+            .filter(|c| !(c.other.is_none() && single(&c.counts, c.none)))
+        {
             let mut items = pairs(&c.counts);
             if c.none > 0 {
                 items.push(format!("no {} {}", words(&c.field), thousands(c.none)));
@@ -1202,7 +1258,7 @@ impl AggregateResult {
             }
             lists.push(format!("by {}: {}", words(&c.field), items.join(", ")));
         }
-        for t in &self.top {
+        for t in self.top.iter().filter(|t| !single(&t.values, t.none)) {
             let mut items = pairs(&t.values);
             if t.none > 0 {
                 items.push(format!("no {} {}", words(&t.field), thousands(t.none)));
@@ -1232,11 +1288,7 @@ impl AggregateResult {
             }
             lists.push(text);
         }
-        for (i, list) in lists.iter().enumerate() {
-            out += if i == 0 { ", " } else { "; " };
-            out += list;
-        }
-        out
+        (recent, lists)
     }
 }
 

@@ -47,6 +47,11 @@ pub struct ShapeConfig {
     /// Per tool, by tool name; a tool must be listed (an empty table takes the defaults).
     #[serde(default)]
     pub tools: BTreeMap<String, ToolConfig>,
+    /// Channel profiles by MCP client name (`clientInfo.name`), for clients the built-in
+    /// table ([`clients::KNOWN_CLIENTS`](crate::clients::KNOWN_CLIENTS)) does not know or
+    /// gets wrong; matched as the table's names are.
+    #[serde(default)]
+    pub clients: BTreeMap<String, ChannelPolicy>,
 }
 
 /// One tool's settings; each one left out falls back to `[defaults]`, then to the built-in
@@ -60,7 +65,9 @@ pub struct ToolConfig {
     pub tokenizer: Option<Encoding>,
     /// `prose` (default), `table` or `json`.
     pub format: Option<Format>,
-    /// `both` (default), `text` or `structured`: the channel the budget is enforced on.
+    /// `both`, `text` or `structured`: the channel the model reads, so the one the budget is
+    /// enforced on and what an MCP answer carries. Left out, an MCP client gets the profile
+    /// for its name ([`ShapeConfig::shaper_for_client`]), others `both`.
     pub channels: Option<ChannelPolicy>,
     /// At most this many records per page.
     pub page_size: Option<usize>,
@@ -152,6 +159,49 @@ impl ShapeConfig {
             check_tool(tool, &key)?;
         }
         Ok(())
+    }
+
+    /// The channel profile `tool` answers `client` (an MCP `clientInfo.name`; `None` before
+    /// `initialize` or outside MCP) with: the tool's own `channels` when configured, else the
+    /// client's entry in `[clients]`, else its entry in the built-in table, else
+    /// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE).
+    ///
+    /// ```
+    /// use toolshape::{ChannelPolicy, config::ShapeConfig};
+    ///
+    /// let config = ShapeConfig::from_toml_str(r#"
+    ///     [clients]
+    ///     "our-agent" = "text"
+    ///
+    ///     [tools.search_tickets]
+    ///     [tools.get_ticket]
+    ///     channels = "both"
+    /// "#).unwrap();
+    /// let profile = |tool, client| config.shaper_for_client(tool, client).unwrap().current_channels();
+    /// assert_eq!(profile("search_tickets", Some("claude-code")), ChannelPolicy::Structured);
+    /// assert_eq!(profile("search_tickets", Some("Our_Agent")), ChannelPolicy::Text);
+    /// assert_eq!(profile("search_tickets", Some("someone-else")), ChannelPolicy::Both);
+    /// assert_eq!(profile("get_ticket", Some("claude-code")), ChannelPolicy::Both); // fixed per tool
+    /// ```
+    pub fn shaper_for_client(
+        &self,
+        tool: &str,
+        client: Option<&str>,
+    ) -> Result<Shaper, ConfigError> {
+        let shaper = self.shaper(tool)?;
+        if self.tool(tool)?.channels.is_some() {
+            return Ok(shaper);
+        }
+        let Some(client) = client else {
+            return Ok(shaper.channels(crate::clients::DEFAULT_PROFILE));
+        };
+        let configured = self.clients.iter().find(|(name, _)| {
+            crate::clients::normalised(name) == crate::clients::normalised(client)
+        });
+        Ok(shaper.channels(match configured {
+            Some((_, profile)) => *profile,
+            None => crate::clients::profile_for(client),
+        }))
     }
 
     /// Reads a `.toml` or `.json` file.

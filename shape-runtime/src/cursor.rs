@@ -61,6 +61,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -77,6 +78,21 @@ const TAG_LEN: usize = 16;
 const FINGERPRINT_LEN: usize = 4;
 /// version, flags, fingerprint.
 const HEADER_LEN: usize = 2 + FINGERPRINT_LEN;
+/// Format version of a server-held cursor: the version, a token naming the position in the
+/// store, and a tag.
+const VERSION_HELD: u8 = 2;
+/// A held cursor's token: 64 bits of HMAC over the position, so the same position under the
+/// same key is the same entry, and a token is unguessable without the key.
+pub const HELD_TOKEN_LEN: usize = 8;
+/// A held cursor's tag: HMAC-SHA256 over the token and the whole query hash, truncated to 72
+/// bits. Against online guessing (each guess a tool call) 2^-72 a guess is far past enough;
+/// the tag only has to make an altered cursor fail, never to resist offline search.
+const HELD_TAG_LEN: usize = 9;
+/// Bytes of a held cursor: 1 + 8 + 9 = 18, which base64url writes as 24 characters exactly
+/// (no padding, so no spare bits a changed last character could hide in).
+const HELD_LEN: usize = 1 + HELD_TOKEN_LEN + HELD_TAG_LEN;
+/// Characters of a held cursor.
+pub const HELD_CURSOR_CHARS: usize = HELD_LEN / 3 * 4;
 /// Longer input is refused before decoding (a real cursor is ~100 characters plus the ids).
 const MAX_CURSOR_CHARS: usize = 4096;
 
@@ -130,6 +146,13 @@ pub enum CursorError {
          again without a cursor to start from the first page"
     )]
     ForeignQuery,
+    /// A server-held cursor ([`CursorCodec::held_in`]) whose position the server no longer
+    /// holds: it expired from the store, was evicted, or the server restarted.
+    #[error(
+        "the cursor is no longer held by this server (it expired or the server restarted); \
+         call the tool again without a cursor to start from the first page"
+    )]
+    Forgotten,
     /// Older than the configured maximum age.
     #[error(
         "the cursor expired: it was issued {age_secs}s ago and cursors last {max_age_secs}s; \
@@ -697,6 +720,7 @@ impl UpstreamPosition {
 pub struct CursorCodec {
     keys: CursorKeys,
     max_age: Option<Duration>,
+    held: Option<Arc<dyn CursorStore>>,
 }
 
 impl CursorCodec {
@@ -706,6 +730,42 @@ impl CursorCodec {
         CursorCodec {
             keys,
             max_age: None,
+            held: None,
+        }
+    }
+
+    /// Keeps each position in `store` and hands out a 24-character cursor naming it
+    /// ([`HELD_CURSOR_CHARS`]): a version, a 64-bit token, and a 72-bit tag over the token and
+    /// the query. Every guarantee of a signed cursor holds: an altered cursor fails its tag,
+    /// a cursor presented with another query is refused as foreign, the issue time is kept
+    /// with the position and checked against [`max_age`](Self::max_age), and the previous
+    /// key of a rotation still verifies. A position the store no longer holds is
+    /// [`CursorError::Forgotten`]. Cursors issued before, without a store, still decode.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, MemoryCursorStore, QueryHash};
+    /// use toolshape::{KeyValue, Order};
+    ///
+    /// let store = MemoryCursorStore::new(10_000, Duration::from_secs(3_600));
+    /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?).held_in(store);
+    /// let query = QueryHash::of("search_tickets", &serde_json::json!({}))?;
+    /// let last = Keyset {
+    ///     rank: Some(KeyValue::Str("2026-02-14T16:02:07.113Z".into())),
+    ///     id: Some("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90".into()),
+    ///     order: Order::Desc,
+    /// };
+    /// let cursor = codec.encode(&last, 20, &query);
+    /// assert_eq!(cursor.len(), 24);
+    /// assert_eq!(codec.decode(&cursor, &query)?.keyset, last);
+    /// let other = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
+    /// assert_eq!(codec.decode(&cursor, &other), Err(CursorError::ForeignQuery));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn held_in(self, store: impl CursorStore + 'static) -> Self {
+        CursorCodec {
+            held: Some(Arc::new(store)),
+            ..self
         }
     }
 
@@ -834,9 +894,49 @@ impl CursorCodec {
         }
         out[1] = flags;
 
+        if let Some(store) = &self.held {
+            let token = held_token(self.keys.current.clone(), &out);
+            store.put(token, out, issued_at_unix);
+            let mut cursor = Vec::with_capacity(HELD_LEN);
+            cursor.push(VERSION_HELD);
+            cursor.extend_from_slice(&token);
+            let tag = held_tag(self.keys.current.clone(), &token, query);
+            cursor.extend_from_slice(&tag[..HELD_TAG_LEN]);
+            return URL_SAFE_NO_PAD.encode(cursor);
+        }
         let tag = sign(self.keys.current.clone(), &out, query);
         out.extend_from_slice(&tag[..TAG_LEN]);
         URL_SAFE_NO_PAD.encode(out)
+    }
+
+    /// Reads a held cursor's 18 bytes: the tag first (altered, or another query's), then the
+    /// position the store holds under the token, checked to be the one the token names.
+    fn decode_held(&self, bytes: &[u8], query: &QueryHash) -> Result<Vec<u8>, CursorError> {
+        let store = self.held.as_ref().ok_or(CursorError::Malformed)?;
+        let (token, tag) = bytes[1..].split_at(HELD_TOKEN_LEN);
+        let token: [u8; HELD_TOKEN_LEN] = token.try_into().map_err(|_| CursorError::Malformed)?;
+        let keys = || std::iter::once(&self.keys.current).chain(&self.keys.previous);
+        let verified = keys().any(|key| {
+            let mut mac = key.clone();
+            held_tag_input(&mut mac, &token, query);
+            mac.verify_truncated_left(tag).is_ok()
+        });
+        let body = store.get(&token);
+        if !verified {
+            return Err(match body {
+                Some(body) if body.get(2..HEADER_LEN) != Some(&query.fingerprint()[..]) => {
+                    CursorError::ForeignQuery
+                }
+                _ => CursorError::Tampered,
+            });
+        }
+        let body = body.ok_or(CursorError::Forgotten)?;
+        // Another position under the same token (a 64-bit collision that overwrote it) is
+        // not this cursor's: never read as another position.
+        if !keys().any(|key| held_token(key.clone(), &body) == token) {
+            return Err(CursorError::Forgotten);
+        }
+        Ok(body)
     }
 
     /// `body` signed as a cursor for `query`, whatever it holds: for tests and fuzz targets
@@ -867,20 +967,27 @@ impl CursorCodec {
         let bytes = URL_SAFE_NO_PAD
             .decode(cursor)
             .map_err(|_| CursorError::Malformed)?;
-        if bytes.len() < HEADER_LEN + TAG_LEN || bytes.first() != Some(&VERSION) {
-            return Err(CursorError::Malformed);
-        }
-        let (body, tag) = bytes.split_at(bytes.len() - TAG_LEN);
-        let verified = std::iter::once(&self.keys.current)
-            .chain(&self.keys.previous)
-            .any(|key| verify(key.clone(), body, query, tag));
-        if !verified {
-            return Err(if body[2..HEADER_LEN] != query.fingerprint() {
-                CursorError::ForeignQuery
-            } else {
-                CursorError::Tampered
-            });
-        }
+        let held;
+        let body = if bytes.len() == HELD_LEN && bytes.first() == Some(&VERSION_HELD) {
+            held = self.decode_held(&bytes, query)?;
+            &held[..]
+        } else {
+            if bytes.len() < HEADER_LEN + TAG_LEN || bytes.first() != Some(&VERSION) {
+                return Err(CursorError::Malformed);
+            }
+            let (body, tag) = bytes.split_at(bytes.len() - TAG_LEN);
+            let verified = std::iter::once(&self.keys.current)
+                .chain(&self.keys.previous)
+                .any(|key| verify(key.clone(), body, query, tag));
+            if !verified {
+                return Err(if body[2..HEADER_LEN] != query.fingerprint() {
+                    CursorError::ForeignQuery
+                } else {
+                    CursorError::Tampered
+                });
+            }
+            body
+        };
         let position = parse_body(body).ok_or(CursorError::Malformed)?;
         if let Some(max_age) = self.max_age {
             let age_secs = now_unix.saturating_sub(position.issued_at_unix);
@@ -911,6 +1018,126 @@ fn verify(mut mac: HmacSha256, body: &[u8], query: &QueryHash, tag: &[u8]) -> bo
     mac.update(body);
     mac.update(query.as_bytes());
     mac.verify_truncated_left(tag).is_ok()
+}
+
+fn held_token(mut mac: HmacSha256, body: &[u8]) -> [u8; HELD_TOKEN_LEN] {
+    mac.update(b"shape.cursor.token\0");
+    mac.update(body);
+    let mut token = [0; HELD_TOKEN_LEN];
+    token.copy_from_slice(&mac.finalize().into_bytes()[..HELD_TOKEN_LEN]);
+    token
+}
+
+fn held_tag_input(mac: &mut HmacSha256, token: &[u8; HELD_TOKEN_LEN], query: &QueryHash) {
+    mac.update(b"shape.cursor.held\0");
+    mac.update(&[VERSION_HELD]);
+    mac.update(token);
+    mac.update(query.as_bytes());
+}
+
+fn held_tag(mut mac: HmacSha256, token: &[u8; HELD_TOKEN_LEN], query: &QueryHash) -> [u8; 32] {
+    held_tag_input(&mut mac, token, query);
+    mac.finalize().into_bytes().into()
+}
+
+/// Where a codec keeps positions server-side ([`CursorCodec::held_in`]), so a cursor is 24
+/// characters whatever its keyset. Synchronous, as cursors are made while a page is sized:
+/// a shared store for several replicas answers from a local cache or a blocking client.
+///
+/// A page may write a position or two its sizing tried besides the one it hands out; they
+/// age out as any other.
+pub trait CursorStore: Send + Sync + fmt::Debug {
+    /// Keeps `body` (an encoded position) under `token`; `issued_at_unix` is when the cursor
+    /// was issued (a store may use it; the codec checks it against its maximum age).
+    fn put(&self, token: [u8; HELD_TOKEN_LEN], body: Vec<u8>, issued_at_unix: u64);
+    /// The body kept under `token`, unless it expired or was evicted.
+    fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>>;
+}
+
+impl<S: CursorStore + ?Sized> CursorStore for Arc<S> {
+    fn put(&self, token: [u8; HELD_TOKEN_LEN], body: Vec<u8>, issued_at_unix: u64) {
+        (**self).put(token, body, issued_at_unix);
+    }
+
+    fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>> {
+        (**self).get(token)
+    }
+}
+
+/// An in-process [`CursorStore`]: at most `capacity` positions (the oldest goes first),
+/// each for `ttl`.
+#[derive(Debug)]
+pub struct MemoryCursorStore {
+    capacity: usize,
+    ttl_secs: u64,
+    held: std::sync::Mutex<HeldPositions>,
+}
+
+#[derive(Debug, Default)]
+struct HeldPositions {
+    /// Each token's body, the time it was put and the sequence number of its latest put.
+    by_token: std::collections::HashMap<[u8; HELD_TOKEN_LEN], (Vec<u8>, u64, u64)>,
+    /// Puts in order: token, sequence number, time put (a token put again appears twice; only
+    /// its latest put, by sequence number, removes it).
+    order: std::collections::VecDeque<([u8; HELD_TOKEN_LEN], u64, u64)>,
+    next_seq: u64,
+}
+
+impl MemoryCursorStore {
+    /// A store of at most `capacity` positions (at least 1), each kept for `ttl`.
+    pub fn new(capacity: usize, ttl: Duration) -> Self {
+        MemoryCursorStore {
+            capacity: capacity.max(1),
+            ttl_secs: ttl.as_secs(),
+            held: Default::default(),
+        }
+    }
+
+    /// How many positions are held.
+    pub fn len(&self) -> usize {
+        self.held.lock().map_or(0, |h| h.by_token.len())
+    }
+
+    /// Whether no position is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl CursorStore for MemoryCursorStore {
+    fn put(&self, token: [u8; HELD_TOKEN_LEN], body: Vec<u8>, issued_at_unix: u64) {
+        let Ok(mut held) = self.held.lock() else {
+            return;
+        };
+        let now = unix_now();
+        let seq = held.next_seq;
+        held.next_seq = seq.wrapping_add(1);
+        // Kept for the store's time to live from now; the codec checks the issue time
+        // against its own maximum age.
+        let _ = issued_at_unix;
+        held.by_token.insert(token, (body, now, seq));
+        held.order.push_back((token, seq, now));
+        // Drop what expired, then the oldest while over capacity.
+        while let Some(&(oldest, seq, put_at)) = held.order.front() {
+            let expired = now.saturating_sub(put_at) > self.ttl_secs;
+            if !expired
+                && held.by_token.len() <= self.capacity
+                && held.order.len() <= 4 * self.capacity
+            {
+                break;
+            }
+            held.order.pop_front();
+            if held.by_token.get(&oldest).is_some_and(|e| e.2 == seq) {
+                held.by_token.remove(&oldest);
+            }
+        }
+    }
+
+    fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>> {
+        let held = self.held.lock().ok()?;
+        let (body, put_at, _) = held.by_token.get(token)?;
+        (unix_now().saturating_sub(*put_at) <= self.ttl_secs).then(|| body.clone())
+    }
 }
 
 /// Parses a verified body; `None` if it does not follow the format.

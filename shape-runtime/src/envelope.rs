@@ -132,6 +132,9 @@ pub struct Words<'a> {
     pub query: Option<&'a str>,
     /// A sentence to lead the summary with (an aggregate of the whole result).
     pub lead: Option<&'a str>,
+    /// Facts about the whole result, stated after the counts and order (an aggregate of
+    /// a stored result, without its count).
+    pub details: Option<&'a str>,
     /// The companion tool that reopens a stored result.
     pub reopen_with: &'a str,
 }
@@ -158,7 +161,7 @@ impl Frame {
         if let Some(handle) = &omitted.handle {
             let _ = write!(
                 summary,
-                "; the whole result is stored as handle {handle}: call {} with handle={handle} to filter, sort, page or aggregate it",
+                "; the whole result is stored: call {} with handle={handle} to filter, sort, page or aggregate it",
                 words.reopen_with
             );
         }
@@ -247,6 +250,9 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     {
         let _ = write!(s, ", {order}");
     }
+    if let Some(details) = w.details.filter(|d| !d.is_empty()) {
+        let _ = write!(s, "; {details}");
+    }
     if total.is_none() {
         s.push_str("; more available");
     }
@@ -317,7 +323,18 @@ pub fn json_head(frame: &Frame, has_records: bool) -> String {
     out.push_str("{\"status\":\"");
     out.push_str(frame.status.as_str());
     out.push_str("\",\"summary\":");
-    json_string(&mut out, &frame.summary);
+    // The JSON names the handle once, in `omitted.handle`; the summary points there.
+    match &frame.omitted.handle {
+        Some(handle) => json_string(
+            &mut out,
+            &frame.summary.replacen(
+                &format!("handle={handle}"),
+                "the handle in omitted.handle",
+                1,
+            ),
+        ),
+        None => json_string(&mut out, &frame.summary),
+    }
     out.push_str(",\"data\":[");
     if has_records {
         out.push('\n');
@@ -384,7 +401,7 @@ pub fn left_out_fields<S: AsRef<str>>(skipped: &[S]) -> Vec<String> {
 
 /// The text envelope after the records: the omission with its reason and the fields this
 /// view leaves out, then the cursor.
-pub fn text_tail(frame: &Frame, plural: &str, tool: &str) -> String {
+pub fn text_tail(frame: &Frame, plural: &str) -> String {
     let o = &frame.omitted;
     let mut out = String::from("omitted: ");
     if o.count == Some(0) {
@@ -401,9 +418,6 @@ pub fn text_tail(frame: &Frame, plural: &str, tool: &str) -> String {
         if let Some(reason) = o.reason {
             let _ = write!(out, " ({})", reason.as_str());
         }
-        if let Some(handle) = &o.handle {
-            let _ = write!(out, ", stored as handle {handle}");
-        }
     }
     if !o.fields.is_empty() {
         let _ = write!(out, "; this view leaves out {}", o.fields.join(", "));
@@ -411,7 +425,7 @@ pub fn text_tail(frame: &Frame, plural: &str, tool: &str) -> String {
     out.push_str(".\nnext: ");
     match &frame.next {
         Some(next) => {
-            let _ = write!(out, "call {tool} again with cursor={next}");
+            let _ = write!(out, "cursor={next}");
         }
         None => out.push_str("null"),
     }

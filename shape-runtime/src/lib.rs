@@ -12,6 +12,7 @@
 
 // What a user names: namespaces where they help, the rest re-exported once at the root.
 pub mod aggregate;
+pub mod clients;
 pub mod config;
 pub mod cursor;
 pub mod handle;

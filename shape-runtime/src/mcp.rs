@@ -2,10 +2,19 @@
 //! envelope's JSON Schema is the tool's `outputSchema`, and the budget gives the `tools/list`
 //! entry a result-size hint.
 //!
-//! A shaped result becomes a [`CallToolResult`] with the text channel (prose, table or JSON,
-//! as configured) as its one `content` block, the envelope as `structuredContent`, and
-//! `isError` set for error envelopes. rmcp's own `Json<T>` writes compact JSON into
-//! `content`; a client that shows the model only the text would then read JSON, not the
+//! A shaped result becomes a [`CallToolResult`] in the form its client's model reads, by the
+//! answer's channel profile ([`Shaped::channels`], chosen per session from the client's name
+//! with [`profile`], or per tool in configuration):
+//!
+//! | profile | `content` (one text block) | `structuredContent` | `outputSchema` in `tools/list` |
+//! |---|---|---|---|
+//! | [`ChannelPolicy::Both`] (unknown clients) | the text channel | the envelope | yes |
+//! | [`ChannelPolicy::Text`] | the text channel, with the whole budget | none | none ([`tools_for`]) |
+//! | [`ChannelPolicy::Structured`] | the envelope's JSON, with the whole budget; an error's text channel | the envelope | yes |
+//!
+//! `isError` is set for error envelopes, whose text always carries the remedy by itself
+//! (Claude Code shows only the text of an error). rmcp's own `Json<T>` writes compact JSON
+//! into `content`; a client that shows the model only the text would then read JSON, not the
 //! budgeted text channel, so this conversion keeps the two channels apart.
 //!
 //! ```
@@ -38,11 +47,16 @@
 //! assert_eq!(mcp::size_hint(Budget::tokens(200)), 1_600);
 //! ```
 
+use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
 use crate::project::ToolResult;
 use crate::shaped::Shaped;
+use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, MetaObject, Tool,
+};
+use rmcp::service::RequestContext;
 use schemars::{Schema, json_schema};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -76,14 +90,64 @@ impl IntoCallToolResult for Shaped {
 }
 
 fn call_tool_result(shaped: &Shaped) -> CallToolResult {
-    let content = vec![ContentBlock::text(shaped.text())];
+    let profile = shaped.channels();
+    let text = match profile {
+        ChannelPolicy::Structured if !shaped.is_error() => shaped.structured_json(),
+        _ => shaped.text(),
+    };
+    let content = vec![ContentBlock::text(text)];
     let mut result = if shaped.is_error() {
         CallToolResult::error(content)
     } else {
         CallToolResult::success(content)
     };
-    result.structured_content = Some(shaped.structured());
+    if profile != ChannelPolicy::Text {
+        result.structured_content = Some(shaped.structured());
+    }
     result
+}
+
+/// The channel profile for a client that sent `client_info`
+/// ([`clients::profile_for`](crate::clients::profile_for) of its name); with none,
+/// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE). In a `#[tool]` method or a
+/// handler, [`profile_of`] reads it from the request.
+///
+/// ```
+/// use rmcp::model::Implementation;
+/// use toolshape::{ChannelPolicy, mcp};
+///
+/// let profile = |name: &str| mcp::profile(Some(&Implementation::new(name, "1.0")));
+/// assert_eq!(profile("claude-code"), ChannelPolicy::Structured);
+/// assert_eq!(profile("langchain-mcp-adapters"), ChannelPolicy::Text);
+/// assert_eq!(mcp::profile(None), ChannelPolicy::Both);
+/// ```
+pub fn profile(client_info: Option<&Implementation>) -> ChannelPolicy {
+    client_info.map_or(crate::clients::DEFAULT_PROFILE, |info| {
+        crate::clients::profile_for(&info.name)
+    })
+}
+
+/// The channel profile for the client of a request: its `clientInfo`, from the request's
+/// `_meta` (protocol 2026-07-28, where each request names its client) or else from
+/// `initialize`. Take a `RequestContext<RoleServer>` argument in a `#[tool]` method.
+pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
+    profile(context.client_info().as_ref())
+}
+
+/// The `tools/list` entries as a client with `profile` should see them: under
+/// [`ChannelPolicy::Text`] without `outputSchema`, since a tool that declares one must answer
+/// with `structuredContent`, which is what a text-reading client's answers leave out.
+pub fn tools_for(tools: Vec<Tool>, profile: ChannelPolicy) -> Vec<Tool> {
+    match profile {
+        ChannelPolicy::Text => tools
+            .into_iter()
+            .map(|mut tool| {
+                tool.output_schema = None;
+                tool
+            })
+            .collect(),
+        ChannelPolicy::Both | ChannelPolicy::Structured => tools,
+    }
 }
 
 /// The `outputSchema` of a tool answering with records of `T`: the envelope (`status`,

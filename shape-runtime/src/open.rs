@@ -141,8 +141,8 @@ impl Call<'_> {
             Some(Err(failure)) => Err(failure),
             None => Ok(None),
         };
-        let (lead, handle) = match stored {
-            Ok(Some((lead, handle))) => (Some(lead), Some(handle)),
+        let (details, handle) = match stored {
+            Ok(Some((details, handle))) => (Some(details), Some(handle)),
             Ok(None) => (None, None),
             Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
             Err(StoreFailure::Store(e)) => {
@@ -154,7 +154,8 @@ impl Call<'_> {
         let page = PageInputs {
             given: order.len(),
             resolvers,
-            lead: lead.as_deref(),
+            lead: None,
+            details: details.as_deref(),
             handle: handle.as_deref(),
             keyset,
             upstream,
@@ -195,7 +196,7 @@ impl Call<'_> {
         Ok(false)
     }
 
-    /// The stored form of the whole result and the aggregate sentence that leads the summary.
+    /// The stored form of the whole result and the aggregate's details for the summary.
     fn prepare<T: ToolResult, S: HandleStore>(
         &self,
         records: &[Typed<'_, T>],
@@ -222,9 +223,10 @@ impl Call<'_> {
         let result = aggregate
             .compute(&fields, &rows, keep.today.unwrap_or_else(Day::today_utc))
             .map_err(StoreFailure::Aggregate)?;
-        let lead = result.sentence_with(projection.name, projection.plural);
+        // The page states the count; the aggregate adds what it does not.
+        let details = result.details();
         let stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);
-        Ok((lead, stored))
+        Ok((details, stored))
     }
 }
 
@@ -440,6 +442,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             given: remaining.len(),
             resolvers: Vec::new(),
             lead: lead.as_deref(),
+            details: None,
             handle: None,
             keyset: false,
             upstream: None,

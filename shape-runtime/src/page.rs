@@ -105,6 +105,8 @@ pub(crate) struct PageInputs<'a> {
     pub resolvers: Vec<ResolverStats>,
     /// A sentence to lead the summary with.
     pub lead: Option<&'a str>,
+    /// Facts about the whole result, stated after the counts.
+    pub details: Option<&'a str>,
     /// The handle the whole result is stored under.
     pub handle: Option<&'a str>,
     /// Whether the next cursor is a keyset (rank key and id); else a count of records.
@@ -259,6 +261,7 @@ pub(crate) fn render<R: RenderRecord>(
         channels.text,
         channels.structured,
         report,
+        settings.channels,
     ))
 }
 
@@ -319,6 +322,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             order: layout.order.as_deref().filter(|_| !keep_order),
             query: settings.query,
             lead: inputs.lead,
+            details: inputs.details,
             reopen_with: OPEN_RESULT,
         };
         Page {
@@ -330,8 +334,12 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             reached,
             words,
             skipped: envelope::left_out_fields(&layout.skipped),
-            text_differs: settings.format != Format::Json
-                || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off,
+            // Under the structured profile no model reads a separate text channel: it is the
+            // JSON (an error's text is made apart, with the remedy), so records are rendered
+            // and counted once.
+            text_differs: settings.channels != ChannelPolicy::Structured
+                && (settings.format != Format::Json
+                    || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off),
             inputs,
         }
     }
@@ -421,9 +429,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     fn tail(&self, frame: &Frame, channel: Channel) -> String {
         match (channel, self.settings.format) {
             (Channel::Structured, _) | (Channel::Text, Format::Json) => envelope::json_tail(frame),
-            (Channel::Text, _) => {
-                envelope::text_tail(frame, self.layout.plural, self.settings.tool)
-            }
+            (Channel::Text, _) => envelope::text_tail(frame, self.layout.plural),
         }
     }
 
@@ -603,6 +609,10 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             tokens: ChannelTokens {
                 text: tokens.text,
                 structured: tokens.structured,
+            },
+            envelope: ChannelTokens {
+                text: fitted.envelope_tokens.text,
+                structured: fitted.envelope_tokens.structured,
             },
             records: RecordCounts {
                 total: self.total.unwrap_or(self.reached),

@@ -116,6 +116,9 @@ pub struct Report {
     pub raw: Option<RawSize>,
     /// Tokens per channel.
     pub tokens: ChannelTokens,
+    /// Of `tokens`, the envelope's: everything but the records (status, summary, notes,
+    /// omission, cursor, and the JSON's keys and brackets).
+    pub envelope: ChannelTokens,
     /// Record counts.
     pub records: RecordCounts,
     /// The cut, if any.

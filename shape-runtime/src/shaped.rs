@@ -1,6 +1,7 @@
 //! What a call answers: the text channel, the structured channel and the report
 //! ([`Shaped`]), or why it could not be shaped ([`ShapeError`]).
 
+use crate::admit::ChannelPolicy;
 use crate::envelope::{Frame, Status};
 use crate::report::Report;
 use crate::resolve::ResolveError;
@@ -36,16 +37,30 @@ pub struct Shaped {
     text: String,
     structured: String,
     report: Report,
+    channels: ChannelPolicy,
 }
 
 impl Shaped {
-    pub(crate) fn new(frame: Frame, text: String, structured: String, report: Report) -> Self {
+    pub(crate) fn new(
+        frame: Frame,
+        text: String,
+        structured: String,
+        report: Report,
+        channels: ChannelPolicy,
+    ) -> Self {
         Shaped {
             frame,
             text,
             structured,
             report,
+            channels,
         }
+    }
+
+    /// The channel profile this answer was shaped for: which channel is held to the budget,
+    /// and what an MCP answer carries ([`ChannelPolicy`]).
+    pub fn channels(&self) -> ChannelPolicy {
+        self.channels
     }
 
     /// What a text-reading client shows the model.

@@ -131,7 +131,10 @@ impl Shaper {
         self.set(|s| s.format = format)
     }
 
-    /// Which channel the budget is enforced on.
+    /// The channel profile: which channel the model reads, so which one the budget is
+    /// enforced on and what an MCP answer carries. For a profile per MCP session, set it on
+    /// a clone of a shared shaper (`shaper.clone().channels(profile)`: the settings are
+    /// copied once, a few fields).
     pub fn channels(self, channels: ChannelPolicy) -> Self {
         self.set(|s| s.channels = channels)
     }
@@ -293,8 +296,16 @@ impl Shaper {
         let clean = crate::untrusted::echo::clean;
         let full = Frame::error(&clean(what), &clean(remedy)).summary;
         let budget = self.settings.budget.max_tokens();
+        // The text is always held to the budget: some clients whose models read the
+        // structured channel show only the text of an error (Claude Code). The structured
+        // channel is held unless no model reads it.
+        let held = self.settings.channels.held();
+        let size = |t: &ChannelTokens| {
+            let structured = if held.structured { t.structured } else { 0 };
+            t.text.max(structured)
+        };
         let mut answer = self.error_envelope(full.clone());
-        if answer.2.text.max(answer.2.structured) > budget {
+        if size(&answer.2) > budget {
             // The longest shortened summary that fits, by bisection on the characters kept.
             let chars: Vec<char> = full.chars().collect();
             let (mut lo, mut hi) = (0usize, chars.len());
@@ -302,7 +313,7 @@ impl Shaper {
             while lo < hi {
                 let mid = lo + (hi - lo).div_ceil(2);
                 let tried = self.error_envelope(shortened(&chars, mid));
-                if tried.2.text.max(tried.2.structured) <= budget {
+                if size(&tried.2) <= budget {
                     lo = mid;
                     best = tried;
                 } else {
@@ -311,7 +322,7 @@ impl Shaper {
             }
             // When not even the bare envelope fits, the whole message is more use than an
             // ellipsis: the report says the budget was too small for any answer.
-            if best.2.text.max(best.2.structured) <= budget {
+            if size(&best.2) <= budget {
                 answer = best;
             }
         }
@@ -322,6 +333,7 @@ impl Shaper {
             budget: self.settings.budget.max_tokens(),
             raw: None,
             tokens,
+            envelope: tokens,
             records: RecordCounts {
                 total: 0,
                 given: 0,
@@ -332,13 +344,13 @@ impl Shaper {
             resolvers: Vec::new(),
             diagnostics: Default::default(),
             tokenized: 0,
-            over_budget: tokens.text.max(tokens.structured) > self.settings.budget.max_tokens(),
+            over_budget: size(&tokens) > budget,
             duration_us: 0,
             nonce: None,
             lookups: Vec::new(),
         };
         report.emit();
-        Shaped::new(frame, text, structured, report)
+        Shaped::new(frame, text, structured, report, self.settings.channels)
     }
 }
 
@@ -358,7 +370,7 @@ impl Shaper {
                 format!(
                     "{}{}",
                     envelope::text_head(&frame, None),
-                    envelope::text_tail(&frame, "records", &self.settings.tool)
+                    envelope::text_tail(&frame, "records")
                 )
             }
         };
@@ -912,6 +924,7 @@ impl<'a> Call<'a> {
             given,
             resolvers,
             lead: None,
+            details: None,
             handle: None,
             keyset,
             upstream,

@@ -3,9 +3,11 @@
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 use toolshape::cursor::{
-    CursorCodec, CursorError, CursorKeys, Keyset, Placeholders, QueryHash, SqlOptions, after_cursor,
+    CursorCodec, CursorError, CursorKeys, Keyset, MemoryCursorStore, Placeholders, QueryHash,
+    SqlOptions, after_cursor,
 };
 use toolshape::{KeyValue, Order, ToolResult};
 
@@ -432,6 +434,7 @@ fn every_refusal_says_how_to_recover() {
             age_secs: 700,
             max_age_secs: 600,
         },
+        CursorError::Forgotten,
     ];
     for err in errors {
         assert!(
@@ -539,4 +542,165 @@ fn after_cursor_on_an_empty_or_exhausted_slice_is_empty() {
     }];
     assert_eq!(after_cursor(&items, &Keyset::start(Order::Desc)).len(), 1);
     assert!(after_cursor(&items, &Keyset::after(&items[0])).is_empty());
+}
+
+fn codec_plain() -> CursorCodec {
+    codec()
+}
+
+fn held_codec(capacity: usize) -> CursorCodec {
+    CursorCodec::new(CursorKeys::new(KEY).expect("key"))
+        .held_in(MemoryCursorStore::new(capacity, Duration::from_secs(3_600)))
+}
+
+/// What a model copying a string out of an answer gets wrong: each character changed to
+/// every other base64url character, each character dropped, each character doubled.
+fn miscopies(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, at) in text.char_indices() {
+        let (before, after) = (&text[..i], &text[i + at.len_utf8()..]);
+        for c in ALPHABET.iter().map(|&c| char::from(c)).filter(|&c| c != at) {
+            out.push(format!("{before}{c}{after}"));
+        }
+        out.push(format!("{before}{after}"));
+        out.push(format!("{before}{at}{at}{after}"));
+    }
+    out
+}
+
+#[test]
+fn held_cursors_are_24_characters_with_every_guarantee() {
+    let codec = held_codec(1_000);
+    let cursor = codec.encode_at(&sample(), 40, &query(), 1_000_000);
+    assert_eq!(cursor.len(), 24, "{cursor}");
+    assert_eq!(toolshape::cursor::HELD_CURSOR_CHARS, 24);
+    assert!(cursor.bytes().all(|b| ALPHABET.contains(&b)));
+    let position = codec
+        .decode_at(&cursor, &query(), 1_000_010)
+        .expect("decodes");
+    assert_eq!((position.keyset, position.shown), (sample(), 40));
+    assert_eq!(position.issued_at_unix, 1_000_000);
+    // Bound to the query.
+    let other = QueryHash::of("search_tickets", &json!({"status": "closed"})).expect("hash");
+    assert_eq!(
+        codec.decode_at(&cursor, &other, 1_000_010),
+        Err(CursorError::ForeignQuery)
+    );
+    // Expiring: the issue time is held with the position.
+    let aging = codec.clone().max_age(Duration::from_secs(600));
+    assert!(aging.decode_at(&cursor, &query(), 1_000_600).is_ok());
+    assert_eq!(
+        aging.decode_at(&cursor, &query(), 1_000_601),
+        Err(CursorError::Expired {
+            age_secs: 601,
+            max_age_secs: 600
+        })
+    );
+    // A position the store no longer holds: evicted by a store of one.
+    let small = held_codec(1);
+    let first = small.encode(&sample(), 40, &query());
+    let later = Keyset {
+        id: Some("tkt_00000000-0000-4000-8000-000000000000".into()),
+        ..sample()
+    };
+    let second = small.encode(&later, 80, &query());
+    assert_eq!(small.decode(&first, &query()), Err(CursorError::Forgotten));
+    assert_eq!(small.decode(&second, &query()).map(|p| p.keyset), Ok(later));
+    // A stateless cursor still reads with a held codec; a held one is unreadable without
+    // the store.
+    let stateless = codec_plain().encode(&sample(), 40, &query());
+    assert_eq!(
+        codec.decode(&stateless, &query()).map(|p| p.keyset),
+        Ok(sample())
+    );
+    assert_eq!(
+        self::codec().decode(&cursor, &query()),
+        Err(CursorError::Malformed)
+    );
+}
+
+#[test]
+fn held_cursors_rotate_keys_like_signed_ones() {
+    let store = Arc::new(MemoryCursorStore::new(100, Duration::from_secs(3_600)));
+    let with = |keys: CursorKeys| CursorCodec::new(keys).held_in(Arc::clone(&store));
+    let old = with(CursorKeys::new(b"the old key, sixteen+").expect("key"));
+    let rotated = with(
+        CursorKeys::new(b"the new key, sixteen+")
+            .and_then(|k| k.with_previous(b"the old key, sixteen+"))
+            .expect("keys"),
+    );
+    let after = with(CursorKeys::new(b"the new key, sixteen+").expect("key"));
+    let from_old = old.encode(&sample(), 20, &query());
+    assert_eq!(
+        rotated.decode(&from_old, &query()).map(|p| p.keyset),
+        Ok(sample())
+    );
+    assert_eq!(
+        after.decode(&from_old, &query()),
+        Err(CursorError::Tampered)
+    );
+    let from_rotated = rotated.encode(&sample(), 20, &query());
+    assert!(after.decode(&from_rotated, &query()).is_ok());
+    assert_eq!(
+        old.decode(&from_rotated, &query()),
+        Err(CursorError::Tampered)
+    );
+}
+
+/// A cursor or handle copied by a model-like process (one character changed, dropped or
+/// doubled) is refused with the remedy, never read as another position or result, even with
+/// the store full of neighbouring positions.
+#[test]
+fn miscopied_cursors_and_handles_are_refused_with_the_remedy() {
+    let held = held_codec(10_000);
+    // Neighbours: the positions a miscopy would most plausibly land on.
+    for n in 0..200u64 {
+        let k = Keyset {
+            id: Some(format!("tkt_{n:08x}-2d18-4b6e-9c05-8ab3f2e17d90")),
+            ..sample()
+        };
+        held.encode(&k, n, &query());
+    }
+    for (name, codec) in [("held", held), ("signed", codec())] {
+        let cursor = codec.encode(&sample(), 40, &query());
+        let copies = miscopies(&cursor);
+        assert_eq!(copies.len(), cursor.len() * 65);
+        for copy in &copies {
+            match codec.decode(copy, &query()) {
+                Err(e) => assert!(
+                    e.to_string().contains("again without a cursor"),
+                    "{name}: {copy}: {e}"
+                ),
+                Ok(p) => panic!("{name}: the miscopy {copy} of {cursor} read as {p:?}"),
+            }
+        }
+        assert!(codec.decode(&cursor, &query()).is_ok(), "{name}");
+    }
+
+    use toolshape::handle::{HandleError, HandlePolicy, HandleStore, MemoryStore, StoredResult};
+    let store = MemoryStore::default();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let mut handles = Vec::new();
+    for _ in 0..50 {
+        let result = StoredResult::new("search_tickets", "ticket", "tickets");
+        let handle = rt
+            .block_on(store.put("alice", result, &HandlePolicy::default()))
+            .expect("stored");
+        handles.push(handle.to_string());
+    }
+    let handle = &handles[0];
+    assert_eq!(handle.len(), 24);
+    for copy in miscopies(handle) {
+        let refused = match copy.parse() {
+            Err(e) => e,
+            Ok(parsed) => match rt.block_on(store.get("alice", &parsed)) {
+                Err(e) => e,
+                Ok(_) => panic!("the miscopy {copy} of {handle} opened a stored result"),
+            },
+        };
+        assert_eq!(refused, HandleError::NotFound, "{copy}");
+        assert!(refused.to_string().contains("copied exactly"), "{refused}");
+    }
 }

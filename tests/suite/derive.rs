@@ -33,12 +33,11 @@ fn seed_ticket_exact_json_and_prose() {
         r#"{"id":"tkt_9f3a71c4","subject":"Card declined at checkout","status":"open","priority":"high","assignee":"Dana Cole","org":"Northwind Foods","opened":"2026-02-11","last_update":"2026-02-14"}"#
     );
     let line = shaped.text().lines().nth(1).unwrap();
-    assert!(line.starts_with("tkt_9f3a71c4 \""), "{line}");
-    assert!(
-        line.ends_with(
-            "\": open, high priority, Dana Cole, Northwind Foods, opened Feb 11, updated Feb 14"
-        ),
-        "{line}"
+    // One marking for the untrusted subject: «…», no quotes around it.
+    assert_eq!(
+        line,
+        "tkt_9f3a71c4 «Card declined at checkout»: open, high priority, Dana Cole, \
+         Northwind Foods, opened Feb 11, updated Feb 14"
     );
 }
 

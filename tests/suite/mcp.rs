@@ -9,7 +9,8 @@ use rmcp::model::{CallToolResponse, CallToolResult, MetaObject, Tool};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-use toolshape::{Budget, Format, Shaped, Shaper, mcp};
+use toolshape::tokens::Tokenizer as _;
+use toolshape::{Budget, ChannelPolicy, Format, Shaped, Shaper, mcp};
 
 fn tickets() -> Vec<Ticket> {
     desk::parse_page(desk::PAGE).expect("the seed page parses")
@@ -274,4 +275,158 @@ fn the_pipeline_futures_are_send() {
     ));
     let open = OpenResult::new(&store, codec);
     assert_send(&open.call_on("owner", json!({"handle": "h_x"}), today));
+}
+
+fn page_for(budget: usize, format: Format, profile: ChannelPolicy) -> Shaped {
+    Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(budget))
+        .format(format)
+        .channels(profile)
+        .shape_blocking_with(&tickets(), &Directory::seed())
+        .expect("shapes")
+}
+
+/// Records in a prose text channel, read back from the text: the lines between the head and
+/// the `omitted:` line.
+fn prose_records(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let omitted = lines
+        .iter()
+        .position(|l| l.starts_with("omitted: "))
+        .expect("an omitted line");
+    omitted - 1
+}
+
+#[test]
+fn a_text_profile_answers_with_the_text_alone_and_gives_it_the_whole_budget() {
+    let tok = toolshape::tokens::Tiktoken::o200k_base();
+    let both = page_for(600, Format::Prose, ChannelPolicy::Both);
+    let text_only = page_for(600, Format::Prose, ChannelPolicy::Text);
+    let result = complete(text_only.clone());
+    assert_eq!(result.structured_content, None, "no structuredContent");
+    assert_eq!(result.is_error, Some(false));
+    let text = text_of(&result);
+    assert_eq!(text, text_only.text());
+    // All 12 fit in prose alone; the JSON under `Both` holds fewer.
+    assert!(text.starts_with("ok: 12 tickets"), "{text}");
+    assert!(tok.count(text) <= 600, "{}", tok.count(text));
+    // Under `Both` the prose is held to what the JSON fits; read alone it shows more.
+    assert!(
+        prose_records(text) > prose_records(both.text()),
+        "text alone {} records, under both {}",
+        prose_records(text),
+        prose_records(both.text())
+    );
+    assert!(tok.count(both.structured_json()) <= 600 && tok.count(both.text()) <= 600);
+    let wire = serde_json::to_value(&result).expect("serialises");
+    assert!(wire.get("structuredContent").is_none(), "{wire}");
+}
+
+#[test]
+fn a_structured_profile_answers_with_the_envelope_in_both_blocks_within_the_whole_budget() {
+    let tok = toolshape::tokens::Tiktoken::o200k_base();
+    for format in [Format::Prose, Format::Table, Format::Json] {
+        let shaped = page_for(600, format, ChannelPolicy::Structured);
+        let result = complete(shaped.clone());
+        let text = text_of(&result);
+        let parsed: Value = serde_json::from_str(text).expect("the text block is the JSON");
+        let structured = result.structured_content.clone().expect("structured");
+        assert_eq!(parsed, structured);
+        assert_eq!(structured["status"], "partial");
+        assert!(tok.count(text) <= 600, "{format:?}: {}", tok.count(text));
+        assert_envelope_fits_schema::<Ticket>(&structured);
+        // The JSON channel binds under `Both` too, so reading it alone shows as many.
+        let both = page_for(600, format, ChannelPolicy::Both);
+        assert!(
+            structured["data"].as_array().map(Vec::len)
+                >= both.structured()["data"].as_array().map(Vec::len)
+        );
+    }
+}
+
+#[test]
+fn an_error_carries_its_remedy_in_the_text_under_every_profile() {
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a test key of at least 16 bytes").expect("key"),
+    ));
+    let query = QueryHash::of("search_tickets", &json!({})).expect("hash");
+    for profile in [
+        ChannelPolicy::Both,
+        ChannelPolicy::Text,
+        ChannelPolicy::Structured,
+    ] {
+        let shaper = Shaper::for_tool("search_tickets")
+            .format(Format::Prose)
+            .budget(Budget::tokens(80))
+            .channels(profile);
+        let refused = shaper
+            .call()
+            .paginate(Arc::clone(&codec), query, Some("AAAAnot-a-cursor"))
+            .expect_err("refused");
+        let result = complete(shaper.cursor_error(&refused));
+        assert_eq!(result.is_error, Some(true));
+        let text = text_of(&result);
+        // Claude Code shows only the text of an error: it must stand alone, as prose.
+        assert!(text.starts_with("error: "), "{profile:?}: {text}");
+        assert!(
+            text.contains("call the tool again without a cursor"),
+            "{profile:?}: {text}"
+        );
+        assert!(
+            toolshape::tokens::Tiktoken::o200k_base().count(text) <= 80,
+            "{profile:?}"
+        );
+        assert_eq!(
+            result.structured_content.is_some(),
+            profile != ChannelPolicy::Text,
+            "{profile:?}"
+        );
+    }
+}
+
+#[test]
+fn text_clients_see_no_output_schema_in_tools_list() {
+    let tool = Tool::new("search_tickets", "d", Arc::new(Default::default()))
+        .with_raw_output_schema(mcp::output_schema::<Ticket>());
+    for (profile, has_schema) in [
+        (ChannelPolicy::Both, true),
+        (ChannelPolicy::Structured, true),
+        (ChannelPolicy::Text, false),
+    ] {
+        let listed = mcp::tools_for(vec![tool.clone()], profile);
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].output_schema.is_some(), has_schema, "{profile:?}");
+        assert_eq!(listed[0].name, "search_tickets");
+    }
+}
+
+#[test]
+fn known_clients_get_the_profile_their_model_reads() {
+    use rmcp::model::Implementation;
+    // From the "facts from the field" table (DESIGN.md), by the names the clients send.
+    let expected = [
+        ("claude-code", ChannelPolicy::Structured),
+        ("codex-mcp-client", ChannelPolicy::Structured),
+        ("github-copilot-cli", ChannelPolicy::Structured),
+        ("Visual Studio Code", ChannelPolicy::Structured),
+        ("Visual Studio Code - Insiders", ChannelPolicy::Structured),
+        ("opencode", ChannelPolicy::Structured),
+        ("open-webui", ChannelPolicy::Text),
+        ("openai-agents", ChannelPolicy::Text),
+        ("langchain-mcp-adapters", ChannelPolicy::Text),
+        ("mcp", ChannelPolicy::Text),
+        ("some-new-agent", ChannelPolicy::Both),
+        ("claude", ChannelPolicy::Both),
+    ];
+    for (name, profile) in expected {
+        let hello = Implementation::new(name, "1");
+        assert_eq!(mcp::profile(Some(&hello)), profile, "{name}");
+    }
+    assert_eq!(mcp::profile(None), ChannelPolicy::Both);
+    // Every row of the table names a source.
+    assert!(
+        toolshape::clients::KNOWN_CLIENTS
+            .iter()
+            .all(|c| !c.source.is_empty() && !c.names.is_empty())
+    );
 }

@@ -162,16 +162,34 @@ async fn a_large_result_is_stored_and_summarised() {
     let (shaped, handle) = stored(&store).await;
     assert_eq!(shaped.status(), Status::Partial);
     let summary = shaped.summary();
+    // The counts first, then what the aggregate adds (its count is the page's total, not
+    // stated twice).
     assert!(
-        summary.starts_with("1,412 issues, 88% opened in the last 30 days, top labels: bug 312"),
+        summary.starts_with(
+            "15 of 1,412 issues, most recent opened first; 88% opened in the last 30 days; \
+             top labels: bug 312"
+        ),
         "{summary}"
     );
+    assert_eq!(summary.matches("1,412").count(), 1, "{summary}");
+    // The handle is stated once, with the call that reopens it.
+    assert_eq!(summary.matches(handle.as_str()).count(), 1, "{summary}");
     assert!(
         summary.contains(&format!("call open_result with handle={handle}")),
         "{summary}"
     );
-    let lead = summary.split("; ").next().unwrap();
-    assert!(Tiktoken::o200k_base().count(lead) <= 40, "{lead}");
+    assert_eq!(shaped.text().matches(handle.as_str()).count(), 1);
+    // The JSON names it once too, in omitted.handle, and its summary points there.
+    let json = shaped.structured_json();
+    assert_eq!(json.matches(handle.as_str()).count(), 1, "{json}");
+    assert!(
+        shaped.structured()["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("call open_result with the handle in omitted.handle")),
+        "{json}"
+    );
+    let aggregate = summary.split("; ").nth(1).unwrap();
+    assert!(Tiktoken::o200k_base().count(aggregate) <= 40, "{aggregate}");
     assert!(shaped.report().tokens.text <= 800);
     assert_eq!(shaped.structured()["omitted"]["handle"], handle.as_str());
 

@@ -1,0 +1,154 @@
+//! Which channel each known MCP client's model reads, so a tool answers in that form: the
+//! channel profile ([`ChannelPolicy`]) a client gets from the name it sends as `clientInfo`
+//! at `initialize`.
+//!
+//! Most coding agents pass their model only `structuredContent` when a result has it and drop
+//! the text block; chat front ends and agent SDKs pass only the text. Answering a text reader
+//! with [`ChannelPolicy::Text`] puts no `structuredContent` (and no `outputSchema` in
+//! `tools/list`) in its way, so the prose or table channel reaches its model with the whole
+//! budget; a structured reader gets [`ChannelPolicy::Structured`], the JSON envelope with the
+//! whole budget. A client not in the table gets [`DEFAULT_PROFILE`], both channels each within
+//! the budget, which is right whichever it reads.
+//!
+//! ```
+//! use toolshape::ChannelPolicy;
+//! use toolshape::clients::{DEFAULT_PROFILE, profile_for};
+//!
+//! assert_eq!(profile_for("claude-code"), ChannelPolicy::Structured);
+//! assert_eq!(profile_for("Visual Studio Code - Insiders"), ChannelPolicy::Structured);
+//! assert_eq!(profile_for("langchain-mcp-adapters"), ChannelPolicy::Text);
+//! assert_eq!(profile_for("my-own-agent"), DEFAULT_PROFILE);
+//! ```
+
+use crate::admit::ChannelPolicy;
+
+/// What a client not in [`KNOWN_CLIENTS`] gets: both channels, each within the budget, so
+/// the answer is whole whichever channel its model reads.
+pub const DEFAULT_PROFILE: ChannelPolicy = ChannelPolicy::Both;
+
+/// One known client: the names it sends as `clientInfo.name`, what its model reads, and where
+/// that fact comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownClient {
+    /// The client as people call it.
+    pub client: &'static str,
+    /// The `clientInfo.name` values it sends, compared without case, with `-`, `_` and
+    /// spaces alike; a name of two or more words also matches with more words after it
+    /// (`Visual Studio Code - Insiders`), a one-word name only exactly.
+    pub names: &'static [&'static str],
+    /// The profile it gets.
+    pub profile: ChannelPolicy,
+    /// The issue or code the fact comes from.
+    pub source: &'static str,
+}
+
+/// The clients whose reading is known (see the README's client table).
+pub const KNOWN_CLIENTS: &[KnownClient] = &[
+    KnownClient {
+        client: "Claude Code",
+        names: &["claude-code"],
+        profile: ChannelPolicy::Structured,
+        source: "anthropics/claude-code #79944, #55677, #45575; errors: #86032",
+    },
+    KnownClient {
+        client: "Codex",
+        names: &["codex-mcp-client", "codex"],
+        profile: ChannelPolicy::Structured,
+        source: "openai/codex #38287, PR #9338",
+    },
+    KnownClient {
+        client: "GitHub Copilot CLI",
+        names: &["github-copilot-cli", "copilot-cli"],
+        profile: ChannelPolicy::Structured,
+        source: "github/copilot-cli #3258",
+    },
+    KnownClient {
+        client: "VS Code",
+        names: &["Visual Studio Code", "vscode"],
+        profile: ChannelPolicy::Structured,
+        source: "microsoft/vscode #290063",
+    },
+    KnownClient {
+        client: "opencode",
+        names: &["opencode"],
+        profile: ChannelPolicy::Structured,
+        source: "anomalyco/opencode PR #32074",
+    },
+    KnownClient {
+        client: "Open WebUI",
+        names: &["open-webui", "openwebui"],
+        profile: ChannelPolicy::Text,
+        source: "usememos/memos #6226 (Open WebUI's client)",
+    },
+    KnownClient {
+        client: "OpenAI Agents SDK",
+        names: &["openai-agents", "openai-agents-python"],
+        profile: ChannelPolicy::Text,
+        source: "the SDK's MCP code (reads `content` only)",
+    },
+    KnownClient {
+        client: "langchain-mcp-adapters",
+        names: &["langchain-mcp-adapters"],
+        profile: ChannelPolicy::Text,
+        source: "the adapters' code (reads `content` only)",
+    },
+    KnownClient {
+        client: "the MCP Python SDK's default name (Open WebUI, the Agents SDK and the \
+                 langchain adapters send it unless set)",
+        names: &["mcp"],
+        profile: ChannelPolicy::Text,
+        source: "modelcontextprotocol/python-sdk `ClientSession` default `clientInfo`",
+    },
+];
+
+/// The known client `name` (a `clientInfo.name`) belongs to, if any.
+pub fn known(name: &str) -> Option<&'static KnownClient> {
+    let name = normalised(name);
+    KNOWN_CLIENTS.iter().find(|c| {
+        c.names.iter().any(|known| {
+            let known = normalised(known);
+            name == known
+                || known.contains(' ')
+                    && name
+                        .strip_prefix(&known)
+                        .is_some_and(|rest| rest.starts_with(' '))
+        })
+    })
+}
+
+/// The profile for a client that sent `name` as `clientInfo.name`: its entry in
+/// [`KNOWN_CLIENTS`], else [`DEFAULT_PROFILE`].
+pub fn profile_for(name: &str) -> ChannelPolicy {
+    known(name).map_or(DEFAULT_PROFILE, |c| c.profile)
+}
+
+/// Lower case, `-` and `_` read as spaces, runs of spaces as one, trimmed.
+pub(crate) fn normalised(name: &str) -> String {
+    name.split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_whole_words_only() {
+        assert_eq!(profile_for("Claude_Code"), ChannelPolicy::Structured);
+        assert_eq!(profile_for("  opencode "), ChannelPolicy::Structured);
+        assert_eq!(profile_for("MCP"), ChannelPolicy::Text);
+        assert_eq!(
+            profile_for("claude-code-nightly"),
+            ChannelPolicy::Structured
+        );
+        // A one-word name matches only exactly: the Python SDK's `mcp` is not every
+        // `mcp-…` client, and a prefix of a word is not the client.
+        assert_eq!(profile_for("mcp-inspector"), DEFAULT_PROFILE);
+        assert_eq!(profile_for("mcpx"), DEFAULT_PROFILE);
+        assert_eq!(profile_for("opencoder"), DEFAULT_PROFILE);
+        assert_eq!(profile_for(""), DEFAULT_PROFILE);
+    }
+}
