@@ -12,7 +12,8 @@ pub const MAX_ECHO_CHARS: usize = 600;
 /// `text` cleaned for an error summary: sanitised as untrusted text is (tag characters, bidi
 /// controls, zero-width and other invisible characters, controls and ANSI escapes removed),
 /// newlines and tabs made spaces, every piece between backticks or double quotes cut to
-/// [`MAX_QUOTED_CHARS`] characters (`…` marks the cut) and the whole to [`MAX_ECHO_CHARS`].
+/// `MAX_QUOTED_CHARS` (40) characters (`…` marks the cut) and the whole to `MAX_ECHO_CHARS`
+/// (600).
 ///
 /// ```
 /// use toolshape::__private::echo_clean;
