@@ -12,8 +12,9 @@ pub const MAX_ECHO_CHARS: usize = 600;
 /// `text` cleaned for an error summary: sanitised as untrusted text is (tag characters, bidi
 /// controls, zero-width and other invisible characters, controls and ANSI escapes removed),
 /// newlines and tabs made spaces, every piece between backticks or double quotes cut to
-/// `MAX_QUOTED_CHARS` (40) characters (`…` marks the cut) and the whole to `MAX_ECHO_CHARS`
-/// (600).
+/// `MAX_QUOTED_CHARS` (40) characters (`…` marks the cut), every run of characters without a
+/// space outside them too (a stray quote in the input can leave the rest of it unquoted, and
+/// no word of a message is that long), and the whole to `MAX_ECHO_CHARS` (600).
 ///
 /// ```
 /// use toolshape::__private::echo_clean;
@@ -29,6 +30,7 @@ pub fn clean(text: &str) -> String {
     let mut inside = 0usize;
     let mut escaped = false;
     let mut written = 0usize;
+    let mut run = 0usize; // characters without a space, outside quotes
     for c in text.chars() {
         let c = if matches!(c, '\n' | '\t' | '\r') {
             ' '
@@ -41,11 +43,23 @@ pub fn clean(text: &str) -> String {
                     open = Some(c);
                     inside = 0;
                     escaped = false;
+                    run = 0;
+                    true
+                } else if c == ' ' {
+                    run = 0;
+                    true
+                } else {
+                    run += 1;
+                    if run == MAX_QUOTED_CHARS + 1 {
+                        out.push('…');
+                        written += 1;
+                    }
+                    run <= MAX_QUOTED_CHARS
                 }
-                true
             }
             Some(q) if c == q && !escaped => {
                 open = None;
+                run = 0;
                 true
             }
             Some(_) => {
@@ -87,6 +101,11 @@ mod tests {
         // Unbalanced: the rest counts as quoted.
         assert_eq!(clean(&format!("`{long}")), format!("`{}…", &long[..40]));
         assert_eq!(clean("a\nb\u{200B}\u{E0041}c"), "a bc");
+        // A run outside quotes (a stray quote left the rest unquoted) is cut the same way.
+        assert_eq!(
+            clean(&format!("unknown field `w`at{long}, expected `handle`")),
+            format!("unknown field `w`at{}… expected `handle`", &long[..38])
+        );
         let whole = clean(&"word ".repeat(1_000));
         assert_eq!(whole.chars().count(), MAX_ECHO_CHARS + 1);
     }
