@@ -6,9 +6,9 @@
 //! A [`Session`] sees every answer a tool gives ([`answer`](Session::answer)) and every call
 //! that comes next ([`call`](Session::call)); no model is involved, so the count is exact and
 //! the same on every run. Each lookup is a `tracing` event (target `shape`, "follow-up
-//! lookup"), goes into the report of the call that made it ([`Report::lookups`]), and is
-//! tallied per tool and per field in the [`SessionSummary`]: the payload telling the tool's
-//! author which field it is short of.
+//! lookup"), goes into the report of the call that made it
+//! ([`Report::lookups`](crate::report::Report::lookups)), and is tallied per tool and per field
+//! in the [`SessionSummary`]: the payload telling the tool's author which field it is short of.
 //!
 //! ```
 //! use toolshape::{Shaper, ToolResult, report::LookupKind, resolve::{Resolve, ResolveError, Resolver}, session::Session};

@@ -6,7 +6,9 @@
 //! echoed back carries an invisible character.
 //!
 //! These are the bounded runs CI makes (`SHAPE_PROPTEST_SCALE` runs them longer); `fuzz/`
-//! holds the same inputs as cargo-fuzz targets for long runs.
+//! holds the same inputs as cargo-fuzz targets for long runs. The fuzz targets' bodies
+//! (`fuzz/src/lib.rs`) are compiled here too, and every input in `fuzz/corpus/<target>/` (the
+//! seeds, and the inputs of findings kept as regressions) is replayed through them on stable.
 
 use proptest::prelude::*;
 use serde_json::json;
@@ -722,4 +724,70 @@ fn a_record_nested_too_deep_is_an_error_not_a_silent_null() {
             .starts_with("could not render a doc: its JSON does not read back"),
         "{err}"
     );
+}
+
+// ---- The fuzz corpora, replayed on stable -------------------------------------------------
+
+/// The fuzz targets' bodies: the same functions `fuzz/fuzz_targets/*.rs` hand libFuzzer's
+/// input to, with the same checks.
+#[path = "../../fuzz/src/lib.rs"]
+mod fuzz_bodies;
+
+/// Every file in `fuzz/corpus/<target>/` through the target's body; a panic names the file.
+/// Tracked there: the hand-written seeds (`seed*`) and inputs that once found a bug
+/// (`regress-*`); a local fuzzing run's own corpus, when present, is replayed as well.
+fn replay(target: &str, body: fn(&[u8])) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_file())
+        .collect();
+    files.sort();
+    let tracked = files
+        .iter()
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("seed") || n.starts_with("regress-"))
+        })
+        .count();
+    assert!(
+        tracked >= 2,
+        "{}: {tracked} seed or regression inputs",
+        dir.display()
+    );
+    for path in &files {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            // A fuzzer running on the same corpus replaces inputs with shorter ones.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
+        if std::panic::catch_unwind(|| body(&bytes)).is_err() {
+            panic!("fuzz target {target} panicked on {}", path.display());
+        }
+    }
+}
+
+#[test]
+fn fuzz_corpus_cursor_replays_without_panic() {
+    replay("cursor", fuzz_bodies::cursor);
+}
+
+#[test]
+fn fuzz_corpus_open_result_replays_without_panic() {
+    replay("open_result", fuzz_bodies::open_result);
+}
+
+#[test]
+fn fuzz_corpus_config_replays_without_panic() {
+    replay("config", fuzz_bodies::config);
+}
+
+#[test]
+fn fuzz_corpus_sanitiser_replays_without_panic() {
+    replay("sanitiser", fuzz_bodies::sanitiser);
 }

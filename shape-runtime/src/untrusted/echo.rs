@@ -12,9 +12,9 @@ pub const MAX_ECHO_CHARS: usize = 600;
 /// `text` cleaned for an error summary: sanitised as untrusted text is (tag characters, bidi
 /// controls, zero-width and other invisible characters, controls and ANSI escapes removed),
 /// newlines and tabs made spaces, every piece between backticks or double quotes cut to
-/// [`MAX_QUOTED_CHARS`] characters (`…` marks the cut), every run of characters without a
+/// `MAX_QUOTED_CHARS` (40) characters (`…` marks the cut), every run of characters without a
 /// space outside them too (a stray quote in the input can leave the rest of it unquoted, and
-/// no word of a message is that long), and the whole to [`MAX_ECHO_CHARS`].
+/// no word of a message is that long), and the whole to `MAX_ECHO_CHARS` (600).
 ///
 /// ```
 /// use toolshape::__private::echo_clean;
