@@ -58,12 +58,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .handle
         .clone()
         .ok_or("the result was not stored")?;
+    // The counts and the aggregate: the summary up to where it says how to go on.
     let answer = first
         .summary()
         .split("; ")
-        .next()
-        .unwrap_or_default()
-        .to_owned();
+        .take_while(|part| !part.starts_with("the whole result"))
+        .collect::<Vec<_>>()
+        .join("; ");
     println!(
         "the health answer: {answer:?} ({} tokens)\n",
         o200k.count(&answer)
