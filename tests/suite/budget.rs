@@ -468,3 +468,81 @@ fn extreme_budgets_page_sizes_and_counts_do_not_panic() {
         shaped.summary()
     );
 }
+
+/// A tokenizer that counts with o200k and keeps every record marker it was asked to count.
+struct Watching {
+    inner: Tiktoken,
+    seen: std::sync::Mutex<std::collections::BTreeSet<usize>>,
+}
+
+impl Watching {
+    fn note(&self, text: &str) {
+        let mut seen = self.seen.lock().unwrap();
+        for (i, _) in text.match_indices("mk") {
+            let digits: String = text[i + 2..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if text[i + 2 + digits.len()..].starts_with('q') {
+                seen.insert(digits.parse().unwrap());
+            }
+        }
+    }
+}
+
+impl Tokenizer for Watching {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn count(&self, text: &str) -> usize {
+        self.note(text);
+        self.inner.count(text)
+    }
+    fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> toolshape::tokens::Truncated<'t> {
+        self.note(text);
+        self.inner.truncate(text, max_tokens)
+    }
+    fn max_token_bytes(&self) -> usize {
+        self.inner.max_token_bytes()
+    }
+}
+
+/// The README's "each admitted record is tokenized once, none past the first that does not
+/// fit": over 300 ranked records, the tokenizer is never shown a record after the first one
+/// left out, whatever the format.
+#[test]
+fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
+    let rows: Vec<Note> = (0..300)
+        .map(|i| Note {
+            id: format!("n_{i:03}"),
+            body: format!("body {i}"),
+            title: format!("mk{i}q"),
+            state: 1,
+            score: 1_000 - i, // ranked in index order
+            tags: vec![],
+            created: "2026-02-11T10:00:00Z".into(),
+        })
+        .collect();
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        let watching = std::sync::Arc::new(Watching {
+            inner: Tiktoken::o200k_base(),
+            seen: Default::default(),
+        });
+        let shaped = Shaper::for_tool("notes")
+            .budget(Budget::tokens(1_500))
+            .format(format)
+            .shared_tokenizer(watching.clone())
+            .shape_blocking(&rows)
+            .unwrap();
+        let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
+        let shown = value["data"].as_array().unwrap().len();
+        assert!(shown > 5 && shown < 300, "{format:?}: {shown}");
+        let seen = watching.seen.lock().unwrap();
+        let last = *seen.iter().next_back().unwrap();
+        assert_eq!(
+            last, shown,
+            "{format:?}: records up to {last} tokenized, {shown} shown"
+        );
+        assert_eq!(shaped.report().tokenized, shown + 1, "{format:?}");
+    }
+}
