@@ -812,3 +812,38 @@ fn a_link_whose_fifth_byte_is_inside_a_character_does_not_panic() {
         }
     }
 }
+
+/// The README's figures through the `Shaper`: `search_tickets` (subject capped at 40 tokens,
+/// 2,000-token budget, pages of 20) is bounded at 800 attacker tokens a call, and the seed
+/// page's call reports the subjects' own tokens, counted here from the tickets themselves.
+#[test]
+fn attacker_figures_through_the_shaper_match_the_readme() {
+    let o200k = Tiktoken::o200k_base();
+    let shaper = toolshape::Shaper::for_tool("search_tickets")
+        .budget(toolshape::Budget::tokens(2_000))
+        .page_size(20);
+    let bound = shaper.attacker_bound::<crate::desk::Ticket>();
+    assert_eq!(
+        (bound.per_call, bound.per_record, bound.max_records),
+        (800, 40, 20)
+    );
+
+    let tickets = crate::desk::parse_page(crate::desk::PAGE).unwrap();
+    let directory = crate::desk::Directory::seed();
+    let shaped = shaper
+        .format(toolshape::Format::Prose)
+        .shape_blocking_with(&tickets, &directory)
+        .unwrap();
+    let shown = shaped.structured()["data"].as_array().unwrap().len();
+    assert_eq!(shown, tickets.len(), "the seed page fits whole");
+    // Plain subjects: sanitising changes nothing, so each contributes its tokens up to the cap.
+    let expected: usize = tickets
+        .iter()
+        .map(|t| o200k.count(&t.subject).min(40))
+        .sum();
+    assert_eq!(
+        shaped.report().diagnostics.untrusted.attacker_tokens,
+        expected as u64
+    );
+    assert_eq!(expected, 62, "the README's figure");
+}
