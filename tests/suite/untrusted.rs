@@ -847,3 +847,53 @@ fn attacker_figures_through_the_shaper_match_the_readme() {
     );
     assert_eq!(expected, 62, "the README's figure");
 }
+
+/// The cut marker groups thousands (`[cut: 1,840 more tokens]`), and when it states an exact
+/// figure the figure is the value's tokens past the cap, counted here on the whole value.
+#[test]
+fn the_cut_marker_groups_thousands_and_its_figure_is_true() {
+    #[derive(ToolResult)]
+    #[shape(name = "post", plural = "posts", prose = "{id}: {body}")]
+    struct Post {
+        #[shape(id)]
+        id: String,
+        #[shape(untrusted(max_tokens = 5))]
+        body: String,
+    }
+    let o200k = Tiktoken::o200k_base();
+    for words in [1_300usize, 4_000, 40_000] {
+        let body = "plain words here ".repeat(words / 3);
+        let rows = vec![Post {
+            id: "p_1".into(),
+            body: body.clone(),
+        }];
+        let shaped = toolshape::Shaper::for_tool("posts")
+            .budget(toolshape::Budget::tokens(2_000))
+            .format(toolshape::Format::Prose)
+            .shape_blocking(&rows)
+            .unwrap();
+        let text = shaped.text();
+        let start = text.find("[cut: ").expect(text) + "[cut: ".len();
+        let rest = &text[start..];
+        let (about, rest) = match rest.strip_prefix("about ") {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        let figure = &rest[..rest.find(" more tokens]").expect(text)];
+        // Grouped by threes with commas, the first group 1–3 digits.
+        let groups: Vec<&str> = figure.split(',').collect();
+        assert!(groups.len() >= 2, "{figure}");
+        assert!(
+            (1..=3).contains(&groups[0].len()) && groups[1..].iter().all(|g| g.len() == 3),
+            "{figure}"
+        );
+        let n: usize = figure.replace(',', "").parse().unwrap();
+        let whole = o200k.count(&body);
+        if about {
+            // An estimate, but of the right size.
+            assert!(n * 2 > whole && n < whole * 2, "about {n} of {whole}");
+        } else {
+            assert_eq!(n, whole - 5, "{figure}");
+        }
+    }
+}
