@@ -1021,7 +1021,6 @@ fn a_bad_url_or_an_unreachable_server_is_a_clear_error() {
 
         // Nothing listens on a port just released.
         let port = free_port();
-        let started = Instant::now();
         let err = tokio::time::timeout(
             Duration::from_secs(10),
             RedisStore::builder(format!("redis://127.0.0.1:{port}/"))
@@ -1037,7 +1036,6 @@ fn a_bad_url_or_an_unreachable_server_is_a_clear_error() {
                 && text.contains("check that it is running"),
             "{text}"
         );
-        assert!(started.elapsed() < Duration::from_secs(10));
     });
 }
 
