@@ -555,3 +555,38 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
         assert_eq!(shaped.report().tokenized, shown + 1, "{format:?}");
     }
 }
+
+/// The pre-shaping size report through the `Shaper`: a payload up to 8 KiB is counted
+/// exactly; a larger one is estimated from samples, close to its real count (counted here on
+/// the whole payload), and says it is an estimate.
+#[test]
+fn the_raw_size_report_is_exact_when_small_and_close_when_sampled() {
+    let tok = Tiktoken::o200k_base();
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let directory = desk::Directory::seed();
+    let element = desk::seed_element();
+    let large = [desk::PAGE; 8].join("\n");
+    for raw in [element, desk::PAGE, large.as_str()] {
+        let shaped = Shaper::for_tool("search_tickets")
+            .budget(Budget::tokens(2_000))
+            .call()
+            .raw_payload(raw)
+            .shape_blocking_with(&tickets, &directory)
+            .unwrap();
+        let size = shaped
+            .report()
+            .raw
+            .as_ref()
+            .expect("a raw size when a payload is given");
+        let real = tok.count(raw);
+        assert_eq!(size.bytes, raw.len());
+        if raw.len() <= 8 * 1024 {
+            assert!(size.exact);
+            assert_eq!(size.tokens, real);
+        } else {
+            assert!(!size.exact);
+            let off = size.tokens.abs_diff(real) as f64 / real as f64;
+            assert!(off < 0.15, "estimated {} for {real} tokens", size.tokens);
+        }
+    }
+}
