@@ -77,7 +77,7 @@ struct PageFacts {
     next: Option<String>,
 }
 
-fn data_keys(value: &serde_json::Value, key: &str) -> Vec<String> {
+pub(crate) fn data_keys(value: &serde_json::Value, key: &str) -> Vec<String> {
     value["data"]
         .as_array()
         .expect("data is an array")
@@ -87,7 +87,7 @@ fn data_keys(value: &serde_json::Value, key: &str) -> Vec<String> {
 }
 
 /// The record keys of the text channel: the first cell of each record line.
-fn text_keys(text: &str, format: Format, key: &str) -> Vec<String> {
+pub(crate) fn text_keys(text: &str, format: Format, key: &str) -> Vec<String> {
     if format == Format::Json {
         return data_keys(&serde_json::from_str(text).expect("JSON text"), key);
     }
