@@ -6,11 +6,8 @@
 //! Run with `cargo run --example github_issues`.
 
 use shape_examples::github::{self, Issue};
-use std::collections::BTreeMap;
-use std::sync::Arc;
 use toolshape::{
     Budget, Format, Shaper, ToolResult,
-    cursor::{CursorCodec, CursorKeys, QueryHash},
     tokens::{Tiktoken, Tokenizer},
 };
 
@@ -50,66 +47,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("\n== first page, table ==\n{}", table.text());
 
     // Every page at a small budget, following `next` to the end.
-    let codec = Arc::new(CursorCodec::new(CursorKeys::new(
-        b"github-issues-example-signing-key-32b",
-    )?));
-    let query = QueryHash::of("list_issues", &serde_json::json!({"state": "all"}))?;
-    let mut cursor: Option<String> = None;
-    let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
-    let mut pages = 0;
-    let mut page_tokens = Vec::new();
-    loop {
-        pages += 1;
-        let page = Shaper::for_tool("list_issues")
-            .budget(Budget::tokens(PAGE_BUDGET))
-            .format(Format::Prose)
-            .call()
-            .paginate(Arc::clone(&codec), query, cursor.as_deref())?
-            .shape_blocking(&issues)?;
-        let text_tokens = o200k.count(page.text());
-        page_tokens.push(text_tokens);
-        assert!(
-            text_tokens <= PAGE_BUDGET,
-            "page {pages} is {text_tokens} tokens, over {PAGE_BUDGET}"
-        );
-        // What the model reads: "#1412 …" at the start of each record line.
-        for number in numbers_in(page.text()) {
-            *seen.entry(number).or_default() += 1;
-        }
-        match page.structured()["next"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => break,
-        }
-        if pages > issues.len() {
-            return Err("more pages than issues: `next` does not end".into());
-        }
-    }
-    let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
-    let missing: Vec<u64> = issues
-        .iter()
-        .map(|i| i.number)
-        .filter(|n| !seen.contains_key(n))
-        .collect();
+    let walk = github::walk_pages(&issues, issues.iter().map(|i| i.number), PAGE_BUDGET)?;
     println!(
-        "\n== paged at {PAGE_BUDGET} tokens: {pages} pages of {:?} tokens ==",
-        page_tokens
+        "\n== paged at {PAGE_BUDGET} tokens: {} pages of {:?} tokens ==",
+        walk.pages, walk.page_tokens
     );
-    if !twice.is_empty() || !missing.is_empty() {
-        return Err(format!("shown twice: {twice:?}; never shown: {missing:?}").into());
-    }
     println!(
-        "github issues o200k: raw={raw_tokens} shaped={} pages={pages} seen={} of {}",
+        "github issues o200k: raw={raw_tokens} shaped={} pages={} seen={} of {}",
         o200k.count(prose.text()),
-        seen.len(),
+        walk.pages,
+        walk.seen,
         issues.len()
     );
     Ok(())
-}
-
-/// The issue numbers a prose page shows, read from the text: each record line starts `#N `.
-fn numbers_in(text: &str) -> Vec<u64> {
-    text.lines()
-        .filter_map(|line| line.strip_prefix('#'))
-        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
-        .collect()
 }

@@ -13,11 +13,8 @@
 
 use octocrab::models::issues::Issue as SdkIssue;
 use shape_examples::github;
-use std::collections::BTreeMap;
-use std::sync::Arc;
 use toolshape::{
     Budget, Format, Shaper, ToolResult,
-    cursor::{CursorCodec, CursorKeys, QueryHash},
     tokens::{Tiktoken, Tokenizer},
 };
 
@@ -70,52 +67,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         serde_json::to_string_pretty(&first.structured()["data"][0])?
     );
 
-    let codec = Arc::new(CursorCodec::new(CursorKeys::new(
-        b"github-sdk-example-signing-key-of-32b",
-    )?));
-    let query = QueryHash::of("list_issues", &serde_json::json!({"state": "all"}))?;
-    let (mut cursor, mut seen, mut pages) = (None::<String>, BTreeMap::<u64, usize>::new(), 0);
-    loop {
-        pages += 1;
-        let page = Shaper::for_tool("list_issues")
-            .budget(Budget::tokens(PAGE_BUDGET))
-            .format(Format::Prose)
-            .call()
-            .paginate(Arc::clone(&codec), query, cursor.as_deref())?
-            .shape_blocking(&issues)?;
-        let tokens = o200k.count(page.text());
-        if tokens > PAGE_BUDGET {
-            return Err(format!("page {pages} is {tokens} tokens, over {PAGE_BUDGET}").into());
-        }
-        for line in page.text().lines() {
-            if let Some(number) = line
-                .strip_prefix('#')
-                .and_then(|rest| rest.split(' ').next()?.parse::<u64>().ok())
-            {
-                *seen.entry(number).or_default() += 1;
-            }
-        }
-        match page.structured()["next"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => break,
-        }
-        if pages > issues.len() {
-            return Err("more pages than issues: `next` does not end".into());
-        }
-    }
-    let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
-    let missing: Vec<u64> = issues
-        .iter()
-        .map(|i| i.issue.number)
-        .filter(|n| !seen.contains_key(n))
-        .collect();
-    if !twice.is_empty() || !missing.is_empty() {
-        return Err(format!("shown twice: {twice:?}; never shown: {missing:?}").into());
-    }
+    // Every page at a small budget, following `next` to the end.
+    let numbers = issues.iter().map(|i| i.issue.number);
+    let walk = github::walk_pages(&issues, numbers, PAGE_BUDGET)?;
     println!(
-        "github sdk o200k: raw={raw_tokens} shaped={} pages={pages} seen={} of {}",
+        "github sdk o200k: raw={raw_tokens} shaped={} pages={} seen={} of {}",
         o200k.count(first.text()),
-        seen.len(),
+        walk.pages,
+        walk.seen,
         issues.len()
     );
     Ok(())

@@ -146,3 +146,86 @@ pub struct PullRequestLinks {
     pub html_url: String,
     pub merged_at: Option<String>,
 }
+
+/// What paging a list of issues through `next` found.
+#[derive(Debug)]
+pub struct Walk {
+    /// Pages shown.
+    pub pages: usize,
+    /// Each page's text-channel tokens (o200k).
+    pub page_tokens: Vec<usize>,
+    /// Distinct issues shown.
+    pub seen: usize,
+}
+
+/// Pages `rows` in prose at `budget` tokens from the first page, following `next` to the end,
+/// and checks what the model reads: every page within the budget, and each of `numbers` shown
+/// exactly once (read from the text: each record line starts `#N `).
+pub fn walk_pages<T>(
+    rows: &[T],
+    numbers: impl IntoIterator<Item = u64>,
+    budget: usize,
+) -> Result<Walk, Box<dyn std::error::Error>>
+where
+    T: ToolResult<Needs = ()>,
+{
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+    use toolshape::tokens::{Tiktoken, Tokenizer};
+    use toolshape::{Budget, Format, Shaper};
+
+    let o200k = Tiktoken::o200k_base();
+    let codec = Arc::new(CursorCodec::new(CursorKeys::new(
+        b"github-issues-example-signing-key-32b",
+    )?));
+    let query = QueryHash::of("list_issues", &serde_json::json!({"state": "all"}))?;
+    let mut cursor: Option<String> = None;
+    let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut page_tokens = Vec::new();
+    loop {
+        let page = Shaper::for_tool("list_issues")
+            .budget(Budget::tokens(budget))
+            .format(Format::Prose)
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())?
+            .shape_blocking(rows)?;
+        let tokens = o200k.count(page.text());
+        page_tokens.push(tokens);
+        if tokens > budget {
+            let n = page_tokens.len();
+            return Err(format!("page {n} is {tokens} tokens, over {budget}").into());
+        }
+        for number in numbers_in(page.text()) {
+            *seen.entry(number).or_default() += 1;
+        }
+        match page.structured()["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+        if page_tokens.len() > rows.len() {
+            return Err("more pages than issues: `next` does not end".into());
+        }
+    }
+    let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    let missing: Vec<u64> = numbers
+        .into_iter()
+        .filter(|n| !seen.contains_key(n))
+        .collect();
+    if !twice.is_empty() || !missing.is_empty() {
+        return Err(format!("shown twice: {twice:?}; never shown: {missing:?}").into());
+    }
+    Ok(Walk {
+        pages: page_tokens.len(),
+        page_tokens,
+        seen: seen.len(),
+    })
+}
+
+/// The issue numbers a prose page shows, read from the text: each record line starts `#N `.
+fn numbers_in(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix('#'))
+        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+        .collect()
+}
