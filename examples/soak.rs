@@ -233,28 +233,9 @@ fn walk(server: &mut Server, args: Value, n: &mut Counts) -> Result<Option<Strin
         // A stored result's first page: its rest is open_result's to page.
         return Ok(handle);
     }
-    let total = first.ids().len() as u64 + first.omitted();
-    let mut seen = HashSet::new();
-    let mut page = first;
-    loop {
-        for id in page.ids() {
-            n.records += 1;
-            if !seen.insert(id) {
-                n.duplicated += 1;
-            }
-        }
-        let Some(cursor) = page.next() else { break };
-        let mut next_args = args.clone();
-        next_args["cursor"] = json!(cursor);
-        page = server.call("search_tickets", next_args)?;
-        n.calls += 1;
-        n.pages += 1;
-        if page.is_error() {
-            return Err(format!("a page failed: {}", page.summary()).into());
-        }
+    if let Some(failed) = follow(server, "search_tickets", &args, first, n, |n| n.pages += 1)? {
+        return Err(format!("a page failed: {}", failed.summary()).into());
     }
-    n.walks += 1;
-    n.lost += total.saturating_sub(seen.len() as u64);
     Ok(None)
 }
 
@@ -267,6 +248,22 @@ fn walk_open(server: &mut Server, handle: &str, n: &mut Counts) -> Result<bool, 
     if first.is_error() {
         return Ok(false); // expired meanwhile: the caller recovers
     }
+    // A page answering with an error: expired meanwhile, the caller recovers.
+    Ok(follow(server, "open_result", &args, first, n, |n| n.opens += 1)?.is_none())
+}
+
+/// Follows `next` from `first` to the end of a walk, counting each record shown, each shown
+/// twice and, at the end, each never shown of the total the first page stated; `count_page`
+/// counts each further page. Returns the page that answered with an error, if one did (the
+/// walk is then not counted).
+fn follow(
+    server: &mut Server,
+    tool: &str,
+    args: &Value,
+    first: Envelope,
+    n: &mut Counts,
+    count_page: fn(&mut Counts),
+) -> Result<Option<Envelope>, Failure> {
     let total = first.ids().len() as u64 + first.omitted();
     let mut seen = HashSet::new();
     let mut page = first;
@@ -280,16 +277,16 @@ fn walk_open(server: &mut Server, handle: &str, n: &mut Counts) -> Result<bool, 
         let Some(cursor) = page.next() else { break };
         let mut next_args = args.clone();
         next_args["cursor"] = json!(cursor);
-        page = server.call("open_result", next_args)?;
+        page = server.call(tool, next_args)?;
         n.calls += 1;
-        n.opens += 1;
+        count_page(n);
         if page.is_error() {
-            return Ok(false);
+            return Ok(Some(page));
         }
     }
     n.walks += 1;
     n.lost += total.saturating_sub(seen.len() as u64);
-    Ok(true)
+    Ok(None)
 }
 
 fn main() -> Result<(), Failure> {
