@@ -94,7 +94,9 @@ pub fn invisible(c: char) -> bool {
             | 0xFEFF | 0xE0000..=0xE007F | 0x180E | 0x061C)
 }
 
-/// The checks every answer passes, whatever the input.
+/// What every answer must be, whatever the input: its structured channel parses into the five
+/// keys, its status matches, its data holds at most `rows` records, and an error says what to
+/// do in a summary with no invisible character.
 pub fn well_formed(shaped: &Shaped, rows: usize) {
     let value = shaped.structured();
     let keys: Vec<&str> = value
@@ -106,6 +108,7 @@ pub fn well_formed(shaped: &Shaped, rows: usize) {
         ["status", "summary", "data", "omitted", "next"],
         "{value}"
     );
+    assert_eq!(value["status"], shaped.status().as_str());
     assert!(
         value["data"].as_array().is_some_and(|d| d.len() <= rows),
         "{value}"
@@ -114,9 +117,12 @@ pub fn well_formed(shaped: &Shaped, rows: usize) {
         let summary = shaped.summary();
         assert!(
             summary.contains("call") || summary.contains("again"),
-            "{summary}"
+            "an error that does not say how to recover: {summary}"
         );
-        assert!(!summary.chars().any(invisible), "{summary:?}");
+        assert!(
+            !summary.chars().any(invisible),
+            "invisible character echoed: {summary:?}"
+        );
     }
 }
 

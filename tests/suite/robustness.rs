@@ -15,7 +15,7 @@ use serde_json::json;
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, QueryHash, UpstreamPosition};
 use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
-use toolshape::{Budget, Day, Format, Shaped, Shaper, ToolResult};
+use toolshape::{Budget, Day, Format, Shaper, ToolResult};
 
 const KEY: &[u8] = b"robustness test key, 32 bytes..";
 
@@ -23,109 +23,10 @@ fn codec() -> Arc<CursorCodec> {
     Arc::new(CursorCodec::new(CursorKeys::new(KEY).unwrap()))
 }
 
-/// Characters a reader cannot see or that reorder what it sees: none may be echoed back.
-fn invisible(c: char) -> bool {
-    c.is_control() && c != '\n'
-        || matches!(c as u32,
-            0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069
-            | 0xFEFF | 0xE0000..=0xE007F | 0x180E | 0x061C)
-}
-
-/// Ranked by an integer, with integer ids.
-#[derive(Debug, Clone, ToolResult)]
-#[shape(name = "event", plural = "events", prose = "{id} at {at}: {what}")]
-struct Event {
-    #[shape(id)]
-    id: u64,
-    #[shape(rank = desc)]
-    at: i64,
-    #[shape(untrusted(max_tokens = 20))]
-    what: String,
-}
-
-/// Ranked by a float, with text ids.
-#[derive(Debug, Clone, ToolResult)]
-#[shape(name = "score", plural = "scores", prose = "{id}: {value} {label}")]
-struct Score {
-    #[shape(id)]
-    id: String,
-    #[shape(rank = asc)]
-    value: f64,
-    #[shape(show)]
-    label: String,
-}
-
-/// Neither ranked nor identified: pages continue by count.
-#[derive(Debug, Clone, ToolResult)]
-#[shape(name = "line", plural = "lines", prose = "{n}: {text}")]
-struct Line {
-    #[shape(show)]
-    n: u32,
-    #[shape(show)]
-    text: String,
-}
-
-fn events() -> Vec<Event> {
-    (0..40u64)
-        .map(|i| Event {
-            id: i * 7 + 1,
-            at: 1_700_000_000 - (i as i64 % 13) * 60,
-            what: format!("deploy {i} finished"),
-        })
-        .collect()
-}
-
-fn scores() -> Vec<Score> {
-    (0..40)
-        .map(|i| Score {
-            id: format!("s_{i:03}"),
-            value: f64::from(i % 9) / 4.0,
-            label: format!("run {i}"),
-        })
-        .collect()
-}
-
-fn lines() -> Vec<Line> {
-    (0..40)
-        .map(|n| Line {
-            n,
-            text: format!("line {n} of the log"),
-        })
-        .collect()
-}
-
-/// What every answer must be, whatever the input: its structured channel parses into the five
-/// keys, its status matches, its data holds at most `rows` records, and an error says what to
-/// do in a summary with no invisible character.
-fn well_formed(shaped: &Shaped, rows: usize) {
-    let value = shaped.structured();
-    let keys: Vec<&str> = value
-        .as_object()
-        .map(|o| o.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    assert_eq!(
-        keys,
-        ["status", "summary", "data", "omitted", "next"],
-        "{value}"
-    );
-    assert_eq!(value["status"], shaped.status().as_str());
-    assert!(
-        value["data"].as_array().is_some_and(|d| d.len() <= rows),
-        "{value}"
-    );
-    if shaped.is_error() {
-        assert!(
-            shaped.summary().contains("call") || shaped.summary().contains("again"),
-            "an error that does not say how to recover: {}",
-            shaped.summary()
-        );
-        assert!(
-            !shaped.summary().chars().any(invisible),
-            "invisible character echoed: {:?}",
-            shaped.summary()
-        );
-    }
-}
+// The record types, data sets and the checks every answer passes are the fuzz targets' own
+// (`fuzz/src/lib.rs`, compiled here as `fuzz_bodies`), so the bounded runs and the long runs
+// check the same things.
+use fuzz_bodies::{events, invisible, lines, scores, well_formed};
 
 /// Edge values for varints: the ends of each width and of u64.
 fn varint_value() -> impl Strategy<Value = u64> {
