@@ -481,42 +481,15 @@ fn extreme_budgets_page_sizes_and_counts_do_not_panic() {
     );
 }
 
-/// A tokenizer that counts with o200k and keeps every record marker it was asked to count.
-struct Watching {
-    inner: Tiktoken,
-    seen: std::sync::Mutex<std::collections::BTreeSet<usize>>,
-}
-
-impl Watching {
-    fn note(&self, text: &str) {
-        let mut seen = self.seen.lock().unwrap();
-        for (i, _) in text.match_indices("mk") {
-            let digits: String = text[i + 2..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            if text[i + 2 + digits.len()..].starts_with('q') {
-                seen.insert(digits.parse().unwrap());
-            }
-        }
-    }
-}
-
-impl Tokenizer for Watching {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn count(&self, text: &str) -> usize {
-        self.note(text);
-        self.inner.count(text)
-    }
-    fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> toolshape::tokens::Truncated<'t> {
-        self.note(text);
-        self.inner.truncate(text, max_tokens)
-    }
-    fn max_token_bytes(&self) -> usize {
-        self.inner.max_token_bytes()
-    }
+/// The record markers (`mk12q`) in `text`.
+fn markers(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.match_indices("mk").filter_map(|(i, _)| {
+        let rest = &text[i + 2..];
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        rest[digits..]
+            .starts_with('q')
+            .then(|| rest[..digits].parse().ok())?
+    })
 }
 
 /// The README's "each admitted record is tokenized once, none past the first that does not
@@ -536,20 +509,21 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
         })
         .collect();
     for format in [Format::Json, Format::Prose, Format::Table] {
-        let watching = std::sync::Arc::new(Watching {
-            inner: Tiktoken::o200k_base(),
-            seen: Default::default(),
-        });
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+        let watching = std::sync::Arc::new(crate::Watched::new({
+            let seen = seen.clone();
+            move |text: &str| seen.lock().unwrap().extend(markers(text))
+        }));
         let shaped = Shaper::for_tool("notes")
             .budget(Budget::tokens(1_500))
             .format(format)
-            .shared_tokenizer(watching.clone())
+            .shared_tokenizer(watching)
             .shape_blocking(&rows)
             .unwrap();
         let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
         let shown = value["data"].as_array().unwrap().len();
         assert!(shown > 5 && shown < 300, "{format:?}: {shown}");
-        let seen = watching.seen.lock().unwrap();
+        let seen = seen.lock().unwrap();
         let last = *seen.iter().next_back().unwrap();
         assert_eq!(
             last, shown,

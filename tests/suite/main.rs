@@ -43,3 +43,36 @@ pub fn smallest_budget(fits: impl Fn(usize) -> bool) -> usize {
     }
     lo
 }
+
+/// An o200k tokenizer that hands every text it is asked to count or cut to `watch` first: how
+/// a test sees what the library tokenizes, not only the counts it reports.
+pub struct Watched<F> {
+    inner: toolshape::tokens::Tiktoken,
+    watch: F,
+}
+
+impl<F: Fn(&str) + Send + Sync> Watched<F> {
+    pub fn new(watch: F) -> Self {
+        Watched {
+            inner: toolshape::tokens::Tiktoken::o200k_base(),
+            watch,
+        }
+    }
+}
+
+impl<F: Fn(&str) + Send + Sync> toolshape::tokens::Tokenizer for Watched<F> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn count(&self, text: &str) -> usize {
+        (self.watch)(text);
+        self.inner.count(text)
+    }
+    fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> toolshape::tokens::Truncated<'t> {
+        (self.watch)(text);
+        self.inner.truncate(text, max_tokens)
+    }
+    fn max_token_bytes(&self) -> usize {
+        self.inner.max_token_bytes()
+    }
+}

@@ -514,15 +514,15 @@ fn untrusted_huge_field_is_capped_in_bytes_first() {
     };
     // Not timed (machines are shared): the tokenizer is watched, and never handed more than a
     // small window of the 105 MB value.
-    let watch = Longest {
-        inner: Tiktoken::o200k_base(),
-        longest: Default::default(),
-    };
+    let longest = std::sync::atomic::AtomicUsize::new(0);
+    let watch = crate::Watched::new(|text: &str| {
+        longest.fetch_max(text.len(), std::sync::atomic::Ordering::Relaxed);
+    });
     let policy = UntrustedPolicy::default();
     let env = CallEnv::new(TOOL, &watch, &policy, NONCE).with_pass(Channel::Text, true);
     let json = render(&rec, &env);
     let stats = env.diagnostics().untrusted;
-    let longest = *watch.longest.lock().unwrap();
+    let longest = longest.into_inner();
     assert!(
         longest <= 64 * 1024,
         "the tokenizer was handed {longest} bytes at once"
@@ -903,35 +903,5 @@ fn the_cut_marker_groups_thousands_and_its_figure_is_true() {
         } else {
             assert_eq!(n, whole - 5, "{figure}");
         }
-    }
-}
-
-/// A tokenizer that remembers the longest text it was handed.
-struct Longest {
-    inner: Tiktoken,
-    longest: std::sync::Mutex<usize>,
-}
-
-impl Longest {
-    fn saw(&self, text: &str) {
-        let mut longest = self.longest.lock().unwrap();
-        *longest = (*longest).max(text.len());
-    }
-}
-
-impl Tokenizer for Longest {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn count(&self, text: &str) -> usize {
-        self.saw(text);
-        self.inner.count(text)
-    }
-    fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> toolshape::tokens::Truncated<'t> {
-        self.saw(text);
-        self.inner.truncate(text, max_tokens)
-    }
-    fn max_token_bytes(&self) -> usize {
-        self.inner.max_token_bytes()
     }
 }
