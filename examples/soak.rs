@@ -16,6 +16,8 @@
 //! answer that is not the envelope).
 
 use serde_json::{Value, json};
+// SplitMix64, so a run can be repeated.
+use shape_examples::desk_data::Rng;
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -189,21 +191,6 @@ struct Counts {
     recovered: u64,
 }
 
-/// A small deterministic generator (SplitMix64), so a run can be repeated.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
-    }
-}
-
 /// An error must say what happened and then what to do (call again, use, pass, fix, search
 /// for…); the caller then makes that recovery call and checks it succeeds.
 fn recoverable(e: &Envelope) -> Result<(), Failure> {
@@ -326,7 +313,7 @@ fn main() -> Result<(), Failure> {
     let mut old_handles: Vec<(String, Instant)> = Vec::new();
 
     while n.calls < target {
-        let roll = rng.next() % 100;
+        let roll = rng.next_u64() % 100;
         match roll {
             // A narrow search walked to the end (paged, not stored).
             0..=29 => {
@@ -338,7 +325,7 @@ fn main() -> Result<(), Failure> {
             }
             // A broad search: stored behind a handle, then reopened and aggregated.
             30..=44 => {
-                let args = if rng.next().is_multiple_of(2) {
+                let args = if rng.next_u64().is_multiple_of(2) {
                     json!({"query": rng.pick(&THINGS)})
                 } else {
                     json!({"query": rng.pick(&PROBLEMS)})
@@ -353,7 +340,7 @@ fn main() -> Result<(), Failure> {
                     if agg.is_error() {
                         return Err(format!("aggregate failed: {}", agg.summary()).into());
                     }
-                    if rng.next().is_multiple_of(3) {
+                    if rng.next_u64().is_multiple_of(3) {
                         walk_open(&mut server, &h, &mut n)?;
                     }
                     old_handles.push((h, Instant::now()));
@@ -368,9 +355,9 @@ fn main() -> Result<(), Failure> {
                 n.calls += 1;
                 n.searches += 1;
                 let ids = page.ids();
-                let id = if ids.is_empty() || rng.next().is_multiple_of(4) {
+                let id = if ids.is_empty() || rng.next_u64().is_multiple_of(4) {
                     n.malformed += 1;
-                    format!("tkt_{}", "z".repeat((rng.next() % 60) as usize))
+                    format!("tkt_{}", "z".repeat((rng.next_u64() % 60) as usize))
                 } else {
                     rng.pick(&ids).clone()
                 };
@@ -402,7 +389,7 @@ fn main() -> Result<(), Failure> {
                 n.searches += 1;
                 let Some(cursor) = first.next() else { continue };
                 let mut bytes = cursor.into_bytes();
-                let at = (rng.next() % bytes.len() as u64) as usize;
+                let at = (rng.next_u64() % bytes.len() as u64) as usize;
                 bytes[at] = if bytes[at] == b'A' { b'B' } else { b'A' };
                 let tampered = String::from_utf8(bytes)?;
                 let mut bad = args.clone();
@@ -455,7 +442,7 @@ fn main() -> Result<(), Failure> {
             }
             // Arguments that do not fit: an error that says what to fix.
             _ => {
-                let (tool, args) = match rng.next() % 4 {
+                let (tool, args) = match rng.next_u64() % 4 {
                     0 => ("search_tickets", json!({"status": "\u{202e}open\u{200b}"})),
                     1 => ("search_tickets", json!({"query": "x".repeat(5_000)})),
                     2 => (
@@ -495,7 +482,7 @@ fn main() -> Result<(), Failure> {
             rss_peak = rss_peak.max(server.rss_kib()?);
         }
         // Let some handles age past their TTL now and then.
-        if rng.next().is_multiple_of(400) {
+        if rng.next_u64().is_multiple_of(400) {
             std::thread::sleep(Duration::from_millis(HANDLE_TTL_SECS * 1_000 + 200));
         }
     }

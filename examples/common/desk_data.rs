@@ -158,11 +158,13 @@ pub fn generate() -> DeskData {
     }
 }
 
-/// SplitMix64: a tiny, well-known generator; the same seed gives the same desk.
-struct Rng(u64);
+/// SplitMix64: a tiny, well-known generator; the same seed gives the same sequence (the
+/// same desk here, the same run of the soak example).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -170,17 +172,19 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    /// One of `items`, which must not be empty.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
 
     /// `prefix` + a UUID-shaped random id (`tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90`).
     fn id(&mut self, prefix: &str) -> String {
-        let (a, b) = (self.next(), self.next());
+        let (a, b) = (self.next_u64(), self.next_u64());
         format!(
             "{prefix}{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
             a >> 32,
