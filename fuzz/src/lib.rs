@@ -103,11 +103,21 @@ pub fn well_formed(shaped: &Shaped, rows: usize) {
         .as_object()
         .map(|o| o.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    assert_eq!(
-        keys,
-        ["status", "summary", "data", "omitted", "next"],
-        "{value}"
-    );
+    // `untrusted` names the fields that hold outsiders' text, when there are any.
+    let expected: &[&str] = if value.get("untrusted").is_some() {
+        &["status", "summary", "untrusted", "data", "omitted", "next"]
+    } else {
+        &["status", "summary", "data", "omitted", "next"]
+    };
+    assert_eq!(keys, expected, "{value}");
+    if let Some(untrusted) = value.get("untrusted") {
+        assert!(
+            untrusted
+                .as_array()
+                .is_some_and(|names| !names.is_empty() && names.iter().all(|n| n.is_string())),
+            "{value}"
+        );
+    }
     assert_eq!(value["status"], shaped.status().as_str());
     assert!(
         value["data"].as_array().is_some_and(|d| d.len() <= rows),

@@ -28,7 +28,7 @@
 
 use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
-use crate::render::Format;
+use crate::render::{Format, StructuredForm};
 use crate::shaper::Shaper;
 use crate::store::HandlePolicy;
 use crate::tokens::{Bpe, Encoding};
@@ -65,6 +65,9 @@ pub struct ToolConfig {
     pub tokenizer: Option<Encoding>,
     /// `prose` (default), `table` or `json`.
     pub format: Option<Format>,
+    /// `objects` (default) or `rows`: how the records of a JSON envelope (the structured
+    /// channel, and a `json` text channel) are written ([`StructuredForm`]).
+    pub structured_form: Option<StructuredForm>,
     /// `both`, `text` or `structured`: the channel the model reads, so the one the budget is
     /// enforced on and what an MCP answer carries. Left out, an MCP client gets the profile
     /// for its name ([`ShapeConfig::shaper_for_client`]), others `both`.
@@ -233,6 +236,7 @@ impl ShapeConfig {
             budget: own.budget.or(d.budget),
             tokenizer: own.tokenizer.or(d.tokenizer),
             format: own.format.or(d.format),
+            structured_form: own.structured_form.or(d.structured_form),
             channels: own.channels.or(d.channels),
             page_size: own.page_size.or(d.page_size),
             untrusted: own.untrusted.clone().or_else(|| d.untrusted.clone()),
@@ -251,6 +255,7 @@ impl ShapeConfig {
             .budget(c.budget.unwrap_or_default())
             .tokenizer(Bpe::new(c.tokenizer.unwrap_or(Encoding::O200kBase)))
             .format(c.format.unwrap_or_default())
+            .structured_form(c.structured_form.unwrap_or_default())
             .channels(c.channels.unwrap_or_default())
             .untrusted(c.untrusted.unwrap_or_default());
         if let Some(page_size) = c.page_size {

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 /// Which channel a record is being rendered for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Channel {
-    /// MCP `structuredContent`: the envelope as JSON, no provenance tags inside values.
+    /// MCP `structuredContent`: the envelope as JSON; untrusted values are neutralised, not
+    /// wrapped, and the envelope names their fields (`"untrusted": […]`).
     Structured,
     /// The text content: provenance tags around untrusted values.
     Text,
@@ -50,6 +51,7 @@ pub struct CallEnv<'a> {
     counting: bool,
     date_style: DateStyle,
     compact_marks: bool,
+    named_fields: bool,
     diagnostics: RefCell<Diagnostics>,
     /// Set while a field is written as words (a prose line, a table cell), not as JSON.
     words: Cell<bool>,
@@ -72,6 +74,7 @@ impl<'a> CallEnv<'a> {
             counting: false,
             date_style: DateStyle::Iso,
             compact_marks: false,
+            named_fields: false,
             diagnostics: RefCell::new(Diagnostics::default()),
             words: Cell::new(false),
         }
@@ -131,6 +134,15 @@ impl<'a> CallEnv<'a> {
     pub fn with_compact_marks(self, compact_marks: bool) -> Self {
         CallEnv {
             compact_marks,
+            ..self
+        }
+    }
+
+    /// Marks untrusted values in a JSON text channel by naming their fields once in the
+    /// envelope (`"untrusted": […]`) instead of wrapping each value in a tag.
+    pub fn with_named_fields(self, named_fields: bool) -> Self {
+        CallEnv {
+            named_fields,
             ..self
         }
     }
@@ -218,6 +230,10 @@ impl UntrustedCall for CallEnv<'_> {
 
     fn compact_marks(&self) -> bool {
         self.compact_marks
+    }
+
+    fn named_fields(&self) -> bool {
+        self.named_fields
     }
 
     fn count(&self, f: &mut dyn FnMut(&mut UntrustedStats)) {

@@ -316,9 +316,28 @@ fn json_string(out: &mut String, text: &str) {
     }
 }
 
-/// The JSON envelope before the records: `{"status":…,"summary":…,"data":[` and a newline
-/// when records follow.
-pub fn json_head(frame: &Frame, has_records: bool) -> String {
+/// What a JSON envelope states before its records besides the frame.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonHead<'a> {
+    /// The fields whose values are outsiders' text (`"untrusted": ["subject", "body"]`),
+    /// left out when empty.
+    pub untrusted: &'a [&'a str],
+    /// The rows form's field names (`"fields": […], "rows": [`); `None` for the objects form
+    /// (`"data": [`).
+    pub fields: Option<&'a [&'a str]>,
+}
+
+fn json_names(out: &mut String, names: &[&str]) {
+    match serde_json::to_string(names) {
+        Ok(json) => out.push_str(&json),
+        Err(_) => out.push_str("[]"),
+    }
+}
+
+/// The JSON envelope before the records: `{"status":…,"summary":…,` then `"untrusted":[…],`
+/// when fields hold outsiders' text, then `"data":[` (or `"fields":[…],"rows":[`) and a
+/// newline when records follow.
+pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String {
     let mut out = String::with_capacity(64 + frame.summary.len());
     out.push_str("{\"status\":\"");
     out.push_str(frame.status.as_str());
@@ -335,7 +354,18 @@ pub fn json_head(frame: &Frame, has_records: bool) -> String {
         ),
         None => json_string(&mut out, &frame.summary),
     }
-    out.push_str(",\"data\":[");
+    if !head.untrusted.is_empty() {
+        out.push_str(",\"untrusted\":");
+        json_names(&mut out, head.untrusted);
+    }
+    match head.fields {
+        Some(fields) => {
+            out.push_str(",\"fields\":");
+            json_names(&mut out, fields);
+            out.push_str(",\"rows\":[");
+        }
+        None => out.push_str(",\"data\":["),
+    }
     if has_records {
         out.push('\n');
     }

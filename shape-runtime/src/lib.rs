@@ -69,7 +69,7 @@ pub use legend::{Legend, LegendError, LoadedLegend};
 pub use legend::{LegendCode, LegendField, LegendSource};
 pub use project::ToolResult;
 pub use rank::{KeyValue, Order, RankKey};
-pub use render::Format;
+pub use render::{Format, StructuredForm};
 pub use shaped::{ShapeError, Shaped};
 pub use shaper::{Call, Shaper};
 pub use view::UntrustedText;

@@ -43,7 +43,7 @@
 //!
 //! // `#[tool(output_schema = mcp::output_schema::<City>(), meta = mcp::size_hint_meta(budget))]`
 //! let schema = mcp::output_schema::<City>();
-//! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
+//! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "omitted", "next"]));
 //! assert_eq!(mcp::size_hint(Budget::tokens(200)), 1_600);
 //! ```
 
@@ -151,8 +151,10 @@ pub fn tools_for(tools: Vec<Tool>, profile: ChannelPolicy) -> Vec<Tool> {
 }
 
 /// The `outputSchema` of a tool answering with records of `T`: the envelope (`status`,
-/// `summary`, `data` of `T`'s projected records, `omitted`, `next`) as a JSON Schema object
-/// (draft 2020-12), for `#[tool(output_schema = mcp::output_schema::<Ticket>())]`. Error
+/// `summary`, `T`'s projected records as `data` or as `fields` and `rows`, `omitted`, `next`,
+/// and `untrusted` when `T` has untrusted fields) as a JSON Schema object (draft 2020-12), for
+/// `#[tool(output_schema = mcp::output_schema::<Ticket>())]`. It describes both record forms
+/// ([`StructuredForm`](crate::StructuredForm)), so the form can be chosen per client; error
 /// envelopes validate against it too. Also usable to validate `structuredContent` in tests.
 pub fn output_schema<T: ToolResult>() -> Arc<JsonObject> {
     into_object(crate::schema::envelope::<T>())

@@ -426,7 +426,8 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         structured_env.take_diagnostics();
         let text_env = env(Channel::Text, false)
             .with_date_style(notes.date_style)
-            .with_compact_marks(notes.compact_marks);
+            .with_compact_marks(notes.compact_marks)
+            .with_named_fields(notes.named_fields);
         let text = rows_in(&text_env);
         let codec = Arc::clone(&self.codec);
         let call = self
@@ -521,6 +522,15 @@ impl RenderRecord for StoredRow<'_> {
                 .map_err(|e| e.to_string())?;
         }
         map.end().map_err(|e| e.to_string())
+    }
+
+    fn write_json_field(&self, index: usize, out: &mut Vec<u8>) -> Result<(), String> {
+        if index >= self.fields.len() {
+            return Err(format!("no output field {index}"));
+        }
+        self.value(index)
+            .serialize(&mut serde_json::Serializer::new(out))
+            .map_err(|e| e.to_string())
     }
 
     fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String> {

@@ -10,7 +10,7 @@ use crate::cursor::{Continuation, CursorFn};
 use crate::env::{CallEnv, Channel, DateStyle};
 use crate::envelope::{self, Counts, Frame, OmitReason, Omitted, Status, Words};
 use crate::rank::Order;
-use crate::render::{Format, Layout, RenderRecord, Renderer};
+use crate::render::{Format, Layout, RenderRecord, Renderer, StructuredForm};
 use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use crate::resolve::ResolverStats;
 use crate::shaped::{ShapeError, Shaped};
@@ -26,6 +26,8 @@ pub(crate) struct PageSettings<'a> {
     /// The budget, in tokens.
     pub budget: usize,
     pub format: Format,
+    /// How a JSON envelope's records are written.
+    pub form: StructuredForm,
     pub channels: ChannelPolicy,
     pub untrusted: &'a UntrustedPolicy,
     pub page_size: Option<usize>,
@@ -126,6 +128,9 @@ pub(crate) struct Notes {
     pub date_style: DateStyle,
     /// Untrusted values wrapped in `«…»`, their sources named once in the note.
     pub compact_marks: bool,
+    /// A JSON text channel names its untrusted fields once in the envelope (`"untrusted"`)
+    /// instead of tagging each value.
+    pub named_fields: bool,
 }
 
 impl Notes {
@@ -135,6 +140,7 @@ impl Notes {
             line: None,
             date_style: DateStyle::Iso,
             compact_marks: false,
+            named_fields: false,
         }
     }
 
@@ -148,6 +154,9 @@ impl Notes {
     ) -> Self {
         let mut notes = Notes::none();
         if format == Format::Json {
+            // The compact form of a JSON text channel: the envelope's `untrusted` key, as on
+            // the structured channel, at no cost a value (a tag is about 14 tokens).
+            notes.named_fields = policy.provenance == Provenance::Compact && layout.has_untrusted();
             return notes;
         }
         let mut parts: Vec<String> = Vec::new();
@@ -265,6 +274,13 @@ pub(crate) fn render<R: RenderRecord>(
     ))
 }
 
+/// Whether a JSON text channel marks untrusted values one by one (a tag around each, or a
+/// datamark inside), so it differs from the structured channel's JSON.
+fn json_text_marks_values(policy: &UntrustedPolicy) -> bool {
+    matches!(policy.provenance, Provenance::Tag | Provenance::RandomTag)
+        || policy.datamark.is_some()
+}
+
 /// One page being made: what it knows, worked out once.
 struct Page<'p, R> {
     settings: &'p PageSettings<'p>,
@@ -278,6 +294,10 @@ struct Page<'p, R> {
     reached: u64,
     words: Words<'p>,
     skipped: Vec<String>,
+    /// The untrusted fields a JSON envelope names (none when provenance is off).
+    untrusted: Vec<&'p str>,
+    /// The rows form's field names.
+    fields: Option<Vec<&'p str>>,
     /// The text channel needs its own rendering unless it is the same JSON.
     text_differs: bool,
 }
@@ -334,12 +354,18 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             reached,
             words,
             skipped: envelope::left_out_fields(&layout.skipped),
+            untrusted: match settings.untrusted.provenance {
+                Provenance::Off => Vec::new(),
+                _ => layout.untrusted_names(),
+            },
+            fields: (settings.form == StructuredForm::Rows).then(|| layout.field_names()),
             // Under the structured profile no model reads a separate text channel: it is the
             // JSON (an error's text is made apart, with the remedy), so records are rendered
-            // and counted once.
+            // and counted once. A JSON text channel differs only where its untrusted values
+            // are tagged or datamarked.
             text_differs: settings.channels != ChannelPolicy::Structured
                 && (settings.format != Format::Json
-                    || layout.has_untrusted() && settings.untrusted.provenance != Provenance::Off),
+                    || layout.has_untrusted() && json_text_marks_values(settings.untrusted)),
             inputs,
         }
     }
@@ -414,9 +440,14 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     fn head(&self, frame: &Frame, channel: Channel, has_records: bool) -> String {
         let note = self.records.notes.line.as_deref();
         match (channel, self.settings.format) {
-            (Channel::Structured, _) | (Channel::Text, Format::Json) => {
-                envelope::json_head(frame, has_records)
-            }
+            (Channel::Structured, _) | (Channel::Text, Format::Json) => envelope::json_head(
+                frame,
+                has_records,
+                envelope::JsonHead {
+                    untrusted: &self.untrusted,
+                    fields: self.fields.as_deref(),
+                },
+            ),
             (Channel::Text, Format::Prose) => envelope::text_head(frame, note),
             (Channel::Text, Format::Table) => {
                 let mut head = envelope::text_head(frame, note);
@@ -492,12 +523,12 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 .push(self.records.counting.diagnostics());
             let structured = self
                 .renderer
-                .segment(record, position, Format::Json)
+                .segment(record, position, Format::Json, s.form)
                 .map_err(render_err)?;
             let text = match self.text_differs {
                 true => Some(
                     self.renderer
-                        .segment(&rows.text[position], position, s.format)
+                        .segment(&rows.text[position], position, s.format, s.form)
                         .map_err(render_err)?,
                 ),
                 false => None,

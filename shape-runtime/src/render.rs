@@ -29,6 +29,47 @@ pub enum Format {
     Table,
 }
 
+/// How the records of a JSON envelope (the structured channel, and a text channel in
+/// [`Format::Json`]) are written.
+///
+/// ```
+/// use toolshape::{Budget, ChannelPolicy, Shaper, StructuredForm, ToolResult};
+///
+/// #[derive(ToolResult)]
+/// #[shape(name = "city", plural = "cities")]
+/// struct City {
+///     #[shape(show)]
+///     name: String,
+///     #[shape(rank = desc)]
+///     population: u64,
+/// }
+///
+/// let rows = vec![City { name: "Lyon".into(), population: 522_000 }];
+/// let shaped = Shaper::for_tool("list_cities")
+///     .channels(ChannelPolicy::Structured)
+///     .structured_form(StructuredForm::Rows)
+///     .shape_blocking(&rows)
+///     .unwrap();
+/// let envelope = shaped.structured();
+/// assert_eq!(envelope["fields"], serde_json::json!(["name", "population"]));
+/// assert_eq!(envelope["rows"], serde_json::json!([["Lyon", 522000]]));
+/// assert!(envelope.get("data").is_none());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredForm {
+    /// `"data": [{"name": …, "population": …}, …]`: one object a record, every field named
+    /// in every record.
+    #[default]
+    Objects,
+    /// `"fields": ["name", "population"], "rows": [[…, …], …]`: the field names once, then
+    /// one array a record with its values in that order (a nested record or a list inside a
+    /// row stays a JSON value). Cheaper by the field names' tokens on every record, and the
+    /// order inside each row holds even where a JSON object's keys come out sorted (a
+    /// `serde_json::Value` without serde_json's `preserve_order` feature).
+    Rows,
+}
+
 /// The cell separator of the table form.
 pub const TABLE_SEPARATOR: &str = " | ";
 
@@ -36,6 +77,8 @@ pub const TABLE_SEPARATOR: &str = " | ";
 pub trait RenderRecord {
     /// Appends the record as compact JSON.
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String>;
+    /// Appends output field `index` as compact JSON (a value of the rows form).
+    fn write_json_field(&self, index: usize, out: &mut Vec<u8>) -> Result<(), String>;
     /// Appends output field `index` as text.
     fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String>;
     /// The rank key's value, for the next cursor.
@@ -123,6 +166,11 @@ impl<'a> Layout<'a> {
         dates.into_iter()
     }
 
+    /// The output field names, in order (the rows form's `fields`).
+    pub(crate) fn field_names(&self) -> Vec<&'a str> {
+        with_record!(self.record, p => p.output_names().collect())
+    }
+
     /// The names of the untrusted fields.
     pub(crate) fn untrusted_names(&self) -> Vec<&'a str> {
         with_record!(self.record, p => p.untrusted_names())
@@ -150,6 +198,13 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
         let mut ser = serde_json::Serializer::new(out);
         self.record
             .serialize_record(self.cx, &mut ser)
+            .map_err(|e| e.to_string())
+    }
+
+    fn write_json_field(&self, index: usize, out: &mut Vec<u8>) -> Result<(), String> {
+        let mut ser = serde_json::Serializer::new(out);
+        self.record
+            .serialize_field(index, self.cx, &mut ser)
             .map_err(|e| e.to_string())
     }
 
@@ -184,18 +239,40 @@ impl<'p> Renderer<'p> {
         with_record!(self.layout.record, p => table_header(p))
     }
 
-    /// The segment of the record at output position `position` (0 for the first shown).
+    /// The segment of the record at output position `position` (0 for the first shown); a
+    /// JSON segment in `form`.
     pub fn segment(
         &self,
         record: &dyn RenderRecord,
         position: usize,
         format: Format,
+        form: StructuredForm,
     ) -> Result<String, String> {
-        match format {
-            Format::Json => json_segment(record, position),
-            Format::Prose => self.prose_segment(record),
-            Format::Table => self.table_segment(record),
+        match (format, form) {
+            (Format::Json, StructuredForm::Objects) => json_segment(record, position),
+            (Format::Json, StructuredForm::Rows) => self.row_segment(record, position),
+            (Format::Prose, _) => self.prose_segment(record),
+            (Format::Table, _) => self.table_segment(record),
         }
+    }
+
+    /// `[v1,v2,…]` and a newline, the comma before it on every row but the first (`\n,[`:
+    /// `],[` would merge into one token across two records).
+    fn row_segment(&self, record: &dyn RenderRecord, position: usize) -> Result<String, String> {
+        let count = with_record!(self.layout.record, p => field_count(p));
+        let mut buf = Vec::with_capacity(256);
+        if position > 0 {
+            buf.push(b',');
+        }
+        buf.push(b'[');
+        for i in 0..count {
+            if i > 0 {
+                buf.push(b',');
+            }
+            record.write_json_field(i, &mut buf)?;
+        }
+        buf.extend_from_slice(b"]\n");
+        String::from_utf8(buf).map_err(|e| e.to_string())
     }
 
     fn prose_segment(&self, record: &dyn RenderRecord) -> Result<String, String> {

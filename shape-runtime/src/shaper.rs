@@ -45,7 +45,7 @@ use crate::cursor::{
 use crate::envelope::{self, Frame};
 use crate::page::{Notes, PageInputs, PageSettings, Records, UpstreamPlan};
 use crate::project::ToolResult;
-use crate::render::{Format, Layout, Typed};
+use crate::render::{Format, Layout, StructuredForm, Typed};
 use crate::report::{ChannelTokens, RecordCounts, Report};
 use crate::resolve::{Needs, Supplies};
 use crate::shaped::{ShapeError, Shaped};
@@ -71,6 +71,7 @@ struct Settings {
     budget: Budget,
     tokenizer: Arc<dyn Tokenizer>,
     format: Format,
+    form: StructuredForm,
     channels: ChannelPolicy,
     page_size: Option<usize>,
     untrusted: UntrustedPolicy,
@@ -84,6 +85,7 @@ impl std::fmt::Debug for Shaper {
             .field("budget", &s.budget)
             .field("tokenizer", &s.tokenizer.name())
             .field("format", &s.format)
+            .field("form", &s.form)
             .field("channels", &s.channels)
             .field("page_size", &s.page_size)
             .finish_non_exhaustive()
@@ -99,6 +101,7 @@ impl Shaper {
                 budget: Budget::default(),
                 tokenizer: Arc::new(Bpe::o200k_base()),
                 format: Format::default(),
+                form: StructuredForm::default(),
                 channels: ChannelPolicy::default(),
                 page_size: None,
                 untrusted: UntrustedPolicy::default(),
@@ -129,6 +132,14 @@ impl Shaper {
     /// The text channel's format.
     pub fn format(self, format: Format) -> Self {
         self.set(|s| s.format = format)
+    }
+
+    /// How the records of a JSON envelope are written ([`StructuredForm`]): objects (the
+    /// default) or a field list and rows. It applies to the structured channel and to a text
+    /// channel in [`Format::Json`]; [`mcp::output_schema`](crate::mcp::output_schema)
+    /// describes both forms, so it can change per client without a new schema.
+    pub fn structured_form(self, form: StructuredForm) -> Self {
+        self.set(|s| s.form = form)
     }
 
     /// The channel profile: which channel the model reads, so which one the budget is
@@ -189,6 +200,11 @@ impl Shaper {
     /// The text format.
     pub fn current_format(&self) -> Format {
         self.settings.format
+    }
+
+    /// How a JSON envelope's records are written.
+    pub fn current_structured_form(&self) -> StructuredForm {
+        self.settings.form
     }
 
     /// The channel policy.
@@ -361,7 +377,7 @@ impl Shaper {
         frame.summary = summary;
         let structured = format!(
             "{}{}",
-            envelope::json_head(&frame, false),
+            envelope::json_head(&frame, false, Default::default()),
             envelope::json_tail(&frame)
         );
         let text = match self.settings.format {
@@ -757,6 +773,7 @@ impl<'a> Call<'a> {
             tokenizer: &*s.tokenizer,
             budget: s.budget.max_tokens(),
             format: s.format,
+            form: s.form,
             channels: s.channels,
             untrusted: &s.untrusted,
             page_size: self.page_size_limit(),
@@ -967,7 +984,8 @@ impl<'a> Call<'a> {
         structured_env.take_diagnostics();
         let text_env = env(Channel::Text, false)
             .with_date_style(notes.date_style)
-            .with_compact_marks(notes.compact_marks);
+            .with_compact_marks(notes.compact_marks)
+            .with_named_fields(notes.named_fields);
         let text_cx = Cx::<T::Needs>::new(names, &text_env);
         let text = typed(&text_cx);
         f(Records {

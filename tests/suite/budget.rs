@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use toolshape::{
-    Budget, ChannelPolicy, Format, Legend, Shaper, Status, ToolResult,
+    Budget, ChannelPolicy, Format, Legend, Shaper, Status, StructuredForm, ToolResult,
     tokens::{Tiktoken, Tokenizer},
 };
 
@@ -61,6 +61,10 @@ fn note_strategy() -> impl Strategy<Value = Note> {
         })
 }
 
+pub(crate) fn forms() -> impl Strategy<Value = StructuredForm> {
+    prop_oneof![Just(StructuredForm::Objects), Just(StructuredForm::Rows)]
+}
+
 fn formats() -> impl Strategy<Value = Format> {
     prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)]
 }
@@ -74,6 +78,8 @@ proptest! {
         extra in 0usize..1_900,
         budget in 50usize..20_000,
         format in formats(),
+        form in forms(),
+        channels in prop_oneof![Just(ChannelPolicy::Both), Just(ChannelPolicy::Structured)],
     ) {
         // Up to 2,000 records: the generated ones, then copies with fresh ids.
         let mut rows = notes.clone();
@@ -86,6 +92,7 @@ proptest! {
         }
         let tok = Tiktoken::o200k_base();
         let shaped = Shaper::for_tool("notes").budget(Budget::tokens(budget)).format(format)
+            .structured_form(form).channels(channels)
             .shape_blocking(&rows).unwrap();
         let report = shaped.report();
 
@@ -97,12 +104,15 @@ proptest! {
         prop_assert_eq!(over, report.over_budget);
         prop_assert!(!over || report.records.shown == 0, "text {} > {budget}", report.tokens.text);
 
-        // The structured channel parses, with the five keys in order.
+        // The structured channel parses, with the envelope's keys in order, in the form asked
+        // for, naming the one untrusted field.
         let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
-        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-        prop_assert_eq!(keys, ["status", "summary", "data", "omitted", "next"]);
-        if format == Format::Json {
-            let _: serde_json::Value = serde_json::from_str(shaped.text()).unwrap();
+        crate::envelope_keys(&value);
+        prop_assert_eq!(value.get("rows").is_some(), form == StructuredForm::Rows);
+        prop_assert_eq!(&value["untrusted"], &serde_json::json!(["body"]));
+        if format == Format::Json || channels == ChannelPolicy::Structured {
+            let text: serde_json::Value = serde_json::from_str(shaped.text()).unwrap();
+            prop_assert_eq!(crate::records(&text).len(), report.records.shown);
         } else {
             // One line per record between the head and the two tail lines.
             let lines = shaped.text().split('\n').count();
@@ -111,7 +121,7 @@ proptest! {
         }
 
         // shown + omitted = total; data is a prefix of the ranked order.
-        let data = value["data"].as_array().unwrap();
+        let data = crate::records(&value);
         prop_assert_eq!(data.len(), report.records.shown);
         prop_assert_eq!(report.records.shown as u64 + report.records.omitted, rows.len() as u64);
         prop_assert_eq!(value["omitted"]["count"].as_u64().unwrap(), report.records.omitted);
@@ -121,6 +131,9 @@ proptest! {
         ranked.sort_by(|a, b| b.score.cmp(&a.score).then(b.id.cmp(&a.id)));
         for (shown, expected) in data.iter().zip(&ranked) {
             prop_assert_eq!(shown["id"].as_str().unwrap(), expected.id.as_str());
+            // Each value where its field's name says, in either form.
+            prop_assert_eq!(shown["score"].as_i64().unwrap(), i64::from(expected.score));
+            prop_assert_eq!(shown["title"].as_str().unwrap(), expected.title.as_str());
         }
         // Status from what the model reads against what was given, not from the report.
         let expected_status = if rows.is_empty() { Status::Empty }
@@ -508,7 +521,12 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
             created: "2026-02-11T10:00:00Z".into(),
         })
         .collect();
-    for format in [Format::Json, Format::Prose, Format::Table] {
+    for (format, form) in [
+        (Format::Json, StructuredForm::Objects),
+        (Format::Json, StructuredForm::Rows),
+        (Format::Prose, StructuredForm::Rows),
+        (Format::Table, StructuredForm::Objects),
+    ] {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
         let watching = std::sync::Arc::new(crate::Watched::new({
             let seen = seen.clone();
@@ -517,11 +535,12 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
         let shaped = Shaper::for_tool("notes")
             .budget(Budget::tokens(1_500))
             .format(format)
+            .structured_form(form)
             .shared_tokenizer(watching)
             .shape_blocking(&rows)
             .unwrap();
         let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
-        let shown = value["data"].as_array().unwrap().len();
+        let shown = crate::records(&value).len();
         assert!(shown > 5 && shown < 300, "{format:?}: {shown}");
         let seen = seen.lock().unwrap();
         let last = *seen.iter().next_back().unwrap();

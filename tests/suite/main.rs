@@ -44,6 +44,66 @@ pub fn smallest_budget(fits: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
+/// The records of a JSON envelope as objects, read back from either form: `data`, or
+/// `fields` zipped with each row of `rows` (a row must have exactly one value a field).
+pub fn records(envelope: &serde_json::Value) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    if let Some(data) = envelope.get("data") {
+        assert!(
+            envelope.get("rows").is_none() && envelope.get("fields").is_none(),
+            "both forms in one envelope: {envelope}"
+        );
+        return data
+            .as_array()
+            .expect("data is an array")
+            .iter()
+            .map(|r| r.as_object().expect("a record is an object").clone())
+            .collect();
+    }
+    let fields: Vec<String> = envelope["fields"]
+        .as_array()
+        .expect("fields is an array")
+        .iter()
+        .map(|f| f.as_str().expect("a field name").to_owned())
+        .collect();
+    envelope["rows"]
+        .as_array()
+        .expect("rows is an array")
+        .iter()
+        .map(|row| {
+            let row = row.as_array().expect("a row is an array");
+            assert_eq!(
+                row.len(),
+                fields.len(),
+                "a row of the wrong length: {row:?}"
+            );
+            fields.iter().cloned().zip(row.iter().cloned()).collect()
+        })
+        .collect()
+}
+
+/// The envelope's keys in order, and that they are the keys of one form:
+/// `status, summary, [untrusted,] data | fields rows, omitted, next`.
+pub fn envelope_keys(envelope: &serde_json::Value) -> Vec<String> {
+    let keys: Vec<String> = envelope
+        .as_object()
+        .expect("an object")
+        .keys()
+        .cloned()
+        .collect();
+    let mut expected = vec!["status", "summary"];
+    if envelope.get("untrusted").is_some() {
+        expected.push("untrusted");
+    }
+    if envelope.get("rows").is_some() {
+        expected.extend(["fields", "rows"]);
+    } else {
+        expected.push("data");
+    }
+    expected.extend(["omitted", "next"]);
+    assert_eq!(keys, expected, "{envelope}");
+    keys
+}
+
 /// An o200k tokenizer that hands every text it is asked to count or cut to `watch` first: how
 /// a test sees what the library tokenizes, not only the counts it reports.
 pub struct Watched<F> {

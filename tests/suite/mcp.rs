@@ -96,19 +96,61 @@ fn error_envelopes_are_tool_errors_with_the_remedy_in_the_text() {
     assert_envelope_fits_schema::<Ticket>(&envelope);
 }
 
-/// The keys every envelope has, and each record's fields, are the ones the schema names;
-/// the values' types are what the schema says for the keywords it uses.
-fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &Value) {
+/// Whether `value` fits `schema` for the keywords the record schemas use (`type`, `enum`,
+/// `anyOf`).
+fn admits(schema: &Value, value: &Value) -> bool {
+    let options: Vec<&Value> = match schema.get("anyOf") {
+        Some(Value::Array(options)) => options.iter().collect(),
+        _ => vec![schema],
+    };
+    options.iter().any(|o| {
+        let types = match &o["type"] {
+            Value::String(t) => vec![t.as_str()],
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let typed = types.iter().any(|t| match *t {
+            "string" => value.is_string(),
+            "null" => value.is_null(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "array" => value.is_array(),
+            _ => true,
+        }) || types.is_empty();
+        let listed = o
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_none_or(|e| e.contains(value));
+        typed && listed
+    })
+}
+
+/// The keys every envelope has, and each record's fields, are the ones the schema names, in
+/// whichever record form the envelope uses; the values' types are what the schema says for
+/// the keywords it uses.
+pub(crate) fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &Value) {
     let schema = Value::Object((*mcp::output_schema::<T>()).clone());
     let props = &schema["properties"];
-    let keys: Vec<&str> = envelope
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(keys, ["status", "summary", "data", "omitted", "next"]);
-    assert_eq!(schema["required"], json!(keys));
+    let keys = crate::envelope_keys(envelope);
+    for key in &keys {
+        assert!(props.get(key).is_some(), "{key} not in the schema");
+    }
+    assert_eq!(
+        schema["required"],
+        json!(["status", "summary", "omitted", "next"])
+    );
+    assert_eq!(
+        schema["oneOf"],
+        json!([{ "required": ["data"] }, { "required": ["fields", "rows"] }])
+    );
+    if let Some(untrusted) = envelope.get("untrusted") {
+        for name in untrusted.as_array().expect("untrusted is a list") {
+            assert!(
+                admits(&props["untrusted"]["items"], name),
+                "untrusted {name} not in {}",
+                props["untrusted"]
+            );
+        }
+    }
     assert!(
         props["status"]["enum"]
             .as_array()
@@ -137,6 +179,28 @@ fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &Value) {
         .filter_map(Value::as_str)
         .collect();
     assert_eq!(record["additionalProperties"], json!(false));
+    if let Some(rows) = envelope.get("rows") {
+        // The rows form: `fields` is the schema's constant, each row one value a field, each
+        // value fitting the schema at its position.
+        assert_eq!(envelope["fields"], props["fields"]["const"]);
+        assert_eq!(props["fields"]["const"], json!(fields));
+        let row_schema = &props["rows"]["items"];
+        assert_eq!(row_schema["items"], json!(false));
+        assert_eq!(row_schema["minItems"], json!(fields.len()));
+        let positions = row_schema["prefixItems"].as_array().expect("prefixItems");
+        for row in rows.as_array().expect("rows") {
+            let row = row.as_array().expect("a row is an array");
+            assert_eq!(row.len(), positions.len());
+            for ((field, value), schema) in fields.iter().zip(row).zip(positions) {
+                assert_eq!(schema, &record["properties"][*field]);
+                assert!(
+                    admits(schema, value),
+                    "{field} = {value} does not fit {schema}"
+                );
+            }
+        }
+        return;
+    }
     for item in envelope["data"].as_array().expect("data") {
         let item_keys: Vec<&str> = item
             .as_object()
@@ -148,30 +212,10 @@ fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &Value) {
         for field in &fields {
             let value = &item[*field];
             let field_schema = &record["properties"][*field];
-            let options: Vec<&Value> = match field_schema.get("anyOf") {
-                Some(Value::Array(options)) => options.iter().collect(),
-                _ => vec![field_schema],
-            };
-            let admits = options.iter().any(|o| {
-                let types = match &o["type"] {
-                    Value::String(t) => vec![t.as_str()],
-                    Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-                    _ => vec![],
-                };
-                let typed = types.iter().any(|t| match *t {
-                    "string" => value.is_string(),
-                    "null" => value.is_null(),
-                    "integer" => value.is_i64() || value.is_u64(),
-                    "array" => value.is_array(),
-                    _ => true,
-                });
-                let listed = o
-                    .get("enum")
-                    .and_then(Value::as_array)
-                    .is_none_or(|e| e.contains(value));
-                typed && listed
-            });
-            assert!(admits, "{field} = {value} does not fit {field_schema}");
+            assert!(
+                admits(field_schema, value),
+                "{field} = {value} does not fit {field_schema}"
+            );
         }
     }
 }
@@ -184,6 +228,19 @@ fn the_output_schema_describes_real_envelopes() {
         (4_000, Format::Json),
     ] {
         assert_envelope_fits_schema::<Ticket>(&page(budget, format).structured());
+        for channels in [ChannelPolicy::Both, ChannelPolicy::Structured] {
+            let rows = Shaper::for_tool("search_tickets")
+                .budget(Budget::tokens(budget))
+                .format(format)
+                .channels(channels)
+                .structured_form(toolshape::StructuredForm::Rows)
+                .shape_blocking_with(&tickets(), &Directory::seed())
+                .expect("shapes");
+            let envelope = rows.structured();
+            assert!(envelope.get("rows").is_some(), "{envelope}");
+            assert_eq!(envelope["untrusted"], json!(["subject"]));
+            assert_envelope_fits_schema::<Ticket>(&envelope);
+        }
     }
     let empty = Shaper::for_tool("search_tickets")
         .call()

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-use toolshape::{Budget, Call, Format, Shaped, Shaper, Status, ToolResult};
+use toolshape::{Budget, Call, Format, Shaped, Shaper, Status, StructuredForm, ToolResult};
 
 /// Ranked, with an id; few distinct scores, so rank keys are often equal.
 #[derive(Debug, Clone, ToolResult)]
@@ -77,10 +77,9 @@ struct PageFacts {
     next: Option<String>,
 }
 
+/// The records' keys, read back from either form of the envelope.
 pub(crate) fn data_keys(value: &serde_json::Value, key: &str) -> Vec<String> {
-    value["data"]
-        .as_array()
-        .expect("data is an array")
+    crate::records(value)
         .iter()
         .map(|r| r[key].as_str().expect("key is text").to_owned())
         .collect()
@@ -156,6 +155,7 @@ struct Setup<'a> {
     budget: usize,
     page_size: Option<usize>,
     format: Format,
+    form: StructuredForm,
     /// The output field that names a record.
     key: &'a str,
     plural: &'a str,
@@ -172,6 +172,7 @@ where
         budget,
         page_size,
         format,
+        form,
         key,
         plural,
     } = setup;
@@ -187,7 +188,8 @@ where
         assert!(page <= rows.len(), "more pages than records: {seen:?}");
         let mut shaper = Shaper::for_tool("paging")
             .budget(Budget::tokens(budget))
-            .format(format);
+            .format(format)
+            .structured_form(form);
         if let Some(p) = page_size {
             shaper = shaper.page_size(p);
         }
@@ -281,7 +283,7 @@ fn mode_strategy() -> impl Strategy<Value = Mode> {
 
 /// The smallest budget at which every record fits a page on its own, found by shaping each
 /// one alone: budgets from there up reach one record a page.
-fn one_record_floor<T>(rows: &[T], format: Format) -> usize
+fn one_record_floor<T>(rows: &[T], format: Format, form: StructuredForm) -> usize
 where
     T: ToolResult,
     (): toolshape::resolve::Supplies<T::Needs>,
@@ -292,6 +294,7 @@ where
             Shaper::for_tool("paging")
                 .budget(Budget::tokens(b))
                 .format(format)
+                .structured_form(form)
                 .shape_blocking(std::slice::from_ref(row))
                 .map(|s| s.report().records.shown == 1)
                 .unwrap_or(false)
@@ -309,6 +312,7 @@ fn run(
     extra: usize,
     page_size: Option<usize>,
     format: Format,
+    form: StructuredForm,
 ) {
     // Walks `typed` at a budget from the one-record floor up.
     fn go<T, S>(typed: Vec<T>, setup: Setup<'_>, extra: usize, shape: S) -> Vec<String>
@@ -317,7 +321,7 @@ fn run(
         (): toolshape::resolve::Supplies<T::Needs>,
         S: Fn(&Call<'_>, &[T]) -> Shaped,
     {
-        let budget = one_record_floor(&typed, setup.format) + extra;
+        let budget = one_record_floor(&typed, setup.format, setup.form) + extra;
         walk(&typed, Setup { budget, ..setup }, shape)
     }
     let setup = |key, plural| Setup {
@@ -325,6 +329,7 @@ fn run(
         budget: 0,
         page_size,
         format,
+        form,
         key,
         plural,
     };
@@ -391,8 +396,9 @@ proptest! {
         extra in prop_oneof![Just(0usize), 0usize..40, 0usize..600],
         page_size in proptest::option::weighted(0.3, 1usize..6),
         format in prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)],
+        form in crate::budget::forms(),
     ) {
-        run(&rows, mode, extra, page_size, format);
+        run(&rows, mode, extra, page_size, format, form);
     }
 }
 
@@ -408,7 +414,11 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
             )
         })
         .collect();
-    for budget in [2_000, 500] {
+    for (budget, form) in [
+        (2_000, StructuredForm::Objects),
+        (500, StructuredForm::Objects),
+        (500, StructuredForm::Rows),
+    ] {
         for mode in [Mode::Unranked, Mode::UnrankedKeepOrder] {
             let typed: Vec<Project> = rows
                 .iter()
@@ -424,6 +434,7 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
                     budget,
                     page_size: None,
                     format: Format::Prose,
+                    form,
                     key: "id",
                     plural: "projects",
                 },

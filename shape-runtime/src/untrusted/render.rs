@@ -141,6 +141,9 @@ pub(crate) trait UntrustedCall {
     fn counting(&self) -> bool;
     /// Whether values get compact marks (`«…»`), the sources being named in the note line.
     fn compact_marks(&self) -> bool;
+    /// Whether a JSON text channel's envelope names the untrusted fields once (its
+    /// `untrusted` key), so values are neutralised but not wrapped.
+    fn named_fields(&self) -> bool;
     /// Adds to the call's counts (only in the counting pass).
     fn count(&self, f: &mut dyn FnMut(&mut UntrustedStats));
 }
@@ -181,20 +184,24 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     let tokenizer = env.tokenizer();
     let policy = env.policy();
+    let delimited = policy.provenance != Provenance::Off;
     // The hot path: a short printable-ASCII value in the structured channel, outside the
-    // counting pass, has nothing to remove, cut, mark or count.
+    // counting pass, has nothing to remove, cut, mark, defuse or count.
     if !env.counting()
         && !env.text_channel()
         && policy.urls == UrlPolicy::Keep
         && cap.is_none_or(|c| text.len() <= c as usize)
         && text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !(delimited
+            && text
+                .bytes()
+                .any(|b| matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\')))
     {
         return s.serialize_str(text);
     }
     let p = prepare(text, cap, tokenizer, policy.urls);
     let text_channel = env.text_channel();
-    let delimited = policy.provenance != Provenance::Off;
-    let (content, delimiters) = if (text_channel && delimited) || env.counting() {
+    let (content, delimiters) = if delimited || env.counting() {
         neutralize_counted(&p.content)
     } else {
         (Cow::Borrowed(&*p.content), 0)
@@ -213,10 +220,24 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         st.links = st.links.saturating_add(p.links);
         st.delimiters = st.delimiters.saturating_add(delimiters);
     });
-    if !text_channel {
+    // Values not wrapped one by one: the structured channel, and a JSON text channel whose
+    // envelope names its untrusted fields once. Their provenance is the envelope's
+    // `untrusted` key; every delimiter this library writes anywhere (`<untrusted…>` and the
+    // compact `«…»`) is still defused, so no value can pass for one in any channel.
+    if !text_channel || (delimited && env.named_fields()) {
+        let content = if delimited {
+            neutralize_guillemets(content)
+        } else {
+            Cow::Borrowed(&*p.content)
+        };
+        let content = Datamarked {
+            text: &content,
+            mark: policy.datamark.filter(|_| text_channel),
+        };
         return match p.cut {
-            None => s.serialize_str(&p.content),
-            Some(cut) => s.collect_str(&format_args!("{}{cut}", p.content)),
+            None if content.mark.is_none() => s.serialize_str(content.text),
+            None => s.collect_str(&content),
+            Some(cut) => s.collect_str(&format_args!("{content}{cut}")),
         };
     }
     let nonce = (policy.provenance == Provenance::RandomTag)
