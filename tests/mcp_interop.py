@@ -119,8 +119,17 @@ class Session:
         return result, structured or {}, text
 
 
+def records_of(envelope: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records of an envelope in either form: `data`, or `fields` zipped with each row of
+    `rows` (the form a structured-only client gets)."""
+    if "rows" in envelope:
+        fields = envelope.get("fields", [])
+        return [dict(zip(fields, row)) for row in envelope["rows"]]
+    return list(envelope.get("data", []))
+
+
 def ids_of(envelope: dict[str, Any]) -> list[str]:
-    return [record["id"] for record in envelope.get("data", [])]
+    return [record["id"] for record in records_of(envelope)]
 
 
 async def walk(session: Session, args: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -136,7 +145,7 @@ async def walk(session: Session, args: dict[str, Any]) -> tuple[list[dict[str, A
         if result.is_error:
             raise AssertionError(f"page {len(envelopes) + 1} of {args} is an error: {env.get('summary')}")
         envelopes.append(env)
-        records.extend(env.get("data", []))
+        records.extend(records_of(env))
         cursor = env.get("next")
         if cursor is None:
             return records, envelopes
@@ -145,7 +154,7 @@ async def walk(session: Session, args: dict[str, Any]) -> tuple[list[dict[str, A
 
 def total_of(env: dict[str, Any]) -> int:
     """The whole match, from the first page: shown + omitted."""
-    return len(env.get("data", [])) + int(env.get("omitted", {}).get("count", 0))
+    return len(records_of(env)) + int(env.get("omitted", {}).get("count", 0))
 
 
 def tamper(cursor: str) -> str:
@@ -247,7 +256,17 @@ async def profile_scenario(client: Client, name: str, profile: str, checks: Chec
             and ((parsed == structured) if is_json else (parsed is None and text.startswith("partial: "))),
             text[:200],
         )
-        shown = len((structured or {}).get("data", []))
+        shown = len(records_of(structured or {}))
+        schema = next((t.output_schema for t in listed.tools if t.name == "search_tickets"), None)
+        errors = [] if schema is None or structured is None else list(jsonschema.Draft202012Validator(schema).iter_errors(structured))
+        form = "rows" if is_json else "data"
+        checks.check(
+            f"{name} ({profile}): structuredContent in the {form} form, valid against outputSchema, "
+            "naming its untrusted fields",
+            schema is not None and not errors and form in (structured or {})
+            and (structured or {}).get("untrusted") == ["subject"] and shown > 0,
+            str(errors[:1]) if errors else str(sorted((structured or {}).keys())),
+        )
     bad = await asyncio.wait_for(client.call_tool("search_tickets", {"cursor": "not a cursor"}), CALL_TIMEOUT_S)
     bad_text = bad.content[0].text if bad.content else ""
     checks.check(
@@ -286,7 +305,7 @@ async def scenario(session: Session, checks: Checks) -> None:
     checks.check("first page is not an error", not result.is_error, first.get("summary", ""))
     checks.check(
         "first page: status partial, at most 25 tickets, a next cursor",
-        first.get("status") == "partial" and 0 < len(first.get("data", [])) <= 25 and isinstance(first.get("next"), str),
+        first.get("status") == "partial" and 0 < len(records_of(first)) <= 25 and isinstance(first.get("next"), str),
         json.dumps({k: first.get(k) for k in ("status", "next")})[:200],
     )
     try:
@@ -306,7 +325,7 @@ async def scenario(session: Session, checks: Checks) -> None:
     )
     handle = first.get("omitted", {}).get("handle")
     checks.check("broad first page stores the whole result behind a handle", isinstance(handle, str) and handle.startswith("h_"), f"omitted = {first.get('omitted')}")
-    print(f"     first page: {len(first.get('data', []))} tickets, {len(text)} chars of text; summary: {first.get('summary', '')[:160]}")
+    print(f"     first page: {len(records_of(first))} tickets, {len(text)} chars of text; summary: {first.get('summary', '')[:160]}")
 
     # 3. Page every ticket: no duplicates, nothing skipped, newest update first throughout.
     started = time.monotonic()
@@ -382,7 +401,7 @@ async def scenario(session: Session, checks: Checks) -> None:
     if isinstance(handle, str):
         args = {"handle": handle, "filter": [{"field": "status", "op": "equals", "value": "open"}], "page_size": 5}
         result, env, text = await session.call("open_result", args)
-        data = env.get("data", [])
+        data = records_of(env)
         checks.check(
             "open_result reopens the handle: 5 open tickets, a cursor for more",
             not result.is_error and len(data) == 5 and all(r.get("status") == "open" for r in data) and isinstance(env.get("next"), str),
@@ -394,7 +413,7 @@ async def scenario(session: Session, checks: Checks) -> None:
             result, env2, _ = await session.call("open_result", {**args, "cursor": env["next"]})
             checks.check(
                 "open_result pages on with its cursor: the next 5, no overlap",
-                not result.is_error and len(env2.get("data", [])) == 5 and not set(ids_of(env2)) & set(ids_of(env)),
+                not result.is_error and len(records_of(env2)) == 5 and not set(ids_of(env2)) & set(ids_of(env)),
                 env2.get("summary", "")[:200],
             )
         result, env, text = await session.call("open_result", {"handle": handle, "aggregate": {"count_by": "status"}, "page_size": 1})

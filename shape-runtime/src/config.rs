@@ -3,7 +3,7 @@
 //! model changes.
 //!
 //! ```
-//! use toolshape::{Format, config::{ShapeConfig}};
+//! use toolshape::{Format, StructuredForm, config::{ShapeConfig}};
 //!
 //! let config = ShapeConfig::from_toml_str(r#"
 //!     [defaults]
@@ -13,12 +13,14 @@
 //!     [tools.search_tickets]
 //!     budget = { window = 200000, share = 0.33, expected_calls = 30 }
 //!     format = "table"
+//!     structured_form = "rows"
 //!
 //!     [tools.get_ticket]
 //! "#).unwrap();
 //! let shaper = config.shaper("search_tickets").unwrap();
 //! assert_eq!(shaper.current_budget().max_tokens(), 2_200);
 //! assert_eq!(shaper.current_format(), Format::Table);
+//! assert_eq!(shaper.current_structured_form(), StructuredForm::Rows);
 //! assert_eq!(config.shaper("get_ticket").unwrap().current_budget().max_tokens(), 2_000);
 //! assert_eq!(
 //!     config.shaper("serch_tickets").unwrap_err().to_string(),
@@ -65,8 +67,9 @@ pub struct ToolConfig {
     pub tokenizer: Option<Encoding>,
     /// `prose` (default), `table` or `json`.
     pub format: Option<Format>,
-    /// `objects` (default) or `rows`: how the records of a JSON envelope (the structured
-    /// channel, and a `json` text channel) are written ([`StructuredForm`]).
+    /// `objects` or `rows`: how the records of a JSON envelope (the structured channel, and a
+    /// `json` text channel) are written ([`StructuredForm`]). Left out, the form follows the
+    /// channel profile: `rows` under `structured`, `objects` otherwise.
     pub structured_form: Option<StructuredForm>,
     /// `both`, `text` or `structured`: the channel the model reads, so the one the budget is
     /// enforced on and what an MCP answer carries. Left out, an MCP client gets the profile
@@ -255,11 +258,13 @@ impl ShapeConfig {
             .budget(c.budget.unwrap_or_default())
             .tokenizer(Bpe::new(c.tokenizer.unwrap_or(Encoding::O200kBase)))
             .format(c.format.unwrap_or_default())
-            .structured_form(c.structured_form.unwrap_or_default())
             .channels(c.channels.unwrap_or_default())
             .untrusted(c.untrusted.unwrap_or_default());
         if let Some(page_size) = c.page_size {
             shaper = shaper.page_size(page_size);
+        }
+        if let Some(form) = c.structured_form {
+            shaper = shaper.structured_form(form);
         }
         Ok(shaper)
     }

@@ -71,7 +71,8 @@ struct Settings {
     budget: Budget,
     tokenizer: Arc<dyn Tokenizer>,
     format: Format,
-    form: StructuredForm,
+    /// `None`: the form for the channel profile ([`StructuredForm::for_profile`]).
+    form: Option<StructuredForm>,
     channels: ChannelPolicy,
     page_size: Option<usize>,
     untrusted: UntrustedPolicy,
@@ -101,7 +102,7 @@ impl Shaper {
                 budget: Budget::default(),
                 tokenizer: Arc::new(Bpe::o200k_base()),
                 format: Format::default(),
-                form: StructuredForm::default(),
+                form: None,
                 channels: ChannelPolicy::default(),
                 page_size: None,
                 untrusted: UntrustedPolicy::default(),
@@ -134,12 +135,14 @@ impl Shaper {
         self.set(|s| s.format = format)
     }
 
-    /// How the records of a JSON envelope are written ([`StructuredForm`]): objects (the
-    /// default) or a field list and rows. It applies to the structured channel and to a text
-    /// channel in [`Format::Json`]; [`mcp::output_schema`](crate::mcp::output_schema)
-    /// describes both forms, so it can change per client without a new schema.
+    /// How the records of a JSON envelope are written ([`StructuredForm`]): objects or a
+    /// field list and rows. It applies to the structured channel and to a text channel in
+    /// [`Format::Json`]. Left unset, the form follows the channel profile
+    /// ([`StructuredForm::for_profile`]: rows where the model reads only the structured
+    /// channel, objects otherwise); [`mcp::output_schema`](crate::mcp::output_schema)
+    /// describes both forms, so the form can change per client without a new schema.
     pub fn structured_form(self, form: StructuredForm) -> Self {
-        self.set(|s| s.form = form)
+        self.set(|s| s.form = Some(form))
     }
 
     /// The channel profile: which channel the model reads, so which one the budget is
@@ -204,7 +207,9 @@ impl Shaper {
 
     /// How a JSON envelope's records are written.
     pub fn current_structured_form(&self) -> StructuredForm {
-        self.settings.form
+        let s = &self.settings;
+        s.form
+            .unwrap_or_else(|| StructuredForm::for_profile(s.channels))
     }
 
     /// The channel policy.
@@ -773,7 +778,7 @@ impl<'a> Call<'a> {
             tokenizer: &*s.tokenizer,
             budget: s.budget.max_tokens(),
             format: s.format,
-            form: s.form,
+            form: self.shaper.current_structured_form(),
             channels: s.channels,
             untrusted: &s.untrusted,
             page_size: self.page_size_limit(),
