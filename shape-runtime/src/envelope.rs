@@ -319,15 +319,15 @@ fn json_string(out: &mut String, text: &str) {
 /// What a JSON envelope states before its records besides the frame.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonHead<'a> {
-    /// The fields whose values are outsiders' text (`"untrusted": ["subject", "body"]`),
-    /// left out when empty.
-    pub untrusted: &'a [&'a str],
+    /// The fields whose values are outsiders' text (`"untrusted": ["subject", "body"]`;
+    /// a nested record's as `field.name`), left out when empty.
+    pub untrusted: &'a [String],
     /// The rows form's field names (`"fields": […], "rows": [`); `None` for the objects form
     /// (`"data": [`).
     pub fields: Option<&'a [&'a str]>,
 }
 
-fn json_names(out: &mut String, names: &[&str]) {
+fn json_names<S: serde::Serialize>(out: &mut String, names: &[S]) {
     match serde_json::to_string(names) {
         Ok(json) => out.push_str(&json),
         Err(_) => out.push_str("[]"),

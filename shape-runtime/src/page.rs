@@ -295,7 +295,7 @@ struct Page<'p, R> {
     words: Words<'p>,
     skipped: Vec<String>,
     /// The untrusted fields a JSON envelope names (none when provenance is off).
-    untrusted: Vec<&'p str>,
+    untrusted: Vec<String>,
     /// The rows form's field names.
     fields: Option<Vec<&'p str>>,
     /// The text channel needs its own rendering unless it is the same JSON.
@@ -356,7 +356,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             skipped: envelope::left_out_fields(&layout.skipped),
             untrusted: match settings.untrusted.provenance {
                 Provenance::Off => Vec::new(),
-                _ => layout.untrusted_names(),
+                _ => layout.untrusted_paths(),
             },
             fields: (settings.form == StructuredForm::Rows).then(|| layout.field_names()),
             // Under the structured profile no model reads a separate text channel: it is the
@@ -365,7 +365,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             // are tagged or datamarked.
             text_differs: settings.channels != ChannelPolicy::Structured
                 && (settings.format != Format::Json
-                    || layout.has_untrusted() && json_text_marks_values(settings.untrusted)),
+                    || !layout.untrusted_paths().is_empty()
+                        && json_text_marks_values(settings.untrusted)),
             inputs,
         }
     }

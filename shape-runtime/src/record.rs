@@ -300,6 +300,26 @@ impl<S: Storage> Projection<S> {
             .collect()
     }
 
+    /// Where outsiders' text is in a record: the untrusted fields' names, then those of each
+    /// nested record type as `field.name` (what a JSON envelope's `untrusted` key lists).
+    pub(crate) fn untrusted_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self
+            .untrusted_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        for nested in self.nested.as_ref() {
+            paths.extend(
+                nested
+                    .projection
+                    .untrusted_paths()
+                    .into_iter()
+                    .map(|name| format!("{}.{name}", nested.field)),
+            );
+        }
+        paths
+    }
+
     /// Whether any field is untrusted.
     pub(crate) fn has_untrusted(&self) -> bool {
         self.untrusted_fields().next().is_some()

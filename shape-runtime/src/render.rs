@@ -194,6 +194,11 @@ impl<'a> Layout<'a> {
         with_record!(self.record, p => p.output_names().collect())
     }
 
+    /// The untrusted fields, nested records' as `field.name`.
+    pub(crate) fn untrusted_paths(&self) -> Vec<String> {
+        with_record!(self.record, p => p.untrusted_paths())
+    }
+
     /// The names of the untrusted fields.
     pub(crate) fn untrusted_names(&self) -> Vec<&'a str> {
         with_record!(self.record, p => p.untrusted_names())

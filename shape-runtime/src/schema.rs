@@ -260,7 +260,7 @@ pub fn envelope<T: crate::project::ToolResult>() -> Schema {
         record,
         defs,
         &format!("{} result", T::PROJECTION.name),
-        &T::PROJECTION.untrusted_names(),
+        &T::PROJECTION.untrusted_paths(),
     )
 }
 
@@ -322,7 +322,7 @@ fn envelope_with(
     record: Schema,
     defs: Map<String, Value>,
     title: &str,
-    untrusted: &[&str],
+    untrusted: &[String],
 ) -> Schema {
     let (fields, rows) = rows_of(&record);
     let untrusted_names = if untrusted.is_empty() {

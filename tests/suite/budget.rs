@@ -586,3 +586,57 @@ fn the_raw_size_report_is_exact_when_small_and_close_when_sampled() {
         }
     }
 }
+
+/// The issue's claim, measured on 30 GitHub issues with exactly the facts of GitHub's MCP
+/// server's `MinimalIssue` (built from the raw payload with serde_json alone): the rows form
+/// costs no more than the table text and less than the objects form and GitHub's own JSON,
+/// and a JSON text channel naming its untrusted fields once costs less than tagging each
+/// value and shows at least as many issues at the same budget. The figures are printed
+/// (`cargo run --release --example structured_cost` prints them as a table).
+#[test]
+fn structured_forms_cost_on_github_issues() {
+    let f = shape_examples::github_minimal::Figures::measure(30).unwrap();
+    println!("{f:#?}");
+    assert_eq!(f.issues, 30);
+    assert!(f.rows < f.objects, "{f:?}");
+    assert!(f.rows <= f.table, "{f:?}");
+    assert!(
+        f.rows < f.github_capped && f.github_capped < f.github,
+        "{f:?}"
+    );
+    assert!(f.json_named < f.json_tagged, "{f:?}");
+    // Named once, the JSON text channel is the structured channel's JSON.
+    assert_eq!(f.json_named, f.objects, "{f:?}");
+    assert!(f.shown_at_budget.1 >= f.shown_at_budget.0, "{f:?}");
+    assert!(
+        f.tokens_at_budget.0 <= shape_examples::github_minimal::Figures::PAGE_BUDGET
+            && f.tokens_at_budget.1 <= shape_examples::github_minimal::Figures::PAGE_BUDGET
+    );
+}
+
+/// GitHub's minimal JSON is built as its Go type writes it: empty fields left out, the
+/// reaction counts under their API names, and every issue once.
+#[test]
+fn github_minimal_json_omits_empty_fields_like_omitempty() {
+    let (raw, typed) = shape_examples::github_minimal::first_issues(30).unwrap();
+    let json = shape_examples::github_minimal::github_minimal_json(&raw, false).unwrap();
+    let issues: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert_eq!(issues.len(), typed.len());
+    for (issue, (raw, typed)) in issues.iter().zip(raw.iter().zip(&typed)) {
+        assert_eq!(issue["number"], typed.number);
+        assert_eq!(
+            issue.get("state_reason").is_some(),
+            raw["state_reason"].is_string()
+        );
+        assert_eq!(
+            issue.get("closed_at").is_some(),
+            raw["closed_at"].is_string()
+        );
+        assert_eq!(
+            issue.get("labels").is_some(),
+            raw["labels"].as_array().is_some_and(|l| !l.is_empty())
+        );
+        assert_eq!(issue["reactions"]["+1"], raw["reactions"]["+1"]);
+        assert_eq!(issue["body"], raw["body"], "bodies as GitHub sends them");
+    }
+}

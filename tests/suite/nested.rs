@@ -354,6 +354,14 @@ mod through_paths {
                 shaped.structured()["omitted"]["fields"],
                 serde_json::json!(["comments.author_email"])
             );
+            // A model reading only the JSON is told where outsiders' text is, nested too.
+            assert_eq!(
+                shaped.structured()["untrusted"],
+                serde_json::json!(["comments.body"])
+            );
+            if format == Format::Json {
+                assert_eq!(text, json, "named once, not tagged");
+            }
             if format == Format::Prose {
                 // Marked as outsiders' text inside the nested record's words.
                 let line = text.lines().nth(1).unwrap();
