@@ -71,9 +71,10 @@ pub enum StructuredForm {
 
 impl StructuredForm {
     /// The form a shaper uses when none is set: [`Rows`](StructuredForm::Rows) under
-    /// [`ChannelPolicy::Structured`], whose model reads only this channel and should pay for
-    /// it no more than for the table (on 30 GitHub issues, rows cost 0.83× objects and 0.99×
-    /// the table text: `cargo run --release --example structured_cost`);
+    /// [`ChannelPolicy::Structured`](crate::ChannelPolicy::Structured), whose model reads
+    /// only this channel and should pay for it no more than for the table (on 30 GitHub
+    /// issues, rows cost 0.83× objects and 0.99× the table text:
+    /// `cargo run --release --example structured_cost`);
     /// [`Objects`](StructuredForm::Objects) under the other profiles, where the structured
     /// channel is a program's to read or the model reads the text.
     ///
