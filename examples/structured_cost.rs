@@ -5,7 +5,11 @@
 //!
 //! Run with `cargo run --release --example structured_cost`.
 
+use shape_examples::github::{self, Issue};
 use shape_examples::github_minimal::Figures;
+use toolshape::tokens::{Tiktoken, Tokenizer};
+use toolshape::untrusted::{Provenance, UntrustedPolicy};
+use toolshape::{Budget, ChannelPolicy, Format, Shaper};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let f = Figures::measure(30)?;
@@ -53,5 +57,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         f.tokens_at_budget.1,
         (f.json_tagged - f.json_named) as f64 / (2 * f.issues) as f64
     );
+
+    // The same comparison on the `github_issues` example's own projection of the REST schema
+    // (its `Issue`: dates as days, a reaction total, a pull request link).
+    let o200k = Tiktoken::o200k_base();
+    let issues: Vec<Issue> = github::issues()?.into_iter().take(30).collect();
+    let text = |format, provenance, budget| -> Result<(usize, usize), Box<dyn std::error::Error>> {
+        let shaped = Shaper::for_tool("list_issues")
+            .budget(Budget::tokens(budget))
+            .format(format)
+            .channels(ChannelPolicy::Text)
+            .untrusted(UntrustedPolicy {
+                provenance,
+                ..UntrustedPolicy::default()
+            })
+            .call()
+            .keep_order()
+            .shape_blocking(&issues)?;
+        Ok((shaped.report().records.shown, o200k.count(shaped.text())))
+    };
+    for budget in [2_000, 1_000_000] {
+        let (tagged, named, prose) = (
+            text(Format::Json, Provenance::Tag, budget)?,
+            text(Format::Json, Provenance::Compact, budget)?,
+            text(Format::Prose, Provenance::Compact, budget)?,
+        );
+        println!(
+            "github example's Issue at {budget} tokens, text channel: JSON with a tag a value {} \
+             issues in {} tokens; JSON with the fields named once {} in {}; prose {} in {}",
+            tagged.0, tagged.1, named.0, named.1, prose.0, prose.1
+        );
+    }
     Ok(())
 }

@@ -21,8 +21,10 @@
 //! In the text channel the result is then wrapped in a provenance delimiter naming its source,
 //! `<untrusted source="search_tickets.subject">…</untrusted>`, after [`neutralize`] has defused
 //! anything in the content that reads as that delimiter; optionally the delimiter carries the
-//! call's random nonce and the content is datamarked. In the structured (JSON) channel the value
-//! is sanitised and capped only: JSON string escaping already keeps content inside its string.
+//! call's random nonce and the content is datamarked. In the structured (JSON) channel, and a
+//! JSON text channel under the compact policy, the value is neutralised but not wrapped (every
+//! delimiter this library writes, `<untrusted…>` and `«…»`, is defused): JSON string escaping
+//! keeps content inside its string, and the envelope's `untrusted` key names the fields once.
 //!
 //! [`attacker_bound`] computes, from a projection and a budget, the most attacker-controlled
 //! tokens one call can show; each call's [`UntrustedStats::attacker_tokens`] is the actual figure.

@@ -7,17 +7,21 @@
 pub enum Provenance {
     /// In prose and table text, each value between `«` and `»`, with the sources named once
     /// in the first line (`«…» is untrusted text from search_tickets.subject`); a `«` or `»`
-    /// inside a value is neutralised, so a value cannot close its delimiter. In a JSON text
-    /// channel, where there is no first line to name them in, the [`Tag`](Provenance::Tag)
-    /// form. Two tokens a value instead of about fourteen.
+    /// inside a value is neutralised, so a value cannot close its delimiter. Two tokens a
+    /// value instead of about fourteen. In JSON (a JSON text channel, as in the structured
+    /// channel under every policy but [`Off`](Provenance::Off)), the envelope names the
+    /// untrusted fields once (`"untrusted": ["subject"]`) and each value is neutralised,
+    /// untagged: no token a value.
     #[default]
     Compact,
-    /// `<untrusted source="tool.field">…</untrusted>` around every value.
+    /// `<untrusted source="tool.field">…</untrusted>` around every value of the text channel,
+    /// JSON included.
     Tag,
     /// `<untrusted-3f9a… source="tool.field">…</untrusted-3f9a…>`, with the call's random
     /// nonce, so content cannot guess the closing delimiter.
     RandomTag,
-    /// No delimiter (sanitising and caps still apply).
+    /// No delimiter and no `untrusted` key in JSON; values are not neutralised (sanitising,
+    /// link policy and caps still apply).
     Off,
 }
 
