@@ -371,3 +371,41 @@ fn configuration_is_loaded_and_checked() {
             .contains("cannot read")
     );
 }
+
+/// `open_result` answers in the rows form too (the structured profile's default): the same
+/// records as the objects form, field by field, the names once in the order `select` gives,
+/// and the untrusted field named.
+#[tokio::test]
+async fn open_result_answers_in_the_rows_form_with_the_same_records() {
+    let store = MemoryStore::default();
+    let (_, handle) = stored(&store).await;
+    let query = json!({
+        "handle": handle,
+        "filter": [{"field": "state", "op": "equals", "value": "open"}],
+        "select": ["id", "title", "opened"],
+        "page_size": 5,
+    });
+    let page = |channels| {
+        let open = OpenResult::new(&store, codec()).shaper(
+            Shaper::for_tool("open_result")
+                .budget(Budget::tokens(900))
+                .channels(channels),
+        );
+        let query = query.clone();
+        async move { open.call_on("alice", query, today()).await }
+    };
+    let objects = page(toolshape::ChannelPolicy::Both).await;
+    let rows = page(toolshape::ChannelPolicy::Structured).await;
+    let (o, r) = (objects.structured(), rows.structured());
+    assert!(o.get("data").is_some() && r.get("rows").is_some(), "{r}");
+    assert_eq!(r["fields"], json!(["id", "title", "opened"]));
+    assert_eq!(r["untrusted"], json!(["title"]));
+    assert_eq!(o["untrusted"], json!(["title"]));
+    assert_eq!(crate::records(&r), crate::records(&o));
+    assert_eq!(crate::records(&r).len(), 5);
+    let schema = toolshape::mcp::open_result_output_schema();
+    for key in crate::envelope_keys(&r) {
+        assert!(schema["properties"].get(&key).is_some(), "{key}");
+    }
+    assert_eq!(schema["properties"]["rows"]["items"]["type"], "array");
+}
