@@ -61,6 +61,11 @@ fn note_strategy() -> impl Strategy<Value = Note> {
         })
 }
 
+/// How many tokens of the envelope's reserve a page cut by the budget may leave unused: the
+/// reserve is the envelope with every record omitted, and the real one's counts can be a few
+/// tokens shorter.
+const SLACK: usize = 4;
+
 pub(crate) fn forms() -> impl Strategy<Value = StructuredForm> {
     prop_oneof![Just(StructuredForm::Objects), Just(StructuredForm::Rows)]
 }
@@ -134,6 +139,33 @@ proptest! {
             // Each value where its field's name says, in either form.
             prop_assert_eq!(shown["score"].as_i64().unwrap(), i64::from(expected.score));
             prop_assert_eq!(shown["title"].as_str().unwrap(), expected.title.as_str());
+        }
+        // The next record would not have fitted: when the budget cut the page, this page and
+        // the next record's segment (read from a page that shows every record, written back
+        // as the page writes a segment: `,` + compact JSON + newline) come to more than the
+        // budget, up to the envelope's reserve (a reserve kept for counts and a cursor that
+        // the real envelope may not use in full: at most `SLACK` tokens).
+        if channels == ChannelPolicy::Structured
+            && value["omitted"]["reason"] == "result_budget"
+            && data.len() < rows.len()
+        {
+            let all = Shaper::for_tool("notes").budget(Budget::tokens(10_000_000)).format(format)
+                .structured_form(form).channels(channels)
+                .shape_blocking(&rows).unwrap();
+            let all_value: serde_json::Value = serde_json::from_str(all.structured_json()).unwrap();
+            let next = match form {
+                StructuredForm::Rows => all_value["rows"][data.len()].clone(),
+                StructuredForm::Objects => all_value["data"][data.len()].clone(),
+            };
+            let segment = format!(",{}\n", serde_json::to_string(&next).unwrap());
+            prop_assert!(all.structured_json().contains(&segment), "{segment}");
+            let with_next = tok.count(shaped.structured_json()) + tok.count(&segment);
+            prop_assert!(
+                with_next + SLACK > budget,
+                "{} shown at {budget}: the next ({} tokens) would have fitted: {with_next}",
+                data.len(),
+                tok.count(&segment)
+            );
         }
         // Status from what the model reads against what was given, not from the report.
         let expected_status = if rows.is_empty() { Status::Empty }
