@@ -94,8 +94,8 @@ pub fn invisible(c: char) -> bool {
             | 0xFEFF | 0xE0000..=0xE007F | 0x180E | 0x061C)
 }
 
-/// What every answer must be, whatever the input: its structured channel parses into the five
-/// keys, its status matches, its data holds at most `rows` records, and an error says what to
+/// What every answer must be, whatever the input: its structured channel parses into the
+/// envelope's keys (either record form), its status matches, it holds at most `rows` records, and an error says what to
 /// do in a summary with no invisible character.
 pub fn well_formed(shaped: &Shaped, rows: usize) {
     let value = shaped.structured();
@@ -103,12 +103,19 @@ pub fn well_formed(shaped: &Shaped, rows: usize) {
         .as_object()
         .map(|o| o.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    // `untrusted` names the fields that hold outsiders' text, when there are any.
-    let expected: &[&str] = if value.get("untrusted").is_some() {
-        &["status", "summary", "untrusted", "data", "omitted", "next"]
+    // `untrusted` names the fields that hold outsiders' text, when there are any; the records
+    // are `data` or, in the rows form, `fields` and `rows`.
+    let rows_form = value.get("rows").is_some();
+    let mut expected = vec!["status", "summary"];
+    if value.get("untrusted").is_some() {
+        expected.push("untrusted");
+    }
+    if rows_form {
+        expected.extend(["fields", "rows"]);
     } else {
-        &["status", "summary", "data", "omitted", "next"]
-    };
+        expected.push("data");
+    }
+    expected.extend(["omitted", "next"]);
     assert_eq!(keys, expected, "{value}");
     if let Some(untrusted) = value.get("untrusted") {
         assert!(
@@ -119,10 +126,24 @@ pub fn well_formed(shaped: &Shaped, rows: usize) {
         );
     }
     assert_eq!(value["status"], shaped.status().as_str());
+    let records = if rows_form {
+        &value["rows"]
+    } else {
+        &value["data"]
+    };
     assert!(
-        value["data"].as_array().is_some_and(|d| d.len() <= rows),
+        records.as_array().is_some_and(|d| d.len() <= rows),
         "{value}"
     );
+    if rows_form {
+        let width = value["fields"].as_array().map_or(0, Vec::len);
+        assert!(
+            records.as_array().is_some_and(|rs| rs
+                .iter()
+                .all(|r| r.as_array().is_some_and(|r| r.len() == width))),
+            "{value}"
+        );
+    }
     if shaped.is_error() {
         let summary = shaped.summary();
         assert!(

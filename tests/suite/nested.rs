@@ -361,6 +361,18 @@ mod through_paths {
             );
             if format == Format::Json {
                 assert_eq!(text, json, "named once, not tagged");
+                // In the rows form a nested list stays a JSON value inside its row.
+                let rows = Shaper::for_tool("threads")
+                    .format(format)
+                    .structured_form(toolshape::StructuredForm::Rows)
+                    .shape_blocking(&rows)
+                    .unwrap()
+                    .structured();
+                assert_eq!(rows["fields"], serde_json::json!(["key", "comments"]));
+                let comments = &rows["rows"][0][1];
+                assert_eq!(comments.as_array().map(Vec::len), Some(1), "{rows}");
+                assert!(comments[0]["body"].is_string(), "{rows}");
+                assert_eq!(rows["untrusted"], serde_json::json!(["comments.body"]));
             }
             if format == Format::Prose {
                 // Marked as outsiders' text inside the nested record's words.
