@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolshape::{
-    Budget, Call, ChannelPolicy, Day, Format, Shaped, Shaper,
+    Budget, Call, Day, Format, Shaped, Shaper,
     aggregate::Aggregate,
     cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash},
     handle::{Handle, HandlePolicy, Keep, MemoryStore, OpenResult},
@@ -138,7 +138,7 @@ impl DeskServer {
         Parameters(args): Parameters<SearchArgs>,
     ) -> Shaped {
         self.desk.session.call("search_tickets", &args);
-        let mut shaped = self.desk.search(args, mcp::profile_of(&context)).await;
+        let mut shaped = self.desk.search(args, &context).await;
         self.desk.record(&mut shaped);
         shaped
     }
@@ -155,7 +155,7 @@ impl DeskServer {
         Parameters(args): Parameters<GetArgs>,
     ) -> Shaped {
         self.desk.session.call("get_ticket", &args);
-        let mut shaped = self.desk.get(&args.id, mcp::profile_of(&context)).await;
+        let mut shaped = self.desk.get(&args.id, &context).await;
         self.desk.record(&mut shaped);
         shaped
     }
@@ -175,12 +175,12 @@ impl DeskServer {
         let desk = &self.desk;
         desk.session.call(OpenResult::<MemoryStore>::NAME, &args);
         let mut shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
-            .shaper(
-                Shaper::for_tool(OpenResult::<MemoryStore>::NAME)
+            .shaper(mcp::shaper_for(
+                &Shaper::for_tool(OpenResult::<MemoryStore>::NAME)
                     .budget(open_budget())
-                    .format(Format::Prose)
-                    .channels(mcp::profile_of(&context)),
-            )
+                    .format(Format::Prose),
+                &context,
+            ))
             .call_on(OWNER, Value::Object(args), desk.today)
             .await;
         desk.record(&mut shaped);
@@ -233,16 +233,18 @@ impl Desk {
         );
     }
 
-    fn shaper(tool: &str, profile: ChannelPolicy) -> Shaper {
-        Shaper::for_tool(tool)
+    /// The tool's shaper for the client of this request: the channel its model reads and its
+    /// own size cuts (Codex: 10 KiB or 256 lines).
+    fn shaper(tool: &str, context: &RequestContext<RoleServer>) -> Shaper {
+        let shaper = Shaper::for_tool(tool)
             .budget(budget())
             .format(Format::Prose)
-            .page_size(PAGE_SIZE)
-            .channels(profile)
+            .page_size(PAGE_SIZE);
+        mcp::shaper_for(&shaper, context)
     }
 
-    async fn search(&self, args: SearchArgs, profile: ChannelPolicy) -> Shaped {
-        let base = Self::shaper("search_tickets", profile);
+    async fn search(&self, args: SearchArgs, context: &RequestContext<RoleServer>) -> Shaped {
+        let base = Self::shaper("search_tickets", context);
         let status = match args.status.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(word) => match STATUS
@@ -350,9 +352,9 @@ impl Desk {
             .map_err(|e| e.to_string())
     }
 
-    async fn get(&self, id: &str, profile: ChannelPolicy) -> Shaped {
+    async fn get(&self, id: &str, context: &RequestContext<RoleServer>) -> Shaped {
         let id = id.trim();
-        let shaper = Self::shaper("get_ticket", profile)
+        let shaper = Self::shaper("get_ticket", context)
             .call()
             .query(format!("id={id}"));
         let hex = id.strip_prefix("tkt_").unwrap_or_default();

@@ -2,6 +2,7 @@
 //! channel and counted once per channel; records are admitted in rank order while every
 //! channel held to the budget still fits, and never past the first that does not.
 
+use crate::budget::Budget;
 use crate::env::Channel;
 use crate::envelope::OmitReason;
 use serde::{Deserialize, Serialize};
@@ -68,6 +69,14 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
+    /// What the segment takes on each channel.
+    fn size(&self) -> PerChannel<Size> {
+        PerChannel {
+            structured: Size::of(&self.structured, self.tokens.structured),
+            text: Size::of(self.on(Channel::Text), self.tokens.text),
+        }
+    }
+
     /// The segment for `channel`.
     pub fn on(&self, channel: Channel) -> &str {
         match (channel, &self.text) {
@@ -77,20 +86,84 @@ impl Segment {
     }
 }
 
+/// What a page takes on one channel: tokens, and the bytes and line breaks some clients cut
+/// at (Codex keeps 10 KiB or 256 lines of a tool's output).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Size {
+    pub tokens: usize,
+    pub bytes: usize,
+    /// Line breaks (`\n`); a text has at most one line more than its breaks.
+    pub breaks: usize,
+}
+
+impl Size {
+    /// The size of `text` counted as `tokens`.
+    pub fn of(text: &str, tokens: usize) -> Size {
+        Size {
+            tokens,
+            bytes: text.len(),
+            breaks: text.bytes().filter(|&b| b == b'\n').count(),
+        }
+    }
+
+    fn plus(self, other: Size) -> Size {
+        Size {
+            tokens: self.tokens.saturating_add(other.tokens),
+            bytes: self.bytes.saturating_add(other.bytes),
+            breaks: self.breaks.saturating_add(other.breaks),
+        }
+    }
+
+    fn minus(self, other: Size) -> Size {
+        Size {
+            tokens: self.tokens.saturating_sub(other.tokens),
+            bytes: self.bytes.saturating_sub(other.bytes),
+            breaks: self.breaks.saturating_sub(other.breaks),
+        }
+    }
+
+    /// Whether a page of this size keeps within `budget`: its tokens, and its bytes and
+    /// lines where the budget sets them.
+    pub fn within(self, budget: &Budget) -> bool {
+        self.tokens <= budget.max_tokens()
+            && budget.max_bytes().is_none_or(|max| self.bytes <= max)
+            && budget
+                .max_lines()
+                .is_none_or(|max| self.breaks.saturating_add(1) <= max)
+    }
+}
+
+impl PerChannel<Size> {
+    fn plus(self, other: PerChannel<Size>) -> PerChannel<Size> {
+        PerChannel {
+            structured: self.structured.plus(other.structured),
+            text: self.text.plus(other.text),
+        }
+    }
+
+    /// The tokens alone, per channel.
+    pub fn tokens(self) -> PerChannel<usize> {
+        PerChannel {
+            structured: self.structured.tokens,
+            text: self.text.tokens,
+        }
+    }
+}
+
 /// Records admitted so far against a budget, with the envelope's reserve.
 #[derive(Debug)]
 pub(crate) struct Admission {
-    budget: usize,
+    budget: Budget,
     /// Which channels are held to the budget.
     held: PerChannel<bool>,
-    /// Tokens kept for the envelope, as it reads with every record omitted and a cursor.
-    reserve: PerChannel<usize>,
+    /// Room kept for the envelope, as it reads with every record omitted and a cursor.
+    reserve: PerChannel<Size>,
     shown: Vec<Segment>,
-    sum: PerChannel<usize>,
+    sum: PerChannel<Size>,
 }
 
 impl Admission {
-    pub fn new(budget: usize, held: PerChannel<bool>, reserve: PerChannel<usize>) -> Self {
+    pub fn new(budget: Budget, held: PerChannel<bool>, reserve: PerChannel<Size>) -> Self {
         Admission {
             budget,
             held,
@@ -100,38 +173,59 @@ impl Admission {
         }
     }
 
-    /// Whether `tokens` more on top of `base` stay within the budget on every held channel.
-    fn fits(&self, base: PerChannel<usize>, tokens: PerChannel<usize>) -> bool {
-        let total = base.plus(tokens);
-        (!self.held.structured || total.structured <= self.budget)
-            && (!self.held.text || total.text <= self.budget)
+    /// Whether `more` on top of `base` stays within the budget on every held channel.
+    fn fits(&self, base: PerChannel<Size>, more: PerChannel<Size>) -> bool {
+        let total = base.plus(more);
+        (!self.held.structured || total.structured.within(&self.budget))
+            && (!self.held.text || total.text.within(&self.budget))
     }
 
     /// Admits `segment` if it fits after the records already admitted; otherwise returns it
     /// with why it was not: it would fit on an empty page (the budget is full), or not even
     /// then (the record alone is too large).
     pub fn offer(&mut self, segment: Segment) -> Result<(), (Segment, OmitReason)> {
-        if self.fits(self.reserve.plus(self.sum), segment.tokens) {
-            self.sum = self.sum.plus(segment.tokens);
+        let size = segment.size();
+        if self.fits(self.reserve.plus(self.sum), size) {
+            self.sum = self.sum.plus(size);
             self.shown.push(segment);
             Ok(())
-        } else if self.fits(self.reserve, segment.tokens) {
+        } else if self.fits(self.reserve, size) {
             Err((segment, OmitReason::ResultBudget))
         } else {
             Err((segment, OmitReason::RecordTooLarge))
         }
     }
 
-    /// Whether the admitted records fit with an envelope of `envelope` tokens.
-    pub fn fits_with(&self, envelope: PerChannel<usize>) -> bool {
+    /// Whether `segment` would fit after the admitted records with an envelope of
+    /// `envelope` (rather than the reserve).
+    pub fn would_fit_with(&self, envelope: PerChannel<Size>, segment: &Segment) -> bool {
+        self.fits(envelope.plus(self.sum), segment.size())
+    }
+
+    /// Whether `segment` would fit on a page of its own with an envelope of `envelope`.
+    pub fn fits_alone_with(&self, envelope: PerChannel<Size>, segment: &Segment) -> bool {
+        self.fits(envelope, segment.size())
+    }
+
+    /// Keeps `reserve` for the envelope from now on: the real envelope, once known, in place
+    /// of the widest one.
+    pub fn set_reserve(&mut self, reserve: PerChannel<Size>) {
+        self.reserve = reserve;
+    }
+
+    /// Whether the admitted records fit with an envelope of `envelope`.
+    pub fn fits_with(&self, envelope: PerChannel<Size>) -> bool {
         self.fits(envelope, self.sum)
     }
 
     /// Gives back the last admitted record.
     pub fn pop(&mut self) -> Option<Segment> {
         let segment = self.shown.pop()?;
-        self.sum.structured -= segment.tokens.structured;
-        self.sum.text -= segment.tokens.text;
+        let size = segment.size();
+        self.sum = PerChannel {
+            structured: self.sum.structured.minus(size.structured),
+            text: self.sum.text.minus(size.text),
+        };
         Some(segment)
     }
 
@@ -142,11 +236,11 @@ impl Admission {
 
     /// The admitted records' tokens, per channel.
     pub fn tokens(&self) -> PerChannel<usize> {
-        self.sum
+        self.sum.tokens()
     }
 
-    /// Whether the page with an envelope of `envelope` tokens is over the budget.
-    pub fn over_budget(&self, envelope: PerChannel<usize>) -> bool {
+    /// Whether the page with an envelope of `envelope` is over the budget.
+    pub fn over_budget(&self, envelope: PerChannel<Size>) -> bool {
         !self.fits_with(envelope)
     }
 
@@ -171,20 +265,25 @@ mod tests {
         }
     }
 
+    fn tokens(s: usize, t: usize) -> PerChannel<Size> {
+        let size = |tokens| Size {
+            tokens,
+            ..Size::default()
+        };
+        PerChannel {
+            structured: size(s),
+            text: size(t),
+        }
+    }
+
+    const BOTH: PerChannel<bool> = PerChannel {
+        structured: true,
+        text: true,
+    };
+
     #[test]
     fn admits_up_to_the_budget_exactly_on_each_held_channel() {
-        let both = PerChannel {
-            structured: true,
-            text: true,
-        };
-        let mut a = Admission::new(
-            100,
-            both,
-            PerChannel {
-                structured: 20,
-                text: 30,
-            },
-        );
+        let mut a = Admission::new(Budget::tokens(100), BOTH, tokens(20, 30));
         assert!(a.offer(seg(40, 35)).is_ok());
         // 20 + 40 + 40 = 100 fits exactly; the text channel 30 + 35 + 35 = 100 too.
         assert!(a.offer(seg(40, 35)).is_ok());
@@ -202,17 +301,11 @@ mod tests {
 
     #[test]
     fn a_channel_not_held_never_refuses() {
-        let mut a = Admission::new(
-            10,
-            PerChannel {
-                structured: false,
-                text: true,
-            },
-            PerChannel {
-                structured: 5,
-                text: 5,
-            },
-        );
+        let held = PerChannel {
+            structured: false,
+            text: true,
+        };
+        let mut a = Admission::new(Budget::tokens(10), held, tokens(5, 5));
         assert!(a.offer(seg(1_000, 5)).is_ok());
         let (_, reason) = a.offer(seg(0, 6)).unwrap_err();
         assert_eq!(reason, OmitReason::RecordTooLarge);
@@ -222,17 +315,7 @@ mod tests {
 
     #[test]
     fn pop_gives_back_the_last_record_and_its_tokens() {
-        let mut a = Admission::new(
-            100,
-            PerChannel {
-                structured: true,
-                text: true,
-            },
-            PerChannel {
-                structured: 0,
-                text: 0,
-            },
-        );
+        let mut a = Admission::new(Budget::tokens(100), BOTH, tokens(0, 0));
         a.offer(seg(10, 20)).unwrap();
         a.offer(seg(5, 6)).unwrap();
         let last = a.pop().unwrap();
@@ -250,17 +333,58 @@ mod tests {
                 text: 20
             }
         );
-        assert!(a.over_budget(PerChannel {
-            structured: 91,
-            text: 0
-        }));
-        assert!(!a.fits_with(PerChannel {
-            structured: 91,
-            text: 0
-        }));
-        assert!(a.fits_with(PerChannel {
-            structured: 90,
-            text: 80
-        }));
+        assert!(a.over_budget(tokens(91, 0)));
+        assert!(!a.fits_with(tokens(91, 0)));
+        assert!(a.fits_with(tokens(90, 80)));
+    }
+
+    fn line(text: &str) -> Segment {
+        Segment {
+            structured: text.to_owned(),
+            text: None,
+            tokens: PerChannel::default(),
+        }
+    }
+
+    #[test]
+    fn bytes_and_lines_are_held_exactly_when_the_budget_sets_them() {
+        // Ten bytes and one line break a record; the envelope takes 5 bytes and no break.
+        let envelope = PerChannel {
+            structured: Size::of("head\n", 0),
+            text: Size::of("head\n", 0),
+        };
+        let record = "123456789\n";
+        let admitted = |budget: Budget| {
+            let mut a = Admission::new(budget, BOTH, envelope);
+            let mut n = 0;
+            while a.offer(line(record)).is_ok() {
+                n += 1;
+            }
+            n
+        };
+        // 5 + 3 × 10 = 35 bytes: exactly three records.
+        assert_eq!(admitted(Budget::tokens(1_000).bytes(35)), 3);
+        assert_eq!(admitted(Budget::tokens(1_000).bytes(34)), 2);
+        // 1 + 3 breaks = 4 breaks, 5 lines at most (the last line may be unterminated).
+        assert_eq!(admitted(Budget::tokens(1_000).lines(5)), 3);
+        assert_eq!(admitted(Budget::tokens(1_000).lines(4)), 2);
+        // Both set: the tighter wins.
+        assert_eq!(admitted(Budget::tokens(1_000).bytes(1_000).lines(3)), 1);
+        // Neither set: tokens alone (these records cost none) — bounded only by the loop.
+        let mut a = Admission::new(Budget::tokens(1), BOTH, envelope);
+        for _ in 0..1_000 {
+            a.offer(line(record)).unwrap();
+        }
+        // A record larger than the whole byte budget is too large, not a full page.
+        let mut a = Admission::new(Budget::tokens(1_000).bytes(12), BOTH, envelope);
+        let (_, reason) = a.offer(line(record)).unwrap_err();
+        assert_eq!(reason, OmitReason::RecordTooLarge);
+        // pop gives back bytes and breaks too.
+        let mut a = Admission::new(Budget::tokens(1_000).bytes(25), BOTH, envelope);
+        a.offer(line(record)).unwrap();
+        a.offer(line(record)).unwrap();
+        a.pop().unwrap();
+        a.offer(line(record)).unwrap();
+        assert!(a.offer(line(record)).is_err());
     }
 }

@@ -1,4 +1,5 @@
-//! Token budgets: how many tokens of a named tokenizer one tool call may return.
+//! Token budgets: how many tokens of a named tokenizer one tool call may return, and, for
+//! clients that cut a tool's output by size or lines, how many bytes and lines.
 //!
 //! ```
 //! use toolshape::Budget;
@@ -6,15 +7,22 @@
 //! assert_eq!(Budget::tokens(2_000).max_tokens(), 2_000);
 //! // A third of a 200k window for tool results, over 30 expected calls:
 //! assert_eq!(Budget::from_run(200_000, 1.0 / 3.0, 30).unwrap().max_tokens(), 2_222);
+//! // Codex keeps 10 KiB or 256 lines of a tool's output: stay under both.
+//! let codex = Budget::tokens(8_000).bytes(10 * 1024).lines(256);
+//! assert_eq!((codex.max_bytes(), codex.max_lines()), (Some(10_240), Some(256)));
 //! ```
 
 use serde::{Deserialize, Serialize};
 
-/// A per-call ceiling in tokens, envelope included.
+/// A per-call ceiling in tokens, envelope included; optionally also in bytes (UTF-8) and
+/// lines, each channel held to all three, so a client that cuts by size or lines never
+/// truncates a shaped answer behind its back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "BudgetSpec", into = "BudgetSpec")]
 pub struct Budget {
     max_tokens: usize,
+    max_bytes: Option<usize>,
+    max_lines: Option<usize>,
 }
 
 /// Why a budget could not be derived.
@@ -31,15 +39,77 @@ pub enum BudgetError {
         "the budget works out to {0} tokens, too small for an envelope; raise the window or share, or expect fewer calls"
     )]
     TooSmall(usize),
+    /// A byte or line ceiling too small to hold any envelope.
+    #[error("a budget of {value} {unit} is too small for an envelope; allow at least {min}")]
+    TooFew {
+        /// `bytes` or `lines`.
+        unit: &'static str,
+        /// The ceiling given.
+        value: usize,
+        /// The smallest accepted.
+        min: usize,
+    },
 }
 
 /// The smallest budget that can hold an envelope with a summary.
 pub const MIN_BUDGET: usize = 24;
 
+/// The smallest byte ceiling configuration accepts (an envelope with a summary).
+pub const MIN_BYTES: usize = 256;
+
+/// The smallest line ceiling configuration accepts (a summary, a record, what was left out).
+pub const MIN_LINES: usize = 4;
+
 impl Budget {
     /// A fixed ceiling.
     pub const fn tokens(max_tokens: usize) -> Budget {
-        Budget { max_tokens }
+        Budget {
+            max_tokens,
+            max_bytes: None,
+            max_lines: None,
+        }
+    }
+
+    /// Also at most `max_bytes` bytes of UTF-8 per channel, envelope included (bytes, not
+    /// characters, so a limit in characters is kept too).
+    pub const fn bytes(self, max_bytes: usize) -> Budget {
+        Budget {
+            max_bytes: Some(max_bytes),
+            ..self
+        }
+    }
+
+    /// Also at most `max_lines` lines per channel, envelope included.
+    pub const fn lines(self, max_lines: usize) -> Budget {
+        Budget {
+            max_lines: Some(max_lines),
+            ..self
+        }
+    }
+
+    /// This budget, lowered to what `limits` allows: the smaller of each ceiling.
+    ///
+    /// ```
+    /// use toolshape::Budget;
+    /// use toolshape::clients::limits_for;
+    ///
+    /// let budget = Budget::tokens(40_000).within(limits_for("claude-code"));
+    /// assert_eq!(budget.max_tokens(), 25_000);
+    /// let budget = Budget::tokens(8_000).within(limits_for("codex-mcp-client"));
+    /// assert_eq!((budget.max_tokens(), budget.max_bytes(), budget.max_lines()), (8_000, Some(10_240), Some(256)));
+    /// ```
+    pub fn within(self, limits: crate::clients::ClientLimits) -> Budget {
+        let min = |a: Option<usize>, b: Option<usize>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Budget {
+            max_tokens: limits
+                .tokens
+                .map_or(self.max_tokens, |t| t.min(self.max_tokens)),
+            max_bytes: min(self.max_bytes, limits.bytes),
+            max_lines: min(self.max_lines, limits.lines),
+        }
     }
 
     /// A ceiling derived from the whole run: `window × share / expected_calls`.
@@ -58,12 +128,22 @@ impl Budget {
         if tokens < MIN_BUDGET {
             return Err(BudgetError::TooSmall(tokens));
         }
-        Ok(Budget { max_tokens: tokens })
+        Ok(Budget::tokens(tokens))
     }
 
-    /// The ceiling.
+    /// The ceiling in tokens.
     pub const fn max_tokens(&self) -> usize {
         self.max_tokens
+    }
+
+    /// The ceiling in bytes, if set.
+    pub const fn max_bytes(&self) -> Option<usize> {
+        self.max_bytes
+    }
+
+    /// The ceiling in lines, if set.
+    pub const fn max_lines(&self) -> Option<usize> {
+        self.max_lines
     }
 }
 
@@ -73,13 +153,25 @@ impl Default for Budget {
     }
 }
 
-/// How a budget is written in configuration: `budget = 2000` or
+/// How a budget is written in configuration: `budget = 2000`,
+/// `budget = { tokens = 8000, bytes = 10240, lines = 256 }` or
 /// `budget = { window = 200000, share = 0.33, expected_calls = 30 }`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum BudgetSpec {
     /// A fixed number of tokens.
     Tokens(usize),
+    /// Tokens, and bytes or lines too.
+    Limits {
+        /// The ceiling in tokens.
+        tokens: usize,
+        /// The ceiling in bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<usize>,
+        /// The ceiling in lines.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lines: Option<usize>,
+    },
     /// Derived from the run.
     Run {
         /// The model's context window in tokens.
@@ -97,6 +189,32 @@ impl TryFrom<BudgetSpec> for Budget {
         match spec {
             BudgetSpec::Tokens(n) if n < MIN_BUDGET => Err(BudgetError::TooSmall(n)),
             BudgetSpec::Tokens(n) => Ok(Budget::tokens(n)),
+            BudgetSpec::Limits { tokens, .. } if tokens < MIN_BUDGET => {
+                Err(BudgetError::TooSmall(tokens))
+            }
+            BudgetSpec::Limits { bytes: Some(b), .. } if b < MIN_BYTES => {
+                Err(BudgetError::TooFew {
+                    unit: "bytes",
+                    value: b,
+                    min: MIN_BYTES,
+                })
+            }
+            BudgetSpec::Limits { lines: Some(l), .. } if l < MIN_LINES => {
+                Err(BudgetError::TooFew {
+                    unit: "lines",
+                    value: l,
+                    min: MIN_LINES,
+                })
+            }
+            BudgetSpec::Limits {
+                tokens,
+                bytes,
+                lines,
+            } => Ok(Budget {
+                max_tokens: tokens,
+                max_bytes: bytes,
+                max_lines: lines,
+            }),
             BudgetSpec::Run {
                 window,
                 share,
@@ -108,6 +226,13 @@ impl TryFrom<BudgetSpec> for Budget {
 
 impl From<Budget> for BudgetSpec {
     fn from(b: Budget) -> BudgetSpec {
-        BudgetSpec::Tokens(b.max_tokens)
+        match (b.max_bytes, b.max_lines) {
+            (None, None) => BudgetSpec::Tokens(b.max_tokens),
+            (bytes, lines) => BudgetSpec::Limits {
+                tokens: b.max_tokens,
+                bytes,
+                lines,
+            },
+        }
     }
 }

@@ -38,8 +38,32 @@ pub struct KnownClient {
     pub names: &'static [&'static str],
     /// The profile it gets.
     pub profile: ChannelPolicy,
+    /// Where it cuts or refuses a tool's output; a budget is lowered to these
+    /// ([`Budget::within`](crate::Budget::within)), so it never truncates a shaped answer.
+    pub limits: ClientLimits,
     /// The issue or code the fact comes from.
     pub source: &'static str,
+}
+
+/// Where a client cuts or refuses a tool's output: in tokens (its own count), bytes or
+/// lines. `None` where no limit is known.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientLimits {
+    /// Tokens.
+    pub tokens: Option<usize>,
+    /// Bytes (UTF-8).
+    pub bytes: Option<usize>,
+    /// Lines.
+    pub lines: Option<usize>,
+}
+
+impl ClientLimits {
+    /// No known limit.
+    pub const NONE: ClientLimits = ClientLimits {
+        tokens: None,
+        bytes: None,
+        lines: None,
+    };
 }
 
 /// The clients whose reading is known (see the README's client table).
@@ -48,48 +72,64 @@ pub const KNOWN_CLIENTS: &[KnownClient] = &[
         client: "Claude Code",
         names: &["claude-code"],
         profile: ChannelPolicy::Structured,
-        source: "anthropics/claude-code #79944, #55677, #45575; errors: #86032",
+        limits: ClientLimits {
+            tokens: Some(25_000),
+            ..ClientLimits::NONE
+        },
+        source: "anthropics/claude-code #79944, #55677, #45575; errors: #86032; \
+                 25,000 tokens: MAX_MCP_OUTPUT_TOKENS's default",
     },
     KnownClient {
         client: "Codex",
         names: &["codex-mcp-client", "codex"],
         profile: ChannelPolicy::Structured,
-        source: "openai/codex #38287, PR #9338",
+        limits: ClientLimits {
+            bytes: Some(10 * 1024),
+            lines: Some(256),
+            ..ClientLimits::NONE
+        },
+        source: "openai/codex #38287, PR #9338; cut at 10 KiB or 256 lines: #6544, #7906",
     },
     KnownClient {
         client: "GitHub Copilot CLI",
         names: &["github-copilot-cli", "copilot-cli"],
         profile: ChannelPolicy::Structured,
+        limits: ClientLimits::NONE,
         source: "github/copilot-cli #3258",
     },
     KnownClient {
         client: "VS Code",
         names: &["Visual Studio Code", "vscode"],
         profile: ChannelPolicy::Structured,
+        limits: ClientLimits::NONE,
         source: "microsoft/vscode #290063",
     },
     KnownClient {
         client: "opencode",
         names: &["opencode"],
         profile: ChannelPolicy::Structured,
+        limits: ClientLimits::NONE,
         source: "anomalyco/opencode PR #32074",
     },
     KnownClient {
         client: "Open WebUI",
         names: &["open-webui", "openwebui"],
         profile: ChannelPolicy::Text,
+        limits: ClientLimits::NONE,
         source: "usememos/memos #6226 (Open WebUI's client)",
     },
     KnownClient {
         client: "OpenAI Agents SDK",
         names: &["openai-agents", "openai-agents-python"],
         profile: ChannelPolicy::Text,
+        limits: ClientLimits::NONE,
         source: "the SDK's MCP code (reads `content` only)",
     },
     KnownClient {
         client: "langchain-mcp-adapters",
         names: &["langchain-mcp-adapters"],
         profile: ChannelPolicy::Text,
+        limits: ClientLimits::NONE,
         source: "the adapters' code (reads `content` only)",
     },
     KnownClient {
@@ -97,6 +137,7 @@ pub const KNOWN_CLIENTS: &[KnownClient] = &[
                  langchain adapters send it unless set)",
         names: &["mcp"],
         profile: ChannelPolicy::Text,
+        limits: ClientLimits::NONE,
         source: "modelcontextprotocol/python-sdk `ClientSession` default `clientInfo`",
     },
 ];
@@ -120,6 +161,21 @@ pub fn known(name: &str) -> Option<&'static KnownClient> {
 /// [`KNOWN_CLIENTS`], else [`DEFAULT_PROFILE`].
 pub fn profile_for(name: &str) -> ChannelPolicy {
     known(name).map_or(DEFAULT_PROFILE, |c| c.profile)
+}
+
+/// Where a client that sent `name` cuts a tool's output: its entry's
+/// [`limits`](KnownClient::limits) in [`KNOWN_CLIENTS`], else none known.
+///
+/// ```
+/// use toolshape::clients::limits_for;
+///
+/// assert_eq!(limits_for("codex-mcp-client").bytes, Some(10 * 1024));
+/// assert_eq!(limits_for("codex-mcp-client").lines, Some(256));
+/// assert_eq!(limits_for("claude-code").tokens, Some(25_000));
+/// assert_eq!(limits_for("my-own-agent"), Default::default());
+/// ```
+pub fn limits_for(name: &str) -> ClientLimits {
+    known(name).map_or(ClientLimits::NONE, |c| c.limits)
 }
 
 /// Lower case, `-` and `_` read as spaces, runs of spaces as one, trimmed.

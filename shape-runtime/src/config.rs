@@ -170,7 +170,8 @@ impl ShapeConfig {
     /// The channel profile `tool` answers `client` (an MCP `clientInfo.name`; `None` before
     /// `initialize` or outside MCP) with: the tool's own `channels` when configured, else the
     /// client's entry in `[clients]`, else its entry in the built-in table, else
-    /// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE).
+    /// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE). The client's own cuts
+    /// ([`limits_for`](crate::clients::limits_for)) lower the budget whatever the profile.
     ///
     /// ```
     /// use toolshape::{ChannelPolicy, config::ShapeConfig};
@@ -188,6 +189,9 @@ impl ShapeConfig {
     /// assert_eq!(profile("search_tickets", Some("Our_Agent")), ChannelPolicy::Text);
     /// assert_eq!(profile("search_tickets", Some("someone-else")), ChannelPolicy::Both);
     /// assert_eq!(profile("get_ticket", Some("claude-code")), ChannelPolicy::Both); // fixed per tool
+    /// // Codex keeps 10 KiB or 256 lines of a tool's output, whichever comes first.
+    /// let codex = config.shaper_for_client("get_ticket", Some("codex-mcp-client")).unwrap();
+    /// assert_eq!(codex.current_budget().max_bytes(), Some(10 * 1024));
     /// ```
     pub fn shaper_for_client(
         &self,
@@ -195,12 +199,17 @@ impl ShapeConfig {
         client: Option<&str>,
     ) -> Result<Shaper, ConfigError> {
         let shaper = self.shaper(tool)?;
+        let Some(client) = client else {
+            return Ok(match self.tool(tool)?.channels {
+                Some(_) => shaper,
+                None => shaper.channels(crate::clients::DEFAULT_PROFILE),
+            });
+        };
+        // The client's own cuts hold whatever the profile.
+        let shaper = shaper.client_limits(crate::clients::limits_for(client));
         if self.tool(tool)?.channels.is_some() {
             return Ok(shaper);
         }
-        let Some(client) = client else {
-            return Ok(shaper.channels(crate::clients::DEFAULT_PROFILE));
-        };
         let configured = self.clients.iter().find(|(name, _)| {
             crate::clients::normalised(name) == crate::clients::normalised(client)
         });

@@ -17,6 +17,19 @@
 //! into `content`; a client that shows the model only the text would then read JSON, not the
 //! budgeted text channel, so this conversion keeps the two channels apart.
 //!
+//! **Key order.** rmcp holds `structuredContent` as a `serde_json::Value`, whose objects keep
+//! their keys in order only when the application's serde_json has its `preserve_order`
+//! feature; this crate does not turn that feature on for your whole dependency graph. Without
+//! it, `structuredContent`'s keys are written in alphabetical order (`data`, `next`,
+//! `omitted`, `status`, `summary`): the same facts, read by key. The text block of a
+//! [`ChannelPolicy::Structured`] answer is the envelope as this crate writes it, status and
+//! summary first, whatever serde_json's features; add
+//! `serde_json = { version = "1", features = ["preserve_order"] }` to your own `Cargo.toml`
+//! to have `structuredContent` in that order too. In the rows form
+//! ([`StructuredForm::Rows`](crate::StructuredForm::Rows), the structured profile's default)
+//! each record's values keep their order in any case: a row is an array, in the order of
+//! `fields`.
+//!
 //! ```
 //! use rmcp::model::CallToolResult;
 //! use toolshape::{Budget, Format, Shaper, ToolResult, mcp};
@@ -51,6 +64,7 @@ use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
 use crate::project::ToolResult;
 use crate::shaped::Shaped;
+use crate::shaper::Shaper;
 use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{
@@ -134,6 +148,15 @@ pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
     profile(context.client_info().as_ref())
 }
 
+/// `shaper` set for the client of a request: its profile and its own cuts in tokens, bytes
+/// and lines ([`Shaper::client`]); with no `clientInfo`, the default profile and no cuts.
+pub fn shaper_for(shaper: &Shaper, context: &RequestContext<RoleServer>) -> Shaper {
+    match context.client_info() {
+        Some(info) => shaper.clone().client(&info.name),
+        None => shaper.clone().channels(crate::clients::DEFAULT_PROFILE),
+    }
+}
+
 /// The `tools/list` entries as a client with `profile` should see them: under
 /// [`ChannelPolicy::Text`] without `outputSchema`, since a tool that declares one must answer
 /// with `structuredContent`, which is what a text-reading client's answers leave out.
@@ -180,9 +203,20 @@ pub fn open_result_input_schema() -> Arc<JsonObject> {
 }
 
 /// The most characters a result shaped within `budget` can take, per channel:
-/// `budget × CHARS_PER_TOKEN_CEILING`.
+/// `budget × CHARS_PER_TOKEN_CEILING`, or the budget's byte ceiling when that is lower (a
+/// character takes at least one byte).
+///
+/// ```
+/// use toolshape::{Budget, mcp};
+///
+/// assert_eq!(mcp::size_hint(Budget::tokens(2_000)), 16_000);
+/// assert_eq!(mcp::size_hint(Budget::tokens(2_000).bytes(10_240)), 10_240);
+/// ```
 pub fn size_hint(budget: Budget) -> usize {
-    budget.max_tokens().saturating_mul(CHARS_PER_TOKEN_CEILING)
+    let by_tokens = budget.max_tokens().saturating_mul(CHARS_PER_TOKEN_CEILING);
+    budget
+        .max_bytes()
+        .map_or(by_tokens, |bytes| bytes.min(by_tokens))
 }
 
 /// `_meta` for a `tools/list` entry carrying the size hint under [`MAX_RESULT_SIZE_KEY`], for

@@ -4,7 +4,8 @@
 //! channels → report.
 
 use crate::admit::ChannelPolicy;
-use crate::admit::{Admission, PerChannel, Segment};
+use crate::admit::{Admission, PerChannel, Segment, Size};
+use crate::budget::Budget;
 use crate::cursor::UpstreamPosition;
 use crate::cursor::{Continuation, CursorFn};
 use crate::env::{CallEnv, Channel, DateStyle};
@@ -23,8 +24,8 @@ use std::time::Instant;
 pub(crate) struct PageSettings<'a> {
     pub tool: &'a str,
     pub tokenizer: &'a dyn Tokenizer,
-    /// The budget, in tokens.
-    pub budget: usize,
+    /// The budget: tokens, and bytes and lines where set.
+    pub budget: Budget,
     pub format: Format,
     /// How a JSON envelope's records are written.
     pub form: StructuredForm,
@@ -256,7 +257,7 @@ pub(crate) fn render<R: RenderRecord>(
 ) -> Result<Shaped, ShapeError> {
     let page = Page::new(settings, &records, layout, page);
     let reserve = page.reserve();
-    let admitted = page.admit(reserve)?;
+    let admitted = page.fill(page.admit(reserve)?)?;
     let fitted = page.fit(admitted);
     let channels = page.assemble(&fitted);
     crate::shaped::reads_back(&channels.structured).map_err(|message| ShapeError::Render {
@@ -307,6 +308,8 @@ struct Page<'p, R> {
 struct Admitted {
     admission: Admission,
     cut: Option<(usize, OmitReason)>,
+    /// The record at the cut, rendered and counted, when admission refused it.
+    refused: Option<Segment>,
     tokenized: usize,
     noticed_before: Vec<crate::env::Diagnostics>,
 }
@@ -314,7 +317,7 @@ struct Admitted {
 /// The page once its real envelope fits.
 struct Fitted {
     frame: Frame,
-    envelope_tokens: PerChannel<usize>,
+    envelope: PerChannel<Size>,
     admission: Admission,
     cut: Option<(usize, OmitReason)>,
     tokenized: usize,
@@ -465,12 +468,19 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         }
     }
 
-    /// The envelope's tokens on each channel.
-    fn envelope_tokens(&self, frame: &Frame, has_records: bool) -> PerChannel<usize> {
+    /// What the envelope takes on each channel: tokens, bytes, line breaks.
+    fn envelope_size(&self, frame: &Frame, has_records: bool) -> PerChannel<Size> {
         let tok = self.settings.tokenizer;
         let count = |channel| {
-            tok.count(&self.head(frame, channel, has_records))
-                + tok.count(&self.tail(frame, channel))
+            let head = self.head(frame, channel, has_records);
+            let tail = self.tail(frame, channel);
+            let head = Size::of(&head, tok.count(&head));
+            let tail = Size::of(&tail, tok.count(&tail));
+            Size {
+                tokens: head.tokens + tail.tokens,
+                bytes: head.bytes + tail.bytes,
+                breaks: head.breaks + tail.breaks,
+            }
         };
         let structured = count(Channel::Structured);
         PerChannel {
@@ -484,7 +494,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     }
 
     /// Reserve: the envelope as it would read with every record omitted and a cursor.
-    fn reserve(&self) -> PerChannel<usize> {
+    fn reserve(&self) -> PerChannel<Size> {
         let mut f = self.frame(0, Some((0, OmitReason::ResultBudget)));
         let widest = self.total.unwrap_or(self.reached);
         let cursor = self.settings.cursor;
@@ -496,74 +506,130 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         {
             f.next = Some(make(continuation(first, widest, self.inputs.keyset, order)));
         }
-        self.envelope_tokens(&f, true)
+        self.envelope_size(&f, true)
     }
 
     /// Admit: each record rendered once per channel, counted once, in rank order, never past
     /// the first that does not fit.
-    fn admit(&self, reserve: PerChannel<usize>) -> Result<Admitted, ShapeError> {
+    fn admit(&self, reserve: PerChannel<Size>) -> Result<Admitted, ShapeError> {
+        let mut admitted = Admitted {
+            admission: Admission::new(self.settings.budget, self.settings.channels.held(), reserve),
+            cut: None,
+            refused: None,
+            tokenized: 0,
+            noticed_before: Vec::new(),
+        };
+        self.admit_from(&mut admitted, 0)?;
+        Ok(admitted)
+    }
+
+    /// Goes on admitting from the record at `start` (the one refused before, when it is
+    /// kept in `refused`: rendered and counted once) until one does not fit.
+    fn admit_from(&self, admitted: &mut Admitted, start: usize) -> Result<(), ShapeError> {
         let s = self.settings;
         let render_err = |message: String| ShapeError::Render {
             record: self.layout.name.to_owned(),
             message,
         };
-        let mut admitted = Admitted {
-            admission: Admission::new(s.budget, s.channels.held(), reserve),
-            cut: None,
-            tokenized: 0,
-            noticed_before: Vec::new(),
-        };
         let rows = &self.records.rows;
-        for (position, record) in rows.structured.iter().enumerate() {
+        let mut refused = admitted.refused.take();
+        for (position, record) in rows.structured.iter().enumerate().skip(start) {
             if s.page_size.is_some_and(|p| position >= p) {
                 admitted.cut = Some((position, OmitReason::PageSize));
                 break;
             }
-            admitted
-                .noticed_before
-                .push(self.records.counting.diagnostics());
-            let structured = self
-                .renderer
-                .segment(record, position, Format::Json, s.form)
-                .map_err(render_err)?;
-            let text = match self.text_differs {
-                true => Some(
-                    self.renderer
-                        .segment(&rows.text[position], position, s.format, s.form)
-                        .map_err(render_err)?,
-                ),
-                false => None,
-            };
-            // The text channel's JSON differs from the structured one only around untrusted
-            // values: what they share is tokenized once.
-            let (ts, tt) = match text.as_deref() {
-                None => {
-                    let ts = s.tokenizer.count(&structured);
-                    (ts, ts)
+            let segment = match refused.take() {
+                Some(segment) if position == start => segment,
+                _ => {
+                    admitted
+                        .noticed_before
+                        .push(self.records.counting.diagnostics());
+                    let structured = self
+                        .renderer
+                        .segment(record, position, Format::Json, s.form)
+                        .map_err(render_err)?;
+                    let text = match self.text_differs {
+                        true => Some(
+                            self.renderer
+                                .segment(&rows.text[position], position, s.format, s.form)
+                                .map_err(render_err)?,
+                        ),
+                        false => None,
+                    };
+                    // The text channel's JSON differs from the structured one only around
+                    // untrusted values: what they share is tokenized once.
+                    let (ts, tt) = match text.as_deref() {
+                        None => {
+                            let ts = s.tokenizer.count(&structured);
+                            (ts, ts)
+                        }
+                        Some(t) if s.format == Format::Json => {
+                            crate::tokens::count_pair(s.tokenizer, &structured, t)
+                        }
+                        Some(t) => (s.tokenizer.count(&structured), s.tokenizer.count(t)),
+                    };
+                    admitted.tokenized += 1;
+                    Segment {
+                        structured,
+                        text,
+                        tokens: PerChannel {
+                            structured: ts,
+                            text: tt,
+                        },
+                    }
                 }
-                Some(t) if s.format == Format::Json => {
-                    crate::tokens::count_pair(s.tokenizer, &structured, t)
-                }
-                Some(t) => (s.tokenizer.count(&structured), s.tokenizer.count(t)),
             };
-            let tokens = PerChannel {
-                structured: ts,
-                text: tt,
-            };
-            admitted.tokenized += 1;
-            let segment = Segment {
-                structured,
-                text,
-                tokens,
-            };
-            if let Err((_, reason)) = admitted.admission.offer(segment) {
+            if let Err((segment, reason)) = admitted.admission.offer(segment) {
                 admitted.cut = Some((position, reason));
+                admitted.refused = Some(segment);
                 break;
             }
         }
         if admitted.cut.is_none() && rows.structured.len() < self.inputs.given {
             // Only reachable records were ranked; the next one would not have fit.
             admitted.cut = Some((rows.structured.len(), OmitReason::ResultBudget));
+        }
+        Ok(())
+    }
+
+    /// Where a page showing every record up to `index` would be cut, and why.
+    fn cut_after(&self, index: usize) -> Option<(usize, OmitReason)> {
+        let next = index + 1;
+        let ranked = self.records.rows.structured.len();
+        if self.settings.page_size.is_some_and(|p| next >= p) && next < self.inputs.given {
+            Some((next, OmitReason::PageSize))
+        } else if next < ranked {
+            Some((next, OmitReason::ResultBudget))
+        } else if ranked < self.inputs.given {
+            Some((ranked, OmitReason::ResultBudget))
+        } else {
+            None
+        }
+    }
+
+    /// Fill: admission kept room for the envelope at its widest (every record omitted, the
+    /// longest cursor); the real one is often smaller, and the record refused may fit beside
+    /// it after all. Admitting goes on against the real envelope while it does, so a page
+    /// stops only where the next record truly would not fit.
+    fn fill(&self, mut admitted: Admitted) -> Result<Admitted, ShapeError> {
+        while let (Some((index, reason)), Some(refused)) = (admitted.cut, admitted.refused.as_ref())
+        {
+            // The envelope as it would read with the refused record shown too.
+            let frame = self.frame(admitted.admission.len() + 1, self.cut_after(index));
+            let real = self.envelope_size(&frame, true);
+            if !admitted.admission.would_fit_with(real, refused) {
+                // Too large beside the widest envelope, but not beside a real one: the
+                // budget is full, and the record goes first on the next page, not skipped.
+                if reason == OmitReason::RecordTooLarge
+                    && admitted.admission.fits_alone_with(real, refused)
+                {
+                    admitted.cut = Some((index, OmitReason::ResultBudget));
+                }
+                break;
+            }
+            admitted.admission.set_reserve(real);
+            admitted.cut = None;
+            self.admit_from(&mut admitted, index)?;
         }
         Ok(admitted)
     }
@@ -577,20 +643,28 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             mut cut,
             tokenized,
             noticed_before,
+            ..
         } = admitted;
         loop {
             let shown = admission.len();
             let frame = self.frame(shown, cut);
-            let envelope_tokens = self.envelope_tokens(&frame, shown > 0);
-            if admission.fits_with(envelope_tokens) || shown == 0 {
+            let envelope = self.envelope_size(&frame, shown > 0);
+            if admission.fits_with(envelope) || shown == 0 {
                 return Fitted {
                     frame,
-                    envelope_tokens,
+                    envelope,
                     admission,
                     cut,
                     tokenized,
                     noticed_before,
                 };
+            }
+            if let Some((index, OmitReason::RecordTooLarge)) = cut {
+                // Saying the next record is too large made the page too long: say only that
+                // the page is full. The next page starts with that record and finds it too
+                // large on its own, rather than this page giving up records that fit.
+                cut = Some((index, OmitReason::ResultBudget));
+                continue;
             }
             admission.pop();
             // A record that cannot be shown even alone with the real envelope is skipped
@@ -632,19 +706,20 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             Some(before) => before.clone(),
             None => self.records.counting.diagnostics(),
         };
-        let tokens = fitted.envelope_tokens.plus(fitted.admission.tokens());
+        let envelope = fitted.envelope.tokens();
+        let tokens = envelope.plus(fitted.admission.tokens());
         Report {
             tool: s.tool.to_owned(),
             tokenizer: s.tokenizer.name().to_owned(),
-            budget: s.budget,
+            budget: s.budget.max_tokens(),
             raw: s.raw.map(|raw| RawSize::measure(raw, s.tokenizer)),
             tokens: ChannelTokens {
                 text: tokens.text,
                 structured: tokens.structured,
             },
             envelope: ChannelTokens {
-                text: fitted.envelope_tokens.text,
-                structured: fitted.envelope_tokens.structured,
+                text: envelope.text,
+                structured: envelope.structured,
             },
             records: RecordCounts {
                 total: self.total.unwrap_or(self.reached),
@@ -662,7 +737,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             resolvers: self.inputs.resolvers.clone(),
             diagnostics,
             tokenized: fitted.tokenized,
-            over_budget: fitted.admission.over_budget(fitted.envelope_tokens),
+            over_budget: fitted.admission.over_budget(fitted.envelope),
             duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
             nonce: (s.untrusted.provenance == Provenance::RandomTag && self.layout.has_untrusted())
                 .then(|| self.records.nonce.to_owned()),

@@ -37,7 +37,9 @@
 //! ```
 
 use crate::admit::ChannelPolicy;
+use crate::admit::Size;
 use crate::budget::Budget;
+use crate::clients::ClientLimits;
 use crate::cursor::{
     Continuation, CursorCodec, CursorError, CursorFn, Keyset, MAX_UPSTREAM_BYTES, QueryHash,
     UpstreamPosition,
@@ -74,6 +76,8 @@ struct Settings {
     /// `None`: the form for the channel profile ([`StructuredForm::for_profile`]).
     form: Option<StructuredForm>,
     channels: ChannelPolicy,
+    /// Where the client cuts a tool's output; the budget is lowered to it.
+    client_limits: ClientLimits,
     page_size: Option<usize>,
     untrusted: UntrustedPolicy,
 }
@@ -104,6 +108,7 @@ impl Shaper {
                 format: Format::default(),
                 form: None,
                 channels: ChannelPolicy::default(),
+                client_limits: ClientLimits::NONE,
                 page_size: None,
                 untrusted: UntrustedPolicy::default(),
             }),
@@ -153,6 +158,39 @@ impl Shaper {
         self.set(|s| s.channels = channels)
     }
 
+    /// Answers for the MCP client that sent `name` as `clientInfo.name`: the channel profile
+    /// its model reads ([`clients::profile_for`](crate::clients::profile_for)) and its own
+    /// cuts ([`clients::limits_for`](crate::clients::limits_for)), which lower the budget, so
+    /// the client never truncates an answer behind the model's back. Set on a clone of a
+    /// shared shaper, per session.
+    ///
+    /// ```
+    /// use toolshape::{Budget, ChannelPolicy, Shaper};
+    ///
+    /// let shaper = Shaper::for_tool("search").budget(Budget::tokens(8_000));
+    /// let codex = shaper.clone().client("codex-mcp-client");
+    /// assert_eq!(codex.current_channels(), ChannelPolicy::Structured);
+    /// assert_eq!(codex.current_budget().max_bytes(), Some(10 * 1024));
+    /// assert_eq!(codex.current_budget().max_lines(), Some(256));
+    /// assert_eq!(shaper.client("someone").current_budget(), Budget::tokens(8_000));
+    /// ```
+    pub fn client(self, name: &str) -> Self {
+        let (profile, limits) = (
+            crate::clients::profile_for(name),
+            crate::clients::limits_for(name),
+        );
+        self.set(|s| {
+            s.channels = profile;
+            s.client_limits = limits;
+        })
+    }
+
+    /// Where the client cuts a tool's output, when it is not one
+    /// [`client`](Self::client) knows: the budget is lowered to these.
+    pub fn client_limits(self, limits: ClientLimits) -> Self {
+        self.set(|s| s.client_limits = limits)
+    }
+
     /// At most this many records per page, whatever the budget.
     pub fn page_size(self, page_size: usize) -> Self {
         self.set(|s| s.page_size = Some(page_size.max(1)))
@@ -185,9 +223,9 @@ impl Shaper {
         &self.settings.tool
     }
 
-    /// The budget.
+    /// The budget answers are held to: the one set, lowered to the client's limits.
     pub fn current_budget(&self) -> Budget {
-        self.settings.budget
+        self.settings.budget.within(self.settings.client_limits)
     }
 
     /// The tokenizer.
@@ -226,7 +264,7 @@ impl Shaper {
     /// type `T`: from the projection's caps, the budget and the page size.
     pub fn attacker_bound<T: ToolResult>(&self) -> crate::untrusted::AttackerBound {
         let bound =
-            crate::untrusted::attacker_bound(T::PROJECTION, self.settings.budget.max_tokens());
+            crate::untrusted::attacker_bound(T::PROJECTION, self.current_budget().max_tokens());
         match self.settings.page_size {
             Some(page) => bound.with_max_records(page),
             None => bound,
@@ -316,17 +354,18 @@ impl Shaper {
         // remedy read as part of a quoted piece and be cut.
         let clean = crate::untrusted::echo::clean;
         let full = Frame::error(&clean(what), &clean(remedy)).summary;
-        let budget = self.settings.budget.max_tokens();
+        let budget = self.current_budget();
         // The text is always held to the budget: some clients whose models read the
         // structured channel show only the text of an error (Claude Code). The structured
-        // channel is held unless no model reads it.
+        // channel is held unless no model reads it. Bytes and lines too, where set.
         let held = self.settings.channels.held();
-        let size = |t: &ChannelTokens| {
-            let structured = if held.structured { t.structured } else { 0 };
-            t.text.max(structured)
+        let fits = |answer: &ErrorAnswer| {
+            let (_, text, tokens, structured) = answer;
+            Size::of(text, tokens.text).within(&budget)
+                && (!held.structured || Size::of(structured, tokens.structured).within(&budget))
         };
         let mut answer = self.error_envelope(full.clone());
-        if size(&answer.2) > budget {
+        if !fits(&answer) {
             // The longest shortened summary that fits, by bisection on the characters kept.
             let chars: Vec<char> = full.chars().collect();
             let (mut lo, mut hi) = (0usize, chars.len());
@@ -334,7 +373,7 @@ impl Shaper {
             while lo < hi {
                 let mid = lo + (hi - lo).div_ceil(2);
                 let tried = self.error_envelope(shortened(&chars, mid));
-                if size(&tried.2) <= budget {
+                if fits(&tried) {
                     lo = mid;
                     best = tried;
                 } else {
@@ -343,15 +382,16 @@ impl Shaper {
             }
             // When not even the bare envelope fits, the whole message is more use than an
             // ellipsis: the report says the budget was too small for any answer.
-            if size(&best.2) <= budget {
+            if fits(&best) {
                 answer = best;
             }
         }
+        let over_budget = !fits(&answer);
         let (frame, text, tokens, structured) = (answer.0, answer.1, answer.2, answer.3);
         let report = Report {
             tool: self.settings.tool.clone(),
             tokenizer: self.settings.tokenizer.name().to_owned(),
-            budget: self.settings.budget.max_tokens(),
+            budget: budget.max_tokens(),
             raw: None,
             tokens,
             envelope: tokens,
@@ -365,7 +405,7 @@ impl Shaper {
             resolvers: Vec::new(),
             diagnostics: Default::default(),
             tokenized: 0,
-            over_budget: size(&tokens) > budget,
+            over_budget,
             duration_us: 0,
             nonce: None,
             lookups: Vec::new(),
@@ -375,9 +415,12 @@ impl Shaper {
     }
 }
 
+/// An error answer: its frame, text channel, tokens and structured channel.
+type ErrorAnswer = (Frame, String, ChannelTokens, String);
+
 impl Shaper {
     /// The error envelope with `summary`, in both channels, and its tokens.
-    fn error_envelope(&self, summary: String) -> (Frame, String, ChannelTokens, String) {
+    fn error_envelope(&self, summary: String) -> ErrorAnswer {
         let mut frame = Frame::error("", "");
         frame.summary = summary;
         let structured = format!(
@@ -776,7 +819,7 @@ impl<'a> Call<'a> {
         PageSettings {
             tool: &s.tool,
             tokenizer: &*s.tokenizer,
-            budget: s.budget.max_tokens(),
+            budget: self.shaper.current_budget(),
             format: s.format,
             form: self.shaper.current_structured_form(),
             channels: s.channels,
@@ -854,8 +897,7 @@ impl<'a> Call<'a> {
     /// to know where the cut is. Only these need ranking, resolving and rendering.
     fn reach(&self) -> usize {
         self.shaper
-            .settings
-            .budget
+            .current_budget()
             .max_tokens()
             .saturating_add(1)
             .min(

@@ -672,3 +672,72 @@ fn github_minimal_json_omits_empty_fields_like_omitempty() {
         assert_eq!(issue["body"], raw["body"], "bodies as GitHub sends them");
     }
 }
+
+fn policies() -> impl Strategy<Value = ChannelPolicy> {
+    prop_oneof![
+        Just(ChannelPolicy::Both),
+        Just(ChannelPolicy::Text),
+        Just(ChannelPolicy::Structured)
+    ]
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config(64))]
+
+    /// A byte or line ceiling (Codex cuts at 10 KiB or 256 lines) holds on every channel the
+    /// profile holds, counted on the final text; the page is full: the same page with the next
+    /// record too (made with a page size one larger and no ceilings) would break a ceiling.
+    #[test]
+    fn byte_and_line_ceilings_hold_and_the_page_is_full(
+        notes in prop::collection::vec(note_strategy(), 1..60),
+        bytes in proptest::option::of(256usize..6_000),
+        lines in proptest::option::of(4usize..40),
+        format in formats(),
+        policy in policies(),
+    ) {
+        let mut rows = notes;
+        for (i, n) in rows.iter_mut().enumerate() {
+            n.id = format!("{}-{i}", n.id);
+        }
+        let mut budget = Budget::tokens(100_000);
+        if let Some(b) = bytes { budget = budget.bytes(b); }
+        if let Some(l) = lines { budget = budget.lines(l); }
+        let shaper = |budget: Budget| Shaper::for_tool("notes").budget(budget).format(format).channels(policy);
+        let shaped = shaper(budget).shape_blocking(&rows).unwrap();
+        let report = shaped.report();
+        let held: Vec<&str> = match policy {
+            ChannelPolicy::Both => vec![shaped.text(), shaped.structured_json()],
+            ChannelPolicy::Text => vec![shaped.text()],
+            ChannelPolicy::Structured => vec![shaped.structured_json()],
+        };
+        let breaks = |t: &str| t.len() > bytes.unwrap_or(usize::MAX) || t.split('\n').count() > lines.unwrap_or(usize::MAX);
+        let over = held.iter().any(|t| breaks(t));
+        prop_assert_eq!(over, report.over_budget);
+        prop_assert!(!over || report.records.shown == 0);
+        // What the model reads says how many were shown.
+        let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
+        let shown = crate::records(&value).len();
+        prop_assert_eq!(shown, report.records.shown);
+        if shown < rows.len() && !over {
+            // The same page with one record more, as it would read: no ceiling, a page size
+            // of shown + 1. When records remain, its reason reads "page size" (`page_size`)
+            // where the real one would read "result budget" (`result_budget`), 4 bytes longer,
+            // and it is stated twice on each channel: in the summary and in `omitted`.
+            let wider = shaper(Budget::tokens(100_000)).call().page_size(shown + 1).shape_blocking(&rows).unwrap();
+            prop_assert_eq!(wider.report().records.shown, shown + 1);
+            let wider_held: Vec<&str> = match policy {
+                ChannelPolicy::Both => vec![wider.text(), wider.structured_json()],
+                ChannelPolicy::Text => vec![wider.text()],
+                ChannelPolicy::Structured => vec![wider.structured_json()],
+            };
+            let reason_longer = if wider.status() == Status::Partial { 8 } else { 0 };
+            let would_break = wider_held.iter().any(|t| {
+                t.len() + reason_longer > bytes.unwrap_or(usize::MAX) || t.split('\n').count() > lines.unwrap_or(usize::MAX)
+            });
+            prop_assert!(would_break, "one more record would have fitted: {} of {} ({:?} bytes {:?} lines; real {}/{} bytes {}/{} lines; wider {:?} bytes {:?} lines)\n{}\n---\n{}", shown, rows.len(), bytes, lines,
+                shaped.text().len(), shaped.structured_json().len(), shaped.text().split('\n').count(), shaped.structured_json().split('\n').count(),
+                wider_held.iter().map(|t| t.len()).collect::<Vec<_>>(), wider_held.iter().map(|t| t.split('\n').count()).collect::<Vec<_>>(),
+                shaped.text(), wider.text());
+        }
+    }
+}

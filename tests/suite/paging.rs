@@ -153,6 +153,8 @@ fn read_page(shaped: &Shaped, format: Format, key: &str) -> PageFacts {
 struct Setup<'a> {
     mode: Mode,
     budget: usize,
+    /// A line ceiling on top of the tokens (Codex cuts at 256 lines).
+    lines: Option<usize>,
     page_size: Option<usize>,
     format: Format,
     form: StructuredForm,
@@ -170,6 +172,7 @@ where
     let Setup {
         mode,
         budget,
+        lines,
         page_size,
         format,
         form,
@@ -186,8 +189,12 @@ where
     let mut seen: Vec<String> = Vec::new();
     for page in 0..=rows.len() + 1 {
         assert!(page <= rows.len(), "more pages than records: {seen:?}");
+        let ceiling = match lines {
+            Some(l) => Budget::tokens(budget).lines(l),
+            None => Budget::tokens(budget),
+        };
         let mut shaper = Shaper::for_tool("paging")
-            .budget(Budget::tokens(budget))
+            .budget(ceiling)
             .format(format)
             .structured_form(form);
         if let Some(p) = page_size {
@@ -207,6 +214,12 @@ where
             "over budget: {:?}",
             shaped.report().tokens
         );
+        if let Some(max) = lines {
+            for channel in [shaped.text(), shaped.structured_json()] {
+                let count = channel.split('\n').count();
+                assert!(count <= max, "{count} lines > {max}:\n{channel}");
+            }
+        }
         check_summary(
             shaped.summary(),
             plural,
@@ -310,6 +323,7 @@ fn run(
     rows: &[(String, i32, String)],
     mode: Mode,
     extra: usize,
+    lines: Option<usize>,
     page_size: Option<usize>,
     format: Format,
     form: StructuredForm,
@@ -327,6 +341,7 @@ fn run(
     let setup = |key, plural| Setup {
         mode,
         budget: 0,
+        lines,
         page_size,
         format,
         form,
@@ -394,11 +409,12 @@ proptest! {
         rows in rows_strategy(),
         mode in mode_strategy(),
         extra in prop_oneof![Just(0usize), 0usize..40, 0usize..600],
+        lines in proptest::option::weighted(0.3, 5usize..12),
         page_size in proptest::option::weighted(0.3, 1usize..6),
         format in prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)],
         form in crate::budget::forms(),
     ) {
-        run(&rows, mode, extra, page_size, format, form);
+        run(&rows, mode, extra, lines, page_size, format, form);
     }
 }
 
@@ -414,10 +430,13 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
             )
         })
         .collect();
-    for (budget, form) in [
-        (2_000, StructuredForm::Objects),
-        (500, StructuredForm::Objects),
-        (500, StructuredForm::Rows),
+    // And at Codex's cut of 256 lines, with tokens to spare: the lines bind; and in the rows
+    // form.
+    for (budget, lines, form) in [
+        (2_000, None, StructuredForm::Objects),
+        (500, None, StructuredForm::Objects),
+        (500, None, StructuredForm::Rows),
+        (20_000, Some(256), StructuredForm::Objects),
     ] {
         for mode in [Mode::Unranked, Mode::UnrankedKeepOrder] {
             let typed: Vec<Project> = rows
@@ -432,6 +451,7 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
                 Setup {
                     mode,
                     budget,
+                    lines,
                     page_size: None,
                     format: Format::Prose,
                     form,
@@ -443,4 +463,19 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
             assert_eq!(seen, reference_order(&rows, mode));
         }
     }
+    // Full to the line: one record line more would be line 257.
+    let typed: Vec<Project> = rows
+        .iter()
+        .map(|(id, _, body)| Project {
+            id: id.clone(),
+            body: body.clone(),
+        })
+        .collect();
+    let first = Shaper::for_tool("paging")
+        .budget(Budget::tokens(20_000).lines(256))
+        .format(Format::Prose)
+        .shape_blocking(&typed)
+        .unwrap();
+    assert_eq!(first.text().split('\n').count(), 256, "{}", first.text());
+    assert_eq!(first.status(), Status::Partial);
 }

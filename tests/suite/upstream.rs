@@ -427,8 +427,9 @@ fn one_hundred_thirty_seven_issues_through_link_headers() {
             for span in [false, true] {
                 let summaries = walk(upstream, budget, format, span);
                 if budget == floor {
-                    // One or two issues an answer.
-                    assert!(summaries.len() >= 137 / 2, "{}", summaries.len());
+                    // A few issues an answer: the floor is one issue and a widest envelope,
+                    // and the real envelope often leaves room for one or two more.
+                    assert!(summaries.len() >= 137 / 3, "{}", summaries.len());
                 }
                 // Before the upstream's last page the total is unknown, and said so.
                 assert!(
