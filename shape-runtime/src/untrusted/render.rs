@@ -186,18 +186,19 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     let policy = env.policy();
     let delimited = policy.provenance != Provenance::Off;
     // The hot path: a short printable-ASCII value in the structured channel, outside the
-    // counting pass, has nothing to remove, cut, mark, defuse or count.
+    // counting pass, has nothing to remove, cut, mark or count; only a delimiter look-alike
+    // to defuse (borrowed when there is none).
     if !env.counting()
         && !env.text_channel()
         && policy.urls == UrlPolicy::Keep
         && cap.is_none_or(|c| text.len() <= c as usize)
         && text.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !(delimited
-            && text
-                .bytes()
-                .any(|b| matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\')))
     {
-        return s.serialize_str(text);
+        if !delimited {
+            return s.serialize_str(text);
+        }
+        let content = neutralize_guillemets(neutralize_counted(text).0);
+        return s.serialize_str(&content);
     }
     let p = prepare(text, cap, tokenizer, policy.urls);
     let text_channel = env.text_channel();
