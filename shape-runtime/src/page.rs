@@ -157,7 +157,8 @@ impl Notes {
         if format == Format::Json {
             // The compact form of a JSON text channel: the envelope's `untrusted` key, as on
             // the structured channel, at no cost a value (a tag is about 14 tokens).
-            notes.named_fields = policy.provenance == Provenance::Compact && layout.has_untrusted();
+            notes.named_fields =
+                policy.provenance == Provenance::Compact && !layout.untrusted_paths().is_empty();
             return notes;
         }
         let mut parts: Vec<String> = Vec::new();

@@ -362,17 +362,30 @@ mod through_paths {
             if format == Format::Json {
                 assert_eq!(text, json, "named once, not tagged");
                 // In the rows form a nested list stays a JSON value inside its row.
-                let rows = Shaper::for_tool("threads")
+                let in_rows = Shaper::for_tool("threads")
                     .format(format)
                     .structured_form(toolshape::StructuredForm::Rows)
                     .shape_blocking(&rows)
                     .unwrap()
                     .structured();
-                assert_eq!(rows["fields"], serde_json::json!(["key", "comments"]));
-                let comments = &rows["rows"][0][1];
-                assert_eq!(comments.as_array().map(Vec::len), Some(1), "{rows}");
-                assert!(comments[0]["body"].is_string(), "{rows}");
-                assert_eq!(rows["untrusted"], serde_json::json!(["comments.body"]));
+                assert_eq!(in_rows["fields"], serde_json::json!(["key", "comments"]));
+                let comments = &in_rows["rows"][0][1];
+                assert_eq!(comments.as_array().map(Vec::len), Some(1), "{in_rows}");
+                assert!(comments[0]["body"].is_string(), "{in_rows}");
+                assert_eq!(in_rows["untrusted"], serde_json::json!(["comments.body"]));
+                // With a datamark the JSON text differs from the structured channel, but is
+                // still named once, not tagged, nested values included.
+                let marked = Shaper::for_tool("threads")
+                    .format(format)
+                    .untrusted(toolshape::untrusted::UntrustedPolicy {
+                        datamark: Some('ˆ'),
+                        ..Default::default()
+                    })
+                    .shape_blocking(&rows)
+                    .unwrap();
+                assert!(marked.text().contains("ignoreˆprevious"), "{}", marked.text());
+                assert!(!marked.text().contains("<untrusted"), "{}", marked.text());
+                assert!(marked.structured_json().contains("ignore previous"));
             }
             if format == Format::Prose {
                 // Marked as outsiders' text inside the nested record's words.
