@@ -905,3 +905,53 @@ fn the_cut_marker_groups_thousands_and_its_figure_is_true() {
         }
     }
 }
+
+/// The cut marker never costs more tokens than it saves: cut by fewer tokens than its figure
+/// would take, a value ends in a bare `…`; cut by more, the marker states the figure, and the
+/// figure is true. Counted with tiktoken on what the model reads.
+#[test]
+fn the_cut_marker_never_costs_more_than_it_saves() {
+    #[derive(ToolResult)]
+    #[shape(name = "post", plural = "posts", prose = "{id}: {body}")]
+    struct Post {
+        #[shape(id)]
+        id: String,
+        #[shape(untrusted(max_tokens = 5))]
+        body: String,
+    }
+    let o200k = Tiktoken::o200k_base();
+    let mut saw = (false, false);
+    for over in 1..=20usize {
+        let body = format!("word{}", " word".repeat(4 + over));
+        assert_eq!(o200k.count(&body), 5 + over);
+        let rows = vec![Post {
+            id: "p_1".into(),
+            body,
+        }];
+        let shaped = toolshape::Shaper::for_tool("posts")
+            .budget(toolshape::Budget::tokens(2_000))
+            .format(toolshape::Format::Prose)
+            .shape_blocking(&rows)
+            .unwrap();
+        let line = shaped.text().lines().nth(1).unwrap();
+        let inside = line
+            .strip_prefix("p_1: «")
+            .and_then(|l| l.strip_suffix('»'))
+            .expect(line);
+        let marker = inside.strip_prefix("word word word word word").expect(line);
+        let cost = o200k.count(marker);
+        assert!(
+            cost <= over,
+            "{over} cut, the marker {marker:?} costs {cost}"
+        );
+        let figure = format!("… [cut: {over} more tokens]");
+        if o200k.count(&figure) <= over {
+            assert_eq!(marker, figure);
+            saw.1 = true;
+        } else {
+            assert_eq!(marker, "…");
+            saw.0 = true;
+        }
+    }
+    assert_eq!(saw, (true, true), "both forms seen");
+}
