@@ -155,10 +155,12 @@ fn delimiters_in(text: &str) -> usize {
     folded.matches("<untrusted").count() + folded.matches("/untrusted").count()
 }
 
+/// `text` without its cut marker: `… [cut: N more tokens]`, or the bare `…` of a small cut
+/// (a value that ends in `…` of its own loses it too, which only lowers its count).
 fn marker_stripped(text: &str) -> &str {
     match text.rfind("… [cut: ") {
         Some(i) if text.ends_with(" more tokens]") || text.ends_with(" more token]") => &text[..i],
-        _ => text,
+        _ => text.strip_suffix('…').unwrap_or(text),
     }
 }
 
@@ -764,7 +766,7 @@ fn untrusted_compact_marks_cannot_be_forged() {
             }
             assert_eq!(carriers(inner), Vec::<char>::new(), "{input:?}");
             assert!(
-                o200k.count(marker_stripped(inner)) <= cap + 40,
+                o200k.count(marker_stripped(inner)) <= cap,
                 "{input:?}: {field} over its cap"
             );
         }
