@@ -965,3 +965,147 @@ proptest! {
         prop_assert_eq!(p == "100%", count == total);
     }
 }
+
+/// One well-formed filter on the small set's fields, and what a naive reading of it keeps.
+fn naive_filter() -> impl Strategy<Value = (Value, fn(&Value, &Value) -> bool)> {
+    // A date as the query reads it: `YYYY-MM-DD`, compared as text (same width, so in order).
+    fn day(v: &Value) -> Option<&str> {
+        v.as_str().filter(|s| {
+            s.len() == 10
+                && s.as_bytes()[4] == b'-'
+                && s.as_bytes()[7] == b'-'
+                && s[..4].bytes().all(|b| b.is_ascii_digit())
+        })
+    }
+    fn equals(field: &Value, want: &Value) -> bool {
+        match (field, want) {
+            (Value::Null, Value::Null) => true,
+            (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+            (a, b) => a == b,
+        }
+    }
+    fn contains(field: &Value, needle: &Value) -> bool {
+        let needle = needle.as_str().unwrap().to_lowercase();
+        match field {
+            Value::String(s) => s.to_lowercase().contains(&needle),
+            Value::Array(items) => items
+                .iter()
+                .any(|i| i.as_str().is_some_and(|s| s.to_lowercase() == needle)),
+            _ => false,
+        }
+    }
+    fn range(field: &Value, bounds: &Value) -> bool {
+        let (min, max) = (&bounds["min"], &bounds["max"]);
+        if let Some(n) = field.as_f64() {
+            return min.as_f64().is_none_or(|m| n >= m) && max.as_f64().is_none_or(|m| n <= m);
+        }
+        match day(field) {
+            Some(d) => day(min).is_none_or(|m| d >= m) && day(max).is_none_or(|m| d <= m),
+            None => false,
+        }
+    }
+    let state = prop::sample::select(vec![
+        json!("open"),
+        json!("closed"),
+        json!("pending"),
+        json!("OPEN"),
+        Value::Null,
+    ]);
+    let needle = prop::sample::select(vec![
+        "crash", "CRASH", "mode", "s", "readme", "bug", "UI", "docs", "x",
+    ]);
+    let dates = prop::sample::select(vec![
+        "2025-12-01",
+        "2026-01-10",
+        "2026-02-20",
+        "2026-02-28",
+        "2026-03-01",
+        "2026-03-02",
+    ]);
+    prop_oneof![
+        state.prop_map(|v| (
+            json!({"field": "state", "op": "equals", "value": v}),
+            equals as fn(&Value, &Value) -> bool
+        )),
+        (0i64..13).prop_map(|n| (
+            json!({"field": "comments", "op": "equals", "value": n}),
+            equals as fn(&Value, &Value) -> bool
+        )),
+        dates.clone().prop_map(|d| (
+            json!({"field": "opened", "op": "equals", "value": d}),
+            equals as fn(&Value, &Value) -> bool
+        )),
+        (
+            prop::sample::select(vec!["title", "labels", "state", "assignee"]),
+            needle
+        )
+            .prop_map(|(f, n)| (
+                json!({"field": f, "op": "contains", "value": n}),
+                contains as fn(&Value, &Value) -> bool
+            )),
+        (
+            proptest::option::of(0i64..13),
+            proptest::option::of(0i64..13)
+        )
+            .prop_filter("a bound", |(a, b)| a.is_some() || b.is_some())
+            .prop_map(|(a, b)| {
+                let (a, b) = match (a, b) {
+                    (Some(a), Some(b)) if a > b => (Some(b), Some(a)),
+                    ab => ab,
+                };
+                let mut f = json!({"field": "comments", "op": "range"});
+                if let Some(a) = a {
+                    f["min"] = json!(a);
+                }
+                if let Some(b) = b {
+                    f["max"] = json!(b);
+                }
+                (f, range as fn(&Value, &Value) -> bool)
+            }),
+        (
+            proptest::option::of(dates.clone()),
+            proptest::option::of(dates)
+        )
+            .prop_filter("a bound", |(a, b)| a.is_some() || b.is_some())
+            .prop_map(|(a, b)| {
+                let (a, b) = match (a, b) {
+                    (Some(a), Some(b)) if a > b => (Some(b), Some(a)),
+                    ab => ab,
+                };
+                let mut f = json!({"field": "opened", "op": "range"});
+                if let Some(a) = a {
+                    f["min"] = json!(a);
+                }
+                if let Some(b) = b {
+                    f["max"] = json!(b);
+                }
+                (f, range as fn(&Value, &Value) -> bool)
+            }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config(512))]
+
+    /// Well-formed filters are accepted, and a query keeps exactly the rows a naive reading
+    /// of its filters keeps (all of them must hold), checked against the rows as written, not
+    /// against the query's own `matches`.
+    #[test]
+    fn well_formed_filters_keep_what_a_naive_reading_keeps(filters in prop::collection::vec(naive_filter(), 0..4)) {
+        let data = small_set();
+        let query = json!({"handle": "h", "filter": filters.iter().map(|(f, _)| f.clone()).collect::<Vec<_>>()});
+        let valid = OpenQuery::from_json(&query.to_string())
+            .and_then(|q| q.validate(&issue_fields()))
+            .unwrap_or_else(|e| panic!("{query} was refused: {e}"));
+        let mut hits = valid.apply(&data);
+        hits.sort_unstable();
+        let expected: Vec<usize> = (0..data.len())
+            .filter(|&i| filters.iter().all(|(filter, keeps)| {
+                let field = data[i].get(filter["field"].as_str().unwrap()).unwrap_or(&Value::Null);
+                let arg = if filter["op"] == "range" { filter } else { &filter["value"] };
+                keeps(field, arg)
+            }))
+            .collect();
+        prop_assert_eq!(hits, expected, "{}", query);
+    }
+}

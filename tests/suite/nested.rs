@@ -383,7 +383,11 @@ mod through_paths {
                     })
                     .shape_blocking(&rows)
                     .unwrap();
-                assert!(marked.text().contains("ignoreˆprevious"), "{}", marked.text());
+                assert!(
+                    marked.text().contains("ignoreˆprevious"),
+                    "{}",
+                    marked.text()
+                );
                 assert!(!marked.text().contains("<untrusted"), "{}", marked.text());
                 assert!(marked.structured_json().contains("ignore previous"));
             }

@@ -158,10 +158,12 @@ fn delimiters_in(text: &str) -> usize {
 /// The compact delimiter and its look-alikes.
 const GUILLEMETS: [char; 8] = ['«', '»', '≪', '≫', '⟪', '⟫', '《', '》'];
 
+/// `text` without its cut marker: `… [cut: N more tokens]`, or the bare `…` of a small cut
+/// (a value that ends in `…` of its own loses it too, which only lowers its count).
 fn marker_stripped(text: &str) -> &str {
     match text.rfind("… [cut: ") {
         Some(i) if text.ends_with(" more tokens]") || text.ends_with(" more token]") => &text[..i],
-        _ => text,
+        _ => text.strip_suffix('…').unwrap_or(text),
     }
 }
 
@@ -779,7 +781,7 @@ fn untrusted_compact_marks_cannot_be_forged() {
             }
             assert_eq!(carriers(inner), Vec::<char>::new(), "{input:?}");
             assert!(
-                o200k.count(marker_stripped(inner)) <= cap + 40,
+                o200k.count(marker_stripped(inner)) <= cap,
                 "{input:?}: {field} over its cap"
             );
         }
@@ -1051,4 +1053,54 @@ fn untrusted_plain_ascii_look_alikes_are_defused_outside_the_counting_pass() {
             assert_eq!(shown, input);
         }
     }
+}
+
+/// The cut marker never costs more tokens than it saves: cut by fewer tokens than its figure
+/// would take, a value ends in a bare `…`; cut by more, the marker states the figure, and the
+/// figure is true. Counted with tiktoken on what the model reads.
+#[test]
+fn the_cut_marker_never_costs_more_than_it_saves() {
+    #[derive(ToolResult)]
+    #[shape(name = "post", plural = "posts", prose = "{id}: {body}")]
+    struct Post {
+        #[shape(id)]
+        id: String,
+        #[shape(untrusted(max_tokens = 5))]
+        body: String,
+    }
+    let o200k = Tiktoken::o200k_base();
+    let mut saw = (false, false);
+    for over in 1..=20usize {
+        let body = format!("word{}", " word".repeat(4 + over));
+        assert_eq!(o200k.count(&body), 5 + over);
+        let rows = vec![Post {
+            id: "p_1".into(),
+            body,
+        }];
+        let shaped = toolshape::Shaper::for_tool("posts")
+            .budget(toolshape::Budget::tokens(2_000))
+            .format(toolshape::Format::Prose)
+            .shape_blocking(&rows)
+            .unwrap();
+        let line = shaped.text().lines().nth(1).unwrap();
+        let inside = line
+            .strip_prefix("p_1: «")
+            .and_then(|l| l.strip_suffix('»'))
+            .expect(line);
+        let marker = inside.strip_prefix("word word word word word").expect(line);
+        let cost = o200k.count(marker);
+        assert!(
+            cost <= over,
+            "{over} cut, the marker {marker:?} costs {cost}"
+        );
+        let figure = format!("… [cut: {over} more tokens]");
+        if o200k.count(&figure) <= over {
+            assert_eq!(marker, figure);
+            saw.1 = true;
+        } else {
+            assert_eq!(marker, "…");
+            saw.0 = true;
+        }
+    }
+    assert_eq!(saw, (true, true), "both forms seen");
 }

@@ -20,15 +20,29 @@ pub struct Cut {
     /// Whether only the beginning of the value was sanitised and tokenized (a window sized from
     /// the cap; see [`prepare`]).
     pub byte_capped: bool,
+    /// Whether the marker is a bare `…`: stating the figure would cost more tokens than were
+    /// cut, so the marker never costs more than it saves.
+    pub brief: bool,
+}
+
+impl Cut {
+    /// The marker with its figure, whatever it costs.
+    fn full(&self) -> String {
+        let about = if self.exact { "" } else { "about " };
+        let unit = if self.tokens == 1 { "token" } else { "tokens" };
+        format!("… [cut: {about}{} more {unit}]", thousands(self.tokens))
+    }
 }
 
 impl fmt::Display for Cut {
     /// The marker shown after the kept text: `… [cut: 1,840 more tokens]`, or
-    /// `… [cut: about 25,000,000 more tokens]` when estimated.
+    /// `… [cut: about 25,000,000 more tokens]` when estimated, or a bare `…` when the figure
+    /// would cost more tokens than were cut.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let about = if self.exact { "" } else { "about " };
-        let unit = if self.tokens == 1 { "token" } else { "tokens" };
-        write!(f, "… [cut: {about}{} more {unit}]", thousands(self.tokens))
+        match self.brief {
+            true => f.write_str("…"),
+            false => f.write_str(&self.full()),
+        }
     }
 }
 
@@ -93,8 +107,13 @@ fn truncate_cow(text: &mut Cow<'_, str>, end: usize) {
 /// let p = prepare("Card declined at checkout", Some(2), &o200k, UrlPolicy::Keep);
 /// assert_eq!(p.content, "Card declined");
 /// assert_eq!(o200k.count("Card declined at checkout"), 4);
-/// assert_eq!(p.cut.map(|c| c.to_string()).as_deref(), Some("… [cut: 2 more tokens]"));
+/// // Two tokens cut: a figure would cost more than that, so the marker is a bare ellipsis.
+/// assert_eq!(p.cut.map(|c| c.to_string()).as_deref(), Some("…"));
 /// assert_eq!(p.attacker_tokens(&o200k), 2);
+///
+/// let text = "card declined ".repeat(20);
+/// let p = prepare(&text, Some(2), &o200k, UrlPolicy::Keep);
+/// assert_eq!(p.cut.map(|c| c.to_string()).as_deref(), Some("… [cut: 39 more tokens]"));
 ///
 /// // 100 MB is read only up to its first window.
 /// let huge = "word ".repeat(20_000_000);
@@ -103,6 +122,21 @@ fn truncate_cow(text: &mut Cow<'_, str>, end: usize) {
 /// assert!(p.cut.is_some_and(|c| c.byte_capped && !c.exact));
 /// ```
 pub fn prepare<'t>(
+    text: &'t str,
+    max_tokens: Option<u32>,
+    tokenizer: &dyn Tokenizer,
+    urls: UrlPolicy,
+) -> Prepared<'t> {
+    let mut prepared = prepare_capped(text, max_tokens, tokenizer, urls);
+    if let Some(cut) = &mut prepared.cut {
+        // The figure is stated only where it costs no more than what was cut. Counting the
+        // marker is cheap: it is a few short words.
+        cut.brief = u64::try_from(tokenizer.count(&cut.full())).unwrap_or(u64::MAX) > cut.tokens;
+    }
+    prepared
+}
+
+fn prepare_capped<'t>(
     text: &'t str,
     max_tokens: Option<u32>,
     tokenizer: &dyn Tokenizer,
@@ -157,6 +191,7 @@ pub fn prepare<'t>(
             tokens: cut_tokens as u64,
             exact: true,
             byte_capped,
+            brief: false,
         })
     };
     Prepared {
@@ -214,6 +249,7 @@ fn estimated_cut(cut_tokens: usize, unread_bytes: usize, tokens: usize, bytes: u
         tokens: u64::try_from(estimate).unwrap_or(u64::MAX),
         exact: false,
         byte_capped: true,
+        brief: false,
     }
 }
 
