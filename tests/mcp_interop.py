@@ -120,11 +120,11 @@ class Session:
 
 
 def records_of(envelope: dict[str, Any]) -> list[dict[str, Any]]:
-    """The records of an envelope in either form: `data`, or `fields` zipped with each row of
-    `rows` (the form a structured-only client gets)."""
-    if "rows" in envelope:
-        fields = envelope.get("fields", [])
-        return [dict(zip(fields, row)) for row in envelope["rows"]]
+    """The records of an envelope in either form: `data` of objects, or `fields` zipped with
+    each array in `data` (the rows form a structured-only client gets)."""
+    if "fields" in envelope:
+        fields = envelope["fields"]
+        return [dict(zip(fields, row)) for row in envelope.get("data", [])]
     return list(envelope.get("data", []))
 
 
@@ -259,11 +259,12 @@ async def profile_scenario(client: Client, name: str, profile: str, checks: Chec
         shown = len(records_of(structured or {}))
         schema = next((t.output_schema for t in listed.tools if t.name == "search_tickets"), None)
         errors = [] if schema is None or structured is None else list(jsonschema.Draft202012Validator(schema).iter_errors(structured))
-        form = "rows" if is_json else "data"
+        form = "rows" if is_json else "objects"
         checks.check(
             f"{name} ({profile}): structuredContent in the {form} form, valid against outputSchema, "
             "naming its untrusted fields",
-            schema is not None and not errors and form in (structured or {})
+            schema is not None and not errors and ("fields" in (structured or {})) == is_json
+            and isinstance((structured or {}).get("data"), list)
             and (structured or {}).get("untrusted") == ["subject"] and shown > 0,
             str(errors[:1]) if errors else str(sorted((structured or {}).keys())),
         )

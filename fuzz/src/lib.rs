@@ -104,18 +104,16 @@ pub fn well_formed(shaped: &Shaped, rows: usize) {
         .map(|o| o.keys().map(String::as_str).collect())
         .unwrap_or_default();
     // `untrusted` names the fields that hold outsiders' text, when there are any; the records
-    // are `data` or, in the rows form, `fields` and `rows`.
-    let rows_form = value.get("rows").is_some();
+    // are `data`: objects, or, in the rows form (after `fields`), arrays.
+    let rows_form = value.get("fields").is_some();
     let mut expected = vec!["status", "summary"];
     if value.get("untrusted").is_some() {
         expected.push("untrusted");
     }
     if rows_form {
-        expected.extend(["fields", "rows"]);
-    } else {
-        expected.push("data");
+        expected.push("fields");
     }
-    expected.extend(["omitted", "next"]);
+    expected.extend(["data", "omitted", "next"]);
     assert_eq!(keys, expected, "{value}");
     if let Some(untrusted) = value.get("untrusted") {
         assert!(
@@ -126,11 +124,7 @@ pub fn well_formed(shaped: &Shaped, rows: usize) {
         );
     }
     assert_eq!(value["status"], shaped.status().as_str());
-    let records = if rows_form {
-        &value["rows"]
-    } else {
-        &value["data"]
-    };
+    let records = &value["data"];
     assert!(
         records.as_array().is_some_and(|d| d.len() <= rows),
         "{value}"

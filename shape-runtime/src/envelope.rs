@@ -322,8 +322,8 @@ pub struct JsonHead<'a> {
     /// The fields whose values are outsiders' text (`"untrusted": ["subject", "body"]`;
     /// a nested record's as `field.name`), left out when empty.
     pub untrusted: &'a [String],
-    /// The rows form's field names (`"fields": […], "rows": [`); `None` for the objects form
-    /// (`"data": [`).
+    /// The rows form's field names (`"fields": […], "data": [` with a record an array);
+    /// `None` for the objects form (`"data": [`).
     pub fields: Option<&'a [&'a str]>,
 }
 
@@ -335,8 +335,8 @@ fn json_names<S: serde::Serialize>(out: &mut String, names: &[S]) {
 }
 
 /// The JSON envelope before the records: `{"status":…,"summary":…,` then `"untrusted":[…],`
-/// when fields hold outsiders' text, then `"data":[` (or `"fields":[…],"rows":[`) and a
-/// newline when records follow.
+/// when fields hold outsiders' text, then `"fields":[…],` in the rows form, then `"data":[`
+/// and a newline when records follow.
 pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String {
     let mut out = String::with_capacity(64 + frame.summary.len());
     out.push_str("{\"status\":\"");
@@ -358,14 +358,11 @@ pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String
         out.push_str(",\"untrusted\":");
         json_names(&mut out, head.untrusted);
     }
-    match head.fields {
-        Some(fields) => {
-            out.push_str(",\"fields\":");
-            json_names(&mut out, fields);
-            out.push_str(",\"rows\":[");
-        }
-        None => out.push_str(",\"data\":["),
+    if let Some(fields) = head.fields {
+        out.push_str(",\"fields\":");
+        json_names(&mut out, fields);
     }
+    out.push_str(",\"data\":[");
     if has_records {
         out.push('\n');
     }

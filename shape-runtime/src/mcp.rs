@@ -56,7 +56,7 @@
 //!
 //! // `#[tool(output_schema = mcp::output_schema::<City>(), meta = mcp::size_hint_meta(budget))]`
 //! let schema = mcp::output_schema::<City>();
-//! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "omitted", "next"]));
+//! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
 //! assert_eq!(mcp::size_hint(Budget::tokens(200)), 1_600);
 //! ```
 

@@ -52,8 +52,7 @@ pub enum Format {
 ///     .unwrap();
 /// let envelope = shaped.structured();
 /// assert_eq!(envelope["fields"], serde_json::json!(["name", "population"]));
-/// assert_eq!(envelope["rows"], serde_json::json!([["Lyon", 522000]]));
-/// assert!(envelope.get("data").is_none());
+/// assert_eq!(envelope["data"], serde_json::json!([["Lyon", 522000]]));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -61,7 +60,7 @@ pub enum StructuredForm {
     /// `"data": [{"name": …, "population": …}, …]`: one object a record, every field named
     /// in every record.
     Objects,
-    /// `"fields": ["name", "population"], "rows": [[…, …], …]`: the field names once, then
+    /// `"fields": ["name", "population"], "data": [[…, …], …]`: the field names once, then
     /// one array a record with its values in that order (a nested record or a list inside a
     /// row stays a JSON value). Cheaper by the field names' tokens on every record, and the
     /// order inside each row holds even where a JSON object's keys come out sorted (a

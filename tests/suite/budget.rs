@@ -113,7 +113,7 @@ proptest! {
         // for, naming the one untrusted field.
         let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
         crate::envelope_keys(&value);
-        prop_assert_eq!(value.get("rows").is_some(), form == StructuredForm::Rows);
+        prop_assert_eq!(value.get("fields").is_some(), form == StructuredForm::Rows);
         prop_assert_eq!(&value["untrusted"], &serde_json::json!(["body"]));
         if format == Format::Json || channels == ChannelPolicy::Structured {
             let text: serde_json::Value = serde_json::from_str(shaped.text()).unwrap();
@@ -153,7 +153,7 @@ proptest! {
                 .shape_blocking(&rows).unwrap();
             let all_value: serde_json::Value = serde_json::from_str(all.structured_json()).unwrap();
             let next = match form {
-                StructuredForm::Rows => all_value["rows"][data.len()].clone(),
+                StructuredForm::Rows => all_value["data"][data.len()].clone(),
                 StructuredForm::Objects => all_value["data"][data.len()].clone(),
             };
             let segment = format!(",{}\n", serde_json::to_string(&next).unwrap());

@@ -44,15 +44,12 @@ pub fn smallest_budget(fits: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
-/// The records of a JSON envelope as objects, read back from either form: `data`, or
-/// `fields` zipped with each row of `rows` (a row must have exactly one value a field).
+/// The records of a JSON envelope as objects, read back from either form: `data` of objects,
+/// or `fields` zipped with each array in `data` (a row must have exactly one value a field).
 pub fn records(envelope: &serde_json::Value) -> Vec<serde_json::Map<String, serde_json::Value>> {
-    if let Some(data) = envelope.get("data") {
-        assert!(
-            envelope.get("rows").is_none() && envelope.get("fields").is_none(),
-            "both forms in one envelope: {envelope}"
-        );
-        return data
+    assert!(envelope.get("rows").is_none(), "no rows key: {envelope}");
+    if envelope.get("fields").is_none() {
+        return envelope["data"]
             .as_array()
             .expect("data is an array")
             .iter()
@@ -65,9 +62,9 @@ pub fn records(envelope: &serde_json::Value) -> Vec<serde_json::Map<String, serd
         .iter()
         .map(|f| f.as_str().expect("a field name").to_owned())
         .collect();
-    envelope["rows"]
+    envelope["data"]
         .as_array()
-        .expect("rows is an array")
+        .expect("data is an array")
         .iter()
         .map(|row| {
             let row = row.as_array().expect("a row is an array");
@@ -82,7 +79,7 @@ pub fn records(envelope: &serde_json::Value) -> Vec<serde_json::Map<String, serd
 }
 
 /// The envelope's keys in order, and that they are the keys of one form:
-/// `status, summary, [untrusted,] data | fields rows, omitted, next`.
+/// `status, summary, [untrusted,] [fields,] data, omitted, next`.
 pub fn envelope_keys(envelope: &serde_json::Value) -> Vec<String> {
     let keys: Vec<String> = envelope
         .as_object()
@@ -94,12 +91,10 @@ pub fn envelope_keys(envelope: &serde_json::Value) -> Vec<String> {
     if envelope.get("untrusted").is_some() {
         expected.push("untrusted");
     }
-    if envelope.get("rows").is_some() {
-        expected.extend(["fields", "rows"]);
-    } else {
-        expected.push("data");
+    if envelope.get("fields").is_some() {
+        expected.push("fields");
     }
-    expected.extend(["omitted", "next"]);
+    expected.extend(["data", "omitted", "next"]);
     assert_eq!(keys, expected, "{envelope}");
     keys
 }

@@ -136,12 +136,10 @@ pub(crate) fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &V
     }
     assert_eq!(
         schema["required"],
-        json!(["status", "summary", "omitted", "next"])
+        json!(["status", "summary", "data", "omitted", "next"])
     );
-    assert_eq!(
-        schema["oneOf"],
-        json!([{ "required": ["data"] }, { "required": ["fields", "rows"] }])
-    );
+    // With `fields`, the records in `data` are rows; without, objects.
+    assert_eq!(schema["if"], json!({ "required": ["fields"] }));
     if let Some(untrusted) = envelope.get("untrusted") {
         for name in untrusted.as_array().expect("untrusted is a list") {
             assert!(
@@ -171,7 +169,8 @@ pub(crate) fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &V
             .contains(&envelope["omitted"]["reason"])
     );
     assert!(envelope["next"].is_null() || envelope["next"].is_string());
-    let record = &props["data"]["items"];
+    let record = &schema["else"]["properties"]["data"]["items"];
+    assert_eq!(props["data"]["items"]["anyOf"][0], *record);
     let fields: Vec<&str> = record["required"]
         .as_array()
         .expect("required fields")
@@ -179,12 +178,14 @@ pub(crate) fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &V
         .filter_map(Value::as_str)
         .collect();
     assert_eq!(record["additionalProperties"], json!(false));
-    if let Some(rows) = envelope.get("rows") {
+    if envelope.get("fields").is_some() {
+        let rows = &envelope["data"];
         // The rows form: `fields` is the schema's constant, each row one value a field, each
         // value fitting the schema at its position.
         assert_eq!(envelope["fields"], props["fields"]["const"]);
         assert_eq!(props["fields"]["const"], json!(fields));
-        let row_schema = &props["rows"]["items"];
+        let row_schema = &schema["then"]["properties"]["data"]["items"];
+        assert_eq!(props["data"]["items"]["anyOf"][1], *row_schema);
         assert_eq!(row_schema["items"], json!(false));
         assert_eq!(row_schema["minItems"], json!(fields.len()));
         let positions = row_schema["prefixItems"].as_array().expect("prefixItems");
@@ -237,7 +238,7 @@ fn the_output_schema_describes_real_envelopes() {
                 .shape_blocking_with(&tickets(), &Directory::seed())
                 .expect("shapes");
             let envelope = rows.structured();
-            assert!(envelope.get("rows").is_some(), "{envelope}");
+            assert!(envelope.get("fields").is_some(), "{envelope}");
             assert_eq!(envelope["untrusted"], json!(["subject"]));
             assert_envelope_fits_schema::<Ticket>(&envelope);
         }
@@ -256,14 +257,17 @@ fn the_output_schema_describes_real_envelopes() {
         "https://json-schema.org/draft/2020-12/schema"
     );
     assert_eq!(schema["type"], "object");
-    let record = &schema["properties"]["data"]["items"];
+    let record = &schema["else"]["properties"]["data"]["items"];
     assert_eq!(
         record["properties"]["status"]["anyOf"][0]["enum"],
         json!(["new", "pending", "open", "resolved", "closed"])
     );
     // open_result's records are whatever the query selects: objects.
     let open = mcp::open_result_output_schema();
-    assert_eq!(open["properties"]["data"]["items"]["type"], "object");
+    assert_eq!(
+        open["else"]["properties"]["data"]["items"]["type"],
+        "object"
+    );
     assert_eq!(
         mcp::open_result_input_schema()["required"],
         json!(["handle"])
@@ -394,7 +398,7 @@ fn a_structured_profile_answers_with_the_envelope_in_both_blocks_within_the_whol
         assert_envelope_fits_schema::<Ticket>(&structured);
         // The JSON channel binds under `Both` too, so reading it alone shows as many; in the
         // rows form (this profile's default) it shows more.
-        assert!(structured.get("rows").is_some(), "{structured}");
+        assert!(structured.get("fields").is_some(), "{structured}");
         let both = page_for(400, format, ChannelPolicy::Both);
         let (alone, under_both) = (
             crate::records(&structured).len(),

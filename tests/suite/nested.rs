@@ -186,7 +186,7 @@ fn absence_reads_as_words_through_paths_and_nested_records() {
 #[test]
 fn schema_comes_from_the_projection_without_json_schema_on_shown_types() {
     let schema = toolshape::schema::envelope::<Issue>().to_value();
-    let record = &schema["properties"]["data"]["items"];
+    let record = &schema["else"]["properties"]["data"]["items"];
     let properties = &record["properties"];
     assert_eq!(properties["author"]["type"], "string");
     assert_eq!(properties["labels"]["type"], "array");
@@ -369,7 +369,7 @@ mod through_paths {
                     .unwrap()
                     .structured();
                 assert_eq!(in_rows["fields"], serde_json::json!(["key", "comments"]));
-                let comments = &in_rows["rows"][0][1];
+                let comments = &in_rows["data"][0][1];
                 assert_eq!(comments.as_array().map(Vec::len), Some(1), "{in_rows}");
                 assert!(comments[0]["body"].is_string(), "{in_rows}");
                 assert_eq!(in_rows["untrusted"], serde_json::json!(["comments.body"]));
@@ -513,7 +513,7 @@ mod sdk {
             .collect();
         assert!(updated.windows(2).all(|w| w[0] >= w[1]), "{updated:?}");
         let schema = toolshape::schema::envelope::<Borrowed<'_>>().to_value();
-        let props = &schema["properties"]["data"]["items"]["properties"];
+        let props = &schema["else"]["properties"]["data"]["items"]["properties"];
         assert_eq!(props["milestone"]["anyOf"][1]["type"], "null");
         assert_eq!(props["number"]["type"], "integer");
     }

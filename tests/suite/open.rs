@@ -397,7 +397,10 @@ async fn open_result_answers_in_the_rows_form_with_the_same_records() {
     let objects = page(toolshape::ChannelPolicy::Both).await;
     let rows = page(toolshape::ChannelPolicy::Structured).await;
     let (o, r) = (objects.structured(), rows.structured());
-    assert!(o.get("data").is_some() && r.get("rows").is_some(), "{r}");
+    assert!(
+        o.get("fields").is_none() && r.get("fields").is_some(),
+        "{r}"
+    );
     assert_eq!(r["fields"], json!(["id", "title", "opened"]));
     assert_eq!(r["untrusted"], json!(["title"]));
     assert_eq!(o["untrusted"], json!(["title"]));
@@ -407,5 +410,8 @@ async fn open_result_answers_in_the_rows_form_with_the_same_records() {
     for key in crate::envelope_keys(&r) {
         assert!(schema["properties"].get(&key).is_some(), "{key}");
     }
-    assert_eq!(schema["properties"]["rows"]["items"]["type"], "array");
+    assert_eq!(
+        schema["then"]["properties"]["data"]["items"]["type"],
+        "array"
+    );
 }
