@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("ours: table text channel", f.table),
         ("ours: prose text channel", f.prose),
         ("ours: structured channel, objects (data)", f.objects),
-        ("ours: structured channel, rows (fields + rows)", f.rows),
+        ("ours: structured channel, rows (fields + data)", f.rows),
         ("ours: JSON text channel, a tag a value", f.json_tagged),
         ("ours: JSON text channel, fields named once", f.json_named),
     ];
