@@ -385,7 +385,17 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
                 .order_phrase()
                 .unwrap_or_else(|| "in stored order".to_owned()),
         };
-        let layout = Layout::stored(&shown, order);
+        // Nested records' untrusted fields, for those whose field this slice shows.
+        let nested_untrusted = stored
+            .nested_untrusted
+            .iter()
+            .filter(|path| {
+                let top = path.split('.').next().unwrap_or_default();
+                shown.fields.iter().any(|f| f.name == top)
+            })
+            .cloned()
+            .collect();
+        let layout = Layout::stored(&shown, order).with_nested_untrusted(nested_untrusted);
 
         let page_size = valid.page_size() as usize;
         let budget = self.shaper.current_budget().max_tokens();

@@ -126,6 +126,9 @@ pub struct Layout<'a> {
     pub order: Option<String>,
     /// The rank order (ascending without a rank key).
     pub rank_order: Order,
+    /// Untrusted paths inside nested records that the description does not carry (a stored
+    /// result's `nested_untrusted`).
+    nested_untrusted: Vec<String>,
 }
 
 /// The record description a page reads, wherever it lives.
@@ -175,7 +178,15 @@ impl<'a> Layout<'a> {
             skipped,
             order,
             rank_order,
+            nested_untrusted: Vec::new(),
         }
+    }
+
+    /// The same layout, naming `paths` (`field.name`) as outsiders' text inside nested
+    /// records too.
+    pub(crate) fn with_nested_untrusted(mut self, paths: Vec<String>) -> Self {
+        self.nested_untrusted = paths;
+        self
     }
 
     /// Whether any field is untrusted.
@@ -196,7 +207,9 @@ impl<'a> Layout<'a> {
 
     /// The untrusted fields, nested records' as `field.name`.
     pub(crate) fn untrusted_paths(&self) -> Vec<String> {
-        with_record!(self.record, p => p.untrusted_paths())
+        let mut paths = with_record!(self.record, p => p.untrusted_paths());
+        paths.extend(self.nested_untrusted.iter().cloned());
+        paths
     }
 
     /// The names of the untrusted fields.

@@ -139,9 +139,10 @@ impl FromStr for Handle {
 /// the slice as the original tool would have.
 ///
 /// Its JSON form is flat, as it has always been: `tool`, `name`, `plural`, `fields`,
-/// `skipped`, `prose`, `rank` (`[index, order]`), `records`, `created_at_unix`. Fields
-/// carry the optional keys `source`, `resolver` and `short`; results stored before
-/// those keys existed read back unchanged, and older readers ignore them.
+/// `skipped`, `prose`, `rank` (`[index, order]`), `records`, `created_at_unix`, and
+/// `nested_untrusted` when nested records hold outsiders' text. Fields carry the optional
+/// keys `source`, `resolver` and `short`; results stored before those keys existed read back
+/// unchanged, and older readers ignore them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredResult {
     /// The tool that produced it (named in "call … again" remedies).
@@ -152,6 +153,10 @@ pub struct StoredResult {
     pub records: Vec<serde_json::Map<String, serde_json::Value>>,
     /// When it was stored, in seconds since the Unix epoch.
     pub created_at_unix: u64,
+    /// Where nested records (`#[shape(nested)]`) hold outsiders' text, as `field.name`
+    /// (`comments.body`): the stored description keeps only the top-level fields, so a
+    /// reopened page names these in its `untrusted` key from here.
+    pub nested_untrusted: Vec<String>,
 }
 
 /// One output field of a [`StoredResult`].
@@ -172,6 +177,7 @@ impl StoredResult {
             record: Projection::named(name.into(), plural.into()),
             records: Vec::new(),
             created_at_unix: now_unix(),
+            nested_untrusted: Vec::new(),
         }
     }
 
@@ -207,11 +213,18 @@ impl StoredResult {
         projection: &Projection<S>,
         records: Vec<serde_json::Map<String, serde_json::Value>>,
     ) -> Self {
+        let top: Vec<&str> = projection.untrusted_names();
+        let nested_untrusted = projection
+            .untrusted_paths()
+            .into_iter()
+            .filter(|path| !top.contains(&path.as_str()))
+            .collect();
         StoredResult {
             tool: tool.into(),
             record: projection.to_owned_record(),
             records,
             created_at_unix: now_unix(),
+            nested_untrusted,
         }
     }
 
@@ -230,7 +243,7 @@ impl Serialize for StoredResult {
     fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         use serde::ser::SerializeStruct as _;
         let record = &self.record;
-        let mut st = s.serialize_struct("StoredResult", 9)?;
+        let mut st = s.serialize_struct("StoredResult", 10)?;
         st.serialize_field("tool", &self.tool)?;
         st.serialize_field("name", &record.name)?;
         st.serialize_field("plural", &record.plural)?;
@@ -240,6 +253,11 @@ impl Serialize for StoredResult {
         st.serialize_field("rank", &record.rank.map(|r| (r.field, r.order)))?;
         st.serialize_field("records", &self.records)?;
         st.serialize_field("created_at_unix", &self.created_at_unix)?;
+        if self.nested_untrusted.is_empty() {
+            st.skip_field("nested_untrusted")?;
+        } else {
+            st.serialize_field("nested_untrusted", &self.nested_untrusted)?;
+        }
         st.end()
     }
 }
@@ -256,6 +274,8 @@ struct StoredWire {
     rank: Option<(usize, Order)>,
     records: Vec<serde_json::Map<String, serde_json::Value>>,
     created_at_unix: u64,
+    #[serde(default)]
+    nested_untrusted: Vec<String>,
 }
 
 impl<'de> Deserialize<'de> for StoredResult {
@@ -276,6 +296,7 @@ impl<'de> Deserialize<'de> for StoredResult {
             },
             records: w.records,
             created_at_unix: w.created_at_unix,
+            nested_untrusted: w.nested_untrusted,
         })
     }
 }
