@@ -50,7 +50,7 @@ pub fn clean(text: &str) -> String {
                     true
                 } else {
                     run += 1;
-                    if run == MAX_QUOTED_CHARS + 1 {
+                    if run == MAX_QUOTED_CHARS + 1 && written < MAX_ECHO_CHARS {
                         out.push('…');
                         written += 1;
                     }
@@ -65,7 +65,7 @@ pub fn clean(text: &str) -> String {
             Some(_) => {
                 escaped = !escaped && c == '\\';
                 inside += 1;
-                if inside == MAX_QUOTED_CHARS + 1 {
+                if inside == MAX_QUOTED_CHARS + 1 && written < MAX_ECHO_CHARS {
                     out.push('…');
                     written += 1;
                 }
@@ -73,7 +73,8 @@ pub fn clean(text: &str) -> String {
             }
         };
         if keep {
-            if written == MAX_ECHO_CHARS {
+            // `>=`: a cut marker counts as written, so the count can reach the limit on one.
+            if written >= MAX_ECHO_CHARS {
                 out.push('…');
                 break;
             }
@@ -108,5 +109,28 @@ mod tests {
         );
         let whole = clean(&"word ".repeat(1_000));
         assert_eq!(whole.chars().count(), MAX_ECHO_CHARS + 1);
+    }
+
+    /// Found by fuzzing (`fuzz/corpus/sanitiser/regress-echo-overrun`): a run cut exactly at
+    /// the limit pushed its `…` past it, and the count, no longer equal to the limit, never
+    /// stopped the rest. Whatever the cuts, at most the limit and one closing `…`.
+    #[test]
+    fn a_cut_at_the_limit_still_ends_the_message() {
+        for quote in ["", "`"] {
+            for lead in 540..=600 {
+                let text = format!(
+                    "{}{quote}{}{quote}{}",
+                    "a ".repeat(lead / 2),
+                    "y".repeat(45),
+                    " b".repeat(200)
+                );
+                let cleaned = clean(&text);
+                assert!(
+                    cleaned.chars().count() <= MAX_ECHO_CHARS + 1,
+                    "{lead}: {} characters",
+                    cleaned.chars().count()
+                );
+            }
+        }
     }
 }
