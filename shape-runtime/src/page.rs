@@ -630,7 +630,13 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             }
             admitted.admission.set_reserve(real);
             admitted.cut = None;
+            let before = admitted.admission.len();
             self.admit_from(&mut admitted, index)?;
+            if admitted.admission.len() == before {
+                // Nothing more admitted (cannot happen while the two checks agree): stop
+                // rather than ask again.
+                break;
+            }
         }
         Ok(admitted)
     }
