@@ -479,3 +479,77 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
     assert_eq!(first.text().split('\n').count(), 256, "{}", first.text());
     assert_eq!(first.status(), Status::Partial);
 }
+
+/// A record is skipped as too large only when it is too large for a page of its own: whenever
+/// a page says it skipped one, the page that starts at that record (reached with the cursor of
+/// the same page cut just before it) does not show it either. Walked at every budget from
+/// where the large record fits alone up, where admission's room for the widest envelope is
+/// larger than the real one (a record refused beside the widest envelope may still fit).
+#[test]
+fn a_record_is_skipped_as_too_large_only_when_no_page_of_its_own_shows_it() {
+    let codec = codec();
+    let query = QueryHash::of("paging", &serde_json::json!({ "mode": "too_large" })).unwrap();
+    let mut skips = 0;
+    for big in [20usize, 40, 80] {
+        for format in [Format::Prose, Format::Json, Format::Table] {
+            // Ids in index order: the order pages show them.
+            let typed: Vec<Project> = (0..6)
+                .map(|i| Project {
+                    id: format!("p{i}"),
+                    body: if i == 2 {
+                        "word ".repeat(big)
+                    } else {
+                        format!("small {i}")
+                    },
+                })
+                .collect();
+            let alone = crate::smallest_budget(|b| {
+                Shaper::for_tool("paging")
+                    .budget(Budget::tokens(b))
+                    .format(format)
+                    .shape_blocking(&typed[2..3])
+                    .map(|s| s.report().records.shown == 1)
+                    .unwrap_or(false)
+            });
+            for budget in alone..alone + 80 {
+                let page = |cursor: Option<&str>, page_size: Option<usize>| {
+                    let mut call = Shaper::for_tool("paging")
+                        .budget(Budget::tokens(budget))
+                        .format(format)
+                        .call();
+                    if let Some(p) = page_size {
+                        call = call.page_size(p);
+                    }
+                    let call = call.paginate(Arc::clone(&codec), query, cursor).unwrap();
+                    let shaped = call.shape_blocking(&typed).unwrap();
+                    let keys = crate::records(&shaped.structured())
+                        .iter()
+                        .map(|r| r["id"].as_str().unwrap().to_owned())
+                        .collect::<Vec<_>>();
+                    (shaped, keys)
+                };
+                let (mut cursor, mut before) = (None::<String>, 0usize);
+                for _ in 0..=typed.len() {
+                    let (shaped, keys) = page(cursor.as_deref(), None);
+                    if shaped.frame().omitted.too_large > 0 && !keys.is_empty() {
+                        skips += 1;
+                        let skipped = &typed[before + keys.len()].id;
+                        let (cut, _) = page(cursor.as_deref(), Some(keys.len()));
+                        let (_, own) = page(cut.next(), None);
+                        assert!(
+                            !own.contains(skipped),
+                            "{format:?} at {budget}: {skipped} skipped as too large, yet a page of its own shows it: {own:?}\n{}",
+                            shaped.text()
+                        );
+                    }
+                    before += keys.len() + shaped.frame().omitted.too_large as usize;
+                    match shaped.next() {
+                        Some(next) => cursor = Some(next.to_owned()),
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    assert!(skips > 0, "no page skipped a record: the test saw nothing");
+}
