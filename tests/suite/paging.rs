@@ -553,3 +553,47 @@ fn a_record_is_skipped_as_too_large_only_when_no_page_of_its_own_shows_it() {
     }
     assert!(skips > 0, "no page skipped a record: the test saw nothing");
 }
+
+/// Later pages' summaries: a page of several records names their order, a page of one does
+/// not (one record has no order), and the first page names it whenever more than one record
+/// matched; read from what the model reads.
+#[test]
+fn later_pages_name_their_order_when_they_show_several() {
+    let rows: Vec<Ranked> = (0..12)
+        .map(|i| Ranked {
+            id: format!("r{i:02}"),
+            score: i % 5,
+            body: format!("body {i}"),
+        })
+        .collect();
+    let codec = codec();
+    let query = QueryHash::of("paging", &serde_json::json!({ "mode": "order" })).unwrap();
+    let order = "highest score first";
+    for page_size in [1usize, 2, 3, 5] {
+        let mut cursor: Option<String> = None;
+        let mut before = 0;
+        for page in 0..rows.len() {
+            let call = Shaper::for_tool("paging")
+                .budget(Budget::tokens(4_000))
+                .page_size(page_size)
+                .call()
+                .paginate(Arc::clone(&codec), query, cursor.as_deref())
+                .unwrap();
+            let shaped = call.shape_blocking(&rows).unwrap();
+            let shown = crate::records(&shaped.structured()).len();
+            let summary = shaped.summary();
+            let expected = shown > 1 || (page == 0 && rows.len() > 1);
+            assert_eq!(
+                summary.contains(order),
+                expected,
+                "page {page} of size {page_size} ({shown} shown after {before}): {summary}"
+            );
+            before += shown;
+            match shaped.next() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        assert_eq!(before, rows.len());
+    }
+}
