@@ -559,17 +559,25 @@ fn a_record_is_skipped_as_too_large_only_when_no_page_of_its_own_shows_it() {
 /// matched; read from what the model reads.
 #[test]
 fn later_pages_name_their_order_when_they_show_several() {
-    let rows: Vec<Ranked> = (0..12)
-        .map(|i| Ranked {
-            id: format!("r{i:02}"),
-            score: i % 5,
-            body: format!("body {i}"),
-        })
-        .collect();
     let codec = codec();
     let query = QueryHash::of("paging", &serde_json::json!({ "mode": "order" })).unwrap();
     let order = "highest score first";
-    for page_size in [1usize, 2, 3, 5] {
+    for (len, page_size) in [
+        (12usize, 1usize),
+        (12, 2),
+        (12, 3),
+        (12, 5),
+        (1, 3),
+        (2, 1),
+        (2, 3),
+    ] {
+        let rows: Vec<Ranked> = (0..len)
+            .map(|i| Ranked {
+                id: format!("r{i:02}"),
+                score: (i % 5) as i32,
+                body: format!("body {i}"),
+            })
+            .collect();
         let mut cursor: Option<String> = None;
         let mut before = 0;
         for page in 0..rows.len() {
