@@ -430,6 +430,13 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
             )
         })
         .collect();
+    let typed: Vec<Project> = rows
+        .iter()
+        .map(|(id, _, body)| Project {
+            id: id.clone(),
+            body: body.clone(),
+        })
+        .collect();
     // And at Codex's cut of 256 lines, with tokens to spare: the lines bind; and in the rows
     // form.
     for (budget, lines, form) in [
@@ -439,13 +446,6 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
         (20_000, Some(256), StructuredForm::Objects),
     ] {
         for mode in [Mode::Unranked, Mode::UnrankedKeepOrder] {
-            let typed: Vec<Project> = rows
-                .iter()
-                .map(|(id, _, body)| Project {
-                    id: id.clone(),
-                    body: body.clone(),
-                })
-                .collect();
             let seen = walk(
                 &typed,
                 Setup {
@@ -464,13 +464,6 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
         }
     }
     // Full to the line: one record line more would be line 257.
-    let typed: Vec<Project> = rows
-        .iter()
-        .map(|(id, _, body)| Project {
-            id: id.clone(),
-            body: body.clone(),
-        })
-        .collect();
     let first = Shaper::for_tool("paging")
         .budget(Budget::tokens(20_000).lines(256))
         .format(Format::Prose)

@@ -873,18 +873,20 @@ fn attacker_figures_through_the_shaper_match_the_readme() {
     assert_eq!(expected, 62, "the README's figure");
 }
 
+/// A post whose body is capped at 5 tokens: the cut marker's tests.
+#[derive(ToolResult)]
+#[shape(name = "post", plural = "posts", prose = "{id}: {body}")]
+struct Post {
+    #[shape(id)]
+    id: String,
+    #[shape(untrusted(max_tokens = 5))]
+    body: String,
+}
+
 /// The cut marker groups thousands (`[cut: 1,840 more tokens]`), and when it states an exact
 /// figure the figure is the value's tokens past the cap, counted here on the whole value.
 #[test]
 fn the_cut_marker_groups_thousands_and_its_figure_is_true() {
-    #[derive(ToolResult)]
-    #[shape(name = "post", plural = "posts", prose = "{id}: {body}")]
-    struct Post {
-        #[shape(id)]
-        id: String,
-        #[shape(untrusted(max_tokens = 5))]
-        body: String,
-    }
     let o200k = Tiktoken::o200k_base();
     for words in [1_300usize, 4_000, 40_000] {
         let body = "plain words here ".repeat(words / 3);
@@ -1060,14 +1062,6 @@ fn untrusted_plain_ascii_look_alikes_are_defused_outside_the_counting_pass() {
 /// figure is true. Counted with tiktoken on what the model reads.
 #[test]
 fn the_cut_marker_never_costs_more_than_it_saves() {
-    #[derive(ToolResult)]
-    #[shape(name = "post", plural = "posts", prose = "{id}: {body}")]
-    struct Post {
-        #[shape(id)]
-        id: String,
-        #[shape(untrusted(max_tokens = 5))]
-        body: String,
-    }
     let o200k = Tiktoken::o200k_base();
     let mut saw = (false, false);
     for over in 1..=20usize {
