@@ -106,7 +106,7 @@ impl Size {
         }
     }
 
-    fn plus(self, other: Size) -> Size {
+    pub fn plus(self, other: Size) -> Size {
         Size {
             tokens: self.tokens.saturating_add(other.tokens),
             bytes: self.bytes.saturating_add(other.bytes),

@@ -349,6 +349,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             details: inputs.details,
             reopen_with: OPEN_RESULT,
         };
+        let untrusted_paths = layout.untrusted_paths();
         Page {
             settings,
             records,
@@ -360,7 +361,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             skipped: envelope::left_out_fields(&layout.skipped),
             untrusted: match settings.untrusted.provenance {
                 Provenance::Off => Vec::new(),
-                _ => layout.untrusted_paths(),
+                _ => untrusted_paths.clone(),
             },
             fields: (settings.form == StructuredForm::Rows).then(|| layout.field_names()),
             // Under the structured profile no model reads a separate text channel: it is the
@@ -369,8 +370,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             // are tagged or datamarked.
             text_differs: settings.channels != ChannelPolicy::Structured
                 && (settings.format != Format::Json
-                    || !layout.untrusted_paths().is_empty()
-                        && json_text_marks_values(settings.untrusted)),
+                    || !untrusted_paths.is_empty() && json_text_marks_values(settings.untrusted)),
             inputs,
         }
     }
@@ -475,13 +475,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         let count = |channel| {
             let head = self.head(frame, channel, has_records);
             let tail = self.tail(frame, channel);
-            let head = Size::of(&head, tok.count(&head));
-            let tail = Size::of(&tail, tok.count(&tail));
-            Size {
-                tokens: head.tokens + tail.tokens,
-                bytes: head.bytes + tail.bytes,
-                breaks: head.breaks + tail.breaks,
-            }
+            Size::of(&head, tok.count(&head)).plus(Size::of(&tail, tok.count(&tail)))
         };
         let structured = count(Channel::Structured);
         PerChannel {
@@ -528,10 +522,6 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     /// kept in `refused`: rendered and counted once) until one does not fit.
     fn admit_from(&self, admitted: &mut Admitted, start: usize) -> Result<(), ShapeError> {
         let s = self.settings;
-        let render_err = |message: String| ShapeError::Render {
-            record: self.layout.name.to_owned(),
-            message,
-        };
         let rows = &self.records.rows;
         let mut refused = admitted.refused.take();
         for (position, record) in rows.structured.iter().enumerate().skip(start) {
@@ -545,39 +535,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                     admitted
                         .noticed_before
                         .push(self.records.counting.diagnostics());
-                    let structured = self
-                        .renderer
-                        .segment(record, position, Format::Json, s.form)
-                        .map_err(render_err)?;
-                    let text = match self.text_differs {
-                        true => Some(
-                            self.renderer
-                                .segment(&rows.text[position], position, s.format, s.form)
-                                .map_err(render_err)?,
-                        ),
-                        false => None,
-                    };
-                    // The text channel's JSON differs from the structured one only around
-                    // untrusted values: what they share is tokenized once.
-                    let (ts, tt) = match text.as_deref() {
-                        None => {
-                            let ts = s.tokenizer.count(&structured);
-                            (ts, ts)
-                        }
-                        Some(t) if s.format == Format::Json => {
-                            crate::tokens::count_pair(s.tokenizer, &structured, t)
-                        }
-                        Some(t) => (s.tokenizer.count(&structured), s.tokenizer.count(t)),
-                    };
                     admitted.tokenized += 1;
-                    Segment {
-                        structured,
-                        text,
-                        tokens: PerChannel {
-                            structured: ts,
-                            text: tt,
-                        },
-                    }
+                    self.segment(record, position)?
                 }
             };
             if let Err((segment, reason)) = admitted.admission.offer(segment) {
@@ -591,6 +550,52 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             admitted.cut = Some((rows.structured.len(), OmitReason::ResultBudget));
         }
         Ok(())
+    }
+
+    /// One record rendered on each channel and counted once per channel.
+    fn segment(&self, record: &R, position: usize) -> Result<Segment, ShapeError> {
+        let s = self.settings;
+        let render_err = |message: String| ShapeError::Render {
+            record: self.layout.name.to_owned(),
+            message,
+        };
+        let structured = self
+            .renderer
+            .segment(record, position, Format::Json, s.form)
+            .map_err(render_err)?;
+        let text = match self.text_differs {
+            true => Some(
+                self.renderer
+                    .segment(
+                        &self.records.rows.text[position],
+                        position,
+                        s.format,
+                        s.form,
+                    )
+                    .map_err(render_err)?,
+            ),
+            false => None,
+        };
+        // The text channel's JSON differs from the structured one only around untrusted
+        // values: what they share is tokenized once.
+        let (ts, tt) = match text.as_deref() {
+            None => {
+                let ts = s.tokenizer.count(&structured);
+                (ts, ts)
+            }
+            Some(t) if s.format == Format::Json => {
+                crate::tokens::count_pair(s.tokenizer, &structured, t)
+            }
+            Some(t) => (s.tokenizer.count(&structured), s.tokenizer.count(t)),
+        };
+        Ok(Segment {
+            structured,
+            text,
+            tokens: PerChannel {
+                structured: ts,
+                text: tt,
+            },
+        })
     }
 
     /// Where a page showing every record up to `index` would be cut, and why.
