@@ -24,7 +24,7 @@
 //! Run with `cargo run --example mcp_support_desk --features mcp` under an MCP client (the
 //! interop test, `tests/mcp_interop.py`, starts the binary this builds).
 //! `SHAPE_CURSOR_KEY` (16+ bytes) fixes the cursor signing key; otherwise a random one is
-//! drawn at start. Cursor positions are held in memory (24-character cursors), so cursors do
+//! drawn at start. Cursor positions are held in memory (20-character cursors), so cursors do
 //! not outlive the process either way. `SHAPE_HANDLE_TTL_SECS` sets how
 //! long stored results live (default 1,800 s).
 
@@ -48,7 +48,7 @@ use toolshape::{
     Budget, Call, Day, Format, Shaped, Shaper,
     aggregate::Aggregate,
     cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash},
-    handle::{Handle, HandlePolicy, Keep, MemoryStore, OpenResult},
+    handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
     mcp,
     session::Session,
 };
@@ -437,11 +437,7 @@ fn cursor_keys() -> Result<CursorKeys, Box<dyn std::error::Error>> {
     if let Ok(key) = std::env::var("SHAPE_CURSOR_KEY") {
         return Ok(CursorKeys::new(key.as_bytes())?);
     }
-    // A handle is 128 bits from the OS random source; two make a 256-bit key.
-    let mut key = [0u8; 32];
-    key[..16].copy_from_slice(Handle::random()?.as_bytes());
-    key[16..].copy_from_slice(Handle::random()?.as_bytes());
-    Ok(CursorKeys::new(key)?)
+    Ok(CursorKeys::random()?)
 }
 
 /// The default handle policy; `SHAPE_HANDLE_TTL_SECS` shortens the TTL (the soak example
@@ -469,7 +465,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         db,
         store: MemoryStore::default(),
         policy: handle_policy(),
-        // Positions held here, so a cursor is 24 characters whatever the keyset; they last
+        // Positions held here, so a cursor is 20 characters whatever the keyset; they last
         // as long as a stored result.
         codec: Arc::new(
             CursorCodec::new(cursor_keys()?).held_in(MemoryCursorStore::new(

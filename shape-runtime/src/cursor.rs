@@ -80,15 +80,19 @@ const FINGERPRINT_LEN: usize = 4;
 const HEADER_LEN: usize = 2 + FINGERPRINT_LEN;
 /// Format version of a server-held cursor: the version, a token naming the position in the
 /// store, and a tag.
-const VERSION_HELD: u8 = 2;
+const VERSION_HELD: u8 = 3;
 /// A held cursor's token: 64 bits of HMAC over the position, so the same position under the
 /// same key is the same entry, and a token is unguessable without the key.
 pub const HELD_TOKEN_LEN: usize = 8;
-/// A held cursor's tag: HMAC-SHA256 over the token and the whole query hash, truncated to 72
-/// bits. Against online guessing (each guess a tool call) 2^-72 a guess is far past enough;
-/// the tag only has to make an altered cursor fail, never to resist offline search.
-const HELD_TAG_LEN: usize = 9;
-/// Bytes of a held cursor: 1 + 8 + 9 = 18, which base64url writes as 24 characters exactly
+/// A held cursor's tag: HMAC-SHA256 over the token and the whole query hash, truncated to 48
+/// bits. The tag only has to make an altered or rebound cursor fail, never to resist offline
+/// search (checking a guess takes the key): each guess is a tool call, so 2^-48 a guess is
+/// thousands of years of calls at a thousand a second, and the token a forger must also
+/// present is 64 bits of HMAC the store holds. Random text costs a model about one token per
+/// 9 bits, so the 24 bits below 72 save every page with a cursor three tokens (version 2 held
+/// 72 bits, 24 characters).
+const HELD_TAG_LEN: usize = 6;
+/// Bytes of a held cursor: 1 + 8 + 6 = 15, which base64url writes as 20 characters exactly
 /// (no padding, so no spare bits a changed last character could hide in).
 const HELD_LEN: usize = 1 + HELD_TOKEN_LEN + HELD_TAG_LEN;
 /// Characters of a held cursor.
@@ -179,6 +183,12 @@ pub enum CursorKeyError {
         /// The length given.
         len: usize,
     },
+    /// The operating system's random source failed ([`CursorKeys::random`]).
+    #[error("no randomness for a cursor signing key: {reason}; pass a key of your own")]
+    NoRandomness {
+        /// What failed.
+        reason: String,
+    },
 }
 
 /// The arguments of a query could not be serialised for hashing.
@@ -221,6 +231,25 @@ impl CursorKeys {
             current: keyed(current.as_ref())?,
             previous: None,
         })
+    }
+
+    /// Keys with a fresh 32-byte key from the operating system's random source: cursors
+    /// then last as long as the process (a restart or another replica refuses them, and the
+    /// refusal says to call again without a cursor). Share a key of your own across replicas.
+    ///
+    /// ```
+    /// use toolshape::cursor::CursorKeys;
+    ///
+    /// let keys = CursorKeys::random()?;
+    /// # let _ = keys;
+    /// # Ok::<(), toolshape::cursor::CursorKeyError>(())
+    /// ```
+    pub fn random() -> Result<Self, CursorKeyError> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).map_err(|e| CursorKeyError::NoRandomness {
+            reason: e.to_string(),
+        })?;
+        Self::new(key)
     }
 
     /// Also accepts cursors signed with `previous`, for the length of a key rotation.
@@ -734,8 +763,8 @@ impl CursorCodec {
         }
     }
 
-    /// Keeps each position in `store` and hands out a 24-character cursor naming it
-    /// ([`HELD_CURSOR_CHARS`]): a version, a 64-bit token, and a 72-bit tag over the token and
+    /// Keeps each position in `store` and hands out a 20-character cursor naming it
+    /// ([`HELD_CURSOR_CHARS`]): a version, a 64-bit token, and a 48-bit tag over the token and
     /// the query. Every guarantee of a signed cursor holds: an altered cursor fails its tag,
     /// a cursor presented with another query is refused as foreign, the issue time is kept
     /// with the position and checked against [`max_age`](Self::max_age), and the previous
@@ -756,7 +785,7 @@ impl CursorCodec {
     ///     order: Order::Desc,
     /// };
     /// let cursor = codec.encode(&last, 20, &query);
-    /// assert_eq!(cursor.len(), 24);
+    /// assert_eq!(cursor.len(), 20);
     /// assert_eq!(codec.decode(&cursor, &query)?.keyset, last);
     /// let other = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
     /// assert_eq!(codec.decode(&cursor, &other), Err(CursorError::ForeignQuery));
@@ -909,7 +938,7 @@ impl CursorCodec {
         URL_SAFE_NO_PAD.encode(out)
     }
 
-    /// Reads a held cursor's 18 bytes: the tag first (altered, or another query's), then the
+    /// Reads a held cursor's 15 bytes: the tag first (altered, or another query's), then the
     /// position the store holds under the token, checked to be the one the token names.
     fn decode_held(&self, bytes: &[u8], query: &QueryHash) -> Result<Vec<u8>, CursorError> {
         let store = self.held.as_ref().ok_or(CursorError::Malformed)?;

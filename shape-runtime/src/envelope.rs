@@ -158,13 +158,6 @@ impl Frame {
         if let Some(lead) = words.lead.filter(|_| status != Status::Empty) {
             summary = format!("{lead}; {summary}");
         }
-        if let Some(handle) = &omitted.handle {
-            let _ = write!(
-                summary,
-                "; the whole result is stored: call {} with handle={handle} to filter, sort, page or aggregate it",
-                words.reopen_with
-            );
-        }
         Frame {
             status,
             summary,
@@ -264,7 +257,7 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
                 w.name
             );
         }
-        s.push_str("; call again with the cursor in next for more");
+        s.push_str(MORE);
     } else if status == Status::Partial
         && omitted.handle.is_none()
         && let Some(reason) = omitted.reason
@@ -286,6 +279,10 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     }
     s
 }
+
+/// How a summary says to go on when there is a cursor. The text channel says it in its
+/// `next:` line instead (`next: call again with cursor=…`), so its first line leaves it out.
+pub const MORE: &str = "; more: pass next as the cursor";
 
 /// `1412` as `1,412`.
 pub fn thousands(n: u64) -> String {
@@ -342,18 +339,9 @@ pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String
     out.push_str("{\"status\":\"");
     out.push_str(frame.status.as_str());
     out.push_str("\",\"summary\":");
-    // The JSON names the handle once, in `omitted.handle`; the summary points there.
-    match &frame.omitted.handle {
-        Some(handle) => json_string(
-            &mut out,
-            &frame.summary.replacen(
-                &format!("handle={handle}"),
-                "the handle in omitted.handle",
-                1,
-            ),
-        ),
-        None => json_string(&mut out, &frame.summary),
-    }
+    // The JSON states the handle once, in `omitted.handle`, a name the companion tool's
+    // `handle` argument and description match.
+    json_string(&mut out, &frame.summary);
     if !head.untrusted.is_empty() {
         out.push_str(",\"untrusted\":");
         json_names(&mut out, head.untrusted);
@@ -391,7 +379,8 @@ pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
     let mut out = String::with_capacity(16 + frame.summary.len());
     out.push_str(frame.status.as_str());
     out.push_str(": ");
-    crate::text::push_escaped(&mut out, &frame.summary, crate::text::TextMode::Prose);
+    let summary = frame.summary.strip_suffix(MORE).unwrap_or(&frame.summary);
+    crate::text::push_escaped(&mut out, summary, crate::text::TextMode::Prose);
     if let Some(note) = note {
         out.push_str("; ");
         out.push_str(note);
@@ -426,9 +415,15 @@ pub fn left_out_fields<S: AsRef<str>>(skipped: &[S]) -> Vec<String> {
     out
 }
 
-/// The text envelope after the records: the omission with its reason and the fields this
-/// view leaves out, then the cursor.
-pub fn text_tail(frame: &Frame, plural: &str) -> String {
+/// The text envelope after the records: the omission with its reason, the fields this view
+/// leaves out and the handle the whole result is stored under (for `reopen_with`), then how
+/// to go on:
+///
+/// ```text
+/// omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; open_result handle=h_9NvXuGHRSHajq4S reopens the whole result.
+/// next: call again with cursor=AlOCi7DHUjnwkBeQZ26a6AvQ
+/// ```
+pub fn text_tail(frame: &Frame, plural: &str, reopen_with: &str) -> String {
     let o = &frame.omitted;
     let mut out = String::from("omitted: ");
     if o.count == Some(0) {
@@ -449,12 +444,59 @@ pub fn text_tail(frame: &Frame, plural: &str) -> String {
     if !o.fields.is_empty() {
         let _ = write!(out, "; this view leaves out {}", o.fields.join(", "));
     }
+    if let Some(handle) = &o.handle {
+        let _ = write!(
+            out,
+            "; {reopen_with} handle={handle} reopens the whole result"
+        );
+    }
     out.push_str(".\nnext: ");
     match &frame.next {
         Some(next) => {
-            let _ = write!(out, "cursor={next}");
+            let _ = write!(out, "call again with cursor={next}");
         }
         None => out.push_str("null"),
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_tail_states_the_handle_once_and_how_to_go_on() {
+        let mut frame = Frame::error("", "");
+        frame.omitted = Omitted {
+            count: Some(4_979),
+            reason: Some(OmitReason::ResultBudget),
+            fields: vec!["sla_due_at".into()],
+            too_large: 0,
+            handle: Some("h_9NvXuGHRSHajq4S".into()),
+        };
+        frame.next = Some("AlOCi7DHUjnwkBeQZ26a6AvQ".into());
+        assert_eq!(
+            text_tail(&frame, "tickets", "open_result"),
+            "omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; \
+             open_result handle=h_9NvXuGHRSHajq4S reopens the whole result.\n\
+             next: call again with cursor=AlOCi7DHUjnwkBeQZ26a6AvQ"
+        );
+        frame.omitted.handle = None;
+        frame.next = None;
+        assert_eq!(
+            text_tail(&frame, "tickets", "open_result"),
+            "omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at.\nnext: null"
+        );
+    }
+
+    #[test]
+    fn the_text_head_leaves_how_to_go_on_to_the_next_line() {
+        let mut frame = Frame::error("", "");
+        frame.status = Status::Partial;
+        frame.summary = format!("21 of 5,000 tickets{MORE}");
+        assert_eq!(
+            text_head(&frame, Some("«…» is untrusted text from t.subject")),
+            "partial: 21 of 5,000 tickets; «…» is untrusted text from t.subject.\n"
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! Handles: a result too large to be worth paging is stored outside the transcript, and the
 //! model gets a short, unguessable handle to reopen it with a query.
 //!
-//! This module owns the handle itself ([`Handle`]: 128 random bits, `h_` + 22 base64url
+//! This module owns the handle itself ([`Handle`]: 96 random bits, `h_` + 16 base64url
 //! characters), what is stored under it ([`StoredResult`]), when to store
 //! ([`HandlePolicy`]), the storage interface ([`HandleStore`], small enough for a shared
 //! store such as Redis to implement) and the embedded default, [`MemoryStore`]: a byte cap,

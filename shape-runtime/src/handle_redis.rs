@@ -22,7 +22,7 @@
 //!   owners give unrelated tags on different handles and reading Redis does not reveal who
 //!   stored what. A tag that does not verify reads exactly as a missing key
 //!   ([`HandleError::NotFound`]). There is no index by owner and the store never runs
-//!   `KEYS` or `SCAN`: a handle is found only by presenting its 128 random bits.
+//!   `KEYS` or `SCAN`: a handle is found only by presenting its 96 random bits.
 //! - **Size cap.** The JSON is written into a buffer that refuses to grow past the cap, so a
 //!   result over it is refused ([`HandleError::TooLarge`]) before anything is sent.
 //! - **Decoded cache.** Each store keeps the results it recently opened, decoded,
@@ -439,7 +439,7 @@ impl HandleStore for RedisStore {
         let ttl_ms = policy.ttl_secs.saturating_mul(1_000).min(MAX_EXPIRY_MS);
         let tombstone_ms = ttl_ms.saturating_add(self.grace_ms).min(MAX_EXPIRY_MS);
         // The owner tag covers the handle, so the value is encoded once per handle drawn; a
-        // second draw happens only if 128 random bits collide.
+        // second draw happens only if 96 random bits collide.
         for _ in 0..3 {
             let handle = Handle::random()?;
             if ttl_ms == 0 && self.grace_ms == 0 {
@@ -480,7 +480,7 @@ impl HandleStore for RedisStore {
         }
         Err(HandleError::Unavailable {
             reason: "three fresh handles in a row were already in use in Redis, which random \
-                     128-bit handles never do; check that nothing else writes under this key \
+                     96-bit handles never do; check that nothing else writes under this key \
                      prefix"
                 .to_owned(),
         })

@@ -465,7 +465,9 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     fn tail(&self, frame: &Frame, channel: Channel) -> String {
         match (channel, self.settings.format) {
             (Channel::Structured, _) | (Channel::Text, Format::Json) => envelope::json_tail(frame),
-            (Channel::Text, _) => envelope::text_tail(frame, self.layout.plural),
+            (Channel::Text, _) => {
+                envelope::text_tail(frame, self.layout.plural, self.words.reopen_with)
+            }
         }
     }
 

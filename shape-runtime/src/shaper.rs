@@ -434,7 +434,7 @@ impl Shaper {
                 format!(
                     "{}{}",
                     envelope::text_head(&frame, None),
-                    envelope::text_tail(&frame, "records")
+                    envelope::text_tail(&frame, "records", "")
                 )
             }
         };

@@ -67,38 +67,46 @@ pub enum HandleError {
     },
 }
 
-/// A reference to a stored result: 128 random bits, shown as `h_` + 22 base64url characters.
+/// A reference to a stored result: 96 random bits, shown as `h_` + 16 base64url characters.
+///
+/// 96 bits, not 128: a handle is copied by a model into its next call, and random text costs
+/// about one token per 9 bits, so 32 bits more would cost every page that states a handle
+/// four tokens. 2^96 is far beyond guessing (OWASP asks 64 bits of a session id), and a
+/// handle stored with an owner opens only for that owner.
 ///
 /// ```
 /// use toolshape::handle::Handle;
 ///
 /// let handle = Handle::random()?;
 /// let text = handle.to_string();
-/// assert_eq!(text.len(), 24);
+/// assert_eq!(text.len(), 18);
 /// assert_eq!(text.parse::<Handle>()?, handle);
 /// assert!("h_not-a-handle".parse::<Handle>().is_err());
 /// # Ok::<(), toolshape::handle::HandleError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Handle([u8; 16]);
+pub struct Handle([u8; HANDLE_BYTES]);
+
+/// The random bytes in a handle.
+pub const HANDLE_BYTES: usize = 12;
 
 impl Handle {
     /// A fresh handle from the operating system's random source.
     pub fn random() -> Result<Self, HandleError> {
-        let mut bytes = [0; 16];
+        let mut bytes = [0; HANDLE_BYTES];
         getrandom::fill(&mut bytes).map_err(|e| HandleError::Unavailable {
             reason: format!("no randomness: {e}"),
         })?;
         Ok(Handle(bytes))
     }
 
-    /// The handle's 16 bytes, for a store's key.
-    pub fn as_bytes(&self) -> &[u8; 16] {
+    /// The handle's 12 bytes, for a store's key.
+    pub fn as_bytes(&self) -> &[u8; HANDLE_BYTES] {
         &self.0
     }
 
     /// The handle with these bytes.
-    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+    pub fn from_bytes(bytes: [u8; HANDLE_BYTES]) -> Self {
         Handle(bytes)
     }
 }
@@ -124,7 +132,7 @@ impl FromStr for Handle {
             .trim()
             .strip_prefix("h_")
             .ok_or(HandleError::NotFound)?;
-        if body.len() != 22 {
+        if body.len() != HANDLE_BYTES / 3 * 4 {
             return Err(HandleError::NotFound);
         }
         let bytes = URL_SAFE_NO_PAD

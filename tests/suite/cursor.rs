@@ -575,11 +575,11 @@ fn miscopies(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn held_cursors_are_24_characters_with_every_guarantee() {
+fn held_cursors_are_20_characters_with_every_guarantee() {
     let codec = held_codec(1_000);
     let cursor = codec.encode_at(&sample(), 40, &query(), 1_000_000);
-    assert_eq!(cursor.len(), 24, "{cursor}");
-    assert_eq!(toolshape::cursor::HELD_CURSOR_CHARS, 24);
+    assert_eq!(cursor.len(), 20, "{cursor}");
+    assert_eq!(toolshape::cursor::HELD_CURSOR_CHARS, 20);
     assert!(cursor.bytes().all(|b| ALPHABET.contains(&b)));
     let position = codec
         .decode_at(&cursor, &query(), 1_000_010)
@@ -675,7 +675,7 @@ fn miscopied_cursors_and_handles_are_refused_with_the_remedy() {
         handles.push(handle.to_string());
     }
     let handle = &handles[0];
-    assert_eq!(handle.len(), 24);
+    assert_eq!(handle.len(), 18);
     for copy in miscopies(handle) {
         let refused = match copy.parse() {
             Err(e) => e,

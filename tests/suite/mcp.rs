@@ -494,3 +494,106 @@ fn known_clients_get_the_profile_their_model_reads() {
             .all(|c| !c.source.is_empty() && !c.names.is_empty())
     );
 }
+
+/// The MCP example's first `search_tickets` page, as its clients get it: 5,000 tickets from
+/// the example's SQLite desk, the whole match stored behind a handle, a held cursor, untrusted
+/// subjects and a left-out field, at 1,500 tokens and 25 a page. Its envelope (everything
+/// but the records: status, counts, order, how to go on, the handle, the provenance note,
+/// what was left out) costs at most 100 tokens (o200k) to a text reader, and to a structured
+/// reader once the rows form's field list is set aside (the records' header, stated once
+/// in place of every record's keys) — whichever random handle and cursor a page draws.
+#[tokio::test]
+async fn the_first_page_envelope_costs_at_most_100_tokens() {
+    use shape_examples::desk_db::{DeskDb, TicketFilter};
+    use toolshape::cursor::MemoryCursorStore;
+    use toolshape::handle::{HandlePolicy, Keep, MemoryStore};
+    use toolshape::{Day, Status};
+    let tok = toolshape::tokens::Tiktoken::o200k_base();
+    let db = DeskDb::seeded().expect("the example's desk");
+    let rows = db
+        .tickets(&TicketFilter::default(), None, 5_000)
+        .expect("rows");
+    assert_eq!(rows.len(), 5_000);
+    let store = MemoryStore::default();
+    let policy = HandlePolicy::default();
+    let today = Day::parse("2026-03-01").expect("a date");
+    let mut worst = [(0, 0), (0, 0)];
+    for run in 0..25 {
+        for (i, client) in ["langchain-mcp-adapters", "claude-code"]
+            .into_iter()
+            .enumerate()
+        {
+            let keys = CursorKeys::random().expect("randomness");
+            let codec = Arc::new(CursorCodec::new(keys).held_in(MemoryCursorStore::new(
+                1_000,
+                std::time::Duration::from_secs(600),
+            )));
+            let query = QueryHash::of("search_tickets", &json!({"query": null, "status": null}))
+                .expect("hash");
+            let shaped = Shaper::for_tool("search_tickets")
+                .budget(Budget::tokens(1_500))
+                .format(Format::Prose)
+                .page_size(25)
+                .client(client)
+                .call()
+                .total(5_000)
+                .paginate(codec, query, None)
+                .expect("first page")
+                .shape_or_store(&rows, &db, Keep::new(&store, "owner", &policy).today(today))
+                .await
+                .expect("shapes");
+            assert_eq!(shaped.status(), Status::Partial);
+            let handle = shaped.frame().omitted.handle.clone().expect("stored whole");
+            let report = shaped.report();
+            let envelope = if i == 0 {
+                // The text reader's envelope: read back from the text, the first line and the
+                // two after the records, and counted here.
+                let text = shaped.text();
+                let lines: Vec<&str> = text.lines().collect();
+                assert_eq!(lines.len(), report.records.shown + 3, "{text}");
+                let envelope = format!(
+                    "{}\n\n{}\n{}",
+                    lines[0],
+                    lines[lines.len() - 2],
+                    lines[lines.len() - 1]
+                );
+                assert_eq!(text.matches(handle.as_str()).count(), 1, "{text}");
+                assert!(envelope.contains("cursor=") && envelope.contains("«…» is untrusted"));
+                assert!(
+                    envelope.contains(
+                        "omitted: 4,975 tickets (page_size); this view leaves \
+                                       out sla_due_at"
+                    ),
+                    "{envelope}"
+                );
+                tok.count(&envelope)
+            } else {
+                let json = shaped.structured_json();
+                let value = shaped.structured();
+                assert_eq!(json.matches(handle.as_str()).count(), 1, "{json}");
+                assert_eq!(value["untrusted"], json!(["subject"]));
+                let header = format!(
+                    "\"fields\":{},",
+                    serde_json::to_string(&value["fields"]).expect("fields")
+                );
+                assert!(json.contains(&header), "{json}");
+                report.envelope.structured - tok.count(&header)
+            };
+            assert!(envelope > 40, "{envelope}: an envelope was measured");
+            worst[i].0 = worst[i].0.max(envelope);
+            worst[i].1 += envelope;
+            assert!(
+                envelope <= 100,
+                "run {run}, {client}: {envelope} tokens of envelope"
+            );
+        }
+    }
+    eprintln!(
+        "first page envelope, 25 runs: text reader mean {:.1} max {}; structured reader \
+         (field list aside) mean {:.1} max {}",
+        worst[0].1 as f64 / 25.0,
+        worst[0].0,
+        worst[1].1 as f64 / 25.0,
+        worst[1].0
+    );
+}

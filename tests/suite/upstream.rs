@@ -467,17 +467,28 @@ fn the_first_page_reads_as_the_issue_asks() {
     let first = list_issues(&shaper, &upstream, None, false).unwrap();
     assert_eq!(
         first.summary(),
-        "30 issues shown; more available; call again with the cursor in next for more"
+        "30 issues shown; more available; more: pass next as the cursor"
     );
     assert!(
         first
             .text()
             .contains("omitted: more issues, how many the source does not say (page_size).")
     );
+    // The text's first line leaves how to go on to its last.
+    assert!(
+        first
+            .text()
+            .starts_with("partial: 30 issues shown; more available")
+    );
+    assert!(!first.text().lines().next().unwrap().contains("call again"));
+    assert!(first.text().ends_with(&format!(
+        "\nnext: call again with cursor={}",
+        first.next().unwrap()
+    )));
     let second = list_issues(&shaper, &upstream, first.next(), false).unwrap();
     assert_eq!(
         second.summary(),
-        "issues 31–60 shown; more available; call again with the cursor in next for more"
+        "issues 31–60 shown; more available; more: pass next as the cursor"
     );
 }
 
