@@ -17,8 +17,10 @@
 //!   records of that page were shown; [`CursorCodec::encode_upstream`] signs it, and
 //!   [`Call::upstream`](crate::Call::upstream) pages with it.
 //!
-//! Nothing is stored on the server: a cursor decodes after a restart and on another replica
-//! that has the same key.
+//! By default nothing is stored on the server: a cursor decodes after a restart and on another
+//! replica that has the same key. With a [`CursorStore`] ([`CursorCodec::held_in`]) the
+//! position stays on the server and the cursor is 20 characters: [`MemoryCursorStore`] for
+//! one process, `RedisCursorStore` (feature `redis`) for replicas that share a Redis.
 //!
 //! ```
 //! use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
@@ -51,6 +53,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "redis")]
+pub use crate::cursor_redis::{RedisCursorStore, RedisCursorStoreBuilder, RedisCursorStoreError};
 use crate::ids::IdKey;
 use crate::project::ToolResult;
 use crate::rank::{KeyValue, Order};

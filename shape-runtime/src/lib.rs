@@ -31,6 +31,8 @@ pub mod untrusted;
 // Internals: one concept each, in floors (a module imports only modules below it).
 mod admit;
 mod budget;
+#[cfg(feature = "redis")]
+mod cursor_redis;
 mod date;
 mod env;
 mod envelope;

@@ -688,3 +688,188 @@ fn miscopied_cursors_and_handles_are_refused_with_the_remedy() {
         assert!(refused.to_string().contains("copied exactly"), "{refused}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Held cursors in Redis: one replica's cursor opens on another.
+// ---------------------------------------------------------------------------------------
+
+/// A replica's Redis cursor store under `prefix` (each test a prefix of its own).
+fn redis_replica(url: &str, prefix: &str, ttl: Duration) -> toolshape::cursor::RedisCursorStore {
+    toolshape::cursor::RedisCursorStore::builder(url)
+        .key_prefix(prefix)
+        .ttl(ttl)
+        .connect()
+        .expect("SHAPE_REDIS_URL names a running Redis")
+}
+
+fn fresh_prefix() -> String {
+    format!(
+        "shape-test-{}",
+        toolshape::handle::Handle::random().expect("randomness")
+    )
+}
+
+#[test]
+fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
+    let Some(url) = crate::handle::redis_url() else {
+        return;
+    };
+    let prefix = fresh_prefix();
+    let hour = Duration::from_secs(3_600);
+    let replica = |ttl| {
+        CursorCodec::new(CursorKeys::new(KEY).expect("key"))
+            .held_in(redis_replica(&url, &prefix, ttl))
+    };
+    let (a, b) = (replica(hour), replica(hour));
+    // Positions issued by A open on B, which has never seen them.
+    let positions: Vec<(Keyset, u64)> = (0..50u64)
+        .map(|n| {
+            let k = Keyset {
+                id: Some(format!("tkt_{n:08x}-2d18-4b6e-9c05-8ab3f2e17d90")),
+                rank: Some(KeyValue::Int(1_740_000_000 - n as i64)),
+                ..sample()
+            };
+            (k, n * 25)
+        })
+        .collect();
+    let cursors: Vec<String> = positions
+        .iter()
+        .map(|(k, n)| a.encode(k, *n, &query()))
+        .collect();
+    for (cursor, (k, n)) in cursors.iter().zip(&positions) {
+        assert_eq!(cursor.len(), 20, "{cursor}");
+        let read = b
+            .decode(cursor, &query())
+            .expect("opens on the other replica");
+        assert_eq!((&read.keyset, read.shown), (k, *n));
+    }
+    // Bound to the query there too.
+    let other = QueryHash::of("search_tickets", &json!({"status": "closed"})).expect("hash");
+    assert_eq!(
+        b.decode(&cursors[0], &other),
+        Err(CursorError::ForeignQuery)
+    );
+    // A miscopy is refused on a replica that reads it from Redis, never read as another
+    // position (the 50 positions above are its neighbours).
+    let c = replica(hour);
+    for copy in miscopies(&cursors[7]) {
+        match c.decode(&copy, &query()) {
+            Err(e) => assert!(
+                e.to_string().contains("again without a cursor"),
+                "{copy}: {e}"
+            ),
+            Ok(p) => panic!("the miscopy {copy} of {} read as {p:?}", cursors[7]),
+        }
+    }
+    // A position changed in Redis behind the store's back (another position's value under
+    // this token) reads as forgotten, never as the other position.
+    let mut conn = redis::Client::open(url.as_str())
+        .and_then(|c| c.get_connection())
+        .expect("connects");
+    let token = |cursor: &str| {
+        let bytes = b64_decode(cursor);
+        b64_encode(&bytes[1..9])
+    };
+    let other_value: Vec<u8> = redis::cmd("GET")
+        .arg(format!("{prefix}:c:{}", token(&cursors[1])))
+        .query(&mut conn)
+        .expect("held in Redis");
+    let _: () = redis::cmd("SET")
+        .arg(format!("{prefix}:c:{}", token(&cursors[2])))
+        .arg(other_value)
+        .query(&mut conn)
+        .expect("overwritten");
+    assert_eq!(
+        replica(hour).decode(&cursors[2], &query()),
+        Err(CursorError::Forgotten)
+    );
+    // Redis expires positions after the store's TTL: a replica that only has Redis to ask
+    // then says the cursor is forgotten.
+    let short = replica(Duration::from_secs(1));
+    let brief = short.encode(&sample(), 5, &query());
+    assert!(replica(hour).decode(&brief, &query()).is_ok());
+    std::thread::sleep(Duration::from_millis(1_300));
+    assert_eq!(
+        replica(hour).decode(&brief, &query()),
+        Err(CursorError::Forgotten)
+    );
+    // Key rotation across replicas, as with signed cursors.
+    check_rotation(|keys| CursorCodec::new(keys).held_in(redis_replica(&url, &prefix, hour)));
+}
+
+/// With Redis down, a replica still opens the cursors it issued, one that must ask Redis says
+/// the cursor is forgotten (call again without it) within the store's timeout, and once the
+/// server is back the store writes and reads again by itself.
+#[test]
+fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
+    if crate::handle::redis_url().is_none() {
+        return;
+    }
+    let Some(bin) = std::env::var("SHAPE_REDIS_SERVER_BIN")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+    else {
+        crate::handle::skipped(
+            "SHAPE_REDIS_SERVER_BIN is not set (a redis-server this test may kill)",
+        );
+        return;
+    };
+    let mut server = crate::handle::Server::start(&bin);
+    let url = server.url();
+    let prefix = fresh_prefix();
+    let hour = Duration::from_secs(3_600);
+    let replica = || {
+        CursorCodec::new(CursorKeys::new(KEY).expect("key"))
+            .held_in(redis_replica(&url, &prefix, hour))
+    };
+    let (a, b) = (replica(), replica());
+    let before = a.encode(&sample(), 10, &query());
+    assert!(b.decode(&before, &query()).is_ok());
+
+    server.stop();
+    let issued_while_down = a.encode(&sample(), 20, &query());
+    let started = std::time::Instant::now();
+    // The replica that issued it still opens it; the other cannot ask Redis.
+    assert_eq!(
+        a.decode(&issued_while_down, &query()).map(|p| p.shown),
+        Ok(20)
+    );
+    let refused = b.decode(&issued_while_down, &query());
+    assert_eq!(refused, Err(CursorError::Forgotten));
+    assert!(
+        refused
+            .unwrap_err()
+            .to_string()
+            .contains("again without a cursor")
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // Connecting a new replica to a down server is an error that says what to check.
+    let err = toolshape::cursor::RedisCursorStore::builder(&url)
+        .connect()
+        .expect_err("the server is down");
+    assert!(
+        err.to_string().contains("check that it is running"),
+        "{err}"
+    );
+
+    assert!(server.restart(), "redis-server restarts on its port");
+    // The store reconnects by itself (at most a second after its last failure).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let after = a.encode(&sample(), 30, &query());
+        match replica().decode(&after, &query()) {
+            Ok(p) => {
+                assert_eq!(p.shown, 30);
+                break;
+            }
+            Err(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => panic!("the store did not recover: {e}"),
+        }
+    }
+}

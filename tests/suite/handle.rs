@@ -197,7 +197,7 @@ impl Harness for Redis {
 
 /// The Redis server's URL, or `None` after saying on stderr (uncaptured, so `cargo test`
 /// shows it) that the calling test is skipped.
-fn redis_url() -> Option<String> {
+pub(crate) fn redis_url() -> Option<String> {
     match std::env::var("SHAPE_REDIS_URL") {
         Ok(url) if !url.trim().is_empty() => Some(url),
         _ => {
@@ -209,7 +209,7 @@ fn redis_url() -> Option<String> {
 
 /// Says a Redis test is skipped; under CI (`CI` set, as `.ci/run` runs) a skip is a failure,
 /// so the Redis store's checks never pass by not running.
-fn skipped(why: &str) {
+pub(crate) fn skipped(why: &str) {
     let test = std::thread::current().name().unwrap_or("a test").to_owned();
     assert!(
         std::env::var_os("CI").is_none(),
@@ -1048,14 +1048,14 @@ fn free_port() -> u16 {
 }
 
 /// A `redis-server` of the test's own, on loopback, without persistence; killed on drop.
-struct Server {
+pub(crate) struct Server {
     bin: String,
     port: u16,
     child: Option<Child>,
 }
 
 impl Server {
-    fn start(bin: &str) -> Server {
+    pub(crate) fn start(bin: &str) -> Server {
         for _ in 0..5 {
             let mut server = Server {
                 bin: bin.to_owned(),
@@ -1070,7 +1070,7 @@ impl Server {
     }
 
     /// Starts the server on its port; `false` if it exits or is not answering within 10 s.
-    fn restart(&mut self) -> bool {
+    pub(crate) fn restart(&mut self) -> bool {
         let child = Command::new(&self.bin)
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
@@ -1096,14 +1096,14 @@ impl Server {
         false
     }
 
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
         }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 }

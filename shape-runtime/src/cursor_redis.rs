@@ -1,0 +1,276 @@
+//! A [`CursorStore`] on Redis, so that a 20-character held cursor handed out by one replica
+//! of a service opens on any other behind the same load balancer.
+//!
+//! This module owns the key layout and the mapping of Redis failures to what a cursor reads
+//! as. Per position:
+//!
+//! | key | value | expires after |
+//! |---|---|---|
+//! | `{prefix}:c:{token}` (the token in base64url) | `shc1`, then the encoded position | the store's TTL |
+//!
+//! - **Trust.** What Redis returns is never taken on its word: the codec checks that the
+//!   position it reads is the one the token names (the token is an HMAC of the position under
+//!   the signing key), so a value changed or swapped in Redis reads as a forgotten cursor,
+//!   never as another position.
+//! - **Local first.** Each store keeps the positions it wrote or read in a bounded in-process
+//!   [`MemoryCursorStore`]; a cursor presented to the replica that issued it never leaves the
+//!   process. A miss asks Redis.
+//! - **Blocking, bounded.** [`CursorStore`] is synchronous (a cursor is made while a page is
+//!   sized), so the store talks to Redis over one blocking connection whose every call is
+//!   bounded by [`RedisCursorStoreBuilder::timeout`] (default 250 ms; a loopback round trip
+//!   takes a fraction of a millisecond). Called from an async tool, that is a short blocking
+//!   section on the executor's thread.
+//! - **Failures.** A write that fails leaves the position in the local store (this replica
+//!   still opens it) and is logged (`tracing`, target `shape`); a read that fails is a
+//!   forgotten cursor, whose error tells the model to call again without it. After a
+//!   failure the store waits a second before reconnecting, so a down server costs at most one
+//!   timeout a second, never a panic.
+
+use crate::cursor::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The tag in front of every value this store writes.
+const TAG: &[u8; 4] = b"shc1";
+/// How long after a failure the store waits before connecting again.
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+
+/// The Redis server could not be reached or the URL is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("the Redis cursor store at {url} is unavailable ({reason}); check that it is running")]
+pub struct RedisCursorStoreError {
+    /// The server, as the URL named it (without a password).
+    pub url: String,
+    /// What failed.
+    pub reason: String,
+}
+
+/// Held cursor positions in Redis, shared by every replica connected to the same server with
+/// the same key prefix (and the same cursor signing key).
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use toolshape::cursor::{CursorCodec, CursorKeys, RedisCursorStore};
+///
+/// let store = RedisCursorStore::builder("redis://127.0.0.1:6379/")
+///     .ttl(Duration::from_secs(1_800))
+///     .connect()?;
+/// let codec = CursorCodec::new(CursorKeys::new(b"the key every replica shares")?).held_in(store);
+/// # let _ = codec;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct RedisCursorStore {
+    client: redis::Client,
+    where_: String,
+    prefix: String,
+    ttl: Duration,
+    timeout: Duration,
+    local: MemoryCursorStore,
+    conn: Mutex<Connection>,
+}
+
+/// The blocking connection, or when the last one failed.
+enum Connection {
+    Up(redis::Connection),
+    Down(Option<Instant>),
+}
+
+impl fmt::Debug for RedisCursorStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisCursorStore")
+            .field("server", &self.where_)
+            .field("prefix", &self.prefix)
+            .field("ttl", &self.ttl)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Settings for a [`RedisCursorStore`].
+#[derive(Debug, Clone)]
+pub struct RedisCursorStoreBuilder {
+    url: String,
+    prefix: String,
+    ttl: Duration,
+    timeout: Duration,
+    local_capacity: usize,
+}
+
+impl RedisCursorStore {
+    /// Settings for a store on the Redis server at `url` (`redis://host:port/db`).
+    pub fn builder(url: &str) -> RedisCursorStoreBuilder {
+        RedisCursorStoreBuilder {
+            url: url.to_owned(),
+            prefix: "shape".to_owned(),
+            ttl: Duration::from_secs(1_800),
+            timeout: Duration::from_millis(250),
+            local_capacity: 100_000,
+        }
+    }
+
+    fn key(&self, token: &[u8; HELD_TOKEN_LEN]) -> String {
+        format!("{}:c:{}", self.prefix, URL_SAFE_NO_PAD.encode(token))
+    }
+
+    /// Runs `f` on the connection, connecting first when there is none (but not within a
+    /// second of the last failure); a failure drops the connection.
+    fn with_conn<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, String> {
+        let Ok(mut conn) = self.conn.lock() else {
+            return Err("the connection's lock was poisoned".to_owned());
+        };
+        if let Connection::Down(since) = *conn {
+            if since.is_some_and(|t| t.elapsed() < RECONNECT_AFTER) {
+                return Err("the last attempt failed under a second ago".to_owned());
+            }
+            match connect(&self.client, self.timeout) {
+                Ok(c) => *conn = Connection::Up(c),
+                Err(e) => {
+                    *conn = Connection::Down(Some(Instant::now()));
+                    return Err(e.to_string());
+                }
+            }
+        }
+        let Connection::Up(c) = &mut *conn else {
+            return Err("not connected".to_owned());
+        };
+        f(c).map_err(|e| {
+            *conn = Connection::Down(Some(Instant::now()));
+            e.to_string()
+        })
+    }
+}
+
+fn connect(client: &redis::Client, timeout: Duration) -> redis::RedisResult<redis::Connection> {
+    let conn = client.get_connection_with_timeout(timeout)?;
+    conn.set_read_timeout(Some(timeout))?;
+    conn.set_write_timeout(Some(timeout))?;
+    Ok(conn)
+}
+
+impl RedisCursorStoreBuilder {
+    /// Keys start with `{prefix}:c:` (default prefix `shape`, as the handle store's).
+    pub fn key_prefix(mut self, prefix: &str) -> Self {
+        prefix.clone_into(&mut self.prefix);
+        self
+    }
+
+    /// How long a position is held (default 30 minutes, the handles' default); Redis expires
+    /// it. The codec's [`max_age`](crate::cursor::CursorCodec::max_age) still applies.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The longest any one Redis call may take (default 250 ms).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Positions kept in the process besides Redis (default 100,000; at least 1).
+    pub fn local_capacity(mut self, capacity: usize) -> Self {
+        self.local_capacity = capacity;
+        self
+    }
+
+    /// Connects, so a wrong URL or a server that is not there is an error at start-up.
+    pub fn connect(self) -> Result<RedisCursorStore, RedisCursorStoreError> {
+        let where_ = redacted(&self.url);
+        let fail = |e: redis::RedisError| RedisCursorStoreError {
+            url: where_.clone(),
+            reason: e.to_string(),
+        };
+        let client = redis::Client::open(self.url.as_str()).map_err(fail)?;
+        let mut conn = connect(&client, self.timeout).map_err(fail)?;
+        redis::cmd("PING")
+            .query::<String>(&mut conn)
+            .map_err(fail)?;
+        Ok(RedisCursorStore {
+            client,
+            where_: where_.clone(),
+            prefix: self.prefix,
+            ttl: self.ttl,
+            timeout: self.timeout,
+            local: MemoryCursorStore::new(self.local_capacity, self.ttl),
+            conn: Mutex::new(Connection::Up(conn)),
+        })
+    }
+}
+
+/// The URL without its password, for messages and logs.
+fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+impl CursorStore for RedisCursorStore {
+    fn put(&self, token: [u8; HELD_TOKEN_LEN], body: Vec<u8>, issued_at_unix: u64) {
+        let mut value = Vec::with_capacity(TAG.len() + body.len());
+        value.extend_from_slice(TAG);
+        value.extend_from_slice(&body);
+        self.local.put(token, body, issued_at_unix);
+        let key = self.key(&token);
+        let ttl_ms = u64::try_from(self.ttl.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let written = self.with_conn(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(value)
+                .arg("PX")
+                .arg(ttl_ms)
+                .query::<()>(c)
+        });
+        if let Err(reason) = written {
+            tracing::warn!(target: "shape", server = %self.where_, %reason,
+                "cursor position not written to Redis: only this replica can open the cursor");
+        }
+    }
+
+    fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>> {
+        if let Some(body) = self.local.get(token) {
+            return Some(body);
+        }
+        let key = self.key(token);
+        let read = self.with_conn(|c| redis::cmd("GET").arg(&key).query::<Option<Vec<u8>>>(c));
+        match read {
+            Ok(value) => {
+                let body = value?.strip_prefix(TAG)?.to_vec();
+                self.local.put(*token, body.clone(), 0);
+                Some(body)
+            }
+            Err(reason) => {
+                tracing::warn!(target: "shape", server = %self.where_, %reason,
+                    "cursor position not read from Redis: the cursor reads as forgotten");
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redacted;
+
+    #[test]
+    fn passwords_stay_out_of_messages() {
+        assert_eq!(
+            redacted("redis://user:secret@db.internal:6379/0"),
+            "redis://…@db.internal:6379/0"
+        );
+        assert_eq!(
+            redacted("redis://127.0.0.1:6379/"),
+            "redis://127.0.0.1:6379/"
+        );
+    }
+}
