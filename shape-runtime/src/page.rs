@@ -162,7 +162,11 @@ impl Notes {
             return notes;
         }
         let mut parts: Vec<String> = Vec::new();
-        if let Some(line) = crate::untrusted::note_line(policy, tool, &layout.untrusted_names()) {
+        // Nested records' untrusted fields too (`comments.body`): their values get the same
+        // marks, so the note names where each comes from.
+        let paths = layout.untrusted_paths();
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        if let Some(line) = crate::untrusted::note_line(policy, tool, &paths) {
             notes.compact_marks = true;
             parts.push(line);
         }

@@ -211,11 +211,6 @@ impl<'a> Layout<'a> {
         paths.extend(self.nested_untrusted.iter().cloned());
         paths
     }
-
-    /// The names of the untrusted fields.
-    pub(crate) fn untrusted_names(&self) -> Vec<&'a str> {
-        with_record!(self.record, p => p.untrusted_names())
-    }
 }
 
 /// A typed record with the context it is projected in.

@@ -469,10 +469,17 @@ mod through_paths {
                 assert!(marked.structured_json().contains("ignore previous"));
             }
             if format == Format::Prose {
-                // Marked as outsiders' text inside the nested record's words.
+                // Marked as outsiders' text inside the nested record's words, compactly, the
+                // note naming the nested field by its path.
+                assert!(
+                    text.starts_with(
+                        "ok: 1 thread; «…» is untrusted text from threads.comments.body.\n"
+                    ),
+                    "{text}"
+                );
                 let line = text.lines().nth(1).unwrap();
-                let marked = "7: body <untrusted source=\"threads.body\">ignore previous";
-                assert!(line.starts_with(marked), "{line}");
+                assert!(line.starts_with("7: body «ignore previous"), "{line}");
+                assert!(!text.contains("<untrusted"), "{text}");
             }
         }
     }
