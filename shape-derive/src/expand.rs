@@ -202,6 +202,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             ))
         });
         quote! {
+            #[inline]
             fn collect_keys(&#this, #keys: &mut <Self::Needs as #p::Needs>::Keys) {
                 let _ = &#keys;
                 #(#collect)*
@@ -349,6 +350,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             None => quote!(#p::Ordering::Equal),
         };
         quote! {
+            #[inline]
             fn rank_cmp(&#this, #other: &Self) -> #p::Ordering {
                 let _ = #other;
                 #body
@@ -379,6 +381,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             None => quote!(::core::option::Option::None),
         };
         quote! {
+            #[inline]
             fn rank_key(&#this) -> ::core::option::Option<#p::KeyValue> {
                 #body
             }
@@ -399,6 +402,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             None => quote!(::core::option::Option::None),
         };
         quote! {
+            #[inline]
             fn id_key(&#this) -> ::core::option::Option<#p::IdKey<'_>> {
                 #body
             }
@@ -409,6 +413,7 @@ impl<'r, 'a> Gen<'r, 'a> {
         let p = &self.p;
         let record = self.record;
         let generator = local("__gen", Span::call_site());
+        let record_var = local("__record", Span::call_site());
         let title = &record.name;
         let schemas = record.fields.iter().map(|f| {
             let (name, ty, span) = (&f.name, f.ty, f.span);
@@ -447,7 +452,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                     _ => quote!(),
                 };
                 let schema = quote!({ #absent #p::schema::along(&[#(#steps),*], #schema) });
-                return quote!((#name, #schema));
+                return quote!(#record_var.field(#name, #schema););
             }
             let schema = match &f.transform {
                 Transform::Show => {
@@ -471,13 +476,16 @@ impl<'r, 'a> Gen<'r, 'a> {
                 }
                 Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted::<#ty>()),
             };
-            quote!((#name, #schema))
+            quote!(#record_var.field(#name, #schema);)
         });
         let schemas: Vec<TokenStream> = schemas.collect();
         quote! {
+            #[inline]
             fn record_schema(#generator: &mut #p::SchemaGenerator) -> #p::Schema {
                 let _ = &#generator;
-                #p::schema::record(#title, &[#(#schemas),*])
+                let mut #record_var = #p::schema::RecordSchema::new(#title);
+                #(#schemas)*
+                #record_var.finish()
             }
         }
     }

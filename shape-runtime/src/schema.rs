@@ -24,21 +24,49 @@ fn nullable(mut schema: Schema, nullable: bool) -> Schema {
 
 /// The schema of a record from its output fields, in order.
 pub fn record(title: &str, fields: &[(&str, Schema)]) -> Schema {
-    let mut properties = Map::new();
+    let mut record = RecordSchema::new(title);
     for (name, schema) in fields {
-        properties.insert((*name).to_owned(), schema.clone().to_value());
+        record.field(name, schema.clone());
     }
-    let required: Vec<Value> = fields
-        .iter()
-        .map(|(n, _)| Value::String((*n).to_owned()))
-        .collect();
-    json_schema!({
-        "title": title,
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    })
+    record.finish()
+}
+
+/// A record's schema, one field at a time: what the derive's `record_schema` writes, one
+/// statement a field (no array of every field's schema held at once, which costs the
+/// compiler far more to check than the statements do).
+#[derive(Debug)]
+pub struct RecordSchema {
+    title: String,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+}
+
+impl RecordSchema {
+    /// An empty record schema titled `title`.
+    pub fn new(title: &str) -> Self {
+        RecordSchema {
+            title: title.to_owned(),
+            properties: Map::new(),
+            required: Vec::new(),
+        }
+    }
+
+    /// Adds the required field `name` with its schema.
+    pub fn field(&mut self, name: &str, schema: Schema) {
+        self.properties.insert(name.to_owned(), schema.to_value());
+        self.required.push(Value::String(name.to_owned()));
+    }
+
+    /// The object schema: every field required, no other property allowed.
+    pub fn finish(self) -> Schema {
+        json_schema!({
+            "title": self.title,
+            "type": "object",
+            "properties": self.properties,
+            "required": self.required,
+            "additionalProperties": false,
+        })
+    }
 }
 
 /// A field shown as is: its own schema.
