@@ -257,6 +257,56 @@ fn string_codes_read_words_and_unknown_codes_are_marked() {
     );
 }
 
+/// A legend of the user's own over text codes that knows only `word` (a lookup by
+/// `&'static str`, not by a field's `String`): a `String` field read through it cannot be
+/// looked up, so each code reads as unknown and is counted — never a guessed or empty word.
+struct Categories;
+
+impl toolshape::LegendSource for Categories {
+    type Code = &'static str;
+
+    fn word(&self, code: &&'static str) -> Option<&str> {
+        (*code == "done").then_some("Done")
+    }
+
+    fn words(&self) -> Vec<String> {
+        vec!["Done".into()]
+    }
+}
+
+#[derive(Debug, Clone, ToolResult)]
+#[shape(name = "issue", plural = "issues", prose = "{key}: {category}")]
+struct OwnLegendIssue {
+    #[shape(id)]
+    key: String,
+    #[shape(legend = Categories, rename = "category")]
+    status_category: String,
+}
+
+#[test]
+fn a_source_without_text_lookups_marks_every_text_code_unknown() {
+    let rows = vec![OwnLegendIssue {
+        key: "PROJ-9".into(),
+        status_category: "done".into(),
+    }];
+    let shaped = Shaper::for_tool("jira_search")
+        .format(Format::Prose)
+        .shape_blocking(&rows)
+        .unwrap();
+    assert_eq!(
+        shaped.structured()["data"][0]["category"],
+        "unknown category done"
+    );
+    assert_eq!(
+        shaped.text().lines().nth(1),
+        Some("PROJ-9: unknown category done")
+    );
+    assert_eq!(
+        shaped.report().diagnostics.unknown_codes["category"],
+        ["done"]
+    );
+}
+
 /// GitHub's `state_reason`, written with its API (serde) names by `Display`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum StateReason {
