@@ -321,7 +321,22 @@ fn legends_loaded_at_start_up() {
         after.structured()["data"][1]["region"],
         serde_json::Value::Null
     );
+    // A second load is refused as such, whatever its rows hold.
+    assert!(REGION.is_loaded());
+    assert_eq!(
+        REGION.load([(1, "x"), (1, "y")]),
+        Err(toolshape::LegendError::AlreadyLoaded)
+    );
+    // The schema lists the loaded words, in code order, beside the unknown marker and null.
+    let schema = toolshape::mcp::output_schema::<Office>();
+    let region = &schema["else"]["properties"]["data"]["items"]["properties"]["region"];
+    assert_eq!(
+        region["anyOf"][0],
+        serde_json::json!({"type": "string", "enum": ["Île-de-France", "Auvergne-Rhône-Alpes"]}),
+        "{region}"
+    );
     let duplicate: LoadedLegend<u8> = LoadedLegend::new();
+    assert!(!duplicate.is_loaded());
     assert_eq!(
         duplicate
             .load([(1, "a"), (1, "b")])
@@ -329,6 +344,41 @@ fn legends_loaded_at_start_up() {
             .to_string(),
         "code 1 appears twice in the legend's rows; the table that owns the mapping must have one word per code"
     );
+}
+
+static CATEGORY: LoadedLegend<&'static str> = LoadedLegend::new();
+
+#[derive(ToolResult)]
+#[shape(name = "issue", plural = "issues")]
+struct LoadedCategoryIssue {
+    #[shape(id)]
+    key: String,
+    #[shape(legend = CATEGORY, rename = "category")]
+    status_category: String,
+}
+
+/// A legend over text codes loaded at start-up reads a `String` field by its text.
+#[test]
+fn a_loaded_legend_over_text_codes_reads_string_fields() {
+    let rows = vec![
+        LoadedCategoryIssue {
+            key: "PROJ-1".into(),
+            status_category: "done".into(),
+        },
+        LoadedCategoryIssue {
+            key: "PROJ-2".into(),
+            status_category: "undefined".into(),
+        },
+    ];
+    CATEGORY.load([("new", "To Do"), ("done", "Done")]).unwrap();
+    let shaped = Shaper::for_tool("jira")
+        .call()
+        .keep_order()
+        .shape_blocking(&rows)
+        .unwrap();
+    let data = &shaped.structured()["data"];
+    assert_eq!(data[0]["category"], "Done");
+    assert_eq!(data[1]["category"], "unknown category undefined");
 }
 
 #[test]
