@@ -202,11 +202,6 @@ impl Admission {
         self.fits(envelope.plus(self.sum), segment.size())
     }
 
-    /// Whether `segment` would fit on a page of its own with an envelope of `envelope`.
-    pub fn fits_alone_with(&self, envelope: PerChannel<Size>, segment: &Segment) -> bool {
-        self.fits(envelope, segment.size())
-    }
-
     /// Keeps `reserve` for the envelope from now on: the real envelope, once known, in place
     /// of the widest one.
     pub fn set_reserve(&mut self, reserve: PerChannel<Size>) {

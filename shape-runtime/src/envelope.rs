@@ -221,7 +221,12 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
         );
         let before = thousands(c.shown_before);
         let _ = match (&total, c.shown) {
-            (Some(_), 0) => write!(s, "no more {} after the first {before}", w.plural),
+            // Nothing after the first `before`: none left, or (a record too large for any
+            // page skipped) none shown though more remain.
+            (Some(_), 0) if omitted.count == Some(0) => {
+                write!(s, "no more {} after the first {before}", w.plural)
+            }
+            (Some(t), 0) => write!(s, "0 {} shown after the first {before} of {t}", w.plural),
             (None, 0) => write!(s, "0 {} shown after the first {before}", w.plural),
             (total, _) => {
                 let of = total

@@ -630,14 +630,29 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             let frame = self.frame(admitted.admission.len() + 1, self.cut_after(index));
             let real = self.envelope_size(&frame, true);
             if !admitted.admission.would_fit_with(real, refused) {
-                // Too large beside the widest envelope, but not beside a real one: the
-                // budget is full, and the record goes first on the next page, not skipped.
-                if reason == OmitReason::RecordTooLarge
-                    && admitted.admission.fits_alone_with(real, refused)
-                {
-                    admitted.cut = Some((index, OmitReason::ResultBudget));
+                if reason != OmitReason::RecordTooLarge {
+                    break;
                 }
-                break;
+                if admitted.admission.len() > 0 {
+                    // Only a page that starts with a record judges it too large for any
+                    // page: this one is full, and the record goes first on the next.
+                    admitted.cut = Some((index, OmitReason::ResultBudget));
+                    break;
+                }
+                // First on its page, and too large beside an envelope with a cursor: the
+                // page that shows it and everything after it needs none, and may fit.
+                match self.final_envelope_from(index) {
+                    Some(last) if admitted.admission.would_fit_with(last, refused) => {
+                        admitted.admission.set_reserve(last);
+                        admitted.cut = None;
+                        self.admit_from(&mut admitted, index)?;
+                        if admitted.admission.len() == 0 {
+                            break;
+                        }
+                        continue;
+                    }
+                    _ => break,
+                }
             }
             admitted.admission.set_reserve(real);
             admitted.cut = None;
@@ -650,6 +665,19 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             }
         }
         Ok(admitted)
+    }
+
+    /// The envelope of a page showing every record from `index` on, when that page would be
+    /// the last (no cursor): `None` when records lie beyond this call's reach or a page size
+    /// would cut it.
+    fn final_envelope_from(&self, index: usize) -> Option<PerChannel<Size>> {
+        let ranked = self.records.rows.structured.len();
+        let last = ranked.checked_sub(1).filter(|&last| last >= index)?;
+        if self.cut_after(last).is_some() {
+            return None;
+        }
+        let frame = self.frame(ranked - index, None);
+        (frame.next.is_none()).then(|| self.envelope_size(&frame, true))
     }
 
     /// Fit the envelope: the real one, with the true counts and cursor; records are given
