@@ -725,3 +725,63 @@ fn generic_records_with_a_where_clause() {
         serde_json::json!({"value": 7})
     );
 }
+
+static CATEGORY_BY_REF: LoadedLegend<&'static str> = LoadedLegend::new();
+static REGION_BY_REF: LoadedLegend<i64> = LoadedLegend::new();
+
+#[derive(ToolResult)]
+#[shape(name = "issue", plural = "issues")]
+struct LegendsByReference {
+    #[shape(id)]
+    key: String,
+    #[shape(legend = &CATEGORY_BY_REF, rename = "category")]
+    status_category: String,
+    #[shape(legend = &REGION_BY_REF)]
+    region: i64,
+}
+
+/// A legend named through a reference (`legend = &STATIC`) reads codes, text codes and its
+/// schema's words exactly as the legend itself does.
+#[test]
+fn a_legend_through_a_reference_reads_as_the_legend() {
+    CATEGORY_BY_REF
+        .load([("new", "To Do"), ("done", "Done")])
+        .unwrap();
+    REGION_BY_REF
+        .load([(84, "Auvergne-Rhône-Alpes"), (11, "Île-de-France")])
+        .unwrap();
+    let rows = vec![
+        LegendsByReference {
+            key: "PROJ-1".into(),
+            status_category: "done".into(),
+            region: 11,
+        },
+        LegendsByReference {
+            key: "PROJ-2".into(),
+            status_category: "gone".into(),
+            region: 7,
+        },
+    ];
+    let shaped = Shaper::for_tool("jira")
+        .call()
+        .keep_order()
+        .shape_blocking(&rows)
+        .unwrap();
+    let data = &shaped.structured()["data"];
+    assert_eq!(data[0]["category"], "Done");
+    assert_eq!(data[0]["region"], "Île-de-France");
+    assert_eq!(data[1]["category"], "unknown category gone");
+    assert_eq!(data[1]["region"], "unknown region 7");
+    let schema = toolshape::mcp::output_schema::<LegendsByReference>();
+    let fields = &schema["else"]["properties"]["data"]["items"]["properties"];
+    assert_eq!(
+        fields["category"]["anyOf"][0]["enum"],
+        serde_json::json!(["Done", "To Do"]),
+        "{fields}"
+    );
+    assert_eq!(
+        fields["region"]["anyOf"][0]["enum"],
+        serde_json::json!(["Île-de-France", "Auvergne-Rhône-Alpes"]),
+        "{fields}"
+    );
+}
