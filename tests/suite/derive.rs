@@ -738,6 +738,8 @@ struct LegendsByReference {
     status_category: String,
     #[shape(legend = &REGION_BY_REF)]
     region: i64,
+    #[shape(legend = &CATEGORY_BY_REF)]
+    resolution: Option<String>,
 }
 
 /// A legend named through a reference (`legend = &STATIC`) reads codes, text codes and its
@@ -755,11 +757,13 @@ fn a_legend_through_a_reference_reads_as_the_legend() {
             key: "PROJ-1".into(),
             status_category: "done".into(),
             region: 11,
+            resolution: Some("new".into()),
         },
         LegendsByReference {
             key: "PROJ-2".into(),
             status_category: "gone".into(),
             region: 7,
+            resolution: None,
         },
     ];
     let shaped = Shaper::for_tool("jira")
@@ -772,6 +776,8 @@ fn a_legend_through_a_reference_reads_as_the_legend() {
     assert_eq!(data[0]["region"], "Île-de-France");
     assert_eq!(data[1]["category"], "unknown category gone");
     assert_eq!(data[1]["region"], "unknown region 7");
+    assert_eq!(data[0]["resolution"], "To Do");
+    assert_eq!(data[1]["resolution"], serde_json::Value::Null);
     let schema = toolshape::mcp::output_schema::<LegendsByReference>();
     let fields = &schema["else"]["properties"]["data"]["items"]["properties"];
     assert_eq!(
@@ -784,4 +790,11 @@ fn a_legend_through_a_reference_reads_as_the_legend() {
         serde_json::json!(["Île-de-France", "Auvergne-Rhône-Alpes"]),
         "{fields}"
     );
+    // Null only where the field can be absent: words, the unknown marker, and null for the
+    // optional text code; no null for the plain one.
+    let options = |f: &str| fields[f]["anyOf"].as_array().map(Vec::len);
+    assert_eq!(options("category"), Some(2), "{fields}");
+    assert_eq!(options("region"), Some(2), "{fields}");
+    assert_eq!(options("resolution"), Some(3), "{fields}");
+    assert_eq!(fields["resolution"]["anyOf"][2]["type"], "null", "{fields}");
 }
