@@ -308,7 +308,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 quote_spanned!(span=> #p::Shown #ty::new(&#place))
             }
             Transform::Nested => {
-                quote_spanned!(span=> #p::Nested #ty::new(&#place, #cx.env()))
+                quote_spanned!(span=> #p::Nested #ty::named(&#place, #name, #cx.env()))
             }
             Transform::Legend(expr) => {
                 let coded = respan(quote!(#p::coded), span);

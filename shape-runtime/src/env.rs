@@ -55,6 +55,9 @@ pub struct CallEnv<'a> {
     diagnostics: RefCell<Diagnostics>,
     /// Set while a field is written as words (a prose line, a table cell), not as JSON.
     words: Cell<bool>,
+    /// The nested fields being written, as `comments.` (`comments.replies.` deeper): a nested
+    /// value's provenance tag names its whole path.
+    path: RefCell<String>,
 }
 
 impl<'a> CallEnv<'a> {
@@ -77,7 +80,27 @@ impl<'a> CallEnv<'a> {
             named_fields: false,
             diagnostics: RefCell::new(Diagnostics::default()),
             words: Cell::new(false),
+            path: RefCell::new(String::new()),
         }
+    }
+
+    /// Runs `write` inside the nested field `field`: values written meanwhile are named
+    /// `field.name` (after any field it is itself inside).
+    pub fn within<R>(&self, field: &str, write: impl FnOnce() -> R) -> R {
+        let before = match self.path.try_borrow_mut() {
+            Ok(mut path) => {
+                let before = path.len();
+                path.push_str(field);
+                path.push('.');
+                Some(before)
+            }
+            Err(_) => None,
+        };
+        let result = write();
+        if let (Some(before), Ok(mut path)) = (before, self.path.try_borrow_mut()) {
+            path.truncate(before);
+        }
+        result
     }
 
     /// Runs `write` with the field being written as words (prose, a table cell): a nested
@@ -206,6 +229,13 @@ impl<'a> CallEnv<'a> {
 impl UntrustedCall for CallEnv<'_> {
     fn tool(&self) -> &str {
         self.tool
+    }
+
+    fn field_path<'f>(&self, field: &'f str) -> std::borrow::Cow<'f, str> {
+        match self.path.try_borrow() {
+            Ok(path) if !path.is_empty() => std::borrow::Cow::Owned(format!("{path}{field}")),
+            _ => std::borrow::Cow::Borrowed(field),
+        }
     }
 
     fn tokenizer(&self) -> &dyn Tokenizer {

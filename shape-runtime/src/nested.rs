@@ -120,18 +120,38 @@ impl<T: NestedField> NestedField for [T] {
 /// A nested field's view: the value written through its own projection.
 pub struct Nested<'a, T: ?Sized> {
     value: &'a T,
+    /// The output field it is written under, for the paths of values inside it.
+    field: Option<&'static str>,
     env: &'a CallEnv<'a>,
 }
 
 impl<'a, T: ?Sized + NestedField> Nested<'a, T> {
-    /// Wraps a field.
+    /// Wraps a value (an item of a nested list).
     pub fn new(value: &'a T, env: &'a CallEnv<'a>) -> Self {
-        Nested { value, env }
+        Nested {
+            value,
+            field: None,
+            env,
+        }
+    }
+
+    /// Wraps the nested field `field`.
+    pub fn named(value: &'a T, field: &'static str, env: &'a CallEnv<'a>) -> Self {
+        Nested {
+            value,
+            field: Some(field),
+            env,
+        }
     }
 }
 
 impl<T: NestedField + ?Sized> Serialize for Nested<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize_nested(self.env, s)
+        match self.field {
+            Some(field) => self
+                .env
+                .within(field, || self.value.serialize_nested(self.env, s)),
+            None => self.value.serialize_nested(self.env, s),
+        }
     }
 }

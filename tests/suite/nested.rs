@@ -480,6 +480,22 @@ mod through_paths {
                 let line = text.lines().nth(1).unwrap();
                 assert!(line.starts_with("7: body «ignore previous"), "{line}");
                 assert!(!text.contains("<untrusted"), "{text}");
+                // With a tag on each value, the tag names the nested field by its path.
+                let tagged = Shaper::for_tool("threads")
+                    .format(format)
+                    .untrusted(toolshape::untrusted::UntrustedPolicy {
+                        provenance: toolshape::untrusted::Provenance::Tag,
+                        ..Default::default()
+                    })
+                    .shape_blocking(&rows)
+                    .unwrap();
+                let line = tagged.text().lines().nth(1).unwrap().to_owned();
+                assert!(
+                    line.starts_with(
+                        "7: body <untrusted source=\"threads.comments.body\">ignore previous"
+                    ),
+                    "{line}"
+                );
             }
         }
     }

@@ -129,6 +129,10 @@ impl fmt::Display for Shown<'_> {
 pub(crate) trait UntrustedCall {
     /// The tool's name, for `source="tool.field"`.
     fn tool(&self) -> &str;
+    /// `field`'s path in the record (`comments.body` for a nested record's `body`).
+    fn field_path<'f>(&self, field: &'f str) -> std::borrow::Cow<'f, str> {
+        std::borrow::Cow::Borrowed(field)
+    }
     /// The tokenizer caps are counted in.
     fn tokenizer(&self) -> &dyn Tokenizer;
     /// The tool's untrusted-text policy.
@@ -250,8 +254,9 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     } else {
         content
     };
+    let source = env.field_path(field);
     let shown = Shown {
-        tag: (delimited && !guillemets).then_some((Nonce(nonce), env.tool(), field)),
+        tag: (delimited && !guillemets).then_some((Nonce(nonce), env.tool(), &*source)),
         guillemets,
         content: Datamarked {
             text: if delimited { &content } else { &p.content },
