@@ -357,6 +357,19 @@ struct LoadedCategoryIssue {
     status_category: String,
 }
 
+/// The structured channel of `rows` shaped in the order given.
+fn in_order<T: ToolResult>(rows: &[T]) -> serde_json::Value
+where
+    (): toolshape::resolve::Supplies<T::Needs>,
+{
+    Shaper::for_tool("jira")
+        .call()
+        .keep_order()
+        .shape_blocking(rows)
+        .unwrap()
+        .structured()
+}
+
 /// A legend over text codes loaded at start-up reads a `String` field by its text.
 #[test]
 fn a_loaded_legend_over_text_codes_reads_string_fields() {
@@ -371,12 +384,7 @@ fn a_loaded_legend_over_text_codes_reads_string_fields() {
         },
     ];
     CATEGORY.load([("new", "To Do"), ("done", "Done")]).unwrap();
-    let shaped = Shaper::for_tool("jira")
-        .call()
-        .keep_order()
-        .shape_blocking(&rows)
-        .unwrap();
-    let data = &shaped.structured()["data"];
+    let data = &in_order(&rows)["data"];
     assert_eq!(data[0]["category"], "Done");
     assert_eq!(data[1]["category"], "unknown category undefined");
 }
@@ -766,12 +774,7 @@ fn a_legend_through_a_reference_reads_as_the_legend() {
             resolution: None,
         },
     ];
-    let shaped = Shaper::for_tool("jira")
-        .call()
-        .keep_order()
-        .shape_blocking(&rows)
-        .unwrap();
-    let data = &shaped.structured()["data"];
+    let data = &in_order(&rows)["data"];
     assert_eq!(data[0]["category"], "Done");
     assert_eq!(data[0]["region"], "Île-de-France");
     assert_eq!(data[1]["category"], "unknown category gone");
