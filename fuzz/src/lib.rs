@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, OnceLock};
 use toolshape::config::ShapeConfig;
-use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+use toolshape::cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash};
 use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
 use toolshape::tokens::{Tiktoken, Tokenizer};
 use toolshape::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
@@ -222,7 +222,16 @@ pub fn cursor(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let codec = Arc::new(CursorCodec::new(CursorKeys::new(KEY).unwrap()));
+    // Bit 3: positions held server-side (20-character cursors), as a held codec reads both
+    // kinds; the text then meets the held format's own checks.
+    let codec = CursorCodec::new(CursorKeys::new(KEY).unwrap());
+    let codec = Arc::new(match mode & 8 {
+        0 => codec,
+        _ => codec.held_in(MemoryCursorStore::new(
+            64,
+            std::time::Duration::from_secs(60),
+        )),
+    });
     let budget = [0, 40, 300, 2_000, usize::MAX][usize::from(mode >> 4) % 5];
     for tool in ["events", "scores", "lines"] {
         let query = QueryHash::of(tool, &serde_json::json!({"q": "fuzz"})).unwrap();
