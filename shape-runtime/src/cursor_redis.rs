@@ -15,28 +15,37 @@
 //! - **Local first.** Each store keeps the positions it wrote or read in a bounded in-process
 //!   [`MemoryCursorStore`]; a cursor presented to the replica that issued it never leaves the
 //!   process. A miss asks Redis.
-//! - **Blocking, bounded.** [`CursorStore`] is synchronous (a cursor is made while a page is
-//!   sized), so the store talks to Redis over one blocking connection whose every call is
-//!   bounded by [`RedisCursorStoreBuilder::timeout`] (default 250 ms; a loopback round trip
-//!   takes a fraction of a millisecond). Called from an async tool, that is a short blocking
-//!   section on the executor's thread.
-//! - **Failures.** A write that fails leaves the position in the local store (this replica
-//!   still opens it) and is logged (`tracing`, target `shape`); a read that fails is a
-//!   forgotten cursor, whose error tells the model to call again without it. After a
-//!   failure the store waits a second before reconnecting, so a down server costs at most one
-//!   timeout a second, never a panic.
+//! - **Writes off the page's path.** A position is written to Redis by a thread of the
+//!   store's own (a bounded queue of 10,000 writes), so sizing a page never waits on Redis:
+//!   the model's next call comes long after the write has landed. [`RedisCursorStore::flush`]
+//!   waits for the queue (tests, shutdown).
+//! - **Reads blocking, bounded.** [`CursorStore`] is synchronous (a cursor is read while a call
+//!   starts), so a read this replica cannot answer locally is one blocking `GET`, bounded by
+//!   [`RedisCursorStoreBuilder::timeout`] (default 250 ms; a loopback round trip takes a
+//!   fraction of a millisecond): a short blocking section on an async executor's thread,
+//!   only when a cursor comes back to a replica that did not issue it.
+//! - **Failures.** A write that fails (or finds the queue full) leaves the position in the
+//!   local store (this replica still opens it) and is logged (`tracing`, target `shape`); a
+//!   read that fails is a forgotten cursor, whose error tells the model to call again without
+//!   it. After a failure a connection waits a second before reconnecting, so a down server
+//!   costs at most one timeout a second, never a panic.
 
 use crate::cursor::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The tag in front of every value this store writes.
 const TAG: &[u8; 4] = b"shc1";
 /// How long after a failure the store waits before connecting again.
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+/// Writes waiting for the writer thread at most.
+const QUEUE: usize = 10_000;
+/// Redis refuses expiry times that overflow its clock; a century is far below that.
+const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3_600 * 1_000;
 
 /// The Redis server could not be reached or the URL is not one.
 #[derive(Debug, thiserror::Error)]
@@ -63,12 +72,29 @@ pub struct RedisCursorStoreError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct RedisCursorStore {
-    client: redis::Client,
     where_: String,
     prefix: String,
     ttl: Duration,
     timeout: Duration,
     local: MemoryCursorStore,
+    /// The connection reads use.
+    reads: Link,
+    /// The writer thread's queue.
+    writes: SyncSender<Write>,
+}
+
+/// What the writer thread is asked to do.
+enum Write {
+    /// `SET key value PX ttl`.
+    Set(String, Vec<u8>),
+    /// Answer once every write queued before this one is done.
+    Flush(SyncSender<()>),
+}
+
+/// A blocking connection that reconnects, at most once a second after a failure.
+struct Link {
+    client: redis::Client,
+    timeout: Duration,
     conn: Mutex<Connection>,
 }
 
@@ -115,15 +141,26 @@ impl RedisCursorStore {
         format!("{}:c:{}", self.prefix, URL_SAFE_NO_PAD.encode(token))
     }
 
+    /// Waits until every position put before this call is written to Redis (or its write
+    /// failed and was logged); at most a few timeouts. For tests and orderly shutdown: a
+    /// replica never needs it to serve.
+    pub fn flush(&self) {
+        let (done, wait) = sync_channel(1);
+        if self.writes.send(Write::Flush(done)).is_ok() {
+            let _ = wait.recv_timeout(self.timeout.saturating_mul(8).max(RECONNECT_AFTER * 2));
+        }
+    }
+}
+
+impl Link {
     /// Runs `f` on the connection, connecting first when there is none (but not within a
     /// second of the last failure); a failure drops the connection.
     fn with_conn<T>(
         &self,
         f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Result<T, String> {
-        let Ok(mut conn) = self.conn.lock() else {
-            return Err("the connection's lock was poisoned".to_owned());
-        };
+        // A panic while the lock was held leaves nothing half-done that matters here.
+        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
         if let Connection::Down(since) = *conn {
             if since.is_some_and(|t| t.elapsed() < RECONNECT_AFTER) {
                 return Err("the last attempt failed under a second ago".to_owned());
@@ -143,6 +180,31 @@ impl RedisCursorStore {
             *conn = Connection::Down(Some(Instant::now()));
             e.to_string()
         })
+    }
+}
+
+/// The writer thread: each queued write in turn, on a connection of its own.
+fn write_all(link: Link, queue: Receiver<Write>, ttl_ms: u64, where_: String) {
+    for write in queue {
+        match write {
+            Write::Set(key, value) => {
+                let written = link.with_conn(|c| {
+                    redis::cmd("SET")
+                        .arg(&key)
+                        .arg(value)
+                        .arg("PX")
+                        .arg(ttl_ms)
+                        .query::<()>(c)
+                });
+                if let Err(reason) = written {
+                    tracing::warn!(target: "shape", server = %where_, %reason,
+                        "cursor position not written to Redis: only the replica that issued the cursor can open it");
+                }
+            }
+            Write::Flush(done) => {
+                let _ = done.try_send(());
+            }
+        }
     }
 }
 
@@ -191,20 +253,40 @@ impl RedisCursorStoreBuilder {
         redis::cmd("PING")
             .query::<String>(&mut conn)
             .map_err(fail)?;
+        let link = |conn| Link {
+            client: client.clone(),
+            timeout: self.timeout,
+            conn: Mutex::new(conn),
+        };
+        let ttl_ms = u64::try_from(self.ttl.as_millis())
+            .unwrap_or(u64::MAX)
+            .clamp(1, MAX_TTL_MS);
+        let (writes, queue) = sync_channel(QUEUE);
+        let writer = link(Connection::Down(None));
+        let writer_where = where_.clone();
+        std::thread::Builder::new()
+            .name("shape-cursor-writer".to_owned())
+            .spawn(move || write_all(writer, queue, ttl_ms, writer_where))
+            .map_err(|e| RedisCursorStoreError {
+                url: where_.clone(),
+                reason: format!("no writer thread: {e}"),
+            })?;
         Ok(RedisCursorStore {
-            client,
             where_: where_.clone(),
             prefix: self.prefix,
             ttl: self.ttl,
             timeout: self.timeout,
             local: MemoryCursorStore::new(self.local_capacity, self.ttl),
-            conn: Mutex::new(Connection::Up(conn)),
+            reads: link(Connection::Up(conn)),
+            writes,
         })
     }
 }
 
-/// The URL without its password, for messages and logs.
+/// The URL without a password, for messages and logs: no user information and no query
+/// (where `?password=` may be).
 fn redacted(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             format!("{}://…@{}", &url[..scheme], &url[at + 1..])
@@ -219,22 +301,13 @@ impl CursorStore for RedisCursorStore {
         value.extend_from_slice(TAG);
         value.extend_from_slice(&body);
         self.local.put(token, body, issued_at_unix);
-        let key = self.key(&token);
-        let ttl_ms = u64::try_from(self.ttl.as_millis())
-            .unwrap_or(u64::MAX)
-            .max(1);
-        let written = self.with_conn(|c| {
-            redis::cmd("SET")
-                .arg(&key)
-                .arg(value)
-                .arg("PX")
-                .arg(ttl_ms)
-                .query::<()>(c)
-        });
-        if let Err(reason) = written {
-            tracing::warn!(target: "shape", server = %self.where_, %reason,
-                "cursor position not written to Redis: only this replica can open the cursor");
-        }
+        let reason = match self.writes.try_send(Write::Set(self.key(&token), value)) {
+            Ok(()) => return,
+            Err(TrySendError::Full(_)) => "the write queue is full",
+            Err(TrySendError::Disconnected(_)) => "the writer thread is gone",
+        };
+        tracing::warn!(target: "shape", server = %self.where_, %reason,
+            "cursor position not written to Redis: only this replica can open the cursor");
     }
 
     fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>> {
@@ -242,7 +315,9 @@ impl CursorStore for RedisCursorStore {
             return Some(body);
         }
         let key = self.key(token);
-        let read = self.with_conn(|c| redis::cmd("GET").arg(&key).query::<Option<Vec<u8>>>(c));
+        let read = self
+            .reads
+            .with_conn(|c| redis::cmd("GET").arg(&key).query::<Option<Vec<u8>>>(c));
         match read {
             Ok(value) => {
                 let body = value?.strip_prefix(TAG)?.to_vec();
@@ -271,6 +346,10 @@ mod tests {
         assert_eq!(
             redacted("redis://127.0.0.1:6379/"),
             "redis://127.0.0.1:6379/"
+        );
+        assert_eq!(
+            redacted("redis://db.internal:6379/0?password=secret"),
+            "redis://db.internal:6379/0"
         );
     }
 }

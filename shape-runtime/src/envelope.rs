@@ -158,6 +158,19 @@ impl Frame {
         if let Some(lead) = words.lead.filter(|_| status != Status::Empty) {
             summary = format!("{lead}; {summary}");
         }
+        // Stored whole and no cursor: the handle is the only way on, so the summary points at
+        // it (by its key: the handle itself is stated once, in `omitted.handle`).
+        if omitted.handle.is_some() && next.is_none() {
+            if words.reopen_with == crate::store::OPEN_RESULT {
+                summary.push_str(STORED);
+            } else {
+                let _ = write!(
+                    summary,
+                    "; {} reopens the whole result from omitted.handle",
+                    words.reopen_with
+                );
+            }
+        }
         Frame {
             status,
             summary,
@@ -286,8 +299,13 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
 }
 
 /// How a summary says to go on when there is a cursor. The text channel says it in its
-/// `next:` line instead (`next: call again with cursor=…`), so its first line leaves it out.
-pub const MORE: &str = "; more: pass next as the cursor";
+/// `next:` line instead (`next: same call with cursor=…`), so its first line leaves it out.
+pub const MORE: &str = "; pass next as cursor for more";
+
+/// How a summary says to go on when the whole result is stored and there is no cursor. The
+/// text channel says it in its `omitted:` line, with the handle, so its first line leaves it
+/// out.
+pub const STORED: &str = "; open_result reopens the whole result from omitted.handle";
 
 /// `1412` as `1,412`.
 pub fn thousands(n: u64) -> String {
@@ -384,7 +402,11 @@ pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
     let mut out = String::with_capacity(16 + frame.summary.len());
     out.push_str(frame.status.as_str());
     out.push_str(": ");
-    let summary = frame.summary.strip_suffix(MORE).unwrap_or(&frame.summary);
+    let summary = frame
+        .summary
+        .strip_suffix(MORE)
+        .or_else(|| frame.summary.strip_suffix(STORED))
+        .unwrap_or(&frame.summary);
     crate::text::push_escaped(&mut out, summary, crate::text::TextMode::Prose);
     if let Some(note) = note {
         out.push_str("; ");
@@ -425,8 +447,8 @@ pub fn left_out_fields<S: AsRef<str>>(skipped: &[S]) -> Vec<String> {
 /// to go on:
 ///
 /// ```text
-/// omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; open_result handle=h_9NvXuGHRSHajq4S reopens the whole result.
-/// next: call again with cursor=AlOCi7DHUjnwkBeQZ26a6AvQ
+/// omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; open_result handle=h_9NvXuGHRSHajq4Sx reopens the whole result.
+/// next: same call with cursor=AlOCi7DHUjnwkBeQZ26a
 /// ```
 pub fn text_tail(frame: &Frame, plural: &str, reopen_with: &str) -> String {
     let o = &frame.omitted;
@@ -458,7 +480,7 @@ pub fn text_tail(frame: &Frame, plural: &str, reopen_with: &str) -> String {
     out.push_str(".\nnext: ");
     match &frame.next {
         Some(next) => {
-            let _ = write!(out, "call again with cursor={next}");
+            let _ = write!(out, "same call with cursor={next}");
         }
         None => out.push_str("null"),
     }
@@ -477,14 +499,14 @@ mod tests {
             reason: Some(OmitReason::ResultBudget),
             fields: vec!["sla_due_at".into()],
             too_large: 0,
-            handle: Some("h_9NvXuGHRSHajq4S".into()),
+            handle: Some("h_9NvXuGHRSHajq4Sx".into()),
         };
-        frame.next = Some("AlOCi7DHUjnwkBeQZ26a6AvQ".into());
+        frame.next = Some("AlOCi7DHUjnwkBeQZ26a".into());
         assert_eq!(
             text_tail(&frame, "tickets", "open_result"),
             "omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; \
-             open_result handle=h_9NvXuGHRSHajq4S reopens the whole result.\n\
-             next: call again with cursor=AlOCi7DHUjnwkBeQZ26a6AvQ"
+             open_result handle=h_9NvXuGHRSHajq4Sx reopens the whole result.\n\
+             next: same call with cursor=AlOCi7DHUjnwkBeQZ26a"
         );
         frame.omitted.handle = None;
         frame.next = None;

@@ -313,7 +313,7 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
     assert_eq!(shaped.next(), Some("after-n_0"));
     assert!(
         shaped.summary().contains(
-            "the next note alone exceeds the budget and is skipped; more: pass next as the cursor"
+            "the next note alone exceeds the budget and is skipped; pass next as cursor for more"
         ),
         "{}",
         shaped.summary()

@@ -694,12 +694,30 @@ fn miscopied_cursors_and_handles_are_refused_with_the_remedy() {
 // ---------------------------------------------------------------------------------------
 
 /// A replica's Redis cursor store under `prefix` (each test a prefix of its own).
-fn redis_replica(url: &str, prefix: &str, ttl: Duration) -> toolshape::cursor::RedisCursorStore {
-    toolshape::cursor::RedisCursorStore::builder(url)
-        .key_prefix(prefix)
-        .ttl(ttl)
-        .connect()
-        .expect("SHAPE_REDIS_URL names a running Redis")
+fn redis_replica(
+    url: &str,
+    prefix: &str,
+    ttl: Duration,
+) -> Arc<toolshape::cursor::RedisCursorStore> {
+    Arc::new(
+        toolshape::cursor::RedisCursorStore::builder(url)
+            .key_prefix(prefix)
+            .ttl(ttl)
+            .connect()
+            .expect("SHAPE_REDIS_URL names a running Redis"),
+    )
+}
+
+/// A replica: a codec holding positions in its own Redis cursor store, and the store (to
+/// flush its writes before another replica reads them).
+fn redis_codec(
+    url: &str,
+    prefix: &str,
+    ttl: Duration,
+) -> (CursorCodec, Arc<toolshape::cursor::RedisCursorStore>) {
+    let store = redis_replica(url, prefix, ttl);
+    let codec = CursorCodec::new(CursorKeys::new(KEY).expect("key")).held_in(Arc::clone(&store));
+    (codec, store)
 }
 
 fn fresh_prefix() -> String {
@@ -716,12 +734,11 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
     };
     let prefix = fresh_prefix();
     let hour = Duration::from_secs(3_600);
-    let replica = |ttl| {
-        CursorCodec::new(CursorKeys::new(KEY).expect("key"))
-            .held_in(redis_replica(&url, &prefix, ttl))
-    };
-    let (a, b) = (replica(hour), replica(hour));
-    // Positions issued by A open on B, which has never seen them.
+    let replica = |ttl| redis_codec(&url, &prefix, ttl).0;
+    let (a, a_store) = redis_codec(&url, &prefix, hour);
+    let b = replica(hour);
+    // Positions issued by A open on B, which has never seen them (once A's writes, which
+    // never hold up a page, have landed).
     let positions: Vec<(Keyset, u64)> = (0..50u64)
         .map(|n| {
             let k = Keyset {
@@ -736,6 +753,7 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
         .iter()
         .map(|(k, n)| a.encode(k, *n, &query()))
         .collect();
+    a_store.flush();
     for (cursor, (k, n)) in cursors.iter().zip(&positions) {
         assert_eq!(cursor.len(), 20, "{cursor}");
         let read = b
@@ -785,16 +803,18 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
     );
     // Redis expires positions after the store's TTL: a replica that only has Redis to ask
     // then says the cursor is forgotten.
-    let short = replica(Duration::from_secs(1));
+    let (short, short_store) = redis_codec(&url, &prefix, Duration::from_secs(1));
     let brief = short.encode(&sample(), 5, &query());
+    short_store.flush();
     assert!(replica(hour).decode(&brief, &query()).is_ok());
     std::thread::sleep(Duration::from_millis(1_300));
     assert_eq!(
         replica(hour).decode(&brief, &query()),
         Err(CursorError::Forgotten)
     );
-    // Key rotation across replicas, as with signed cursors.
-    check_rotation(|keys| CursorCodec::new(keys).held_in(redis_replica(&url, &prefix, hour)));
+    // Key rotation, as with signed cursors (one store: rotation is the codec's).
+    let shared = redis_replica(&url, &prefix, hour);
+    check_rotation(|keys| CursorCodec::new(keys).held_in(Arc::clone(&shared)));
 }
 
 /// With Redis down, a replica still opens the cursors it issued, one that must ask Redis says
@@ -818,16 +838,15 @@ fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
     let url = server.url();
     let prefix = fresh_prefix();
     let hour = Duration::from_secs(3_600);
-    let replica = || {
-        CursorCodec::new(CursorKeys::new(KEY).expect("key"))
-            .held_in(redis_replica(&url, &prefix, hour))
-    };
-    let (a, b) = (replica(), replica());
+    let replica = || redis_codec(&url, &prefix, hour);
+    let ((a, a_store), (b, _)) = (replica(), replica());
     let before = a.encode(&sample(), 10, &query());
+    a_store.flush();
     assert!(b.decode(&before, &query()).is_ok());
 
     server.stop();
     let issued_while_down = a.encode(&sample(), 20, &query());
+    a_store.flush();
     let started = std::time::Instant::now();
     // The replica that issued it still opens it; the other cannot ask Redis.
     assert_eq!(
@@ -861,7 +880,8 @@ fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         let after = a.encode(&sample(), 30, &query());
-        match replica().decode(&after, &query()) {
+        a_store.flush();
+        match replica().0.decode(&after, &query()) {
             Ok(p) => {
                 assert_eq!(p.shown, 30);
                 break;

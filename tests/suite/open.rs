@@ -205,8 +205,23 @@ async fn a_large_result_is_stored_and_summarised() {
     );
     assert_eq!(summary.matches("1,412").count(), 1, "{summary}");
     // The handle is stated once in each channel: in the text's omitted line, with the call
-    // that reopens it, and in the JSON's omitted.handle (the summary does not repeat it).
+    // that reopens it, and in the JSON's omitted.handle (the summary, with no cursor, points
+    // there as its only way on).
     assert!(!summary.contains("h_"), "{summary}");
+    assert!(
+        summary.ends_with("; open_result reopens the whole result from omitted.handle"),
+        "{summary}"
+    );
+    assert!(
+        !shaped
+            .text()
+            .lines()
+            .next()
+            .unwrap()
+            .contains("open_result"),
+        "{}",
+        shaped.text()
+    );
     let text = shaped.text();
     assert_eq!(text.matches(handle.as_str()).count(), 1, "{text}");
     assert!(

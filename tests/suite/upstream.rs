@@ -467,7 +467,7 @@ fn the_first_page_reads_as_the_issue_asks() {
     let first = list_issues(&shaper, &upstream, None, false).unwrap();
     assert_eq!(
         first.summary(),
-        "30 issues shown; more available; more: pass next as the cursor"
+        "30 issues shown; more available; pass next as cursor for more"
     );
     assert!(
         first
@@ -482,13 +482,13 @@ fn the_first_page_reads_as_the_issue_asks() {
     );
     assert!(!first.text().lines().next().unwrap().contains("call again"));
     assert!(first.text().ends_with(&format!(
-        "\nnext: call again with cursor={}",
+        "\nnext: same call with cursor={}",
         first.next().unwrap()
     )));
     let second = list_issues(&shaper, &upstream, first.next(), false).unwrap();
     assert_eq!(
         second.summary(),
-        "issues 31–60 shown; more available; more: pass next as the cursor"
+        "issues 31–60 shown; more available; pass next as cursor for more"
     );
 }
 
