@@ -1073,9 +1073,10 @@ fn held_tag(mut mac: HmacSha256, token: &[u8; HELD_TOKEN_LEN], query: &QueryHash
     mac.finalize().into_bytes().into()
 }
 
-/// Where a codec keeps positions server-side ([`CursorCodec::held_in`]), so a cursor is 24
+/// Where a codec keeps positions server-side ([`CursorCodec::held_in`]), so a cursor is 20
 /// characters whatever its keyset. Synchronous, as cursors are made while a page is sized:
-/// a shared store for several replicas answers from a local cache or a blocking client.
+/// a shared store for several replicas (`RedisCursorStore`, feature `redis`) answers from a
+/// local cache and writes behind.
 ///
 /// A page may write a position or two its sizing tried besides the one it hands out; they
 /// age out as any other.
