@@ -1353,3 +1353,68 @@ fn a_cached_open_still_checks_owner_expiry_and_removal_in_redis() {
         ));
     });
 }
+
+/// A store filled exactly to its byte cap keeps everything: eviction starts only past the cap.
+#[test]
+fn a_store_filled_exactly_to_its_cap_evicts_nothing() {
+    let size = result("t", 1).json_len();
+    assert_eq!(result("t", 2).json_len(), size);
+    let store = MemoryStore::new(2 * size);
+    block_on(async {
+        let p = policy(600);
+        let a = store.put("u", result("t", 1), &p).await.expect("a");
+        let b = store.put("u", result("t", 2), &p).await.expect("b");
+        for (handle, n) in [(a, 1), (b, 2)] {
+            assert_eq!(
+                store.get("u", &handle).await.ok().as_deref().and_then(n_of),
+                Some(n)
+            );
+        }
+        // One more is past the cap: the least recently used goes.
+        let c = store.put("u", result("t", 3), &p).await.expect("c");
+        assert_eq!(
+            store.get("u", &a).await.err(),
+            Some(HandleError::Evicted { tool: "t".into() })
+        );
+        assert!(store.get("u", &c).await.is_ok());
+    });
+}
+
+/// The policy's accessors and its line: a result that fits its budget is never stored, even
+/// with a factor below one; past the factor it is.
+#[test]
+fn the_handle_policy_stores_only_what_does_not_fit() {
+    let p = HandlePolicy {
+        ttl_secs: 90,
+        store_when_over_budget_factor: 0.5,
+        ..HandlePolicy::default()
+    };
+    assert_eq!(p.ttl(), std::time::Duration::from_secs(90));
+    assert!(!p.should_store(1_000, 1_000), "fits its budget");
+    assert!(p.should_store(1_001, 1_000));
+    let default = HandlePolicy::default();
+    assert!(
+        !default.should_store(4_000, 1_000),
+        "at the factor, not past it"
+    );
+    assert!(default.should_store(4_001, 1_000));
+    assert!(
+        !HandlePolicy {
+            store_when_over_budget_factor: f64::NAN,
+            ..default
+        }
+        .should_store(1_000_000, 1)
+    );
+}
+
+/// The memory store's default clock is the system's, in milliseconds.
+#[test]
+fn the_system_clock_reads_the_time_in_milliseconds() {
+    use toolshape::handle::{Clock, SystemClock};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis() as u64;
+    let read = SystemClock.now_unix_ms();
+    assert!(read.abs_diff(now) < 5_000, "{read} vs {now}");
+}
