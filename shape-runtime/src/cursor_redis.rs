@@ -51,7 +51,7 @@ const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3_600 * 1_000;
 #[derive(Debug, thiserror::Error)]
 #[error("the Redis cursor store at {url} is unavailable ({reason}); check that it is running")]
 pub struct RedisCursorStoreError {
-    /// The server, as the URL named it (without a password).
+    /// The server (host and port; never the URL's password).
     pub url: String,
     /// What failed.
     pub reason: String,
@@ -243,12 +243,17 @@ impl RedisCursorStoreBuilder {
 
     /// Connects, so a wrong URL or a server that is not there is an error at start-up.
     pub fn connect(self) -> Result<RedisCursorStore, RedisCursorStoreError> {
-        let where_ = redacted(&self.url);
+        // The server as `RedisStore` names it: host and port from the parsed URL, never its
+        // user information or query (where a password may be).
+        let client = redis::Client::open(self.url.as_str()).map_err(|e| RedisCursorStoreError {
+            url: "the given URL".to_owned(),
+            reason: format!("it is not a Redis URL ({e}); write it as redis://host:port/db"),
+        })?;
+        let where_ = client.get_connection_info().addr().to_string();
         let fail = |e: redis::RedisError| RedisCursorStoreError {
             url: where_.clone(),
             reason: e.to_string(),
         };
-        let client = redis::Client::open(self.url.as_str()).map_err(fail)?;
         let mut conn = connect(&client, self.timeout).map_err(fail)?;
         redis::cmd("PING")
             .query::<String>(&mut conn)
@@ -280,18 +285,6 @@ impl RedisCursorStoreBuilder {
             reads: link(Connection::Up(conn)),
             writes,
         })
-    }
-}
-
-/// The URL without a password, for messages and logs: no user information and no query
-/// (where `?password=` may be).
-fn redacted(url: &str) -> String {
-    let url = url.split(['?', '#']).next().unwrap_or_default();
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
-        }
-        _ => url.to_owned(),
     }
 }
 
@@ -335,21 +328,21 @@ impl CursorStore for RedisCursorStore {
 
 #[cfg(test)]
 mod tests {
-    use super::redacted;
+    use super::RedisCursorStore;
 
     #[test]
     fn passwords_stay_out_of_messages() {
-        assert_eq!(
-            redacted("redis://user:secret@db.internal:6379/0"),
-            "redis://…@db.internal:6379/0"
-        );
-        assert_eq!(
-            redacted("redis://127.0.0.1:6379/"),
-            "redis://127.0.0.1:6379/"
-        );
-        assert_eq!(
-            redacted("redis://db.internal:6379/0?password=secret"),
-            "redis://db.internal:6379/0"
-        );
+        // Nothing listens on port 1: the connection is refused at once.
+        for url in [
+            "redis://user:secret@127.0.0.1:1/0",
+            "redis://127.0.0.1:1/0?password=secret",
+        ] {
+            let err = RedisCursorStore::builder(url)
+                .connect()
+                .expect_err("nothing listens on port 1");
+            let text = err.to_string();
+            assert!(!text.contains("secret"), "{text}");
+            assert!(text.contains("127.0.0.1:1"), "{text}");
+        }
     }
 }

@@ -22,15 +22,6 @@ fn nullable(mut schema: Schema, nullable: bool) -> Schema {
     schema
 }
 
-/// The schema of a record from its output fields, in order.
-pub fn record(title: &str, fields: &[(&str, Schema)]) -> Schema {
-    let mut record = RecordSchema::new(title);
-    for (name, schema) in fields {
-        record.field(name, schema.clone());
-    }
-    record.finish()
-}
-
 /// A record's schema, one field at a time: what the derive's `record_schema` writes, one
 /// statement a field (no array of every field's schema held at once, which costs the
 /// compiler far more to check than the statements do).
