@@ -99,8 +99,13 @@ fn is_zero(n: &u64) -> bool {
 pub struct Frame {
     /// The status.
     pub status: Status,
-    /// The one-sentence summary.
+    /// The one-sentence summary, up to how to go on.
     pub summary: String,
+    /// How to go on, which the JSON summary states after [`summary`](Frame::summary)
+    /// (`pass next as cursor for more`, or the companion tool that reopens a stored result);
+    /// the text channel says it in its own `omitted:` and `next:` lines instead, beside the
+    /// handle and the cursor. `None` when there is no way on.
+    pub way_on: Option<String>,
     /// The omission.
     pub omitted: Omitted,
     /// The cursor for the next page.
@@ -158,22 +163,27 @@ impl Frame {
         if let Some(lead) = words.lead.filter(|_| status != Status::Empty) {
             summary = format!("{lead}; {summary}");
         }
-        // Stored whole and no cursor: the handle is the only way on, so the summary points at
-        // it (by its key: the handle itself is stated once, in `omitted.handle`).
-        if omitted.handle.is_some() && next.is_none() {
-            if words.reopen_with == crate::store::OPEN_RESULT {
-                summary.push_str(STORED);
+        let way_on = if next.is_some() {
+            Some(MORE.to_owned())
+        } else if omitted.handle.is_some() {
+            // Stored whole and no cursor: the handle is the only way on, so the summary
+            // points at it (by its key: the handle itself is stated once, in
+            // `omitted.handle`).
+            Some(if words.reopen_with == crate::store::OPEN_RESULT {
+                STORED.to_owned()
             } else {
-                let _ = write!(
-                    summary,
-                    "; {} reopens the whole result from omitted.handle",
+                format!(
+                    "{} reopens the whole result from omitted.handle",
                     words.reopen_with
-                );
-            }
-        }
+                )
+            })
+        } else {
+            None
+        };
         Frame {
             status,
             summary,
+            way_on,
             omitted,
             next,
         }
@@ -190,6 +200,7 @@ impl Frame {
         Frame {
             status: Status::Error,
             summary,
+            way_on: None,
             omitted: Omitted {
                 count: Some(0),
                 reason: None,
@@ -198,6 +209,15 @@ impl Frame {
                 handle: None,
             },
             next: None,
+        }
+    }
+
+    /// The summary as the JSON envelope states it: [`summary`](Frame::summary), then how to
+    /// go on ([`way_on`](Frame::way_on)) when there is a way.
+    pub fn json_summary(&self) -> std::borrow::Cow<'_, str> {
+        match &self.way_on {
+            Some(way_on) => format!("{}; {way_on}", self.summary).into(),
+            None => self.summary.as_str().into(),
         }
     }
 }
@@ -275,7 +295,6 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
                 w.name
             );
         }
-        s.push_str(MORE);
     } else if status == Status::Partial
         && omitted.handle.is_none()
         && let Some(reason) = omitted.reason
@@ -298,14 +317,13 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     s
 }
 
-/// How a summary says to go on when there is a cursor. The text channel says it in its
-/// `next:` line instead (`next: same call with cursor=…`), so its first line leaves it out.
-pub const MORE: &str = "; pass next as cursor for more";
+/// How the JSON summary says to go on when there is a cursor. The text channel says it in its
+/// `next:` line instead (`next: same call with cursor=…`).
+const MORE: &str = "pass next as cursor for more";
 
-/// How a summary says to go on when the whole result is stored and there is no cursor. The
-/// text channel says it in its `omitted:` line, with the handle, so its first line leaves it
-/// out.
-pub const STORED: &str = "; open_result reopens the whole result from omitted.handle";
+/// How the JSON summary says to go on when the whole result is stored and there is no cursor.
+/// The text channel says it in its `omitted:` line, with the handle.
+const STORED: &str = "open_result reopens the whole result from omitted.handle";
 
 /// `1412` as `1,412`.
 pub fn thousands(n: u64) -> String {
@@ -358,13 +376,14 @@ fn json_names<S: serde::Serialize>(out: &mut String, names: &[S]) {
 /// when fields hold outsiders' text, then `"fields":[…],` in the rows form, then `"data":[`
 /// and a newline when records follow.
 pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String {
-    let mut out = String::with_capacity(64 + frame.summary.len());
+    let summary = frame.json_summary();
+    let mut out = String::with_capacity(64 + summary.len());
     out.push_str("{\"status\":\"");
     out.push_str(frame.status.as_str());
     out.push_str("\",\"summary\":");
     // The JSON states the handle once, in `omitted.handle`, a name the companion tool's
     // `handle` argument and description match.
-    json_string(&mut out, &frame.summary);
+    json_string(&mut out, &summary);
     if !head.untrusted.is_empty() {
         out.push_str(",\"untrusted\":");
         json_names(&mut out, head.untrusted);
@@ -402,12 +421,8 @@ pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
     let mut out = String::with_capacity(16 + frame.summary.len());
     out.push_str(frame.status.as_str());
     out.push_str(": ");
-    let summary = frame
-        .summary
-        .strip_suffix(MORE)
-        .or_else(|| frame.summary.strip_suffix(STORED))
-        .unwrap_or(&frame.summary);
-    crate::text::push_escaped(&mut out, summary, crate::text::TextMode::Prose);
+    // How to go on (`frame.way_on`) is the `omitted:` and `next:` lines' to say.
+    crate::text::push_escaped(&mut out, &frame.summary, crate::text::TextMode::Prose);
     if let Some(note) = note {
         out.push_str("; ");
         out.push_str(note);
@@ -518,12 +533,64 @@ mod tests {
 
     #[test]
     fn the_text_head_leaves_how_to_go_on_to_the_next_line() {
-        let mut frame = Frame::error("", "");
-        frame.status = Status::Partial;
-        frame.summary = format!("21 of 5,000 tickets{MORE}");
+        let words = Words {
+            name: "ticket",
+            plural: "tickets",
+            order: None,
+            query: None,
+            lead: None,
+            details: None,
+            reopen_with: "open_result",
+        };
+        let counts = Counts {
+            shown: 21,
+            shown_before: 0,
+            total: Some(5000),
+        };
+        let omitted = |handle: Option<&str>| Omitted {
+            count: Some(4979),
+            reason: Some(OmitReason::ResultBudget),
+            fields: Vec::new(),
+            too_large: 0,
+            handle: handle.map(str::to_owned),
+        };
+        // A cursor: the JSON says to pass it, the text's first line does not (its `next:`
+        // line does).
+        let frame = Frame::for_page(counts, words, omitted(None), Some("AlOC".into()));
         assert_eq!(
             text_head(&frame, Some("«…» is untrusted text from t.subject")),
             "partial: 21 of 5,000 tickets; «…» is untrusted text from t.subject.\n"
         );
+        assert_eq!(
+            json_head(&frame, false, JsonHead::default()),
+            "{\"status\":\"partial\",\"summary\":\"21 of 5,000 tickets; pass next as cursor \
+             for more\",\"data\":["
+        );
+        // Stored whole, no cursor: the JSON points at the handle's key, the text's first line
+        // leaves it to the `omitted:` line.
+        let frame = Frame::for_page(counts, words, omitted(Some("h_x")), None);
+        assert_eq!(text_head(&frame, None), "partial: 21 of 5,000 tickets.\n");
+        assert_eq!(
+            frame.json_summary(),
+            "21 of 5,000 tickets; open_result reopens the whole result from omitted.handle"
+        );
+        // Another companion tool is named as it is.
+        let frame = Frame::for_page(
+            counts,
+            Words {
+                reopen_with: "reopen",
+                ..words
+            },
+            omitted(Some("h_x")),
+            None,
+        );
+        assert_eq!(
+            frame.json_summary(),
+            "21 of 5,000 tickets; reopen reopens the whole result from omitted.handle"
+        );
+        // Nothing to go on with: the two read the same.
+        let frame = Frame::for_page(counts, words, omitted(None), None);
+        assert_eq!(frame.way_on, None);
+        assert_eq!(frame.json_summary(), frame.summary);
     }
 }

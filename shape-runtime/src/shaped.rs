@@ -34,6 +34,8 @@ pub enum ShapeError {
 #[derive(Debug, Clone)]
 pub struct Shaped {
     frame: Frame,
+    /// The summary as the JSON states it (`frame.json_summary()`), made once.
+    summary: String,
     text: String,
     structured: String,
     report: Report,
@@ -49,6 +51,7 @@ impl Shaped {
         channels: ChannelPolicy,
     ) -> Self {
         Shaped {
+            summary: frame.json_summary().into_owned(),
             frame,
             text,
             structured,
@@ -98,9 +101,12 @@ impl Shaped {
         self.frame.status
     }
 
-    /// The summary sentence.
+    /// The summary sentence as the structured channel states it: what was shown and left
+    /// out, then how to go on when there is a way (the text channel says the way on in its
+    /// `omitted:` and `next:` lines; [`Frame::summary`] and [`Frame::way_on`] hold the two
+    /// apart).
     pub fn summary(&self) -> &str {
-        &self.frame.summary
+        &self.summary
     }
 
     /// The cursor for the next page.
