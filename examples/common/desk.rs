@@ -71,7 +71,7 @@ pub struct Ticket {
     pub status_code: u8,
     #[shape(legend = PRIORITY)]
     pub priority: u8,
-    #[shape(resolve = Users, rename = "assignee")]
+    #[shape(resolve = Users, rename = "assignee", absent = "unassigned")]
     pub assignee_id: Option<UserId>,
     #[shape(resolve = Orgs, rename = "org")]
     pub organization_id: OrgId,
