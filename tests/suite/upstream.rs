@@ -539,6 +539,61 @@ fn a_cursor_for_another_page_or_mode_is_refused_with_a_remedy() {
     assert!(refused.summary().contains("without a cursor"));
 }
 
+/// Room for the cursor is kept before records are counted, at its longest: when the page
+/// ends inside an upstream page whose continuation is long (the most a cursor carries), the
+/// records after the first one left out are never counted, and the cursor names that page.
+#[test]
+fn a_long_continuation_is_reserved_before_records_are_counted() {
+    let upstream = Upstream {
+        len: 60,
+        per_page: 30,
+        trailing_empty: false,
+    };
+    let (mut rows, _) = fetch(&upstream, None);
+    let first = rows.len();
+    let (more, _) = fetch(&upstream, Some(&upstream.url(2)));
+    let second = more.len();
+    rows.extend(more);
+    let long = "p".repeat(toolshape::cursor::MAX_UPSTREAM_BYTES);
+    for format in [Format::Json, Format::Prose] {
+        // The smallest of these budgets whose page ends inside the second upstream page.
+        let (shaper, shaped, shown) = (10..40)
+            .map(|hundreds| {
+                let shaper = Shaper::for_tool("list_issues")
+                    .budget(Budget::tokens(hundreds * 100))
+                    .format(format);
+                let shaped = shaper
+                    .call()
+                    .paginate(codec(), query(), None)
+                    .unwrap()
+                    .upstream_pages([(None, first), (Some(long.as_str()), second)], None)
+                    .shape_blocking(&rows)
+                    .unwrap();
+                let shown = shown_numbers(&shaped, format).len();
+                (shaper, shaped, shown)
+            })
+            .find(|(_, _, shown)| *shown > first)
+            .expect("a budget whose page ends inside the second upstream page");
+        assert!(shown < first + second, "{format:?}: {shown}");
+        let report = shaped.report();
+        assert!(report.tokens.text <= report.budget && report.tokens.structured <= report.budget);
+        assert_eq!(
+            report.tokenized,
+            shown + 1,
+            "{format:?}: records counted past the first one left out"
+        );
+        let next = shaper
+            .call()
+            .paginate(codec(), query(), shaped.next())
+            .unwrap();
+        assert_eq!(
+            next.upstream_position().page.as_deref(),
+            Some(long.as_str())
+        );
+        assert_eq!(next.upstream_position().skip, (shown - first) as u64);
+    }
+}
+
 proptest! {
     #![proptest_config(crate::proptest_config(48))]
 
