@@ -671,6 +671,71 @@ fn a_record_is_skipped_as_too_large_only_when_no_page_of_its_own_shows_it() {
     assert!(skips > 0, "no page skipped a record: the test saw nothing");
 }
 
+/// The last record too large for any page: the page that reaches it skips it with its
+/// reason, gives no cursor (nothing is left after it), and says how to see it; no record is
+/// lost or shown twice on the way.
+#[test]
+fn a_last_record_too_large_ends_the_walk_and_says_how_to_see_it() {
+    let codec = codec();
+    let query = QueryHash::of("paging", &serde_json::json!({ "mode": "last_too_large" })).unwrap();
+    let typed: Vec<Project> = (0..3)
+        .map(|i| Project {
+            id: format!("p{i}"),
+            body: if i == 2 {
+                "word ".repeat(600)
+            } else {
+                format!("small {i}")
+            },
+        })
+        .collect();
+    for format in [Format::Prose, Format::Json, Format::Table] {
+        let shaper = Shaper::for_tool("paging")
+            .budget(Budget::tokens(400))
+            .format(format);
+        let (mut cursor, mut shown, mut pages) = (None::<String>, Vec::new(), Vec::new());
+        loop {
+            assert!(pages.len() < 4, "{format:?}: the walk does not end");
+            let shaped = shaper
+                .call()
+                .paginate(Arc::clone(&codec), query, cursor.as_deref())
+                .unwrap()
+                .shape_blocking(&typed)
+                .unwrap();
+            shown.extend(
+                crate::records(&shaped.structured())
+                    .iter()
+                    .map(|r| r["id"].as_str().unwrap().to_owned()),
+            );
+            cursor = shaped.next().map(str::to_owned);
+            pages.push(shaped);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        assert_eq!(shown, ["p0", "p1"], "{format:?}");
+        let last = pages.last().unwrap();
+        let omitted = &last.frame().omitted;
+        assert_eq!(last.status(), Status::Partial, "{format:?}");
+        assert_eq!(
+            (omitted.count, omitted.reason, omitted.too_large),
+            (Some(1), Some(toolshape::OmitReason::RecordTooLarge), 1),
+            "{format:?}"
+        );
+        assert!(
+            last.summary().ends_with(
+                "the next project alone exceeds the budget: raise the budget or narrow the query"
+            ),
+            "{format:?}: {}",
+            last.summary()
+        );
+        assert!(
+            last.text().contains("alone exceeds the budget"),
+            "{format:?}: {}",
+            last.text()
+        );
+    }
+}
+
 /// Later pages' summaries: a page of several records names their order, a page of one does
 /// not (one record has no order), and the first page names it whenever more than one record
 /// matched; read from what the model reads.

@@ -539,6 +539,56 @@ fn a_cursor_for_another_page_or_mode_is_refused_with_a_remedy() {
     assert!(refused.summary().contains("without a cursor"));
 }
 
+/// An upstream page with no rows and a next link (a filter that left nothing of it): the
+/// answer shows none, says more are available and gives a cursor to the upstream's next
+/// page, which the next call fetches and shows.
+#[test]
+fn an_empty_upstream_page_with_a_next_link_goes_on() {
+    let upstream = Upstream {
+        len: 60,
+        per_page: 30,
+        trailing_empty: false,
+    };
+    let second = upstream.url(2);
+    for format in [Format::Json, Format::Prose] {
+        let shaper = Shaper::for_tool("list_issues")
+            .budget(Budget::tokens(2_000))
+            .format(format);
+        let empty: Vec<Issue> = Vec::new();
+        let shaped = shaper
+            .call()
+            .paginate(codec(), query(), None)
+            .unwrap()
+            .upstream(None, Some(second.clone()))
+            .shape_blocking(&empty)
+            .unwrap();
+        assert_eq!(shaped.status(), Status::Partial, "{format:?}");
+        assert!(shown_numbers(&shaped, format).is_empty());
+        assert!(
+            shaped.summary().contains("more available"),
+            "{format:?}: {}",
+            shaped.summary()
+        );
+        let call = shaper
+            .call()
+            .paginate(
+                codec(),
+                query(),
+                Some(shaped.next().expect("a cursor to go on")),
+            )
+            .unwrap();
+        let at = call.upstream_position();
+        assert_eq!((at.page.as_deref(), at.skip), (Some(second.as_str()), 0));
+        let (rows, next) = fetch(&upstream, at.page.as_deref());
+        let page = call
+            .upstream(at.page.as_deref(), next)
+            .shape_blocking(&rows)
+            .unwrap();
+        let numbers = shown_numbers(&page, format);
+        assert_eq!(numbers.first(), Some(&rows[0].number), "{format:?}");
+    }
+}
+
 /// Room for the cursor is kept before records are counted, at its longest: when the page
 /// ends inside an upstream page whose continuation is long (the most a cursor carries), the
 /// records after the first one left out are never counted, and the cursor names that page.
