@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use toolshape::{
-    Budget, ChannelPolicy, Format, Legend, Shaper, Status, StructuredForm, ToolResult,
+    Budget, ChannelPolicy, Format, Legend, OmitReason, Shaper, Status, StructuredForm, ToolResult,
     tokens::{Tiktoken, Tokenizer},
 };
 
@@ -578,6 +578,69 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
         );
         assert_eq!(shaped.report().tokenized, shown + 1, "{format:?}");
     }
+}
+
+/// At every budget in a band, with and without a page size, in every format: a record
+/// refused and then admitted against the real envelope is counted once (the report's
+/// `tokenized` is the records shown, plus the one refused when the budget cut the page),
+/// and the reason is the page size exactly when the page size was reached.
+#[test]
+fn every_budget_counts_each_record_once_and_names_the_right_cut() {
+    let rows: Vec<Note> = (0..40)
+        .map(|i| Note {
+            id: format!("n_{i:03}"),
+            body: format!("body {} {i}", "word ".repeat(i % 7)),
+            title: format!("mk{i}q"),
+            state: (i % 3) as u8,
+            score: 1_000 - i as i32,
+            tags: (0..i % 3).map(|t| format!("t{t}")).collect(),
+            created: "2026-02-11T10:00:00Z".into(),
+        })
+        .collect();
+    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
+        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
+    ));
+    let query = toolshape::cursor::QueryHash::of("notes", &serde_json::json!({})).unwrap();
+    let mut cuts = std::collections::BTreeMap::new();
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for page_size in [None, Some(6)] {
+            for budget in 150..400 {
+                let mut shaper = Shaper::for_tool("notes")
+                    .budget(Budget::tokens(budget))
+                    .format(format);
+                if let Some(p) = page_size {
+                    shaper = shaper.page_size(p);
+                }
+                // With a cursor, whose reserved room (the longest it can be) is often more
+                // than the real one takes: the refused record is then offered again.
+                let shaped = shaper
+                    .call()
+                    .paginate(std::sync::Arc::clone(&codec), query, None)
+                    .unwrap()
+                    .shape_blocking(&rows)
+                    .unwrap();
+                let report = shaped.report();
+                let shown = crate::records(&shaped.structured()).len();
+                let at = format!("{format:?}, page size {page_size:?}, budget {budget}");
+                assert!(report.tokens.text <= budget, "{at}");
+                let reason = shaped.frame().omitted.reason;
+                *cuts.entry(format!("{reason:?}")).or_insert(0) += 1;
+                match reason {
+                    Some(OmitReason::PageSize) => {
+                        assert_eq!(Some(shown), page_size, "{at}");
+                        assert_eq!(report.tokenized, shown, "{at}");
+                    }
+                    Some(OmitReason::ResultBudget) => {
+                        assert!(page_size.is_none_or(|p| shown < p), "{at}: {shown}");
+                        assert_eq!(report.tokenized, shown + 1, "{at}");
+                    }
+                    other => panic!("{at}: {other:?} with 40 records"),
+                }
+            }
+        }
+    }
+    // Both cuts were seen, so the band tests both.
+    assert_eq!(cuts.len(), 2, "{cuts:?}");
 }
 
 /// The pre-shaping size report through the `Shaper`: a payload up to 8 KiB is counted
