@@ -744,6 +744,16 @@ fn a_last_record_too_large_ends_the_walk_and_says_how_to_see_it() {
             "{format:?}: {}",
             last.text()
         );
+        // The report's tokens of a page showing nothing are those of its text, recounted.
+        let o200k = Tiktoken::o200k_base();
+        assert_eq!(
+            (last.report().tokens.text, last.report().tokens.structured),
+            (
+                o200k.count(last.text()),
+                o200k.count(last.structured_json())
+            ),
+            "{format:?}"
+        );
     }
 }
 
