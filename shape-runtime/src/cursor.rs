@@ -304,6 +304,11 @@ pub struct QueryHash([u8; 32]);
 
 impl QueryHash {
     /// Hashes `tool` and its query arguments (pass them without the cursor itself).
+    ///
+    /// The hash is SHA-256 of `shape.query.v1\0`, the tool's length in bytes as 8
+    /// little-endian bytes, the tool, and the arguments as compact JSON with every object's
+    /// keys sorted: the same arguments hash alike whatever order their maps keep, and a
+    /// cursor issued before an upgrade still opens after it.
     pub fn of<Q: Serialize + ?Sized>(tool: &str, args: &Q) -> Result<Self, QueryHashError> {
         let value = serde_json::to_value(args)?;
         let mut hasher = Sha256::new();

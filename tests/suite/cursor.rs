@@ -893,3 +893,25 @@ fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
         }
     }
 }
+
+/// A query's hash is pinned to its definition (SHA-256 of `shape.query.v1\0`, the tool's
+/// length as 8 little-endian bytes, the tool, then the arguments as compact JSON with every
+/// object's keys sorted), so a cursor issued before an upgrade still opens after it. The
+/// expected digest was computed apart, with Python's `hashlib` and `json.dumps(args,
+/// sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
+#[test]
+fn a_query_hash_is_the_documented_digest() {
+    let args = json!({
+        "status": "open",
+        "org": {"name": "Acme", "ids": [3, 1, 2]},
+        "q": "naïve \"quoted\"",
+        "limit": 20,
+    });
+    let hash = QueryHash::of("search_tickets", &args).unwrap();
+    let hex: String = hash.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(
+        hex,
+        "18d7cdb388c53fc432766e5e262ef7fac2ab5149b73b3737fca4891d5cc3be96"
+    );
+    assert_eq!(format!("{hash:?}"), "QueryHash(18d7cdb388c53fc4…)");
+}
