@@ -915,3 +915,22 @@ fn a_query_hash_is_the_documented_digest() {
     );
     assert_eq!(format!("{hash:?}"), "QueryHash(18d7cdb388c53fc4…)");
 }
+
+/// A cursor past 4,096 characters is refused as malformed before it is decoded or checked,
+/// even one that starts as a real cursor does: what a model pasted wrong is named as such,
+/// not as tampering, and a long string costs nothing to refuse.
+#[test]
+fn a_cursor_past_the_longest_is_malformed_whatever_it_starts_with() {
+    let cursor = codec().encode(&sample(), 40, &query());
+    for len in [4_097, 4_100, 40_000] {
+        let mut long = cursor.clone();
+        while long.len() < len {
+            long.push('A');
+        }
+        assert_eq!(
+            codec().decode(&long, &query()).err(),
+            Some(CursorError::Malformed),
+            "{len} characters"
+        );
+    }
+}
