@@ -934,3 +934,19 @@ fn a_cursor_past_the_longest_is_malformed_whatever_it_starts_with() {
         );
     }
 }
+
+/// The longest cursor that is read: one of exactly 4,096 characters (a long id) opens.
+#[test]
+fn a_cursor_of_exactly_the_longest_opens() {
+    let at = (2_900..3_200)
+        .map(|len| Keyset {
+            rank: Some(KeyValue::Int(7)),
+            id: Some("i".repeat(len)),
+            order: Order::Desc,
+        })
+        .map(|keyset| (codec().encode(&keyset, 40, &query()), keyset))
+        .find(|(cursor, _)| cursor.len() == 4_096);
+    let (cursor, keyset) = at.expect("an id whose cursor is 4,096 characters");
+    let position = codec().decode(&cursor, &query()).expect("opens");
+    assert_eq!((position.keyset, position.shown), (keyset, 40));
+}
