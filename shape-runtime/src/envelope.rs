@@ -169,14 +169,10 @@ impl Frame {
             // Stored whole and no cursor: the handle is the only way on, so the summary
             // points at it (by its key: the handle itself is stated once, in
             // `omitted.handle`).
-            Some(if words.reopen_with == crate::store::OPEN_RESULT {
-                STORED.to_owned()
-            } else {
-                format!(
-                    "{} reopens the whole result from omitted.handle",
-                    words.reopen_with
-                )
-            })
+            Some(format!(
+                "{} reopens the whole result from omitted.handle",
+                words.reopen_with
+            ))
         } else {
             None
         };
@@ -321,10 +317,6 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
 /// `next:` line instead (`next: same call with cursor=…`).
 const MORE: &str = "pass next as cursor for more";
 
-/// How the JSON summary says to go on when the whole result is stored and there is no cursor.
-/// The text channel says it in its `omitted:` line, with the handle.
-const STORED: &str = "open_result reopens the whole result from omitted.handle";
-
 /// `1412` as `1,412`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -338,15 +330,24 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-struct JsonStr<'a>(&'a str);
+/// Two strings written as one, `first; second` (a summary and its way on).
+struct JoinedStr<'a>(&'a str, &'a str);
 
-impl Serialize for JsonStr<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0)
+impl std::fmt::Display for JoinedStr<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}; {}", self.0, self.1)
     }
 }
 
-fn json_string(out: &mut String, text: &str) {
+struct JsonStr<'a, T: ?Sized>(&'a T);
+
+impl<T: std::fmt::Display + ?Sized> Serialize for JsonStr<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self.0)
+    }
+}
+
+fn json_string<T: std::fmt::Display + ?Sized>(out: &mut String, text: &T) {
     // serde_json escapes quotes, backslashes and controls; it cannot fail on a str.
     match serde_json::to_string(&JsonStr(text)) {
         Ok(json) => out.push_str(&json),
@@ -376,14 +377,17 @@ fn json_names<S: serde::Serialize>(out: &mut String, names: &[S]) {
 /// when fields hold outsiders' text, then `"fields":[…],` in the rows form, then `"data":[`
 /// and a newline when records follow.
 pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String {
-    let summary = frame.json_summary();
-    let mut out = String::with_capacity(64 + summary.len());
+    let mut out = String::with_capacity(96 + frame.summary.len());
     out.push_str("{\"status\":\"");
     out.push_str(frame.status.as_str());
     out.push_str("\",\"summary\":");
     // The JSON states the handle once, in `omitted.handle`, a name the companion tool's
-    // `handle` argument and description match.
-    json_string(&mut out, &summary);
+    // `handle` argument and description match. The summary and its way on are escaped
+    // straight into the envelope, not joined first: this runs for every envelope sized.
+    match &frame.way_on {
+        Some(way_on) => json_string(&mut out, &JoinedStr(&frame.summary, way_on)),
+        None => json_string(&mut out, &frame.summary),
+    }
     if !head.untrusted.is_empty() {
         out.push_str(",\"untrusted\":");
         json_names(&mut out, head.untrusted);
