@@ -82,6 +82,9 @@ const TAG_LEN: usize = 16;
 const FINGERPRINT_LEN: usize = 4;
 /// version, flags, fingerprint.
 const HEADER_LEN: usize = 2 + FINGERPRINT_LEN;
+/// The shortest signed cursor: the header, the issue time and the count shown (a byte each
+/// at least), the tag. Anything shorter is unreadable, whatever its tag.
+const MIN_SIGNED_LEN: usize = HEADER_LEN + 2 + TAG_LEN;
 /// Format version of a server-held cursor: the version, a token naming the position in the
 /// store, and a tag.
 const VERSION_HELD: u8 = 3;
@@ -102,7 +105,16 @@ const HELD_LEN: usize = 1 + HELD_TOKEN_LEN + HELD_TAG_LEN;
 /// Characters of a held cursor.
 pub const HELD_CURSOR_CHARS: usize = HELD_LEN / 3 * 4;
 /// Longer input is refused before decoding (a real cursor is ~100 characters plus the ids).
+/// A position whose signed cursor would be longer (a key of over about 3,000 bytes) is held
+/// on the server instead ([`CursorCodec`]'s overflow), so every cursor handed out is read back.
 const MAX_CURSOR_CHARS: usize = 4096;
+/// Positions too long for a cursor that a codec without a store holds in memory: at most this
+/// many, the oldest forgotten first ...
+const OVERFLOW_CAPACITY: usize = 1_024;
+/// ... each for a day ...
+const OVERFLOW_TTL: Duration = Duration::from_secs(86_400);
+/// ... and at most this many bytes of them.
+const OVERFLOW_MAX_BYTES: usize = 16 << 20;
 
 // Flag bits (byte 1).
 const FLAG_DESC: u8 = 1;
@@ -115,8 +127,8 @@ const RANK_MASK: u8 = 0b111 << RANK_SHIFT;
 /// without the flag read as before; a server that predates it refuses the flag as unreadable.
 const FLAG_UPSTREAM: u8 = 1 << 6;
 const FLAG_UNUSED: u8 = !(FLAG_DESC | FLAG_ID | FLAG_ID_UUID | RANK_MASK | FLAG_UPSTREAM);
-/// The longest upstream continuation a cursor carries, in bytes (a longer cursor would be
-/// refused as malformed when it comes back).
+/// The longest upstream continuation a cursor carries, in bytes, so an upstream cursor stays
+/// signed and stateless (a [`Call`](crate::Call) paging an upstream refuses a longer one).
 pub const MAX_UPSTREAM_BYTES: usize = 1024;
 
 // Rank tags (3 bits).
@@ -754,11 +766,43 @@ impl UpstreamPosition {
 /// bytes over the record and the full [`QueryHash`]. A cursor after a timestamp-ranked
 /// record with a 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of
 /// another shape); an upstream cursor is about 40 characters plus 4/3 of its continuation.
+///
+/// A cursor is at most 4,096 characters. A position that would make a longer one (a rank key
+/// or id of over about 3,000 bytes) is held on the server and named by a 20-character cursor,
+/// as [`held_in`](Self::held_in) holds every position: in its store when the codec has one,
+/// else in memory the codec and its clones share (the latest 1,024 such positions, at most
+/// 16 MiB of them, each for a day). Such a cursor reads back on this process only; on another
+/// replica, or after a restart, it is [`CursorError::Forgotten`], which tells the model to
+/// start again. Give the codec a shared store where ids that long are expected and several
+/// replicas serve.
+///
+/// ```
+/// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash};
+/// use toolshape::{KeyValue, Order};
+///
+/// let keys = || CursorKeys::new(b"a key of at least sixteen bytes");
+/// let codec = CursorCodec::new(keys()?);
+/// let query = QueryHash::of("search_pages", &serde_json::json!({}))?;
+/// let last = Keyset {
+///     rank: None,
+///     id: Some(format!("https://example.org/wiki/{}", "Long_title_".repeat(400))),
+///     order: Order::Asc,
+/// };
+/// let cursor = codec.encode(&last, 20, &query);
+/// assert_eq!(cursor.len(), 20);
+/// assert_eq!(codec.clone().decode(&cursor, &query)?.keyset, last);
+/// // Another process with the same key does not hold it, and says so.
+/// let elsewhere = CursorCodec::new(keys()?);
+/// assert_eq!(elsewhere.decode(&cursor, &query), Err(CursorError::Forgotten));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct CursorCodec {
     keys: CursorKeys,
     max_age: Option<Duration>,
     held: Option<Arc<dyn CursorStore>>,
+    /// Where positions too long for a cursor are held when `held` is `None`.
+    overflow: Arc<MemoryCursorStore>,
 }
 
 impl CursorCodec {
@@ -769,6 +813,10 @@ impl CursorCodec {
             keys,
             max_age: None,
             held: None,
+            overflow: Arc::new(
+                MemoryCursorStore::new(OVERFLOW_CAPACITY, OVERFLOW_TTL)
+                    .max_bytes(OVERFLOW_MAX_BYTES),
+            ),
         }
     }
 
@@ -932,7 +980,10 @@ impl CursorCodec {
         }
         out[1] = flags;
 
-        if let Some(store) = &self.held {
+        // Base64url without padding writes n bytes as ceil(4n / 3) characters.
+        let signed_chars = (4 * (out.len() + TAG_LEN)).div_ceil(3);
+        if self.held.is_some() || signed_chars > MAX_CURSOR_CHARS {
+            let store = self.store();
             let token = held_token(self.keys.current.clone(), &out);
             store.put(token, out, issued_at_unix);
             let mut cursor = Vec::with_capacity(HELD_LEN);
@@ -947,10 +998,19 @@ impl CursorCodec {
         URL_SAFE_NO_PAD.encode(out)
     }
 
+    /// Where held positions are kept: the store given to [`held_in`](Self::held_in), else the
+    /// codec's own memory for positions too long for a cursor.
+    fn store(&self) -> &dyn CursorStore {
+        match &self.held {
+            Some(store) => &**store,
+            None => &*self.overflow,
+        }
+    }
+
     /// Reads a held cursor's 15 bytes: the tag first (altered, or another query's), then the
     /// position the store holds under the token, checked to be the one the token names.
     fn decode_held(&self, bytes: &[u8], query: &QueryHash) -> Result<Vec<u8>, CursorError> {
-        let store = self.held.as_ref().ok_or(CursorError::Malformed)?;
+        let store = self.store();
         let (token, tag) = bytes[1..].split_at(HELD_TOKEN_LEN);
         let token: [u8; HELD_TOKEN_LEN] = token.try_into().map_err(|_| CursorError::Malformed)?;
         let keys = || std::iter::once(&self.keys.current).chain(&self.keys.previous);
@@ -1010,7 +1070,7 @@ impl CursorCodec {
             held = self.decode_held(&bytes, query)?;
             &held[..]
         } else {
-            if bytes.len() < HEADER_LEN + TAG_LEN || bytes.first() != Some(&VERSION) {
+            if bytes.len() < MIN_SIGNED_LEN || bytes.first() != Some(&VERSION) {
                 return Err(CursorError::Malformed);
             }
             let (body, tag) = bytes.split_at(bytes.len() - TAG_LEN);
@@ -1103,16 +1163,21 @@ impl<S: CursorStore + ?Sized> CursorStore for Arc<S> {
     }
 }
 
-/// An in-process [`CursorStore`]: at most `capacity` positions (the oldest goes first),
-/// each for `ttl`.
-#[derive(Debug)]
+/// An in-process [`CursorStore`]: at most `capacity` positions and
+/// [`max_bytes`](Self::max_bytes) of them (64 MiB unless set; the oldest goes first), each
+/// for `ttl`. Its `Debug` shows the settings and how many positions it holds, never the
+/// positions.
 pub struct MemoryCursorStore {
     capacity: usize,
+    max_bytes: usize,
     ttl_secs: u64,
     held: std::sync::Mutex<HeldPositions>,
 }
 
-#[derive(Debug, Default)]
+/// The bytes of positions a [`MemoryCursorStore`] holds unless told otherwise.
+const MEMORY_STORE_MAX_BYTES: usize = 64 << 20;
+
+#[derive(Default)]
 struct HeldPositions {
     /// Each token's body, the time it was put and the sequence number of its latest put.
     by_token: std::collections::HashMap<[u8; HELD_TOKEN_LEN], (Vec<u8>, u64, u64)>,
@@ -1120,6 +1185,8 @@ struct HeldPositions {
     /// its latest put, by sequence number, removes it).
     order: std::collections::VecDeque<([u8; HELD_TOKEN_LEN], u64, u64)>,
     next_seq: u64,
+    /// The bytes of the bodies in `by_token`.
+    bytes: usize,
 }
 
 impl MemoryCursorStore {
@@ -1127,9 +1194,37 @@ impl MemoryCursorStore {
     pub fn new(capacity: usize, ttl: Duration) -> Self {
         MemoryCursorStore {
             capacity: capacity.max(1),
+            max_bytes: MEMORY_STORE_MAX_BYTES,
             ttl_secs: ttl.as_secs(),
             held: Default::default(),
         }
+    }
+
+    /// Holds at most `max_bytes` of positions (64 MiB by default): past it, the oldest are
+    /// forgotten first. A position is a few dozen bytes plus its rank key and id, so the
+    /// bound matters only where keys are long; a position larger than the whole bound is not
+    /// held, and its cursor reads as [`CursorError::Forgotten`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, MemoryCursorStore, QueryHash};
+    /// use toolshape::Order;
+    ///
+    /// let store = std::sync::Arc::new(
+    ///     MemoryCursorStore::new(10_000, Duration::from_secs(3_600)).max_bytes(10_000),
+    /// );
+    /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?)
+    ///     .held_in(store.clone());
+    /// let query = QueryHash::of("search_pages", &serde_json::json!({}))?;
+    /// for page in 0..10 {
+    ///     let id = format!("{page}-{}", "x".repeat(3_000));
+    ///     codec.encode(&Keyset { rank: None, id: Some(id), order: Order::Asc }, 20, &query);
+    /// }
+    /// assert_eq!(store.len(), 3); // 3 positions of about 3 KB fit in 10,000 bytes
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn max_bytes(self, max_bytes: usize) -> Self {
+        MemoryCursorStore { max_bytes, ..self }
     }
 
     /// How many positions are held.
@@ -1140,6 +1235,17 @@ impl MemoryCursorStore {
     /// Whether no position is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl fmt::Debug for MemoryCursorStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryCursorStore")
+            .field("capacity", &self.capacity)
+            .field("max_bytes", &self.max_bytes)
+            .field("ttl_secs", &self.ttl_secs)
+            .field("held", &self.len())
+            .finish()
     }
 }
 
@@ -1154,21 +1260,36 @@ impl CursorStore for MemoryCursorStore {
         // Kept for the store's time to live from now; the codec checks the issue time
         // against its own maximum age.
         let _ = issued_at_unix;
-        held.by_token.insert(token, (body, now, seq));
+        held.bytes = held.bytes.saturating_add(body.len());
+        if let Some((replaced, _, _)) = held.by_token.insert(token, (body, now, seq)) {
+            held.bytes = held.bytes.saturating_sub(replaced.len());
+        }
         held.order.push_back((token, seq, now));
-        // Drop what expired, then the oldest while over capacity.
+        // Drop what expired, then the oldest while over capacity. An entry of a token put
+        // again since is stale: it goes without removing anything.
         while let Some(&(oldest, seq, put_at)) = held.order.front() {
+            let live = held.by_token.get(&oldest).is_some_and(|e| e.2 == seq);
             let expired = now.saturating_sub(put_at) > self.ttl_secs;
-            if !expired
+            if live
+                && !expired
                 && held.by_token.len() <= self.capacity
-                && held.order.len() <= 4 * self.capacity
+                && held.bytes <= self.max_bytes
             {
                 break;
             }
             held.order.pop_front();
-            if held.by_token.get(&oldest).is_some_and(|e| e.2 == seq) {
-                held.by_token.remove(&oldest);
+            if live && let Some((body, _, _)) = held.by_token.remove(&oldest) {
+                held.bytes = held.bytes.saturating_sub(body.len());
             }
+        }
+        // Stale entries behind the oldest live one (positions put again and again, as every
+        // page's sizing does) are dropped once they outnumber the positions three to one: the
+        // count bound is of positions, never of puts.
+        if held.order.len() > 4 * self.capacity {
+            let HeldPositions {
+                by_token, order, ..
+            } = &mut *held;
+            order.retain(|(token, seq, _)| by_token.get(token).is_some_and(|e| e.2 == *seq));
         }
     }
 

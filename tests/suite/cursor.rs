@@ -202,6 +202,9 @@ fn page_through<T: Item>(initial: Vec<Option<i64>>, steps: Vec<Vec<Mutation>>, p
             "SQLite and memory disagree"
         );
         seen.extend(page.iter().cloned());
+        // Each record is shown at most once, so never more than were ever made: a walk that
+        // repeats pages fails here rather than running forever.
+        assert!(seen.len() <= next_id, "more records shown than ever made");
         let Some(last) = page.last() else { break };
         cursor = Some(codec.next_cursor(last, seen.len() as u64, &query));
         for m in steps.next().unwrap_or_default() {
@@ -612,8 +615,8 @@ fn held_cursors_are_20_characters_with_every_guarantee() {
     let second = small.encode(&later, 80, &query());
     assert_eq!(small.decode(&first, &query()), Err(CursorError::Forgotten));
     assert_eq!(small.decode(&second, &query()).map(|p| p.keyset), Ok(later));
-    // A stateless cursor still reads with a held codec; a held one is unreadable without
-    // the store.
+    // A stateless cursor still reads with a held codec; a held one, presented to a codec
+    // without the store (another process with the same key), is not held there, and says so.
     let stateless = codec_plain().encode(&sample(), 40, &query());
     assert_eq!(
         codec.decode(&stateless, &query()).map(|p| p.keyset),
@@ -621,7 +624,7 @@ fn held_cursors_are_20_characters_with_every_guarantee() {
     );
     assert_eq!(
         self::codec().decode(&cursor, &query()),
-        Err(CursorError::Malformed)
+        Err(CursorError::Forgotten)
     );
 }
 
@@ -876,7 +879,9 @@ fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
     );
 
     assert!(server.restart(), "redis-server restarts on its port");
-    // The store reconnects by itself (at most a second after its last failure).
+    // The store reconnects by itself (at most a second after its last failure), however long
+    // ago that failure was.
+    std::thread::sleep(Duration::from_millis(1_500));
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         let after = a.encode(&sample(), 30, &query());
@@ -949,4 +954,280 @@ fn a_cursor_of_exactly_the_longest_opens() {
     let (cursor, keyset) = at.expect("an id whose cursor is 4,096 characters");
     let position = codec().decode(&cursor, &query()).expect("opens");
     assert_eq!((position.keyset, position.shown), (keyset, 40));
+}
+
+/// A position too long for a cursor (a rank key or id of over about 3,000 bytes) is held on
+/// the server and named by a 20-character cursor: every cursor handed out reads back, with
+/// every check a signed cursor has, and another process says it does not hold it.
+#[test]
+fn a_position_too_long_for_a_cursor_is_held_and_reads_back() {
+    let process = codec();
+    let other = QueryHash::of("search_tickets", &json!({"status": "closed"})).expect("hashable");
+    let mut held = 0;
+    for len in (2_900..3_400).step_by(7).chain([10_000, 1_000_000]) {
+        for keyset in [
+            Keyset {
+                rank: Some(KeyValue::Int(7)),
+                id: Some("i".repeat(len)),
+                order: Order::Desc,
+            },
+            Keyset {
+                rank: Some(KeyValue::Str("é".repeat(len / 2))),
+                id: Some("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90".into()),
+                order: Order::Asc,
+            },
+        ] {
+            let cursor = process.encode(&keyset, 40, &query());
+            assert!(cursor.len() <= 4_096, "{len}: {} characters", cursor.len());
+            let position = process
+                .clone()
+                .decode(&cursor, &query())
+                .expect("reads back");
+            assert_eq!((&position.keyset, position.shown), (&keyset, 40), "{len}");
+            if cursor.len() == 20 {
+                held += 1;
+                assert_eq!(
+                    codec().decode(&cursor, &query()),
+                    Err(CursorError::Forgotten)
+                );
+                assert_eq!(
+                    process.decode(&cursor, &other),
+                    Err(CursorError::ForeignQuery)
+                );
+                let mut altered = cursor.clone().into_bytes();
+                altered[12] = if altered[12] == b'A' { b'B' } else { b'A' };
+                let altered = String::from_utf8(altered).expect("ASCII");
+                assert_eq!(
+                    process.decode(&altered, &query()),
+                    Err(CursorError::Tampered)
+                );
+            } else {
+                // Not held: any process with the key reads it.
+                assert_eq!(codec().decode(&cursor, &query()), Ok(position));
+            }
+        }
+    }
+    assert!(held > 100, "{held} positions held");
+}
+
+/// A memory store holds at most its bytes of positions, the oldest forgotten first; the same
+/// position put again (every page's sizing does) counts once. A codec without a store holds
+/// the positions too long for a cursor within 16 MiB.
+#[test]
+fn held_positions_are_bounded_in_bytes() {
+    let store =
+        Arc::new(MemoryCursorStore::new(1_000, Duration::from_secs(3_600)).max_bytes(10_000));
+    let codec = CursorCodec::new(CursorKeys::new(KEY).expect("key")).held_in(Arc::clone(&store));
+    let at = |page: usize| Keyset {
+        rank: None,
+        id: Some(format!("{page}-{}", "x".repeat(3_000))),
+        order: Order::Asc,
+    };
+    let first = codec.encode(&at(0), 20, &query());
+    for _ in 0..50 {
+        assert_eq!(codec.encode(&at(0), 20, &query()), first);
+    }
+    assert_eq!(store.len(), 1);
+    let second = codec.encode(&at(1), 40, &query());
+    let third = codec.encode(&at(2), 60, &query());
+    assert_eq!(store.len(), 3, "three positions of 3 KB in 10,000 bytes");
+    // Debug shows the settings and the count, never the positions (a logged codec must not
+    // dump megabytes of keys).
+    assert_eq!(
+        format!("{store:?}"),
+        "MemoryCursorStore { capacity: 1000, max_bytes: 10000, ttl_secs: 3600, held: 3 }"
+    );
+    let shown = format!("{codec:?}");
+    assert!(shown.len() < 1_000, "{} characters", shown.len());
+    assert_eq!(codec.decode(&first, &query()).map(|p| p.keyset), Ok(at(0)));
+    let fourth = codec.encode(&at(3), 80, &query());
+    assert_eq!(store.len(), 3);
+    assert_eq!(codec.decode(&first, &query()), Err(CursorError::Forgotten));
+    for (cursor, page) in [(second, 1), (third, 2), (fourth, 3)] {
+        assert_eq!(
+            codec.decode(&cursor, &query()).map(|p| p.keyset),
+            Ok(at(page))
+        );
+    }
+    // A position larger than the whole bound is not held, and says so.
+    let huge = codec.encode(
+        &Keyset {
+            rank: None,
+            id: Some("y".repeat(20_000)),
+            order: Order::Asc,
+        },
+        1,
+        &query(),
+    );
+    assert_eq!(codec.decode(&huge, &query()), Err(CursorError::Forgotten));
+
+    // Without a store: twenty positions of a mebibyte each, of which the codec holds the
+    // latest that fit in 16 MiB.
+    let plain = self::codec();
+    let big = |page: usize| Keyset {
+        rank: None,
+        id: Some(format!("{page:02}{}", "z".repeat(1 << 20))),
+        order: Order::Asc,
+    };
+    let cursors: Vec<String> = (0..20)
+        .map(|page| plain.encode(&big(page), 1, &query()))
+        .collect();
+    let read: Vec<bool> = cursors
+        .iter()
+        .map(|c| plain.decode(c, &query()).is_ok())
+        .collect();
+    assert_eq!(read.iter().filter(|r| **r).count(), 15, "{read:?}");
+    assert!(
+        read[5..].iter().all(|r| *r),
+        "the latest are held: {read:?}"
+    );
+    assert_eq!(
+        plain.decode(&cursors[0], &query()),
+        Err(CursorError::Forgotten)
+    );
+}
+
+/// What the robustness tests and fuzz targets sign (`__private::sign_cursor_body`) is what
+/// the codec signs: a real cursor's body signed again is that cursor, so a malformed body
+/// they sign reaches the parser rather than failing its tag.
+#[test]
+fn a_body_signed_for_the_fuzzers_is_a_real_cursor() {
+    for keyset in [sample(), Keyset::start(Order::Asc)] {
+        let cursor = codec().encode_at(&keyset, 40, &query(), 1_767_225_600);
+        let bytes = b64_decode(&cursor);
+        let body = &bytes[..bytes.len() - 16];
+        assert_eq!(
+            toolshape::__private::sign_cursor_body(&codec(), body, &query()),
+            cursor
+        );
+    }
+}
+
+/// A cursor carries the time it was issued, read from the clock: what `max_age` is checked
+/// against.
+#[test]
+fn a_cursor_is_issued_now() {
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_secs()
+    };
+    let before = now();
+    let cursor = codec().encode(&sample(), 40, &query());
+    let issued = codec()
+        .decode(&cursor, &query())
+        .expect("reads")
+        .issued_at_unix;
+    assert!((before..=now()).contains(&issued), "{before} {issued}");
+}
+
+/// A memory store's count bound is of positions, not of puts: a position put again and again
+/// (each page's sizing does) pushes out no other. Its time to live is whole seconds: with
+/// none, a position is held for the second it was put and gone after.
+#[test]
+fn a_memory_store_counts_positions_and_ages_them_out() {
+    let store = Arc::new(MemoryCursorStore::new(10, Duration::from_secs(3_600)));
+    assert!(store.is_empty());
+    let codec = CursorCodec::new(CursorKeys::new(KEY).expect("key")).held_in(Arc::clone(&store));
+    let first = codec.encode(&sample(), 1, &query());
+    let other = Keyset {
+        id: Some("tkt_00000000-0000-4000-8000-000000000000".into()),
+        ..sample()
+    };
+    for _ in 0..45 {
+        codec.encode(&other, 2, &query());
+    }
+    assert_eq!((store.len(), store.is_empty()), (2, false));
+    assert_eq!(
+        codec.decode(&first, &query()).map(|p| p.keyset),
+        Ok(sample())
+    );
+    // Past the re-puts, the bound still holds: 30 more positions leave the latest 10.
+    let at = |i: usize| Keyset {
+        id: Some(format!("tkt_{i:08}")),
+        ..sample()
+    };
+    let later: Vec<String> = (0..30).map(|i| codec.encode(&at(i), 3, &query())).collect();
+    assert_eq!(store.len(), 10);
+    assert_eq!(codec.decode(&first, &query()), Err(CursorError::Forgotten));
+    for (i, cursor) in later.iter().enumerate() {
+        let read = codec.decode(cursor, &query()).map(|p| p.keyset);
+        if i < 20 {
+            assert_eq!(read, Err(CursorError::Forgotten), "{i}");
+        } else {
+            assert_eq!(read, Ok(at(i)), "{i}");
+        }
+    }
+
+    let brief = Arc::new(MemoryCursorStore::new(10, Duration::ZERO));
+    let codec = CursorCodec::new(CursorKeys::new(KEY).expect("key")).held_in(Arc::clone(&brief));
+    let first = codec.encode(&sample(), 1, &query());
+    assert_eq!(brief.len(), 1, "held for the second it was put");
+    std::thread::sleep(Duration::from_millis(1_100));
+    assert_eq!(codec.decode(&first, &query()), Err(CursorError::Forgotten));
+    let second = codec.encode(&other, 2, &query());
+    assert_eq!(brief.len(), 1, "the first aged out when the second was put");
+    assert_eq!(codec.decode(&second, &query()).map(|p| p.shown), Ok(2));
+}
+
+/// The shortest cursor there is (the start, issued at 0, none shown: 24 bytes) reads back;
+/// anything shorter that starts like a signed cursor is named unreadable, not altered, since
+/// no signature could make it a cursor.
+#[test]
+fn the_shortest_cursor_reads_and_anything_shorter_is_unreadable() {
+    let shortest = codec().encode_at(&Keyset::start(Order::Asc), 0, &query(), 0);
+    let bytes = b64_decode(&shortest);
+    assert_eq!(bytes.len(), 24);
+    let position = codec().decode_at(&shortest, &query(), 0).expect("reads");
+    assert_eq!(
+        (position.keyset, position.shown),
+        (Keyset::start(Order::Asc), 0)
+    );
+    for len in 1..24 {
+        assert_eq!(
+            codec().decode_at(&b64_encode(&bytes[..len]), &query(), 0),
+            Err(CursorError::Malformed),
+            "{len} bytes"
+        );
+    }
+}
+
+/// A Redis cursor store keeps a position for its TTL, capped at a century (Redis refuses
+/// expiry times past its clock), and its `Debug` names the server and prefix, never the
+/// URL's password.
+#[test]
+fn a_redis_cursor_store_caps_its_ttl_at_a_century_and_debugs_without_secrets() {
+    let Some(url) = crate::handle::redis_url() else {
+        return;
+    };
+    let prefix = fresh_prefix();
+    let (codec, store) = redis_codec(&url, &prefix, Duration::MAX);
+    let cursor = codec.encode(&sample(), 10, &query());
+    store.flush();
+    let mut conn = redis::Client::open(url.as_str())
+        .and_then(|c| c.get_connection())
+        .expect("connects");
+    let token = b64_encode(&b64_decode(&cursor)[1..9]);
+    let ttl_ms: i64 = redis::cmd("PTTL")
+        .arg(format!("{prefix}:c:{token}"))
+        .query(&mut conn)
+        .expect("PTTL");
+    let year_ms: i64 = 365 * 24 * 3_600 * 1_000;
+    assert!(
+        (99 * year_ms..=100 * year_ms).contains(&ttl_ms),
+        "{ttl_ms} ms"
+    );
+    let (_, hour) = redis_codec(&url, &prefix, Duration::from_secs(3_600));
+    let shown = format!("{hour:?}");
+    assert!(
+        shown.starts_with("RedisCursorStore") && shown.contains(&prefix) && shown.contains("3600"),
+        "{shown}"
+    );
+    let secret =
+        toolshape::cursor::RedisCursorStore::builder("redis://user:s3cret-pass@127.0.0.1:1/")
+            .timeout(Duration::from_millis(50))
+            .connect()
+            .expect_err("nothing listens on port 1");
+    assert!(!secret.to_string().contains("s3cret"), "{secret}");
 }

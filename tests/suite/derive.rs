@@ -801,3 +801,44 @@ fn a_legend_through_a_reference_reads_as_the_legend() {
     assert_eq!(options("resolution"), Some(3), "{fields}");
     assert_eq!(fields["resolution"]["anyOf"][2]["type"], "null", "{fields}");
 }
+
+#[derive(ToolResult)]
+#[shape(name = "transition")]
+struct Transition {
+    #[shape(id)]
+    id: u64,
+    #[shape(legend = desk::STATUS, rename = "from")]
+    from_code: Option<u8>,
+    #[shape(legend = desk::STATUS, rename = "to")]
+    to_code: u8,
+}
+
+/// A legend over `Option<C>` returns null for `None`, and its schema says so; one over `C`
+/// never returns null, and its schema does not allow it.
+#[test]
+fn an_optional_legend_field_is_null_in_its_schema_too() {
+    let rows = vec![Transition {
+        id: 7,
+        from_code: None,
+        to_code: 3,
+    }];
+    let shaped = Shaper::for_tool("transitions")
+        .shape_blocking(&rows)
+        .unwrap();
+    let data = &shaped.structured()["data"][0];
+    assert_eq!(
+        (&data["from"], &data["to"]),
+        (&serde_json::Value::Null, &serde_json::json!("open"))
+    );
+    let mut generator = schemars::SchemaGenerator::default();
+    let schema = Transition::record_schema(&mut generator).to_value();
+    let allows_null = |field: &str| {
+        schema["properties"][field]["anyOf"]
+            .as_array()
+            .expect("a legend field's schema is anyOf")
+            .iter()
+            .any(|option| option["type"] == "null")
+    };
+    assert!(allows_null("from"), "{schema}");
+    assert!(!allows_null("to"), "{schema}");
+}

@@ -534,6 +534,43 @@ proptest! {
     }
 }
 
+/// Ids too long for a cursor to carry (3,000 to 7,000 bytes, past a cursor's 4,096
+/// characters): the codec holds such a position on the server, and every walk still shows
+/// every record exactly once, in order, whatever the mode.
+#[test]
+fn ids_too_long_for_a_cursor_page_through() {
+    let rows: Vec<(String, i32, String)> = (0..10)
+        .map(|i| {
+            (
+                format!(
+                    "https://docs.example.org/{i}/{}",
+                    "chapter/section/".repeat(190 + 25 * i)
+                ),
+                i32::from(i % 3 == 0),
+                format!("page number {i}"),
+            )
+        })
+        .collect();
+    for mode in [
+        Mode::Ranked,
+        Mode::RankedKeepOrder,
+        Mode::Unranked,
+        Mode::Custom,
+    ] {
+        for (extra, format) in [(0, Format::Prose), (900, Format::Json)] {
+            run(
+                &rows,
+                mode,
+                extra,
+                None,
+                None,
+                format,
+                StructuredForm::Objects,
+            );
+        }
+    }
+}
+
 /// The case: 567 records with an id and no rank, walked at 2,000 and 500 tokens.
 #[test]
 fn five_hundred_sixty_seven_projects_without_a_rank() {
