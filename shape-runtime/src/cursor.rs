@@ -1189,6 +1189,13 @@ struct HeldPositions {
     bytes: usize,
 }
 
+impl HeldPositions {
+    /// Whether the queue entry `(token, seq)` is the token's latest put (else it is stale).
+    fn is_live(&self, token: &[u8; HELD_TOKEN_LEN], seq: u64) -> bool {
+        self.by_token.get(token).is_some_and(|e| e.2 == seq)
+    }
+}
+
 impl MemoryCursorStore {
     /// A store of at most `capacity` positions (at least 1), each kept for `ttl`.
     pub fn new(capacity: usize, ttl: Duration) -> Self {
@@ -1268,7 +1275,7 @@ impl CursorStore for MemoryCursorStore {
         // Drop what expired, then the oldest while over capacity. An entry of a token put
         // again since is stale: it goes without removing anything.
         while let Some(&(oldest, seq, put_at)) = held.order.front() {
-            let live = held.by_token.get(&oldest).is_some_and(|e| e.2 == seq);
+            let live = held.is_live(&oldest, seq);
             let expired = now.saturating_sub(put_at) > self.ttl_secs;
             if live
                 && !expired
@@ -1286,10 +1293,9 @@ impl CursorStore for MemoryCursorStore {
         // page's sizing does) are dropped once they outnumber the positions three to one: the
         // count bound is of positions, never of puts.
         if held.order.len() > 4 * self.capacity {
-            let HeldPositions {
-                by_token, order, ..
-            } = &mut *held;
-            order.retain(|(token, seq, _)| by_token.get(token).is_some_and(|e| e.2 == *seq));
+            let mut order = std::mem::take(&mut held.order);
+            order.retain(|(token, seq, _)| held.is_live(token, *seq));
+            held.order = order;
         }
     }
 
