@@ -1041,6 +1041,11 @@ fn untrusted_plain_ascii_look_alikes_are_defused_outside_the_counting_pass() {
         "a / untrusted b",
         "%3C/untrusted%3E",
         "&laquo;fake&raquo;",
+        // One look-alike per escape character alone (no `/`): each must leave the hot path.
+        "\\u003cuntrusted\\u003e now",
+        "%3Cuntrusted%3E now",
+        "&lt;untrusted&gt; now",
+        "<untrusted> now",
         "plain text",
     ] {
         let json = render(&ticket(input), &env);
@@ -1053,6 +1058,10 @@ fn untrusted_plain_ascii_look_alikes_are_defused_outside_the_counting_pass() {
         );
         if input == "plain text" {
             assert_eq!(shown, input);
+        }
+        // Every look-alike of the tag is defused, whichever escape spells it.
+        if input.contains("untrusted") {
+            assert!(shown.contains("[delimiter removed]"), "{input}: {shown}");
         }
     }
 }

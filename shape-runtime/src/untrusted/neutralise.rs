@@ -250,17 +250,45 @@ pub(super) fn neutralize_counted(text: &str) -> (Cow<'_, str>, u32) {
 /// Replaces anything that reads as the compact delimiter (`«`, `»`, their look-alikes and
 /// their HTML entities) with a plain quote.
 pub(super) fn neutralize_guillemets(text: Cow<'_, str>) -> Cow<'_, str> {
-    const LOOKALIKES: [char; 8] = ['«', '»', '≪', '≫', '⟪', '⟫', '《', '》'];
-    const ENTITIES: [&str; 6] = ["&laquo;", "&raquo;", "&#171;", "&#187;", "&#xab;", "&#xbb;"];
-    let lower = text.to_ascii_lowercase();
-    if !text.contains(LOOKALIKES) && !ENTITIES.iter().any(|e| lower.contains(e)) {
+    // Every look-alike starts with one of these UTF-8 lead bytes (`«` `»` with 0xC2, `≪` `≫`
+    // `⟪` `⟫` with 0xE2, `《` `》` with 0xE3) and every entity with `&`: text without them
+    // (most short ASCII values) is returned as it is after one scan of its bytes.
+    if !text.bytes().any(|b| matches!(b, b'&' | 0xC2 | 0xE2 | 0xE3)) {
         return text;
     }
-    let mut out = text.replace(LOOKALIKES, "\"");
-    for entity in ENTITIES {
-        while let Some(at) = out.to_ascii_lowercase().find(entity) {
-            out.replace_range(at..at + entity.len(), "\"");
+    // One pass, left to right: entities cannot overlap (each starts with `&`, holds no other
+    // `&` and ends with `;`), and a replacement (`"`) cannot complete a new one.
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if GUILLEMET_LOOKALIKES.contains(&c) {
+            out.push('"');
+            changed = true;
+            continue;
         }
+        if c == '&' {
+            let rest = &text.as_bytes()[i..];
+            if let Some(entity) = GUILLEMET_ENTITIES.iter().find(|e| {
+                rest.get(..e.len())
+                    .is_some_and(|r| r.eq_ignore_ascii_case(e.as_bytes()))
+            }) {
+                out.push('"');
+                changed = true;
+                // The entity is ASCII: skip its remaining characters.
+                for _ in 1..entity.len() {
+                    chars.next();
+                }
+                continue;
+            }
+        }
+        out.push(c);
     }
-    Cow::Owned(out)
+    if changed { Cow::Owned(out) } else { text }
 }
+
+/// The characters that read as the compact delimiter `«`/`»`.
+const GUILLEMET_LOOKALIKES: [char; 8] = ['«', '»', '≪', '≫', '⟪', '⟫', '《', '》'];
+/// Their HTML entities, matched whatever their case.
+const GUILLEMET_ENTITIES: [&str; 6] =
+    ["&laquo;", "&raquo;", "&#171;", "&#187;", "&#xab;", "&#xbb;"];

@@ -196,13 +196,26 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         && !env.text_channel()
         && policy.urls == UrlPolicy::Keep
         && cap.is_none_or(|c| text.len() <= c as usize)
-        && text.bytes().all(|b| (0x20..0x7f).contains(&b))
     {
-        if !delimited {
-            return s.serialize_str(text);
+        // One scan: printable ASCII, and whether any byte could begin a delimiter look-alike
+        // (`<` `/` and the escapes `&` `%` `\` for `</untrusted>`; `&` for the entities of
+        // `«` `»`, whose characters are not ASCII).
+        let mut printable = true;
+        let mut suspect = false;
+        for b in text.bytes() {
+            if !(0x20..0x7f).contains(&b) {
+                printable = false;
+                break;
+            }
+            suspect |= matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\');
         }
-        let content = neutralize_guillemets(neutralize_counted(text).0);
-        return s.serialize_str(&content);
+        if printable {
+            if !delimited || !suspect {
+                return s.serialize_str(text);
+            }
+            let content = neutralize_guillemets(neutralize_counted(text).0);
+            return s.serialize_str(&content);
+        }
     }
     let p = prepare(text, cap, tokenizer, policy.urls);
     let text_channel = env.text_channel();

@@ -122,3 +122,62 @@ fn untrusted_decode_escape_forms() {
     assert_eq!(decode_escape("%", 0), None);
     assert_eq!(decode_escape("\\u12", 0), None);
 }
+
+/// The compact-delimiter defusing as first written: a replace, then each entity found in a
+/// fresh lowercase copy until none is left. Quadratic, but plainly right: the oracle.
+fn guillemets_reference(text: &str) -> String {
+    const LOOKALIKES: [char; 8] = ['«', '»', '≪', '≫', '⟪', '⟫', '《', '》'];
+    const ENTITIES: [&str; 6] = ["&laquo;", "&raquo;", "&#171;", "&#187;", "&#xab;", "&#xbb;"];
+    let mut out = text.replace(LOOKALIKES, "\"");
+    for entity in ENTITIES {
+        while let Some(at) = out.to_ascii_lowercase().find(entity) {
+            out.replace_range(at..at + entity.len(), "\"");
+        }
+    }
+    out
+}
+
+#[test]
+fn untrusted_guillemets_match_the_reference_and_borrow_when_clean() {
+    // Pieces that make and break entities and look-alikes, in every case, with their
+    // neighbours in UTF-8 (same lead bytes as the look-alikes but other characters).
+    const PIECES: [&str; 24] = [
+        "&", "&laquo;", "&RAQUO;", "&LaQuO", ";", "#171", "&#", "&#xAB;", "&#XbB;", "&#187;", "x",
+        "«", "»", "≪", "≫", "⟪", "⟫", "《", "》", "é", "≈", "、", "quo", " ",
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut changed = 0;
+    for _ in 0..20_000 {
+        let len = (next() % 12) as usize;
+        let text: String = (0..len)
+            .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+            .collect();
+        let got = neutralize_guillemets(Cow::Borrowed(&text));
+        let want = guillemets_reference(&text);
+        assert_eq!(got, want, "input {text:?}");
+        // Borrowed exactly when nothing was replaced.
+        assert_eq!(
+            matches!(got, Cow::Borrowed(_)),
+            want == text,
+            "input {text:?}"
+        );
+        changed += usize::from(want != text);
+    }
+    // The draw exercised both sides.
+    assert!(
+        changed > 5_000 && changed < 19_000,
+        "{changed} of 20,000 changed"
+    );
+    // A long run of entities is linear: 200,000 of them in one pass (the reference would
+    // copy the whole text once per entity).
+    let long = "&laquo;x".repeat(200_000);
+    let got = neutralize_guillemets(Cow::Borrowed(&long));
+    assert_eq!(got.len(), 2 * 200_000);
+    assert!(got.bytes().all(|b| b == b'"' || b == b'x'));
+}
