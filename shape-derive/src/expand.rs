@@ -27,7 +27,6 @@ pub fn expand(record: &Record) -> TokenStream {
     let projection = g.projection();
     let items = [
         g.collect_keys(),
-        g.serialize_record(),
         g.serialize_field(),
         g.rank_cmp(),
         g.rank_key(),
@@ -207,39 +206,6 @@ impl<'r, 'a> Gen<'r, 'a> {
             fn collect_keys(&#this, #keys: &mut <Self::Needs as #p::Needs>::Keys) {
                 let _ = &#keys;
                 #(#collect)*
-            }
-        }
-    }
-
-    fn serialize_record(&self) -> TokenStream {
-        let p = &self.p;
-        let record = self.record;
-        let site = Span::call_site();
-        let (this, cx, s, st) = (
-            local("self", site),
-            local("__cx", site),
-            local("__s", site),
-            local("__st", site),
-        );
-        let title = &record.name;
-        let count = record.fields.len();
-        let checks = self.legend_checks();
-        let fields = record.fields.iter().map(|f| {
-            let view = self.view(f);
-            let name = &f.name;
-            let st = local("__st", f.span);
-            quote_spanned!(f.span=> #p::SerializeStruct::serialize_field(&mut #st, #name, &#view)?;)
-        });
-        quote! {
-            fn serialize_record<__S: #p::Serializer>(
-                &#this,
-                #cx: &#p::Cx<'_, Self::Needs>,
-                #s: __S,
-            ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                #checks
-                let mut #st = #p::Serializer::serialize_struct(#s, #title, #count)?;
-                #(#fields)*
-                #p::SerializeStruct::end(#st)
             }
         }
     }

@@ -51,14 +51,6 @@ pub fn expand(
 
             fn collect_keys(&#this, _: &mut <Self::Needs as #p::Needs>::Keys) {}
 
-            fn serialize_record<__S: #p::Serializer>(
-                &#this,
-                _: &#p::Cx<'_, Self::Needs>,
-                _: __S,
-            ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                ::core::unreachable!()
-            }
-
             fn serialize_field<__S: #p::Serializer>(
                 &#this,
                 _: usize,

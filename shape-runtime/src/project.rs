@@ -41,12 +41,30 @@ pub trait ToolResult: Sized {
     /// Adds this record's keys to the per-resolver key sets.
     fn collect_keys(&self, keys: &mut <Self::Needs as Needs>::Keys);
 
-    /// Writes the projected record (output fields, in order) to a serde serializer.
+    /// Writes the projected record (output fields, in order) to a serde serializer: a struct
+    /// named after the record, each field written by
+    /// [`serialize_field`](ToolResult::serialize_field) under its output name. (Not generated
+    /// per struct: the derive writes each field's view once, in `serialize_field`.)
     fn serialize_record<S: Serializer>(
         &self,
         cx: &Cx<'_, Self::Needs>,
         serializer: S,
-    ) -> Result<S::Ok, S::Error>;
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let projection = Self::PROJECTION;
+        let mut st = serializer.serialize_struct(projection.name, projection.fields.len())?;
+        for (index, field) in projection.fields.iter().enumerate() {
+            st.serialize_field(
+                field.name,
+                &FieldAt {
+                    record: self,
+                    index,
+                    cx,
+                },
+            )?;
+        }
+        st.end()
+    }
 
     /// Writes one output field (by its index in [`Projection::fields`]).
     fn serialize_field<S: Serializer>(
@@ -74,4 +92,18 @@ pub trait ToolResult: Sized {
 
     /// The JSON Schema of one projected record.
     fn record_schema(generator: &mut SchemaGenerator) -> Schema;
+}
+
+/// One output field of a record, as a serde value: what [`ToolResult::serialize_record`]
+/// writes under each name.
+struct FieldAt<'r, 'c, T: ToolResult> {
+    record: &'r T,
+    index: usize,
+    cx: &'r Cx<'c, T::Needs>,
+}
+
+impl<T: ToolResult> serde::Serialize for FieldAt<'_, '_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.record.serialize_field(self.index, self.cx, serializer)
+    }
 }
