@@ -168,13 +168,17 @@ fn fold(text: &str) -> Vec<Folded> {
     out
 }
 
+/// Whether an ASCII byte can begin a delimiter look-alike: a bracket or slash of
+/// `</untrusted>`, or an escape (`&` `%` `\`) that may spell one or an entity of `«`/`»`.
+/// ASCII text without such a byte has nothing to defuse.
+pub(super) fn may_begin_delimiter(b: u8) -> bool {
+    matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\')
+}
+
 /// Source byte ranges of delimiter look-alikes: an opening bracket followed by the word
 /// (`<untrusted`, `</untrusted`), or a slash followed by it (`/untrusted`, in any bracket).
 fn delimiter_spans(text: &str) -> Vec<(usize, usize)> {
-    let plain = text.is_ascii()
-        && !text
-            .bytes()
-            .any(|b| matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\'));
+    let plain = text.is_ascii() && !text.bytes().any(may_begin_delimiter);
     if plain {
         return Vec::new();
     }

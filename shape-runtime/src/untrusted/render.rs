@@ -4,7 +4,7 @@
 //! what a call counted ([`UntrustedStats`]).
 
 use super::cap::{Cut, prepare};
-use super::neutralise::{neutralize_counted, neutralize_guillemets};
+use super::neutralise::{may_begin_delimiter, neutralize_counted, neutralize_guillemets};
 use super::policy::{Provenance, UntrustedPolicy, UrlPolicy};
 use super::sanitise::Removed;
 use crate::tokens::Tokenizer;
@@ -207,7 +207,7 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
                 printable = false;
                 break;
             }
-            suspect |= matches!(b, b'<' | b'/' | b'&' | b'%' | b'\\');
+            suspect |= may_begin_delimiter(b);
         }
         if printable {
             if !delimited || !suspect {
