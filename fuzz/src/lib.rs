@@ -161,6 +161,106 @@ fn str_prefix(bytes: &[u8]) -> &str {
     }
 }
 
+// ---- Independent checkers of untrusted text ----------------------------------------------
+//
+// Written apart from the implementation, simpler than it: the invisible-carrier predicate, the
+// delimiter detector and the cut marker. The test suite's untrusted-text tests use them too.
+
+/// A code point that must never survive sanitising, looking at the previous character for
+/// variation selectors. RGI flag sequences are taken out before this is asked.
+pub fn forbidden(prev: Option<char>, c: char) -> bool {
+    let selector = |c: char| matches!(c as u32, 0xFE00..=0xFE0F | 0xE0100..=0xE01EF);
+    let cjk = |c: char| matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3FFFF);
+    match c as u32 {
+        0xE0000..=0xE007F => true,
+        0x202A..=0x202E | 0x2066..=0x2069 | 0x200E | 0x200F | 0x061C => true,
+        0x200B..=0x200D | 0x2060 | 0xFEFF => true,
+        0x2028 | 0x2029 | 0x00AD | 0x034F | 0x115F | 0x1160 | 0x3164 | 0xFFA0 | 0x2061..=0x2064 => {
+            true
+        }
+        0x00..=0x1F => c != '\n' && c != '\t',
+        0x7F..=0x9F => true,
+        _ if selector(c) => match prev {
+            Some(p) if !selector(p) && !p.is_whitespace() => {
+                !(matches!(c, '\u{FE0E}' | '\u{FE0F}') || cjk(p))
+            }
+            _ => true,
+        },
+        _ => false,
+    }
+}
+
+/// `text` with each RGI subdivision flag (England, Scotland, Wales: the black flag, tag
+/// characters, a cancel tag) shortened to its black flag: the one use of tag characters that
+/// sanitising keeps.
+pub fn without_rgi_flags(text: &str) -> String {
+    let mut t = text.to_owned();
+    for code in ["gbeng", "gbsct", "gbwls"] {
+        let tags: String = code
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap_or('?'))
+            .collect();
+        t = t.replace(&format!("\u{1F3F4}{tags}\u{E007F}"), "\u{1F3F4}");
+    }
+    t
+}
+
+/// The carriers (invisible or reordering characters) left in `text`, RGI subdivision flags
+/// allowed.
+pub fn carriers(text: &str) -> Vec<char> {
+    let t = without_rgi_flags(text);
+    let mut prev = None;
+    let mut bad = Vec::new();
+    for c in t.chars() {
+        if forbidden(prev, c) {
+            bad.push(c);
+        }
+        prev = Some(c);
+    }
+    bad
+}
+
+/// Occurrences of the delimiter word after `<` or `/`, seen the simple way: entities and
+/// full-width forms decoded, case folded, spacing and invisible characters dropped.
+pub fn delimiters_in(text: &str) -> usize {
+    let mut t = text.to_lowercase();
+    for (entity, c) in [
+        ("&amp;", "&"),
+        ("&lt;", "<"),
+        ("&#60;", "<"),
+        ("&#x3c;", "<"),
+        ("&sol;", "/"),
+        ("&#47;", "/"),
+        ("%3c", "<"),
+        ("%2f", "/"),
+    ] {
+        t = t.replace(entity, c);
+    }
+    let folded: String = t
+        .chars()
+        .map(|c| match c as u32 {
+            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            0xFE64 | 0x2039 => '<',
+            _ => c,
+        })
+        .flat_map(char::to_lowercase)
+        .filter(|c| !c.is_whitespace() && !matches!(*c as u32, 0x200B..=0x200D | 0x2060 | 0xFEFF | 0xAD | 0xE0000..=0xE007F))
+        .collect();
+    folded.matches("<untrusted").count() + folded.matches("/untrusted").count()
+}
+
+/// The compact delimiter and its look-alikes.
+pub const GUILLEMETS: [char; 8] = ['«', '»', '≪', '≫', '⟪', '⟫', '《', '》'];
+
+/// `text` without its cut marker: `… [cut: N more tokens]`, or the bare `…` of a small cut
+/// (a value that ends in `…` of its own loses it too, which only lowers its count).
+pub fn marker_stripped(text: &str) -> &str {
+    match text.rfind("… [cut: ") {
+        Some(i) if text.ends_with(" more tokens]") || text.ends_with(" more token]") => &text[..i],
+        _ => text.strip_suffix('…').unwrap_or(text),
+    }
+}
+
 // ---- config -------------------------------------------------------------------------------
 
 /// Configuration text, as TOML and as JSON: an answer or a clear error, and every shaper a
@@ -363,21 +463,43 @@ fn o200k() -> &'static Tiktoken {
     T.get_or_init(Tiktoken::o200k_base)
 }
 
-/// The untrusted-text pipeline (sanitise, links, token cap, neutralise) and the cleaning of
-/// echoed error text: no panic, nothing invisible survives, the cap holds, and sanitising what
-/// was already sanitised changes nothing. The first byte picks the link policy and the cap
-/// (0 when the input is empty), the rest is the text (its longest UTF-8 prefix), as
-/// `arbitrary` reads a `(u8, &str)`.
+/// A record with a capped and an uncapped untrusted field: what the sanitiser target renders.
+#[derive(Debug, Clone, ToolResult)]
+#[shape(name = "note", plural = "notes")]
+pub struct Note {
+    #[shape(id)]
+    pub id: u32,
+    #[shape(untrusted(max_tokens = 12))]
+    pub subject: String,
+    #[shape(untrusted)]
+    pub body: String,
+}
+
+/// The tool and the call's random-delimiter nonce the sanitiser target renders with.
+const TOOL: &str = "fuzz_notes";
+const NONCE: &str = "9c2e41d0";
+
+/// The untrusted-text pipeline (sanitise, links, token cap, neutralise), its rendering into a
+/// record under every provenance mode and channel, and the cleaning of echoed error text: no
+/// panic, nothing invisible survives, the cap holds, no value forges or closes a delimiter,
+/// the counting pass writes what the answer writes, and sanitising what was already sanitised
+/// changes nothing.
+///
+/// The input: a policy byte (the link policy and the cap: 0 when the input is empty), a mode
+/// byte (the rendering: see [`render_checked`]), then the text (its longest UTF-8 prefix).
 pub fn sanitiser(data: &[u8]) {
-    let (b, text) = match data.split_first() {
-        Some((&b, rest)) => (b, str_prefix(rest)),
-        None => (0, ""),
+    let (b, mode, text) = match data {
+        [] => (0, 0, ""),
+        [b] => (*b, 0, ""),
+        [b, mode, rest @ ..] => (*b, *mode, str_prefix(rest)),
     };
     let urls = [UrlPolicy::Keep, UrlPolicy::Flag, UrlPolicy::Strip][usize::from(b) % 3];
     let cap = (b >> 2) % 40 + 1;
     let p = prepare(text, Some(u32::from(cap)), o200k(), urls);
     assert!(
-        !p.content.chars().any(|c| invisible(c) && c != '\t'),
+        !without_rgi_flags(&p.content)
+            .chars()
+            .any(|c| invisible(c) && c != '\t'),
         "{:?}",
         p.content
     );
@@ -390,6 +512,122 @@ pub fn sanitiser(data: &[u8]) {
     assert_eq!(sanitize(&clean).0, clean, "sanitising is not idempotent");
     let _ = neutralize(&p.content);
     let echoed = toolshape::__private::echo_clean(text);
-    assert!(!echoed.chars().any(invisible), "{echoed:?}");
+    assert!(
+        !without_rgi_flags(&echoed).chars().any(invisible),
+        "{echoed:?}"
+    );
     assert!(echoed.chars().count() <= 601);
+    render_checked(text, urls, mode);
+}
+
+/// Renders a [`Note`] holding `text` in both untrusted fields as a shaper does, in the mode
+/// `mode` picks: bits 0–1 the provenance (compact, tag, random tag, off), bit 2 the structured
+/// channel (else the text channel), bit 3 compact marks, bit 4 an envelope that names the
+/// untrusted fields, bit 5 a datamark, bit 6 inside a nested field. Renders it twice, in the
+/// counting pass and in the write (which has a shortcut for short plain values), and checks
+/// that they agree and what the reader sees: the record's keys, no carrier, the structured
+/// channel's cap, and each value inside its delimiters (the tags, or `«…»`) with no delimiter
+/// or look-alike of its own; values not wrapped one by one hold no delimiter at all.
+pub fn render_checked(text: &str, urls: UrlPolicy, mode: u8) {
+    use toolshape::__private::{CallEnv, Channel, Cx};
+    use toolshape::untrusted::{Provenance, UntrustedPolicy};
+    let provenance = [
+        Provenance::Compact,
+        Provenance::Tag,
+        Provenance::RandomTag,
+        Provenance::Off,
+    ][usize::from(mode & 3)];
+    let structured = mode & 4 != 0;
+    let (compact_marks, named_fields) = (mode & 8 != 0, mode & 16 != 0);
+    let policy = UntrustedPolicy {
+        provenance,
+        urls,
+        datamark: (mode & 32 != 0).then_some('ˆ'),
+    };
+    let nested = mode & 64 != 0;
+    let note = Note {
+        id: 7,
+        subject: text.to_owned(),
+        body: text.to_owned(),
+    };
+    let channel = if structured {
+        Channel::Structured
+    } else {
+        Channel::Text
+    };
+    let render = |counting: bool| -> String {
+        let env = CallEnv::new(TOOL, o200k(), &policy, NONCE)
+            .with_pass(channel, counting)
+            .with_compact_marks(compact_marks)
+            .with_named_fields(named_fields);
+        let cx = Cx::<<Note as ToolResult>::Needs>::new(&(), &env);
+        let mut buf = Vec::new();
+        let mut write = || note.serialize_record(&cx, &mut serde_json::Serializer::new(&mut buf));
+        let written = if nested {
+            env.within("notes", write)
+        } else {
+            write()
+        };
+        if let Err(e) = written {
+            panic!("rendering failed: {e}");
+        }
+        String::from_utf8(buf).unwrap_or_else(|e| panic!("not UTF-8: {e}"))
+    };
+    let json = render(false);
+    assert_eq!(render(true), json, "the counting pass wrote something else");
+    let value: serde_json::Value =
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    let keys: Vec<&str> = value
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["id", "subject", "body"], "{json}");
+    let delimited = provenance != Provenance::Off;
+    let one_by_one = !(structured || delimited && named_fields);
+    let guillemets = one_by_one && provenance == Provenance::Compact && compact_marks;
+    let tagged = one_by_one && delimited && !guillemets;
+    for field in ["subject", "body"] {
+        let shown = value[field].as_str().unwrap_or_default();
+        assert_eq!(carriers(shown), Vec::<char>::new(), "{field}: {shown:?}");
+        let inner = if guillemets {
+            let inner = shown
+                .strip_prefix('«')
+                .and_then(|s| s.strip_suffix('»'))
+                .unwrap_or_else(|| panic!("{field} not between « and »: {shown:?}"));
+            assert!(!inner.contains(GUILLEMETS), "{field}: {shown:?}");
+            inner
+        } else if tagged {
+            let nonce = match provenance {
+                Provenance::RandomTag => format!("-{NONCE}"),
+                _ => String::new(),
+            };
+            let path = if nested { "notes." } else { "" };
+            let open = format!("<untrusted{nonce} source=\"{TOOL}.{path}{field}\">");
+            let close = format!("</untrusted{nonce}>");
+            let inner = shown
+                .strip_prefix(open.as_str())
+                .and_then(|s| s.strip_suffix(close.as_str()))
+                .unwrap_or_else(|| panic!("{field} not between {open} and {close}: {shown:?}"));
+            assert_eq!(delimiters_in(inner), 0, "{field}: {shown:?}");
+            inner
+        } else {
+            shown
+        };
+        if delimited {
+            assert_eq!(delimiters_in(inner), 0, "{field}: {shown:?}");
+            let lower = inner.to_lowercase();
+            let entities = ["&laquo;", "&raquo;", "&#171;", "&#187;", "&#xab;", "&#xbb;"];
+            if !tagged {
+                assert!(!inner.contains(GUILLEMETS), "{field}: {shown:?}");
+                assert!(!entities.iter().any(|e| lower.contains(e)), "{shown:?}");
+            }
+        }
+        if structured && field == "subject" {
+            let content = marker_stripped(inner);
+            assert!(
+                o200k().count(content) <= 12,
+                "{field} over its cap: {shown:?}"
+            );
+        }
+    }
 }

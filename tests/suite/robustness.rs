@@ -630,9 +630,9 @@ fn a_record_nested_too_deep_is_an_error_not_a_silent_null() {
 // ---- The fuzz corpora, replayed on stable -------------------------------------------------
 
 /// The fuzz targets' bodies: the same functions `fuzz/fuzz_targets/*.rs` hand libFuzzer's
-/// input to, with the same checks.
+/// input to, with the same checks (whose untrusted-text checkers `untrusted.rs` uses too).
 #[path = "../../fuzz/src/lib.rs"]
-mod fuzz_bodies;
+pub(crate) mod fuzz_bodies;
 
 /// Every file in `fuzz/corpus/<target>/` through the target's body; a panic names the file.
 /// Tracked there: the hand-written seeds (`seed*`) and inputs that once found a bug

@@ -3,7 +3,7 @@
 
 use super::links::apply_links;
 use super::policy::UrlPolicy;
-use super::sanitise::{Removed, sanitize_limited};
+use super::sanitise::{Removed, before_unended_tags, sanitize_limited};
 use crate::envelope::thousands;
 use crate::tokens::{Tokenizer, last_split};
 use std::borrow::Cow;
@@ -238,7 +238,54 @@ fn fit(
         end = tokenizer.truncate(&text[..end], ask).prefix.len();
         kept = tokenizer.count(&text[..end]);
     }
+    // A cut inside a subdivision flag goes before its tag characters, which would otherwise be
+    // left invisible without their cancel tag.
+    let whole = before_unended_tags(&text[..end]);
+    if whole < end {
+        end = whole;
+        kept = tokenizer.count(&text[..end]);
+    }
     (end, kept)
+}
+
+/// Holds a value to its cap again after neutralising changed it: a delimiter look-alike
+/// becomes `[delimiter removed]`, which can take more tokens than the look-alike did, so a
+/// value cut to exactly its cap could otherwise show a few more. Cuts the changed content at
+/// the cap (a token boundary, as [`prepare`] does) and adds what it cut to the cut's figure,
+/// or makes the cut. Returns the tokens kept when it cut, for the attacker figure.
+///
+/// Called only for a capped value that neutralising changed, whose content is then at most
+/// a few tokens over the cap: counting it costs about what counting the cap did.
+pub(crate) fn refit(
+    content: &mut Cow<'_, str>,
+    cut: &mut Option<Cut>,
+    cap: u32,
+    tokenizer: &dyn Tokenizer,
+) -> Option<usize> {
+    let cap = cap as usize;
+    let total = tokenizer.count(content);
+    if total <= cap {
+        return None;
+    }
+    let t = tokenizer.truncate(content, cap);
+    let (end, kept) = fit(content, t.prefix.len(), t.prefix_tokens, cap, tokenizer);
+    truncate_cow(content, end);
+    let more = u64::try_from(total.saturating_sub(kept)).unwrap_or(u64::MAX);
+    let mut now = match *cut {
+        Some(c) => Cut {
+            tokens: c.tokens.saturating_add(more),
+            ..c
+        },
+        None => Cut {
+            tokens: more,
+            exact: true,
+            byte_capped: false,
+            brief: false,
+        },
+    };
+    now.brief = u64::try_from(tokenizer.count(&now.full())).unwrap_or(u64::MAX) > now.tokens;
+    *cut = Some(now);
+    Some(kept)
 }
 
 /// A cut whose unread rest is estimated at the tokens per byte of what was tokenized.

@@ -3,7 +3,7 @@
 //! delimiter), the call's nonce, the note line that names the sources of compact marks, and
 //! what a call counted ([`UntrustedStats`]).
 
-use super::cap::{Cut, prepare};
+use super::cap::{Cut, prepare, refit};
 use super::neutralise::{may_begin_delimiter, neutralize_counted, neutralize_guillemets};
 use super::policy::{Provenance, UntrustedPolicy, UrlPolicy};
 use super::sanitise::Removed;
@@ -214,45 +214,60 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
                 return s.serialize_str(text);
             }
             let content = neutralize_guillemets(neutralize_counted(text).0);
-            return s.serialize_str(&content);
+            // A capped value that neutralising changed may now be over its cap (see `refit`):
+            // the general path holds it there.
+            if cap.is_none() || content == text {
+                return s.serialize_str(&content);
+            }
         }
     }
     let p = prepare(text, cap, tokenizer, policy.urls);
     let text_channel = env.text_channel();
-    let (content, delimiters) = if delimited || env.counting() {
+    let (neutralised, delimiters) = if delimited || env.counting() {
         neutralize_counted(&p.content)
     } else {
         (Cow::Borrowed(&*p.content), 0)
     };
-    env.count(&mut |st: &mut UntrustedStats| {
-        st.values = st.values.saturating_add(1);
-        if let Some(cut) = p.cut {
-            st.cut = st.cut.saturating_add(1);
-            st.cut_tokens = st.cut_tokens.saturating_add(cut.tokens);
-            st.byte_capped = st.byte_capped.saturating_add(u32::from(cut.byte_capped));
-        }
-        st.attacker_tokens = st
-            .attacker_tokens
-            .saturating_add(p.attacker_tokens(tokenizer) as u64);
-        st.removed.add(p.removed);
-        st.links = st.links.saturating_add(p.links);
-        st.delimiters = st.delimiters.saturating_add(delimiters);
-    });
     // Values not wrapped one by one: the structured channel, and a JSON text channel whose
     // envelope names its untrusted fields once. Their provenance is the envelope's
     // `untrusted` key; every delimiter this library writes anywhere (`<untrusted…>` and the
     // compact `«…»`) is still defused, so no value can pass for one in any channel.
-    if !text_channel || (delimited && env.named_fields()) {
-        let content = if delimited {
-            neutralize_guillemets(content)
-        } else {
-            Cow::Borrowed(&*p.content)
-        };
+    let one_by_one = text_channel && !(delimited && env.named_fields());
+    let guillemets = one_by_one && policy.provenance == Provenance::Compact && env.compact_marks();
+    let mut content = if !delimited {
+        Cow::Borrowed(&*p.content)
+    } else if !one_by_one || guillemets {
+        neutralize_guillemets(neutralised)
+    } else {
+        neutralised
+    };
+    let mut cut = p.cut;
+    let mut attacker_tokens = p.attacker_tokens(tokenizer);
+    if let Some(cap) = cap
+        && content != p.content
+        && let Some(kept) = refit(&mut content, &mut cut, cap, tokenizer)
+    {
+        // The attacker's tokens shown: at most what is kept, markers included.
+        attacker_tokens = attacker_tokens.min(kept);
+    }
+    env.count(&mut |st: &mut UntrustedStats| {
+        st.values = st.values.saturating_add(1);
+        if let Some(cut) = cut {
+            st.cut = st.cut.saturating_add(1);
+            st.cut_tokens = st.cut_tokens.saturating_add(cut.tokens);
+            st.byte_capped = st.byte_capped.saturating_add(u32::from(cut.byte_capped));
+        }
+        st.attacker_tokens = st.attacker_tokens.saturating_add(attacker_tokens as u64);
+        st.removed.add(p.removed);
+        st.links = st.links.saturating_add(p.links);
+        st.delimiters = st.delimiters.saturating_add(delimiters);
+    });
+    if !one_by_one {
         let content = Datamarked {
             text: &content,
             mark: policy.datamark.filter(|_| text_channel),
         };
-        return match p.cut {
+        return match cut {
             None if content.mark.is_none() => s.serialize_str(content.text),
             None => s.collect_str(&content),
             Some(cut) => s.collect_str(&format_args!("{content}{cut}")),
@@ -261,21 +276,15 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     let nonce = (policy.provenance == Provenance::RandomTag)
         .then(|| env.nonce())
         .filter(|n| n.chars().any(|c| c.is_ascii_alphanumeric()));
-    let guillemets = policy.provenance == Provenance::Compact && env.compact_marks();
-    let content = if guillemets {
-        neutralize_guillemets(content)
-    } else {
-        content
-    };
     let source = env.field_path(field);
     let shown = Shown {
         tag: (delimited && !guillemets).then_some((Nonce(nonce), env.tool(), &*source)),
         guillemets,
         content: Datamarked {
-            text: if delimited { &content } else { &p.content },
+            text: &content,
             mark: policy.datamark,
         },
-        cut: p.cut,
+        cut,
     };
     s.collect_str(&shown)
 }

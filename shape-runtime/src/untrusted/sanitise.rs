@@ -98,6 +98,20 @@ fn is_tag(c: char) -> bool {
     matches!(c, '\u{E0000}'..='\u{E007F}')
 }
 
+/// Where `text` would end without the unended tag run it ends with: a prefix cut inside a
+/// subdivision flag (kept whole by sanitising) ends in tag characters, invisible, without the
+/// cancel tag that ends them. `text.len()` when it ends otherwise (a whole flag included).
+pub(super) fn before_unended_tags(text: &str) -> usize {
+    let mut end = text.len();
+    for (i, c) in text.char_indices().rev() {
+        if !is_tag(c) || c == CANCEL_TAG {
+            break;
+        }
+        end = i;
+    }
+    end
+}
+
 fn is_selector(c: char) -> bool {
     matches!(c, '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
