@@ -82,7 +82,13 @@ pub fn clean(text: &str) -> String {
             written += 1;
         }
     }
-    out
+    // A cut inside a subdivision flag (kept whole by sanitising) leaves its tag characters
+    // without their cancel tag: sanitising again takes them out (and changes nothing else, as
+    // cutting only ends pieces early).
+    match sanitize(&out).0 {
+        std::borrow::Cow::Owned(recut) => recut,
+        std::borrow::Cow::Borrowed(_) => out,
+    }
 }
 
 #[cfg(test)]
@@ -107,6 +113,12 @@ mod tests {
             clean(&format!("unknown field `w`at{long}, expected `handle`")),
             format!("unknown field `w`at{}… expected `handle`", &long[..38])
         );
+        // A cut inside a flag takes out the flag's tag characters, which would be invisible
+        // without their cancel tag; whole flags stay.
+        let flag = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
+        let word = format!("{}{flag}{flag}", "z".repeat(36));
+        assert_eq!(clean(&word), format!("{}\u{1F3F4}…", "z".repeat(36)));
+        assert_eq!(clean(&format!("a {flag} b")), format!("a {flag} b"));
         let whole = clean(&"word ".repeat(1_000));
         assert_eq!(whole.chars().count(), MAX_ECHO_CHARS + 1);
     }
