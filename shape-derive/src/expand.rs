@@ -28,7 +28,7 @@ pub fn expand(record: &Record) -> TokenStream {
     let items = [
         g.collect_keys(),
         g.serialize_field(),
-        g.rank_cmp(),
+        g.cmp_rank_field(),
         g.rank_key(),
         g.id_key(),
         g.record_schema(),
@@ -201,10 +201,14 @@ impl<'r, 'a> Gen<'r, 'a> {
                 <#ty as #p::KeyField<<#path as #p::Resolver>::Key>>::collect_keys(&#this.#member, &mut #keys.#index);
             ))
         });
+        let collect: Vec<TokenStream> = collect.collect();
+        if collect.is_empty() {
+            // Nothing resolved: the trait's provided method adds nothing.
+            return quote!();
+        }
         quote! {
             #[inline]
             fn collect_keys(&#this, #keys: &mut <Self::Needs as #p::Needs>::Keys) {
-                let _ = &#keys;
                 #(#collect)*
             }
         }
@@ -316,44 +320,34 @@ impl<'r, 'a> Gen<'r, 'a> {
         }
     }
 
-    fn rank_cmp(&self) -> TokenStream {
+    /// The comparison of the rank fields alone, ascending; the trait's provided `rank_cmp`
+    /// breaks ties by id and applies the order. Nothing without a rank (the provided method
+    /// says `Equal`).
+    fn cmp_rank_field(&self) -> TokenStream {
         let p = &self.p;
         let record = self.record;
+        let Some(rank) = &record.rank else {
+            return quote!();
+        };
         let site = Span::call_site();
         let (this, other) = (local("self", site), local("__other", site));
-        let body = match &record.rank {
-            Some(rank) => {
-                let f = &record.fields[rank.field];
-                let span = rank.span;
-                let (this_at, other_at) = (local("self", span), local("__other", span));
-                let cmp = if has_opt(f.path) {
-                    let (a, b) = (opt_chain(f, &this_at, span), opt_chain(f, &other_at, span));
-                    quote_spanned!(span=> #p::rank_cmp_opt(#a, #b))
-                } else if f.has_path() {
-                    let (a, b) = (place(f, &this_at, span), place(f, &other_at, span));
-                    quote_spanned!(span=> #p::RankKey::rank_cmp(&#a, &#b))
-                } else {
-                    let (member, ty) = (f.member, f.ty);
-                    quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&#this_at.#member, &#other_at.#member))
-                };
-                let tiebreak = record.id.map(|id| {
-                    let f = &record.fields[id];
-                    let (a, b) = (place(f, &this, f.span), place(f, &other, f.span));
-                    quote!(.then_with(|| #p::IdField::id_key(&#a).cmp(&#p::IdField::id_key(&#b))))
-                });
-                let reverse = match rank.order {
-                    Order::Desc => quote!(.reverse()),
-                    Order::Asc => quote!(),
-                };
-                quote!((#cmp #tiebreak) #reverse)
-            }
-            None => quote!(#p::Ordering::Equal),
+        let f = &record.fields[rank.field];
+        let span = rank.span;
+        let (this_at, other_at) = (local("self", span), local("__other", span));
+        let cmp = if has_opt(f.path) {
+            let (a, b) = (opt_chain(f, &this_at, span), opt_chain(f, &other_at, span));
+            quote_spanned!(span=> #p::rank_cmp_opt(#a, #b))
+        } else if f.has_path() {
+            let (a, b) = (place(f, &this_at, span), place(f, &other_at, span));
+            quote_spanned!(span=> #p::RankKey::rank_cmp(&#a, &#b))
+        } else {
+            let (member, ty) = (f.member, f.ty);
+            quote_spanned!(span=> <#ty as #p::RankKey>::rank_cmp(&#this_at.#member, &#other_at.#member))
         };
         quote! {
             #[inline]
-            fn rank_cmp(&#this, #other: &Self) -> #p::Ordering {
-                let _ = #other;
-                #body
+            fn cmp_rank_field(&#this, #other: &Self) -> #p::Ordering {
+                #cmp
             }
         }
     }
@@ -378,7 +372,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                     quote_spanned!(span=> ::core::option::Option::Some(<#ty as #p::RankKey>::key_value(&#this.#member)))
                 }
             }
-            None => quote!(::core::option::Option::None),
+            None => return quote!(),
         };
         quote! {
             #[inline]
@@ -399,7 +393,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let place = place(f, &local("self", span), span);
                 quote_spanned!(span=> ::core::option::Option::Some(#p::IdField::id_key(&#place)))
             }
-            None => quote!(::core::option::Option::None),
+            None => return quote!(),
         };
         quote! {
             #[inline]
@@ -422,11 +416,9 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let leaf = self.leaf_type(f);
                 let p = &respan(p.clone(), span);
                 let schema = match &f.transform {
-                    Transform::Show => quote_spanned!(span=> {
-                        #[allow(unused_imports)]
-                        use #p::{ViaJsonSchema as _, ViaSerde as _};
-                        (&&#p::Probe::at(#leaf)).shown_schema(#generator)
-                    }),
+                    Transform::Show => {
+                        quote_spanned!(span=> (&&#p::Probe::at(#leaf)).shown_schema(#generator))
+                    }
                     // `nested` with `from` is refused by `check`.
                     Transform::Nested => quote_spanned!(span=> #p::schema::along(&[], #p::schema::Schema::default())),
                     Transform::Legend(expr) => self.legend_schema(f, expr),
@@ -457,11 +449,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             let schema = match &f.transform {
                 Transform::Show => {
                     let generator = local("__gen", ty.span());
-                    quote_spanned!(ty.span()=> {
-                        #[allow(unused_imports)]
-                        use #p::{ViaJsonSchema as _, ViaSerde as _};
-                        (&&#p::Probe::<#ty>::new()).shown_schema(#generator)
-                    })
+                    quote_spanned!(ty.span()=> (&&#p::Probe::<#ty>::new()).shown_schema(#generator))
                 }
                 Transform::Nested => quote_spanned!(span=> #p::schema::nested::<#ty>(#generator)),
                 Transform::Legend(expr) => self.legend_schema(f, expr),
@@ -479,9 +467,23 @@ impl<'r, 'a> Gen<'r, 'a> {
             quote!(#record_var.field(#name, #schema);)
         });
         let schemas: Vec<TokenStream> = schemas.collect();
+        // The two ways a shown field's schema is found (its `JsonSchema`, else a permissive
+        // schema for any `Serialize`), chosen by autoref on `Probe`: imported once, for every
+        // shown field's `shown_schema` call.
+        let probe = record
+            .fields
+            .iter()
+            .any(|f| matches!(f.transform, Transform::Show))
+            .then(|| {
+                quote! {
+                    #[allow(unused_imports)]
+                    use #p::{ViaJsonSchema as _, ViaSerde as _};
+                }
+            });
         quote! {
             #[inline]
             fn record_schema(#generator: &mut #p::SchemaGenerator) -> #p::Schema {
+                #probe
                 let _ = &#generator;
                 let mut #record_var = #p::schema::RecordSchema::new(#title);
                 #(#schemas)*

@@ -49,26 +49,12 @@ pub fn expand(
                 nested: &[],
             };
 
-            fn collect_keys(&#this, _: &mut <Self::Needs as #p::Needs>::Keys) {}
-
             fn serialize_field<__S: #p::Serializer>(
                 &#this,
                 _: usize,
                 _: &#p::Cx<'_, Self::Needs>,
                 _: __S,
             ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                ::core::unreachable!()
-            }
-
-            fn rank_cmp(&#this, _: &Self) -> #p::Ordering {
-                ::core::unreachable!()
-            }
-
-            fn rank_key(&#this) -> ::core::option::Option<#p::KeyValue> {
-                ::core::unreachable!()
-            }
-
-            fn id_key(&#this) -> ::core::option::Option<#p::IdKey<'_>> {
                 ::core::unreachable!()
             }
 

@@ -1,7 +1,7 @@
 //! The projection contract: the [`ToolResult`] trait `#[derive(ToolResult)]` implements.
 
 use crate::ids::IdKey;
-use crate::rank::KeyValue;
+use crate::rank::{KeyValue, Order};
 use crate::record::Projection;
 use crate::resolve::Needs;
 use crate::view::Cx;
@@ -38,8 +38,11 @@ pub trait ToolResult: Sized {
     /// The static description of the projection.
     const PROJECTION: &'static Projection;
 
-    /// Adds this record's keys to the per-resolver key sets.
-    fn collect_keys(&self, keys: &mut <Self::Needs as Needs>::Keys);
+    /// Adds this record's keys to the per-resolver key sets. (Generated only for a record with
+    /// resolved fields: with none, there is nothing to add.)
+    fn collect_keys(&self, keys: &mut <Self::Needs as Needs>::Keys) {
+        let _ = keys;
+    }
 
     /// Writes the projected record (output fields, in order) to a serde serializer: a struct
     /// named after the record, each field written by
@@ -74,15 +77,38 @@ pub trait ToolResult: Sized {
         serializer: S,
     ) -> Result<S::Ok, S::Error>;
 
-    /// Compares two records in rank order (the rank key, then the id); `Equal` without a rank.
-    fn rank_cmp(&self, other: &Self) -> Ordering;
+    /// Compares two records in rank order: the rank key, then the id, both reversed for a
+    /// descending rank; `Equal` without a rank. (Not generated per struct: the derive writes
+    /// only the comparison of the rank fields, [`cmp_rank_field`](ToolResult::cmp_rank_field).)
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        let Some(rank) = Self::PROJECTION.rank else {
+            return Ordering::Equal;
+        };
+        let ascending = self
+            .cmp_rank_field(other)
+            .then_with(|| self.id_key().cmp(&other.id_key()));
+        match rank.order {
+            Order::Asc => ascending,
+            Order::Desc => ascending.reverse(),
+        }
+    }
+
+    /// Compares the rank fields of two records, ascending (`Equal` without a rank field).
+    fn cmp_rank_field(&self, other: &Self) -> Ordering {
+        let _ = other;
+        Ordering::Equal
+    }
 
     /// The rank key's value, for cursors; `None` without a rank field.
-    fn rank_key(&self) -> Option<KeyValue>;
+    fn rank_key(&self) -> Option<KeyValue> {
+        None
+    }
 
     /// The record's full id (not shortened), for tie-breaks and cursors: integers compare
-    /// numerically, text bytewise.
-    fn id_key(&self) -> Option<IdKey<'_>>;
+    /// numerically, text bytewise. `None` without an id field.
+    fn id_key(&self) -> Option<IdKey<'_>> {
+        None
+    }
 
     /// The record's full id when it is text (`None` for an integer id: see
     /// [`id_key`](ToolResult::id_key)).
