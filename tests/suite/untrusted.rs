@@ -1166,3 +1166,33 @@ fn a_cut_never_leaves_part_of_a_flag() {
         "under a cap it fits, every flag is kept whole"
     );
 }
+
+/// Taking a link out can leave what followed it after a space: a variation selector whose
+/// base was the link's last character would then be a carrier. It is taken out too. (Found by
+/// the `sanitiser` fuzz target: `regress-link-orphans-selector`.)
+#[test]
+fn a_link_taken_out_leaves_no_orphan_selector() {
+    let o200k = Tiktoken::o200k_base();
+    let texts = [
+        "go https://evil.example/p\u{FE0E} now",
+        "see [docs](https://a.example/x)\u{FE0F} now",
+        "an image ![](https://b.example/p.png)\u{FE0E}",
+        "a tag <img src=\"https://c.example/p\">\u{FE0E} after",
+    ];
+    for text in texts {
+        for urls in [UrlPolicy::Flag, UrlPolicy::Strip] {
+            for cap in [None, Some(60)] {
+                let p = prepare(text, cap, &o200k, urls);
+                assert_eq!(
+                    carriers(&p.content),
+                    Vec::<char>::new(),
+                    "{text:?} {urls:?}: {:?}",
+                    p.content
+                );
+            }
+        }
+        // Under `Keep` the selector stays on its base, as written.
+        let kept = prepare(text, None, &o200k, UrlPolicy::Keep);
+        assert!(kept.content.contains(['\u{FE0E}', '\u{FE0F}']), "{text:?}");
+    }
+}

@@ -3,7 +3,7 @@
 
 use super::links::apply_links;
 use super::policy::UrlPolicy;
-use super::sanitise::{Removed, before_unended_tags, sanitize_limited};
+use super::sanitise::{Removed, before_unended_tags, sanitize, sanitize_limited};
 use crate::envelope::thousands;
 use crate::tokens::{Tokenizer, last_split};
 use std::borrow::Cow;
@@ -154,12 +154,23 @@ fn prepare_capped<'t>(
     {
         return p;
     }
-    let (clean, removed, consumed) = sanitize_limited(&text[..read_end], limit);
+    let (clean, mut removed, consumed) = sanitize_limited(&text[..read_end], limit);
     let byte_capped = consumed < text.len();
     let unread = text.len() - consumed;
     let mut links = 0;
     let linked = match apply_links(&clean, urls, &mut links) {
-        Cow::Owned(s) => Some(s),
+        // Taking a link out can leave what followed it after a space: a variation selector
+        // whose base was the link's last character is then a carrier. Sanitising the text
+        // again takes it out.
+        Cow::Owned(s) => {
+            let (again, more) = sanitize(&s);
+            let again = match again {
+                Cow::Owned(again) => Some(again),
+                Cow::Borrowed(_) => None,
+            };
+            removed.add(more);
+            Some(again.unwrap_or(s))
+        }
         Cow::Borrowed(_) => None,
     };
     let mut content = match linked {
