@@ -3,6 +3,7 @@
 //! spaces, and each quoted piece shortened, so an error keeps the promises answers keep.
 
 use super::sanitise::sanitize;
+use std::borrow::Cow;
 
 /// The most characters of one quoted piece (between backticks or double quotes) kept.
 pub const MAX_QUOTED_CHARS: usize = 40;
@@ -86,8 +87,8 @@ pub fn clean(text: &str) -> String {
     // without their cancel tag: sanitising again takes them out (and changes nothing else, as
     // cutting only ends pieces early).
     match sanitize(&out).0 {
-        std::borrow::Cow::Owned(recut) => recut,
-        std::borrow::Cow::Borrowed(_) => out,
+        Cow::Owned(recut) => recut,
+        Cow::Borrowed(_) => out,
     }
 }
 

@@ -214,9 +214,9 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
                 return s.serialize_str(text);
             }
             let content = neutralize_guillemets(neutralize_counted(text).0);
-            // A capped value that neutralising changed may now be over its cap (see `refit`):
-            // the general path holds it there.
-            if cap.is_none() || content == text {
+            // A capped value that neutralising changed (it then owns its text) may now be over
+            // its cap (see `refit`): the general path holds it there.
+            if cap.is_none() || matches!(content, Cow::Borrowed(_)) {
                 return s.serialize_str(&content);
             }
         }
@@ -243,8 +243,10 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     };
     let mut cut = p.cut;
     let mut attacker_tokens = p.attacker_tokens(tokenizer);
+    // Neutralising borrows what it leaves unchanged, so an owned `content` is a changed one
+    // (no comparison of the texts).
     if let Some(cap) = cap
-        && content != p.content
+        && matches!(content, Cow::Owned(_))
         && let Some(kept) = refit(&mut content, &mut cut, cap, tokenizer)
     {
         // The attacker's tokens shown: at most what is kept, markers included.
