@@ -38,6 +38,8 @@ pub fn expand(record: &Record) -> TokenStream {
 
         #[allow(clippy::all, clippy::pedantic, non_local_definitions, trivial_bounds)]
         const _: () = {
+            use ::toolshape::__private as __toolshape;
+
             #[automatically_derived]
             impl #impl_generics #p::ToolResult for #ident #ty_generics #where_clause {
                 type Needs = #needs;
@@ -98,7 +100,7 @@ impl<'r, 'a> Gen<'r, 'a> {
     fn new(record: &'r Record<'a>) -> Self {
         Gen {
             record,
-            p: quote!(::toolshape::__private),
+            p: quote!(__toolshape),
         }
     }
 
@@ -235,7 +237,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 #index: usize,
                 #cx: &#p::Cx<'_, Self::Needs>,
                 #s: __S,
-            ) -> ::core::result::Result<__S::Ok, __S::Error> {
+            ) -> #p::Result<__S::Ok, __S::Error> {
                 #checks
                 match #index {
                     #(#arms)*
@@ -363,20 +365,20 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let this = local("self", span);
                 if has_opt(f.path) {
                     let chain = opt_chain(f, &this, span);
-                    quote_spanned!(span=> ::core::option::Option::Some(#p::key_value_opt(#chain)))
+                    quote_spanned!(span=> #p::Some(#p::key_value_opt(#chain)))
                 } else if f.has_path() {
                     let place = place(f, &this, span);
-                    quote_spanned!(span=> ::core::option::Option::Some(#p::RankKey::key_value(&#place)))
+                    quote_spanned!(span=> #p::Some(#p::RankKey::key_value(&#place)))
                 } else {
                     let (member, ty) = (f.member, f.ty);
-                    quote_spanned!(span=> ::core::option::Option::Some(<#ty as #p::RankKey>::key_value(&#this.#member)))
+                    quote_spanned!(span=> #p::Some(<#ty as #p::RankKey>::key_value(&#this.#member)))
                 }
             }
             None => return quote!(),
         };
         quote! {
             #[inline]
-            fn rank_key(&#this) -> ::core::option::Option<#p::KeyValue> {
+            fn rank_key(&#this) -> #p::Option<#p::KeyValue> {
                 #body
             }
         }
@@ -391,13 +393,13 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let f = &record.fields[id];
                 let span = f.span;
                 let place = place(f, &local("self", span), span);
-                quote_spanned!(span=> ::core::option::Option::Some(#p::IdField::id_key(&#place)))
+                quote_spanned!(span=> #p::Some(#p::IdField::id_key(&#place)))
             }
             None => return quote!(),
         };
         quote! {
             #[inline]
-            fn id_key(&#this) -> ::core::option::Option<#p::IdKey<'_>> {
+            fn id_key(&#this) -> #p::Option<#p::IdKey<'_>> {
                 #body
             }
         }
@@ -519,8 +521,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             let legend = respan(quote!(#p::schema::legend), f.span);
             return quote_spanned!(f.span=> #legend(&(#expr), #leaf, #name));
         }
-        let schema =
-            quote!(#p::schema::legend(&(#expr), ::core::marker::PhantomData::<#ty>, #name));
+        let schema = quote!(#p::schema::legend(&(#expr), #p::PhantomData::<#ty>, #name));
         respan(schema, f.span)
     }
 
@@ -647,7 +648,7 @@ fn view_along(
         PathStep::Opt(_) => {
             let v = local(&format!("__v{depth}"), span);
             let inner = view_along(p, quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
-            quote_spanned!(span=> #p::Opt::new(::core::option::Option::as_ref(&#base).map(|#v| #inner)))
+            quote_spanned!(span=> #p::Opt::new(#p::Option::as_ref(&#base).map(|#v| #inner)))
         }
         PathStep::Each(_) => {
             let v = local(&format!("__v{depth}"), span);
@@ -693,8 +694,8 @@ fn epoch_unit(p: &TokenStream, epoch: crate::ast::Epoch) -> TokenStream {
 /// `Some(value)` or `None`, as tokens.
 fn option(value: Option<&impl ToTokens>) -> TokenStream {
     match value {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
+        Some(value) => quote!(__toolshape::Some(#value)),
+        None => quote!(__toolshape::None),
     }
 }
 
