@@ -392,6 +392,34 @@ fn open_result_errors_echo_clean_short_input_within_the_budget() {
     assert!(shaped.report().over_budget);
 }
 
+/// A subdivision flag (the England flag: a black flag, five tag characters, a cancel tag) is
+/// an emoji, kept in echoed text like any other; the checker every fuzz target and property
+/// test calls must not count its tag characters as invisible ones (they were, so a flag in a
+/// fuzzed `open_result` key or cursor would have been a false alarm).
+#[test]
+fn an_echoed_subdivision_flag_is_well_formed() {
+    let rt = runtime();
+    let store = MemoryStore::default();
+    let handle = stored(&rt, &store);
+    let today = Day::parse("2026-11-30").unwrap();
+    let flag = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
+    let open = OpenResult::new(&store, codec());
+    let call = json!({"handle": handle, "select": [format!("team{flag}")]});
+    let shaped = rt.block_on(open.call_on("alice", call, today));
+    assert!(shaped.is_error(), "{}", shaped.text());
+    assert!(shaped.summary().contains(flag), "{}", shaped.summary());
+    well_formed(&shaped, 0);
+    // A lone tag character is still one.
+    let call = json!({"handle": handle, "select": ["team\u{E0067}x"]});
+    let shaped = rt.block_on(open.call_on("alice", call, today));
+    assert!(
+        !shaped.summary().contains('\u{E0067}'),
+        "{}",
+        shaped.summary()
+    );
+    well_formed(&shaped, 0);
+}
+
 #[test]
 fn configuration_refuses_unseen_characters_naming_the_key() {
     use toolshape::config::{ConfigError, ShapeConfig};
