@@ -131,11 +131,11 @@ impl<'r, 'a> Gen<'r, 'a> {
                 Transform::Id { short } => quote!(#p::FieldKind::Id { short: #short }),
                 Transform::Date(_) => quote!(#p::FieldKind::Date),
                 Transform::Untrusted { max_tokens } => {
-                    let cap = option(max_tokens.as_ref());
+                    let cap = option(p, max_tokens.as_ref());
                     quote!(#p::FieldKind::Untrusted { max_tokens: #cap })
                 }
             };
-            let absent = option(f.absent.as_ref().map(|(word, _)| word));
+            let absent = option(p, f.absent.as_ref().map(|(word, _)| word));
             quote!(#p::FieldInfo { name: #name, source: #source, kind: #kind, absent: #absent })
         });
         let prose = record.prose.as_ref().map(|segments| {
@@ -145,7 +145,7 @@ impl<'r, 'a> Gen<'r, 'a> {
             });
             quote!(&[#(#segments),*])
         });
-        let prose = option(prose.as_ref());
+        let prose = option(p, prose.as_ref());
         let rank = record.rank.as_ref().map(|rank| {
             let field = rank.field;
             let order = match rank.order {
@@ -154,8 +154,8 @@ impl<'r, 'a> Gen<'r, 'a> {
             };
             quote!(#p::RankInfo { field: #field, order: #order })
         });
-        let rank = option(rank.as_ref());
-        let id = option(record.id.as_ref());
+        let rank = option(p, rank.as_ref());
+        let id = option(p, record.id.as_ref());
         let (name, plural, skipped) = (&record.name, &record.plural, &record.skipped);
         let nested = record
             .fields
@@ -316,7 +316,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 quote_spanned!(span=> #p::EpochDated #ty::new(&#place, #unit, #cx.env()))
             }
             Transform::Untrusted { max_tokens } => {
-                let cap = option(max_tokens.as_ref());
+                let cap = option(p, max_tokens.as_ref());
                 quote_spanned!(span=> #p::Untrusted #ty::new(&#place, #name, #cap, #cx.env()))
             }
         }
@@ -691,11 +691,11 @@ fn epoch_unit(p: &TokenStream, epoch: crate::ast::Epoch) -> TokenStream {
     }
 }
 
-/// `Some(value)` or `None`, as tokens.
-fn option(value: Option<&impl ToTokens>) -> TokenStream {
+/// `Some(value)` or `None`, as tokens, through the runtime's path `p`.
+fn option(p: &TokenStream, value: Option<&impl ToTokens>) -> TokenStream {
     match value {
-        Some(value) => quote!(__toolshape::Some(#value)),
-        None => quote!(__toolshape::None),
+        Some(value) => quote!(#p::Some(#value)),
+        None => quote!(#p::None),
     }
 }
 
