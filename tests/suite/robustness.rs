@@ -234,8 +234,16 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// A stored result of the tracker's issues, and its handle.
-fn stored(rt: &tokio::runtime::Runtime, store: &MemoryStore) -> String {
+/// The day every `open_result` call here is made on.
+fn today() -> Day {
+    Day::parse("2026-11-30").unwrap()
+}
+
+/// A runtime, a store holding the tracker's issues as a stored result, and its handle: what
+/// every `open_result` test here starts from.
+fn stored() -> (tokio::runtime::Runtime, MemoryStore, String) {
+    let rt = runtime();
+    let store = MemoryStore::default();
     let rows: Vec<crate::tracker::Issue> = crate::tracker::issues()
         .into_iter()
         .take(120)
@@ -249,16 +257,17 @@ fn stored(rt: &tokio::runtime::Runtime, store: &MemoryStore) -> String {
                 .shape_or_store(
                     &rows,
                     &(),
-                    Keep::new(store, "alice", &policy).today(Day::parse("2026-11-30").unwrap()),
+                    Keep::new(&store, "alice", &policy).today(today()),
                 ),
         )
         .unwrap();
-    shaped
+    let handle = shaped
         .frame()
         .omitted
         .handle
         .clone()
-        .expect("stored behind a handle")
+        .expect("stored behind a handle");
+    (rt, store, handle)
 }
 
 proptest! {
@@ -294,9 +303,7 @@ proptest! {
 
 #[test]
 fn signed_malformed_cursors_reach_open_result_without_panic() {
-    let rt = runtime();
-    let store = MemoryStore::default();
-    let handle = stored(&rt, &store);
+    let (rt, store, handle) = stored();
     let open = OpenResult::new(&store, codec())
         .shaper(Shaper::for_tool("open_result").budget(Budget::tokens(400)));
     let args = json!({"handle": handle, "page_size": 5});
@@ -308,8 +315,7 @@ fn signed_malformed_cursors_reach_open_result_without_panic() {
             let cursor = toolshape::__private::sign_cursor_body(&codec(), &body, &query);
             let mut call = args.clone();
             call["cursor"] = json!(cursor);
-            let shaped =
-                rt.block_on(open.call_on("alice", call, Day::parse("2026-11-30").unwrap()));
+            let shaped = rt.block_on(open.call_on("alice", call, today()));
             well_formed(&shaped, 5);
             Ok(())
         })
@@ -327,10 +333,8 @@ fn hostile_key() -> String {
 
 #[test]
 fn open_result_errors_echo_clean_short_input_within_the_budget() {
-    let rt = runtime();
-    let store = MemoryStore::default();
-    let handle = stored(&rt, &store);
-    let today = Day::parse("2026-11-30").unwrap();
+    let (rt, store, handle) = stored();
+    let today = today();
     let key = hostile_key();
     let calls = [
         // An unknown top-level key.
@@ -398,10 +402,8 @@ fn open_result_errors_echo_clean_short_input_within_the_budget() {
 /// fuzzed `open_result` key or cursor would have been a false alarm).
 #[test]
 fn an_echoed_subdivision_flag_is_well_formed() {
-    let rt = runtime();
-    let store = MemoryStore::default();
-    let handle = stored(&rt, &store);
-    let today = Day::parse("2026-11-30").unwrap();
+    let (rt, store, handle) = stored();
+    let today = today();
     let flag = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
     let open = OpenResult::new(&store, codec());
     let call = json!({"handle": handle, "select": [format!("team{flag}")]});
@@ -512,16 +514,14 @@ proptest! {
     /// budget, never a panic.
     #[test]
     fn open_result_arguments_never_panic(args in open_args(), budget in 40..2_000usize) {
-        let rt = runtime();
-        let store = MemoryStore::default();
-        let handle = stored(&rt, &store);
+        let (rt, store, handle) = stored();
         let mut args = args;
         if let Some(map) = args.as_object_mut() {
             map.entry("handle").or_insert_with(|| json!(handle));
         }
         let open = OpenResult::new(&store, codec())
             .shaper(Shaper::for_tool("open_result").budget(Budget::tokens(budget)));
-        let shaped = rt.block_on(open.call_on("alice", args, Day::parse("2026-11-30").unwrap()));
+        let shaped = rt.block_on(open.call_on("alice", args, today()));
         well_formed(&shaped, 200);
         let report = shaped.report();
         prop_assert!(
