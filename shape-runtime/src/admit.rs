@@ -4,7 +4,7 @@
 
 use crate::budget::Budget;
 use crate::env::Channel;
-use crate::envelope::OmitReason;
+use crate::envelope::{Needs, OmitReason};
 use serde::{Deserialize, Serialize};
 
 /// Which channel the model reads (the call's channel profile): the budget is enforced on
@@ -69,6 +69,15 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
+    /// A segment of nothing: an envelope with no record.
+    pub fn empty() -> Segment {
+        Segment {
+            structured: String::new(),
+            text: None,
+            tokens: PerChannel::default(),
+        }
+    }
+
     /// What the segment takes on each channel.
     fn size(&self) -> PerChannel<Size> {
         PerChannel {
@@ -196,16 +205,46 @@ impl Admission {
         }
     }
 
+    /// Admits `segment` after the records admitted so far: the caller has checked that the
+    /// page with it fits.
+    pub fn push(&mut self, segment: Segment) {
+        self.sum = self.sum.plus(segment.size());
+        self.shown.push(segment);
+    }
+
+    /// What the admitted records and `more` take with an envelope of `envelope`, on the first
+    /// held limit they exceed (tokens, then bytes, then lines; tokens when none is exceeded):
+    /// what a budget must allow for such a page.
+    pub fn needs_with(&self, envelope: PerChannel<Size>, more: &Segment) -> Needs {
+        let total = envelope.plus(self.sum).plus(more.size());
+        let held: Vec<Size> = [
+            (self.held.structured, total.structured),
+            (self.held.text, total.text),
+        ]
+        .into_iter()
+        .filter_map(|(held, size)| held.then_some(size))
+        .collect();
+        let most = |f: fn(&Size) -> usize| held.iter().map(f).max().unwrap_or(0);
+        let (tokens, bytes, lines) = (
+            most(|s| s.tokens),
+            most(|s| s.bytes),
+            most(|s| s.breaks.saturating_add(1)),
+        );
+        if tokens > self.budget.max_tokens() {
+            Needs::Tokens(tokens)
+        } else if self.budget.max_bytes().is_some_and(|max| bytes > max) {
+            Needs::Bytes(bytes)
+        } else if self.budget.max_lines().is_some_and(|max| lines > max) {
+            Needs::Lines(lines)
+        } else {
+            Needs::Tokens(tokens)
+        }
+    }
+
     /// Whether `segment` would fit after the admitted records with an envelope of
     /// `envelope` (rather than the reserve).
     pub fn would_fit_with(&self, envelope: PerChannel<Size>, segment: &Segment) -> bool {
         self.fits(envelope.plus(self.sum), segment.size())
-    }
-
-    /// Keeps `reserve` for the envelope from now on: the real envelope, once known, in place
-    /// of the widest one.
-    pub fn set_reserve(&mut self, reserve: PerChannel<Size>) {
-        self.reserve = reserve;
     }
 
     /// Whether the admitted records fit with an envelope of `envelope`.

@@ -73,18 +73,28 @@ type HmacSha256 = Hmac<Sha256>;
 /// The shortest signing key accepted, in bytes.
 pub const MIN_KEY_LEN: usize = 16;
 
-/// Format version, the first byte of every cursor.
+/// Format version of the first signed cursors (base64url text, no extension byte): still
+/// read, never written.
 const VERSION: u8 = 1;
+/// Format version of a signed cursor written now: an extension byte follows the flags.
+const VERSION_2: u8 = 2;
 /// HMAC-SHA256 truncated to 128 bits (RFC 2104 §5 allows truncation to half the output).
 const TAG_LEN: usize = 16;
 /// Leading bytes of the query hash carried in the clear, only to tell "another query" from
 /// "altered" when the signature does not verify; the whole hash is signed.
 const FINGERPRINT_LEN: usize = 4;
-/// version, flags, fingerprint.
+/// Version 1: version, flags, fingerprint.
 const HEADER_LEN: usize = 2 + FINGERPRINT_LEN;
+/// Version 2: version, flags, extensions, fingerprint.
+const HEADER_2_LEN: usize = 3 + FINGERPRINT_LEN;
 /// The shortest signed cursor: the header, the issue time and the count shown (a byte each
 /// at least), the tag. Anything shorter is unreadable, whatever its tag.
 const MIN_SIGNED_LEN: usize = HEADER_LEN + 2 + TAG_LEN;
+/// The first character of a cursor written now: the body and its tag follow as decimal
+/// digits ([`crate::digits`]), so a cursor's tokens depend on its length alone and the same
+/// page holds the same records on every call. The letter keeps the cursor text, not a
+/// number, wherever a model copies it.
+const DIGITS_PREFIX: char = 'c';
 /// Format version of a server-held cursor: the version, a token naming the position in the
 /// store, and a tag.
 const VERSION_HELD: u8 = 3;
@@ -95,15 +105,13 @@ pub const HELD_TOKEN_LEN: usize = 8;
 /// bits. The tag only has to make an altered or rebound cursor fail, never to resist offline
 /// search (checking a guess takes the key): each guess is a tool call, so 2^-48 a guess is
 /// thousands of years of calls at a thousand a second, and the token a forger must also
-/// present is 64 bits of HMAC the store holds. Random text costs a model about one token per
-/// 9 bits, so the 24 bits below 72 save every page with a cursor three tokens (version 2 held
-/// 72 bits, 24 characters).
+/// present is 64 bits of HMAC the store holds. Digits cost a model one token per 10 bits, so
+/// the 24 bits below 72 save every page with a held cursor two or three tokens.
 const HELD_TAG_LEN: usize = 6;
-/// Bytes of a held cursor: 1 + 8 + 6 = 15, which base64url writes as 20 characters exactly
-/// (no padding, so no spare bits a changed last character could hide in).
+/// Bytes of a held cursor: 1 + 8 + 6 = 15.
 const HELD_LEN: usize = 1 + HELD_TOKEN_LEN + HELD_TAG_LEN;
-/// Characters of a held cursor.
-pub const HELD_CURSOR_CHARS: usize = HELD_LEN / 3 * 4;
+/// Characters of a held cursor: the prefix and 37 digits (13 tokens of digits).
+pub const HELD_CURSOR_CHARS: usize = 1 + crate::digits::encoded_len(HELD_LEN);
 /// Longer input is refused before decoding (a real cursor is ~100 characters plus the ids).
 /// A position whose signed cursor would be longer (a key of over about 3,000 bytes) is held
 /// on the server instead ([`CursorCodec`]'s overflow), so every cursor handed out is read back.
@@ -127,6 +135,12 @@ const RANK_MASK: u8 = 0b111 << RANK_SHIFT;
 /// without the flag read as before; a server that predates it refuses the flag as unreadable.
 const FLAG_UPSTREAM: u8 = 1 << 6;
 const FLAG_UNUSED: u8 = !(FLAG_DESC | FLAG_ID | FLAG_ID_UUID | RANK_MASK | FLAG_UPSTREAM);
+// Extension bits (byte 2 of a version 2 cursor).
+/// The count of records skipped as too large for any page follows the count shown.
+const EXT_SKIPPED: u8 = 1;
+/// The handle of the stored whole result the walk belongs to ends the body.
+const EXT_HANDLE: u8 = 1 << 1;
+const EXT_UNUSED: u8 = !(EXT_SKIPPED | EXT_HANDLE);
 /// The longest upstream continuation a cursor carries, in bytes, so an upstream cursor stays
 /// signed and stateless (a [`Call`](crate::Call) paging an upstream refuses a longer one).
 pub const MAX_UPSTREAM_BYTES: usize = 1024;
@@ -397,15 +411,102 @@ pub struct Continuation<'a> {
     pub id: Option<crate::ids::IdKey<'a>>,
     /// Records shown by this page and the earlier ones.
     pub shown: u64,
+    /// Records this page and the earlier ones passed over because no page of their own could
+    /// show them within the budget (each named by the page that skipped it).
+    pub skipped: u64,
     /// The rank order the records are in.
     pub order: Order,
     /// Where the next page starts in an upstream that pages itself
     /// ([`Call::upstream`](crate::Call::upstream)): `rank` and `id` are then `None`.
     pub upstream: Option<UpstreamPosition>,
+    /// The handle the whole result is stored under, when a page stored it
+    /// ([`Call::shape_or_store`](crate::Call::shape_or_store)): the next pages state the same
+    /// handle and the same figures about the whole result instead of storing it again.
+    pub handle: Option<crate::store::Handle>,
+    /// The form the page asks for: [`CursorForm::Held`] when the position, signed into the
+    /// cursor, would leave no room for a record the page can show with a short cursor. A
+    /// cursor function of the tool's own may ignore it.
+    pub form: CursorForm,
+}
+
+/// How a cursor carries its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CursorForm {
+    /// Signed into the cursor itself: nothing is kept on the server, and any replica with the
+    /// key reads it back.
+    #[default]
+    Signed,
+    /// Kept on the server ([`CursorCodec::held_in`]'s store, else the codec's own memory) and
+    /// named by a short cursor of [`HELD_CURSOR_CHARS`] characters, whatever the position
+    /// holds. A page asks for it only when the signed cursor would crowd out a record.
+    Held,
 }
 
 /// Makes the `next` cursor from where the page stops.
 pub(crate) type CursorFn = dyn for<'a> Fn(Continuation<'a>) -> String + Send + Sync;
+
+impl Continuation<'_> {
+    /// The position a cursor for this continuation carries, issued now.
+    pub fn position(&self) -> Position {
+        Position {
+            keyset: Keyset {
+                rank: self.rank.clone(),
+                id: self.id.map(|id| id.to_string()),
+                order: self.order,
+            },
+            shown: self.shown,
+            skipped: self.skipped,
+            issued_at_unix: unix_now(),
+            upstream: self.upstream.clone(),
+            handle: self.handle,
+        }
+    }
+}
+
+/// How a page makes its `next` cursor: with the library's codec, which a page can size
+/// without signing or storing anything (a cursor's tokens depend on its length alone), or
+/// with a function of the tool's own, called to size as well.
+#[derive(Clone)]
+pub(crate) enum Cursors {
+    /// Signed (or held) by `codec` for `query`.
+    Codec {
+        codec: Arc<CursorCodec>,
+        query: QueryHash,
+    },
+    /// The tool's own ([`Call::cursor_with`](crate::Call::cursor_with)).
+    Custom(Arc<CursorFn>),
+}
+
+impl Cursors {
+    /// The cursor for `c`.
+    pub fn make(&self, c: Continuation<'_>) -> String {
+        match self {
+            Cursors::Codec { codec, query } => codec.encode_position(&c.position(), query, c.form),
+            Cursors::Custom(make) => make(c),
+        }
+    }
+
+    /// Text that counts as many tokens, bytes and lines as [`make`](Self::make)'s cursor for
+    /// `c`: the codec's prefix and as many zeros as the cursor has digits, made without
+    /// signing or storing; a tool's own function's cursor itself.
+    pub fn sized(&self, c: Continuation<'_>) -> String {
+        match self {
+            Cursors::Codec { codec, .. } => {
+                let len = codec.encoded_len(&c.position(), c.form);
+                let mut text = String::with_capacity(len);
+                text.push(DIGITS_PREFIX);
+                text.extend(std::iter::repeat_n('0', len.saturating_sub(1)));
+                text
+            }
+            Cursors::Custom(make) => make(c),
+        }
+    }
+
+    /// Whether asking for [`CursorForm::Held`] can give a shorter cursor.
+    pub fn can_hold(&self) -> bool {
+        matches!(self, Cursors::Codec { .. })
+    }
+}
 
 /// A position in a ranked collection: the rank key value and id of the last record shown.
 ///
@@ -716,10 +817,35 @@ pub struct Position {
     pub keyset: Keyset,
     /// How many records the earlier pages showed, for "40 of 1,412 shown so far".
     pub shown: u64,
+    /// How many records the earlier pages skipped because no page of their own could show
+    /// them within the budget. The pages so far covered `shown + skipped` records.
+    pub skipped: u64,
     /// When the cursor was issued, in seconds since the Unix epoch.
     pub issued_at_unix: u64,
     /// Where to resume in an upstream that pages itself, for cursors that carry one.
     pub upstream: Option<UpstreamPosition>,
+    /// The handle the whole result was stored under by the walk's first page, if any.
+    pub handle: Option<crate::store::Handle>,
+}
+
+impl Position {
+    /// A position after `keyset`, `shown` records shown, issued now.
+    pub fn after(keyset: Keyset, shown: u64) -> Self {
+        Position {
+            keyset,
+            shown,
+            skipped: 0,
+            issued_at_unix: unix_now(),
+            upstream: None,
+            handle: None,
+        }
+    }
+
+    /// How many records the pages so far covered, shown or skipped: where a count-based
+    /// page resumes.
+    pub fn covered(&self) -> u64 {
+        self.shown.saturating_add(self.skipped)
+    }
 }
 
 /// A position in an upstream that pages itself (a REST API with a `Link: rel="next"` header,
@@ -889,8 +1015,12 @@ impl CursorCodec {
         query: &QueryHash,
         issued_at_unix: u64,
     ) -> String {
-        let start = Keyset::start(Order::Asc);
-        self.encode_body(&start, Some(upstream), shown, query, issued_at_unix)
+        let position = Position {
+            upstream: Some(upstream.clone()),
+            issued_at_unix,
+            ..Position::after(Keyset::start(Order::Asc), shown)
+        };
+        self.encode_position(&position, query, CursorForm::Signed)
     }
 
     /// A cursor for the next page after `last_shown`, the last record of this page.
@@ -911,91 +1041,73 @@ impl CursorCodec {
         query: &QueryHash,
         issued_at_unix: u64,
     ) -> String {
-        self.encode_body(keyset, None, shown, query, issued_at_unix)
+        let position = Position {
+            issued_at_unix,
+            ..Position::after(keyset.clone(), shown)
+        };
+        self.encode_position(&position, query, CursorForm::Signed)
     }
 
-    fn encode_body(
+    /// A cursor for `position`, for `query`, in `form`: signed, unless the codec holds every
+    /// position ([`held_in`](Self::held_in)), the form asked is [`CursorForm::Held`], or the
+    /// signed cursor would be longer than 4,096 characters.
+    ///
+    /// ```
+    /// use toolshape::cursor::{CursorCodec, CursorForm, CursorKeys, Keyset, Position, QueryHash};
+    /// use toolshape::Order;
+    ///
+    /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
+    /// let query = QueryHash::of("search", &serde_json::json!({}))?;
+    /// let position = Position { skipped: 1, ..Position::after(Keyset::start(Order::Asc), 40) };
+    /// let signed = codec.encode_position(&position, &query, CursorForm::Signed);
+    /// let held = codec.encode_position(&position, &query, CursorForm::Held);
+    /// assert_eq!(held.len(), toolshape::cursor::HELD_CURSOR_CHARS);
+    /// assert!(signed.len() > held.len());
+    /// for cursor in [signed, held] {
+    ///     let back = codec.decode(&cursor, &query)?;
+    ///     assert_eq!((back.shown, back.skipped, back.covered()), (40, 1, 41));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn encode_position(
         &self,
-        keyset: &Keyset,
-        upstream: Option<&UpstreamPosition>,
-        shown: u64,
+        position: &Position,
         query: &QueryHash,
-        issued_at_unix: u64,
+        form: CursorForm,
     ) -> String {
-        let mut out = Vec::with_capacity(64);
-        out.push(VERSION);
-        out.push(0); // flags, filled in below
-        out.extend_from_slice(&query.fingerprint());
-        put_varint(&mut out, issued_at_unix);
-        put_varint(&mut out, shown);
-
-        let mut flags = 0;
-        if keyset.order == Order::Desc {
-            flags |= FLAG_DESC;
-        }
-        let rank_tag = match &keyset.rank {
-            None => RANK_NONE,
-            Some(KeyValue::Null) => RANK_NULL,
-            Some(KeyValue::Bool(false)) => RANK_FALSE,
-            Some(KeyValue::Bool(true)) => RANK_TRUE,
-            Some(KeyValue::Int(v)) => {
-                put_varint(&mut out, zigzag(*v));
-                RANK_INT
-            }
-            Some(KeyValue::UInt(v)) => {
-                put_varint(&mut out, *v);
-                RANK_UINT
-            }
-            Some(KeyValue::Float(v)) => {
-                out.extend_from_slice(&v.to_le_bytes());
-                RANK_FLOAT
-            }
-            Some(KeyValue::Str(s)) => {
-                put_bytes(&mut out, s.as_bytes());
-                RANK_STR
-            }
-        };
-        flags |= rank_tag << RANK_SHIFT;
-        if let Some(id) = &keyset.id {
-            flags |= FLAG_ID;
-            match split_uuid(id) {
-                Some((prefix, uuid)) => {
-                    flags |= FLAG_ID_UUID;
-                    put_bytes(&mut out, prefix.as_bytes());
-                    out.extend_from_slice(&uuid);
-                }
-                None => put_bytes(&mut out, id.as_bytes()),
-            }
-        }
-        if let Some(upstream) = upstream {
-            flags |= FLAG_UPSTREAM;
-            match &upstream.page {
-                None => put_varint(&mut out, 0),
-                Some(page) => {
-                    put_varint(&mut out, (page.len() as u64).saturating_add(1));
-                    out.extend_from_slice(page.as_bytes());
-                }
-            }
-            put_varint(&mut out, upstream.skip);
-        }
-        out[1] = flags;
-
-        // Base64url without padding writes n bytes as ceil(4n / 3) characters.
-        let signed_chars = (4 * (out.len() + TAG_LEN)).div_ceil(3);
-        if self.held.is_some() || signed_chars > MAX_CURSOR_CHARS {
-            let store = self.store();
+        let out = position_body(position, query);
+        let signed_chars = 1 + crate::digits::encoded_len(out.len() + TAG_LEN);
+        let mut cursor = String::with_capacity(signed_chars.min(MAX_CURSOR_CHARS));
+        cursor.push(DIGITS_PREFIX);
+        if self.held.is_some() || form == CursorForm::Held || signed_chars > MAX_CURSOR_CHARS {
             let token = held_token(self.keys.current.clone(), &out);
-            store.put(token, out, issued_at_unix);
-            let mut cursor = Vec::with_capacity(HELD_LEN);
-            cursor.push(VERSION_HELD);
-            cursor.extend_from_slice(&token);
+            self.store().put(token, out, position.issued_at_unix);
+            let mut held = Vec::with_capacity(HELD_LEN);
+            held.push(VERSION_HELD);
+            held.extend_from_slice(&token);
             let tag = held_tag(self.keys.current.clone(), &token, query);
-            cursor.extend_from_slice(&tag[..HELD_TAG_LEN]);
-            return URL_SAFE_NO_PAD.encode(cursor);
+            held.extend_from_slice(&tag[..HELD_TAG_LEN]);
+            crate::digits::encode_into(&held, &mut cursor);
+            return cursor;
         }
+        let mut out = out;
         let tag = sign(self.keys.current.clone(), &out, query);
         out.extend_from_slice(&tag[..TAG_LEN]);
-        URL_SAFE_NO_PAD.encode(out)
+        crate::digits::encode_into(&out, &mut cursor);
+        cursor
+    }
+
+    /// How many characters the cursor for `position` in `form` would be, without making it
+    /// (nothing is signed or stored): what a page sizes its envelope with. A cursor's tokens
+    /// depend on its length alone.
+    pub fn encoded_len(&self, position: &Position, form: CursorForm) -> usize {
+        let body = position_body_len(position);
+        let signed_chars = 1 + crate::digits::encoded_len(body + TAG_LEN);
+        if self.held.is_some() || form == CursorForm::Held || signed_chars > MAX_CURSOR_CHARS {
+            HELD_CURSOR_CHARS
+        } else {
+            signed_chars
+        }
     }
 
     /// Where held positions are kept: the store given to [`held_in`](Self::held_in), else the
@@ -1022,7 +1134,7 @@ impl CursorCodec {
         let body = store.get(&token);
         if !verified {
             return Err(match body {
-                Some(body) if body.get(2..HEADER_LEN) != Some(&query.fingerprint()[..]) => {
+                Some(body) if fingerprint_in(&body) != Some(&query.fingerprint()[..]) => {
                     CursorError::ForeignQuery
                 }
                 _ => CursorError::Tampered,
@@ -1043,7 +1155,9 @@ impl CursorCodec {
     pub(crate) fn sign_raw(&self, body: &[u8], query: &QueryHash) -> String {
         let mut out = body.to_vec();
         out.extend_from_slice(&sign(self.keys.current.clone(), body, query)[..TAG_LEN]);
-        URL_SAFE_NO_PAD.encode(out)
+        let mut cursor = String::from(DIGITS_PREFIX);
+        crate::digits::encode_into(&out, &mut cursor);
+        cursor
     }
 
     /// Reads a cursor presented with `query`, checking its signature and age.
@@ -1062,15 +1176,24 @@ impl CursorCodec {
         if cursor.len() > MAX_CURSOR_CHARS {
             return Err(CursorError::Malformed);
         }
-        let bytes = URL_SAFE_NO_PAD
-            .decode(cursor)
-            .map_err(|_| CursorError::Malformed)?;
+        // Cursors are digits after a letter; the first ones were base64url, still read.
+        let (bytes, legacy) = match cursor.strip_prefix(DIGITS_PREFIX) {
+            Some(digits) => (crate::digits::decode(digits), false),
+            None => (URL_SAFE_NO_PAD.decode(cursor).ok(), true),
+        };
+        let bytes = bytes.ok_or(CursorError::Malformed)?;
         let held;
         let body = if bytes.len() == HELD_LEN && bytes.first() == Some(&VERSION_HELD) {
             held = self.decode_held(&bytes, query)?;
             &held[..]
         } else {
-            if bytes.len() < MIN_SIGNED_LEN || bytes.first() != Some(&VERSION) {
+            // Version 2 is only ever written as digits.
+            let version_ok = match bytes.first() {
+                Some(&VERSION) => true,
+                Some(&VERSION_2) => !legacy,
+                _ => false,
+            };
+            if bytes.len() < MIN_SIGNED_LEN || !version_ok {
                 return Err(CursorError::Malformed);
             }
             let (body, tag) = bytes.split_at(bytes.len() - TAG_LEN);
@@ -1078,7 +1201,7 @@ impl CursorCodec {
                 .chain(&self.keys.previous)
                 .any(|key| verify(key.clone(), body, query, tag));
             if !verified {
-                return Err(if body[2..HEADER_LEN] != query.fingerprint() {
+                return Err(if fingerprint_in(body) != Some(&query.fingerprint()[..]) {
                     CursorError::ForeignQuery
                 } else {
                     CursorError::Tampered
@@ -1306,17 +1429,149 @@ impl CursorStore for MemoryCursorStore {
     }
 }
 
-/// Parses a verified body; `None` if it does not follow the format.
+/// Where a body of either version carries the query fingerprint.
+fn fingerprint_in(body: &[u8]) -> Option<&[u8]> {
+    match body.first()? {
+        &VERSION => body.get(2..HEADER_LEN),
+        &VERSION_2 => body.get(3..HEADER_2_LEN),
+        _ => None,
+    }
+}
+
+/// The rank key's tag and the bytes written for it.
+fn rank_tag(rank: Option<&KeyValue>) -> u8 {
+    match rank {
+        None => RANK_NONE,
+        Some(KeyValue::Null) => RANK_NULL,
+        Some(KeyValue::Bool(false)) => RANK_FALSE,
+        Some(KeyValue::Bool(true)) => RANK_TRUE,
+        Some(KeyValue::Int(_)) => RANK_INT,
+        Some(KeyValue::UInt(_)) => RANK_UINT,
+        Some(KeyValue::Float(_)) => RANK_FLOAT,
+        Some(KeyValue::Str(_)) => RANK_STR,
+    }
+}
+
+/// A version 2 body for `position`, bound to `query` by its fingerprint (the tag, made
+/// after, binds it whole): version, flags, extensions, fingerprint, issue time, count shown,
+/// [count skipped], [rank key], [id], [upstream page and skip], [handle].
+fn position_body(position: &Position, query: &QueryHash) -> Vec<u8> {
+    let keyset = &position.keyset;
+    let mut out = Vec::with_capacity(64);
+    out.push(VERSION_2);
+    out.push(0); // flags, filled in below
+    out.push(0); // extensions, filled in below
+    out.extend_from_slice(&query.fingerprint());
+    put_varint(&mut out, position.issued_at_unix);
+    put_varint(&mut out, position.shown);
+    let mut ext = 0;
+    if position.skipped > 0 {
+        ext |= EXT_SKIPPED;
+        put_varint(&mut out, position.skipped);
+    }
+    let mut flags = 0;
+    if keyset.order == Order::Desc {
+        flags |= FLAG_DESC;
+    }
+    match &keyset.rank {
+        Some(KeyValue::Int(v)) => put_varint(&mut out, zigzag(*v)),
+        Some(KeyValue::UInt(v)) => put_varint(&mut out, *v),
+        Some(KeyValue::Float(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        Some(KeyValue::Str(s)) => put_bytes(&mut out, s.as_bytes()),
+        None | Some(KeyValue::Null | KeyValue::Bool(_)) => {}
+    }
+    flags |= rank_tag(keyset.rank.as_ref()) << RANK_SHIFT;
+    if let Some(id) = &keyset.id {
+        flags |= FLAG_ID;
+        match split_uuid(id) {
+            Some((prefix, uuid)) => {
+                flags |= FLAG_ID_UUID;
+                put_bytes(&mut out, prefix.as_bytes());
+                out.extend_from_slice(&uuid);
+            }
+            None => put_bytes(&mut out, id.as_bytes()),
+        }
+    }
+    if let Some(upstream) = &position.upstream {
+        flags |= FLAG_UPSTREAM;
+        match &upstream.page {
+            None => put_varint(&mut out, 0),
+            Some(page) => {
+                put_varint(&mut out, (page.len() as u64).saturating_add(1));
+                out.extend_from_slice(page.as_bytes());
+            }
+        }
+        put_varint(&mut out, upstream.skip);
+    }
+    if let Some(handle) = &position.handle {
+        ext |= EXT_HANDLE;
+        out.extend_from_slice(handle.as_bytes());
+    }
+    out[1] = flags;
+    out[2] = ext;
+    out
+}
+
+/// The length of [`position_body`]'s answer, without writing it.
+fn position_body_len(position: &Position) -> usize {
+    let keyset = &position.keyset;
+    let bytes_len = |n: usize| varint_len(n as u64) + n;
+    let mut len = HEADER_2_LEN + varint_len(position.issued_at_unix) + varint_len(position.shown);
+    if position.skipped > 0 {
+        len += varint_len(position.skipped);
+    }
+    len += match &keyset.rank {
+        Some(KeyValue::Int(v)) => varint_len(zigzag(*v)),
+        Some(KeyValue::UInt(v)) => varint_len(*v),
+        Some(KeyValue::Float(_)) => 8,
+        Some(KeyValue::Str(s)) => bytes_len(s.len()),
+        None | Some(KeyValue::Null | KeyValue::Bool(_)) => 0,
+    };
+    if let Some(id) = &keyset.id {
+        len += match split_uuid(id) {
+            Some((prefix, _)) => bytes_len(prefix.len()) + 16,
+            None => bytes_len(id.len()),
+        };
+    }
+    if let Some(upstream) = &position.upstream {
+        len += match &upstream.page {
+            None => 1,
+            Some(page) => varint_len((page.len() as u64).saturating_add(1)) + page.len(),
+        };
+        len += varint_len(upstream.skip);
+    }
+    if position.handle.is_some() {
+        len += crate::store::HANDLE_BYTES;
+    }
+    len
+}
+
+/// Parses a verified body of either version; `None` if it does not follow the format.
 fn parse_body(body: &[u8]) -> Option<Position> {
+    let version = *body.first()?;
     let flags = *body.get(1)?;
     if flags & FLAG_UNUSED != 0 {
         return None;
     }
+    let (ext, header) = match version {
+        VERSION => (0, HEADER_LEN),
+        VERSION_2 => (*body.get(2)?, HEADER_2_LEN),
+        _ => return None,
+    };
+    if ext & EXT_UNUSED != 0 {
+        return None;
+    }
     let mut r = Reader {
-        rest: body.get(HEADER_LEN..)?,
+        rest: body.get(header..)?,
     };
     let issued_at_unix = r.varint()?;
     let shown = r.varint()?;
+    let skipped = if ext & EXT_SKIPPED != 0 {
+        // Written only when some were skipped: a zero here was never written.
+        Some(r.varint()?).filter(|&n| n > 0)?
+    } else {
+        0
+    };
     let rank = match (flags & RANK_MASK) >> RANK_SHIFT {
         RANK_NONE => None,
         RANK_NULL => Some(KeyValue::Null),
@@ -1350,6 +1605,11 @@ fn parse_body(body: &[u8]) -> Option<Position> {
     } else {
         None
     };
+    let handle = if ext & EXT_HANDLE != 0 {
+        Some(crate::store::Handle::from_bytes(r.array()?))
+    } else {
+        None
+    };
     if !r.rest.is_empty() {
         return None;
     }
@@ -1361,8 +1621,10 @@ fn parse_body(body: &[u8]) -> Option<Position> {
     Some(Position {
         keyset: Keyset { rank, id, order },
         shown,
+        skipped,
         issued_at_unix,
         upstream,
+        handle,
     })
 }
 
@@ -1413,6 +1675,11 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// The bytes [`put_varint`] writes for `v`.
+fn varint_len(v: u64) -> usize {
+    (64 - v.max(1).leading_zeros() as usize).div_ceil(7)
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -1552,8 +1819,10 @@ mod tests {
                         Ok(Position {
                             keyset,
                             shown: 41,
+                            skipped: 0,
                             issued_at_unix: 1_700_000_000,
                             upstream: None,
+                            handle: None,
                         })
                     );
                 }
@@ -1570,17 +1839,27 @@ mod tests {
             order: Order::Asc,
         };
         let text = codec().encode_at(&keyset, 1, &query, 5);
-        let bytes = URL_SAFE_NO_PAD.decode(&text).unwrap_or_default();
+        let bytes = crate::digits::decode(&text[1..]).unwrap_or_default();
         let body = &bytes[..bytes.len() - TAG_LEN];
-        let resign = |body: &[u8]| {
-            let mut out = body.to_vec();
-            out.extend_from_slice(&sign(codec().keys.current.clone(), body, &query)[..TAG_LEN]);
-            URL_SAFE_NO_PAD.encode(out)
-        };
+        let resign = |body: &[u8]| codec().sign_raw(body, &query);
         let mut flagged = body.to_vec();
         flagged[1] |= 0x80;
         assert_eq!(
             codec().decode_at(&resign(&flagged), &query, 5),
+            Err(CursorError::Malformed)
+        );
+        // An extension bit no version knows, and a skipped count of zero (never written).
+        let mut extended = body.to_vec();
+        extended[2] |= 0x80;
+        assert_eq!(
+            codec().decode_at(&resign(&extended), &query, 5),
+            Err(CursorError::Malformed)
+        );
+        let mut zero_skipped = body.to_vec();
+        zero_skipped[2] |= EXT_SKIPPED;
+        zero_skipped.insert(HEADER_2_LEN + 2, 0);
+        assert_eq!(
+            codec().decode_at(&resign(&zero_skipped), &query, 5),
             Err(CursorError::Malformed)
         );
         let mut longer = body.to_vec();
@@ -1614,8 +1893,10 @@ mod tests {
                     Ok(Position {
                         keyset: Keyset::start(Order::Asc),
                         shown: 7,
+                        skipped: 0,
                         issued_at_unix: 11,
                         upstream: Some(at),
+                        handle: None,
                     })
                 );
             }
@@ -1626,13 +1907,9 @@ mod tests {
             skip: 2,
         };
         let text = codec().encode_upstream_at(&at, 7, &query, 11);
-        let bytes = URL_SAFE_NO_PAD.decode(&text).unwrap_or_default();
+        let bytes = crate::digits::decode(&text[1..]).unwrap_or_default();
         let body = &bytes[..bytes.len() - TAG_LEN];
-        let resign = |body: &[u8]| {
-            let mut out = body.to_vec();
-            out.extend_from_slice(&sign(codec().keys.current.clone(), body, &query)[..TAG_LEN]);
-            URL_SAFE_NO_PAD.encode(out)
-        };
+        let resign = |body: &[u8]| codec().sign_raw(body, &query);
         let page_at = body.len() - 5; // length byte, "abc", skip
         let mut long = body.to_vec();
         long[page_at] = 40;
@@ -1648,30 +1925,35 @@ mod tests {
     }
 
     #[test]
-    fn a_cursor_without_the_upstream_flag_reads_as_before() {
+    fn a_cursor_of_the_first_format_still_reads_and_the_format_now_is_pinned() {
         let query = QueryHash([5; 32]);
         let keyset = Keyset {
             rank: Some(KeyValue::Str("2025-03-01".into())),
             id: Some("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90".into()),
             order: Order::Desc,
         };
-        // Issued before upstream cursors existed; the format without the flag is unchanged.
-        let issued =
+        let position = Position {
+            keyset: keyset.clone(),
+            shown: 20,
+            skipped: 0,
+            issued_at_unix: 1_700_000_000,
+            upstream: None,
+            handle: None,
+        };
+        // Issued by version 1 (base64url, no extension byte): still read.
+        let first =
             "AT8FBQUFgOLPqgYUCjIwMjUtMDMtMDEEdGt0X586ccQtGEtunAWKs_LhfZC74U954UKP7jx_p0d3qkyp";
         assert_eq!(
-            codec().encode_at(&keyset, 20, &query, 1_700_000_000),
-            issued
+            codec().decode_at(first, &query, 1_700_000_000),
+            Ok(position.clone())
         );
-        assert_eq!(
-            codec().decode_at(issued, &query, 1_700_000_000),
-            Ok(Position {
-                keyset,
-                shown: 20,
-                issued_at_unix: 1_700_000_000,
-                upstream: None,
-            })
-        );
+        // Written now: version 2 as digits. A change to this text is a change of format.
+        let now = codec().encode_at(&keyset, 20, &query, 1_700_000_000);
+        assert_eq!(now, PINNED_V2);
+        assert_eq!(codec().decode_at(&now, &query, 1_700_000_000), Ok(position));
     }
+
+    const PINNED_V2: &str = "c00632219270186245362781785575966821412674103418475512719361038248820269151961531138802123223964022885063469927346144858611983934087342390371350503631";
 
     #[test]
     fn sql_columns_must_be_identifiers() {

@@ -220,6 +220,12 @@ impl<'a> CallEnv<'a> {
         self.diagnostics.borrow().clone()
     }
 
+    /// Sets what was noticed so far back to `diagnostics` (taken earlier): what rendering a
+    /// record noticed since is forgotten, as for a record not shown.
+    pub(crate) fn restore_diagnostics(&self, diagnostics: Diagnostics) {
+        *self.diagnostics.borrow_mut() = diagnostics;
+    }
+
     /// What was noticed so far, forgetting it.
     pub(crate) fn take_diagnostics(&self) -> Diagnostics {
         std::mem::take(&mut *self.diagnostics.borrow_mut())

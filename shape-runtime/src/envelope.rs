@@ -74,15 +74,18 @@ impl OmitReason {
 /// The `omitted` object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Omitted {
-    /// Records left out of this answer; `None` (`null`) when the source gives no total and
-    /// more remain.
+    /// Records of the whole result not shown by this answer nor an earlier page of the same
+    /// walk (those after this page, and those skipped as too large); `None` (`null`) when the
+    /// source gives no total and more remain.
     pub count: Option<u64>,
     /// Why; `null` when nothing was left out.
     pub reason: Option<OmitReason>,
     /// Source fields this view leaves out (the projection dropped them; the records may
     /// well have them).
     pub fields: Vec<String>,
-    /// Of `count`, records that could not fit even alone (skipped, not paged).
+    /// Of `count`, records skipped because no page of their own could show them within the
+    /// budget, by this page and the earlier ones of the walk (each named, with what its page
+    /// needs, in the summary of the page that skipped it).
     #[serde(skip_serializing_if = "is_zero")]
     pub too_large: u64,
     /// The handle the whole result is stored under, when it was too large to page through.
@@ -119,9 +122,74 @@ pub struct Counts {
     pub shown: u64,
     /// Records shown by earlier pages of the same query (from the cursor).
     pub shown_before: u64,
+    /// Records earlier pages skipped as too large for any page of their own (from the
+    /// cursor): the earlier pages covered `shown_before + skipped_before` places.
+    pub skipped_before: u64,
+    /// This answer's records skipped before its first record shown: the first shown is at
+    /// place `shown_before + skipped_before + skipped_first + 1` of the whole result.
+    pub skipped_first: u64,
     /// All records matching the query; `None` when the source gives no total (an upstream
     /// that pages itself) and more remain.
     pub total: Option<u64>,
+}
+
+impl Counts {
+    /// Places the earlier pages covered, shown or skipped.
+    pub fn covered_before(&self) -> u64 {
+        self.shown_before.saturating_add(self.skipped_before)
+    }
+}
+
+/// A record this answer skips because no page of its own could show it within the budget:
+/// how the summary names it and what its page would need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Its id as the record shows it, when it has one.
+    pub id: Option<String>,
+    /// Its place in the whole result (1-based).
+    pub place: u64,
+    /// What a page showing it alone takes, on the limit that it exceeds.
+    pub needs: Needs,
+}
+
+/// What a page takes on the limit it exceeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Tokens.
+    Tokens(usize),
+    /// Bytes of UTF-8 (a client that cuts by size).
+    Bytes(usize),
+    /// Lines (a client that cuts by lines).
+    Lines(usize),
+}
+
+impl Needs {
+    /// `190 tokens`, `12,400 bytes`, `300 lines`.
+    pub fn phrase(self) -> String {
+        match self {
+            Needs::Tokens(n) => format!("{} tokens", thousands(n as u64)),
+            Needs::Bytes(n) => format!("{} bytes", thousands(n as u64)),
+            Needs::Lines(n) => format!("{} lines", thousands(n as u64)),
+        }
+    }
+}
+
+/// On which pages the text channel names the fields this view leaves out (`this view leaves
+/// out body, node_id`). The JSON envelope's `omitted.fields` names them on every page.
+///
+/// Pages reached through a cursor follow a first page in the same transcript, whose line the
+/// model has read, so the default names them on the first page only: for an SDK type with
+/// many skipped fields the clause is 18 to 23 tokens a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeftOut {
+    /// On every page.
+    EveryPage,
+    /// On a walk's first page only (the default).
+    #[default]
+    FirstPage,
+    /// Never: `omitted.fields` in the JSON envelope only.
+    Never,
 }
 
 /// The words a summary is made from.
@@ -142,15 +210,20 @@ pub struct Words<'a> {
     pub details: Option<&'a str>,
     /// The companion tool that reopens a stored result.
     pub reopen_with: &'a str,
+    /// The tool that shows one record by its id, named where a record is skipped as too
+    /// large.
+    pub fetch_one: Option<&'a str>,
 }
 
 impl Frame {
-    /// The frame for a page: status and summary from the counts, the omission, the cursor.
+    /// The frame for a page: status and summary from the counts, the omission, the cursor,
+    /// and the records this page skips as too large for any page of their own.
     pub fn for_page(
         counts: Counts,
         words: Words<'_>,
         omitted: Omitted,
         next: Option<String>,
+        skipped: &[Skipped],
     ) -> Frame {
         let status = if counts.total == Some(0) && counts.shown == 0 {
             Status::Empty
@@ -159,7 +232,7 @@ impl Frame {
         } else {
             Status::Ok
         };
-        let mut summary = summary(status, counts, words, &omitted, next.is_some());
+        let mut summary = summary(status, counts, words, &omitted, next.is_some(), skipped);
         if let Some(lead) = words.lead.filter(|_| status != Status::Empty) {
             summary = format!("{lead}; {summary}");
         }
@@ -222,7 +295,14 @@ fn noun<'a>(n: u64, words: &Words<'a>) -> &'a str {
     if n == 1 { words.name } else { words.plural }
 }
 
-fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next: bool) -> String {
+fn summary(
+    status: Status,
+    c: Counts,
+    w: Words<'_>,
+    omitted: &Omitted,
+    has_next: bool,
+    skipped: &[Skipped],
+) -> String {
     let mut s = String::new();
     match status {
         Status::Empty => {
@@ -241,39 +321,41 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
         Status::Ok | Status::Partial => {}
     }
     // Without a total (an upstream that pages itself, pages still to come) a page states
-    // the records' place and that more are available, never a number nobody knows.
+    // the records' place and that more are available, never a number nobody knows. Ranges
+    // are places in the whole result: a record skipped as too large keeps its place.
     let total = c.total.map(thousands);
-    if c.shown_before > 0 {
-        let (first, last) = (
-            c.shown_before.saturating_add(1),
-            c.shown_before.saturating_add(c.shown),
-        );
-        let before = thousands(c.shown_before);
-        let _ = match (&total, c.shown) {
-            // Nothing after the first `before`: none left, or (a record too large for any
-            // page skipped) none shown though more remain.
-            (Some(_), 0) if omitted.count == Some(0) => {
-                write!(s, "no more {} after the first {before}", w.plural)
-            }
-            (Some(t), 0) => write!(s, "0 {} shown after the first {before} of {t}", w.plural),
-            (None, 0) => write!(s, "0 {} shown after the first {before}", w.plural),
-            (total, _) => {
-                let of = total
-                    .as_ref()
-                    .map_or("shown".to_owned(), |t| format!("of {t}"));
-                let (first, last) = (thousands(first), thousands(last));
-                write!(s, "{} {first}–{last} {of}", w.plural)
-            }
-        };
-    } else {
+    let covered = c.covered_before();
+    let first = covered.saturating_add(c.skipped_first).saturating_add(1);
+    if covered == 0 && c.skipped_first == 0 {
         let _ = match (c.total, status) {
             (Some(n), Status::Ok) => write!(s, "{} {}", thousands(n), noun(n, &w)),
             (Some(n), _) => write!(s, "{} of {} {}", thousands(c.shown), thousands(n), w.plural),
             (None, _) => write!(s, "{} {} shown", thousands(c.shown), noun(c.shown, &w)),
         };
+    } else if c.shown > 0 {
+        let last = first.saturating_add(c.shown - 1);
+        let of = total
+            .as_ref()
+            .map_or("shown".to_owned(), |t| format!("of {t}"));
+        let _ = write!(s, "{} {}–{} {of}", w.plural, thousands(first), thousands(last));
+    } else {
+        // Nothing shown: say after what, in words that stay true when earlier pages skipped
+        // records ("the first N" is then not the number shown).
+        let after = if c.skipped_before == 0 {
+            format!("the first {}", thousands(c.shown_before))
+        } else {
+            format!("place {}", thousands(covered))
+        };
+        let _ = match &total {
+            Some(_) if omitted.count == Some(omitted.too_large) && !has_next => {
+                write!(s, "no more {} after {after}", w.plural)
+            }
+            Some(t) => write!(s, "0 {} shown after {after} of {t}", w.plural),
+            None => write!(s, "0 {} shown after {after}", w.plural),
+        };
     }
     if let Some(order) = w.order
-        && (c.shown > 1 || (c.shown_before == 0 && c.total.is_some_and(|t| t > 1)))
+        && (c.shown > 1 || (covered == 0 && c.total.is_some_and(|t| t > 1)))
     {
         let _ = write!(s, ", {order}");
     }
@@ -283,39 +365,61 @@ fn summary(status: Status, c: Counts, w: Words<'_>, omitted: &Omitted, has_next:
     if total.is_none() {
         s.push_str("; more available");
     }
-    if has_next {
-        if omitted.too_large > 0 {
-            let _ = write!(
-                s,
-                "; the next {} alone exceeds the budget and is skipped",
-                w.name
-            );
-        }
-    } else if status == Status::Partial
+    skip_notes(&mut s, skipped, &w, omitted.handle.is_some());
+    if !has_next
+        && status == Status::Partial
         && omitted.handle.is_none()
         && let Some(reason) = omitted.reason
+        && reason != OmitReason::RecordTooLarge
     {
-        if reason == OmitReason::RecordTooLarge {
-            let _ = write!(
-                s,
-                "; the next {} alone exceeds the budget: raise the budget or narrow the query",
-                w.name
-            );
-        } else {
-            let _ = write!(
-                s,
-                "; {} not shown ({}), narrow the query to see them",
-                omitted.count.map_or_else(|| "more".to_owned(), thousands),
-                reason.phrase()
-            );
-        }
+        let _ = write!(
+            s,
+            "; {} not shown ({}), narrow the query to see them",
+            omitted.count.map_or_else(|| "more".to_owned(), thousands),
+            reason.phrase()
+        );
     }
     s
 }
 
+/// `; issue at place 3 alone exceeds the budget and is skipped (its page needs 190 tokens)`,
+/// for each record this page skips, with how to see it.
+fn skip_notes(s: &mut String, skipped: &[Skipped], w: &Words<'_>, stored: bool) {
+    if skipped.is_empty() {
+        return;
+    }
+    let label = |k: &Skipped| match &k.id {
+        Some(id) => format!("{} {id} (place {})", w.name, thousands(k.place)),
+        None => format!("the {} at place {}", w.name, thousands(k.place)),
+    };
+    match skipped {
+        [one] => {
+            let _ = write!(
+                s,
+                "; {} alone exceeds the budget and is skipped (its page needs {})",
+                label(one),
+                one.needs.phrase()
+            );
+        }
+        several => {
+            let _ = write!(s, "; skipped, each alone over the budget:");
+            for (i, k) in several.iter().enumerate() {
+                let sep = if i == 0 { " " } else { ", " };
+                let _ = write!(s, "{sep}{} (needs {})", label(k), k.needs.phrase());
+            }
+        }
+    }
+    let how = match (stored, w.fetch_one) {
+        (true, _) => format!("{} shows it from omitted.handle", w.reopen_with),
+        (false, Some(tool)) => format!("{tool} shows it by its id"),
+        (false, None) => "a larger budget shows it".to_owned(),
+    };
+    let _ = write!(s, "; {how}");
+}
+
 /// How the JSON summary says to go on when there is a cursor. The text channel says it in its
 /// `next:` line instead (`next: same call with cursor=…`).
-const MORE: &str = "pass next as cursor for more";
+pub(crate) const MORE: &str = "pass next as cursor for more";
 
 /// `1412` as `1,412`.
 pub fn thousands(n: u64) -> String {
@@ -469,7 +573,7 @@ pub fn left_out_fields<S: AsRef<str>>(skipped: &[S]) -> Vec<String> {
 /// omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; open_result handle=h_9NvXuGHRSHajq4Sx reopens the whole result.
 /// next: same call with cursor=AlOCi7DHUjnwkBeQZ26a
 /// ```
-pub fn text_tail(frame: &Frame, plural: &str, reopen_with: &str) -> String {
+pub fn text_tail(frame: &Frame, plural: &str, reopen_with: &str, left_out: bool) -> String {
     let o = &frame.omitted;
     let mut out = String::from("omitted: ");
     if o.count == Some(0) {
@@ -483,11 +587,22 @@ pub fn text_tail(frame: &Frame, plural: &str, reopen_with: &str) -> String {
                 let _ = write!(out, "more {plural}, how many the source does not say");
             }
         }
-        if let Some(reason) = o.reason {
-            let _ = write!(out, " ({})", reason.as_str());
+        match o.reason {
+            Some(reason) if o.too_large > 0 && reason != OmitReason::RecordTooLarge => {
+                let _ = write!(
+                    out,
+                    " ({}; {} too large for any page)",
+                    reason.as_str(),
+                    thousands(o.too_large)
+                );
+            }
+            Some(reason) => {
+                let _ = write!(out, " ({})", reason.as_str());
+            }
+            None => {}
         }
     }
-    if !o.fields.is_empty() {
+    if left_out && !o.fields.is_empty() {
         let _ = write!(out, "; this view leaves out {}", o.fields.join(", "));
     }
     if let Some(handle) = &o.handle {
@@ -522,7 +637,7 @@ mod tests {
         };
         frame.next = Some("AlOCi7DHUjnwkBeQZ26a".into());
         assert_eq!(
-            text_tail(&frame, "tickets", "open_result"),
+            text_tail(&frame, "tickets", "open_result", true),
             "omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; \
              open_result handle=h_9NvXuGHRSHajq4Sx reopens the whole result.\n\
              next: same call with cursor=AlOCi7DHUjnwkBeQZ26a"
@@ -530,7 +645,7 @@ mod tests {
         frame.omitted.handle = None;
         frame.next = None;
         assert_eq!(
-            text_tail(&frame, "tickets", "open_result"),
+            text_tail(&frame, "tickets", "open_result", true),
             "omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at.\nnext: null"
         );
     }
@@ -545,10 +660,13 @@ mod tests {
             lead: None,
             details: None,
             reopen_with: "open_result",
+            fetch_one: None,
         };
         let counts = Counts {
             shown: 21,
             shown_before: 0,
+            skipped_before: 0,
+            skipped_first: 0,
             total: Some(5000),
         };
         let omitted = |handle: Option<&str>| Omitted {
@@ -560,7 +678,7 @@ mod tests {
         };
         // A cursor: the JSON says to pass it, the text's first line does not (its `next:`
         // line does).
-        let frame = Frame::for_page(counts, words, omitted(None), Some("AlOC".into()));
+        let frame = Frame::for_page(counts, words, omitted(None), Some("AlOC".into()), &[]);
         assert_eq!(
             text_head(&frame, Some("«…» is untrusted text from t.subject")),
             "partial: 21 of 5,000 tickets; «…» is untrusted text from t.subject.\n"
@@ -572,7 +690,7 @@ mod tests {
         );
         // Stored whole, no cursor: the JSON points at the handle's key, the text's first line
         // leaves it to the `omitted:` line.
-        let frame = Frame::for_page(counts, words, omitted(Some("h_x")), None);
+        let frame = Frame::for_page(counts, words, omitted(Some("h_x")), None, &[]);
         assert_eq!(text_head(&frame, None), "partial: 21 of 5,000 tickets.\n");
         assert_eq!(
             frame.json_summary(),
@@ -587,13 +705,14 @@ mod tests {
             },
             omitted(Some("h_x")),
             None,
+            &[],
         );
         assert_eq!(
             frame.json_summary(),
             "21 of 5,000 tickets; reopen reopens the whole result from omitted.handle"
         );
         // Nothing to go on with: the two read the same.
-        let frame = Frame::for_page(counts, words, omitted(None), None);
+        let frame = Frame::for_page(counts, words, omitted(None), None, &[]);
         assert_eq!(frame.way_on, None);
         assert_eq!(frame.json_summary(), frame.summary);
     }

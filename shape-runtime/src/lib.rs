@@ -34,6 +34,7 @@ mod budget;
 #[cfg(feature = "redis")]
 mod cursor_redis;
 mod date;
+mod digits;
 mod env;
 mod envelope;
 #[cfg(feature = "redis")]

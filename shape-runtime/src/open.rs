@@ -7,8 +7,7 @@
 
 use crate::admit::PerChannel;
 use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
-use crate::cursor::Continuation;
-use crate::cursor::{CursorCodec, Keyset, QueryHash};
+use crate::cursor::{CursorCodec, QueryHash};
 use crate::date::Day;
 use crate::env::{CallEnv, Channel};
 use crate::ids::IdKey;
@@ -107,56 +106,83 @@ impl Call<'_> {
     {
         let start = Instant::now();
         let upstream = self.upstream_plan(rows.len())?;
-        // The stored result is the whole of it, so every row is ordered.
-        let (order, _, keyset) = self.ranked_rows(rows, usize::MAX);
+        // A later page of a walk whose first page stored the result: the same handle, and
+        // the same figures about the whole result, from the store.
+        let kept = match self.walk_handle() {
+            Some(handle) => match keep.store.get(keep.owner, &handle).await {
+                Ok(stored) => Some((handle, stored.details.clone())),
+                Err(e) => {
+                    tracing::debug!(target: "shape", tool = self.shaper().tool(), error = %e, "the walk's stored result is gone; storing it again");
+                    None
+                }
+            },
+            None => None,
+        };
+        let layout = Layout::of(T::PROJECTION);
+        let (order, given, keyset) = self.ranked_rows(rows, self.reach());
+        let (details, handle) = match kept {
+            Some((handle, details)) => (details, Some(handle)),
+            None => {
+                // The stored result is every row given, whatever the cursor, so every row is
+                // ordered and every key resolved (one call per resolver).
+                let (whole, _) = self.ranked_whole(rows);
+                let mut keys = <T::Needs as Needs>::Keys::default();
+                for &i in &whole {
+                    rows[i].collect_keys(&mut keys);
+                }
+                let (names, _) = ctx.resolve_all(keys).await?;
+                let coverage = self.coverage(rows);
+                // The rendering state (`CallEnv`) is not `Sync`, so it must not live across
+                // the store's await, or this future would not be `Send` (and could not serve
+                // a tool in a multi-threaded server): the stored form is made in a scope of
+                // its own.
+                let prepared = self.with_records(rows, &whole, &names, &layout, |records| {
+                    let records = records.rows.structured;
+                    let tokenizer = self.shaper().current_tokenizer();
+                    match self.worth_storing(records, tokenizer, keep.policy) {
+                        Ok(true) => Ok(Some(self.prepare(records, T::PROJECTION, &keep, coverage))),
+                        Ok(false) => Ok(None),
+                        Err(message) => Err(ShapeError::Render {
+                            record: T::PROJECTION.name.to_owned(),
+                            message,
+                        }),
+                    }
+                })?;
+                let stored = match prepared {
+                    Some(Ok(result)) => {
+                        let details = result.details.clone();
+                        keep.store
+                            .put(keep.owner, result, keep.policy)
+                            .await
+                            .map(|handle| Some((details, handle)))
+                            .map_err(StoreFailure::Store)
+                    }
+                    Some(Err(failure)) => Err(failure),
+                    None => Ok(None),
+                };
+                match stored {
+                    Ok(Some((details, handle))) => (details, Some(handle)),
+                    Ok(None) => (None, None),
+                    Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
+                    Err(StoreFailure::Store(e)) => {
+                        tracing::warn!(target: "shape", tool = self.shaper().tool(), error = %e, "result not stored behind a handle");
+                        (None, None)
+                    }
+                }
+            }
+        };
+
         let mut keys = <T::Needs as Needs>::Keys::default();
         for &i in &order {
             rows[i].collect_keys(&mut keys);
         }
         let (names, resolvers) = ctx.resolve_all(keys).await?;
-        let layout = Layout::of(T::PROJECTION);
-
-        // The rendering state (`CallEnv`) is not `Sync`, so it must not live across the
-        // store's await, or this future would not be `Send` (and could not serve a tool in a
-        // multi-threaded server): the stored form is made in a scope of its own.
-        let prepared = self.with_records(rows, &order, &names, &layout, |records| {
-            let records = records.rows.structured;
-            let tokenizer = self.shaper().current_tokenizer();
-            match self.worth_storing(records, tokenizer, keep.policy) {
-                Ok(true) => Ok(Some(self.prepare(records, T::PROJECTION, &keep))),
-                Ok(false) => Ok(None),
-                Err(message) => Err(ShapeError::Render {
-                    record: T::PROJECTION.name.to_owned(),
-                    message,
-                }),
-            }
-        })?;
-        let stored = match prepared {
-            Some(Ok((lead, result))) => keep
-                .store
-                .put(keep.owner, result, keep.policy)
-                .await
-                .map(|handle| Some((lead, handle.to_string())))
-                .map_err(StoreFailure::Store),
-            Some(Err(failure)) => Err(failure),
-            None => Ok(None),
-        };
-        let (details, handle) = match stored {
-            Ok(Some((details, handle))) => (Some(details), Some(handle)),
-            Ok(None) => (None, None),
-            Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
-            Err(StoreFailure::Store(e)) => {
-                tracing::warn!(target: "shape", tool = self.shaper().tool(), error = %e, "result not stored behind a handle");
-                (None, None)
-            }
-        };
-
         let page = PageInputs {
-            given: order.len(),
+            given,
             resolvers,
             lead: None,
             details: details.as_deref(),
-            handle: handle.as_deref(),
+            handle,
             keyset,
             upstream,
         };
@@ -196,13 +222,15 @@ impl Call<'_> {
         Ok(false)
     }
 
-    /// The stored form of the whole result and the aggregate's details for the summary.
+    /// The stored form of the rows given, with the aggregate's details for the summary (what
+    /// part of the result they are, when not the whole: `(first, whole)`).
     fn prepare<T: ToolResult, S: HandleStore>(
         &self,
         records: &[Typed<'_, T>],
         projection: &Projection,
         keep: &Keep<'_, S>,
-    ) -> Result<(String, StoredResult), StoreFailure> {
+        (first, whole): (u64, bool),
+    ) -> Result<StoredResult, StoreFailure> {
         let mut rows: Vec<Row> = Vec::with_capacity(records.len());
         for record in records {
             let value = record
@@ -223,10 +251,23 @@ impl Call<'_> {
         let result = aggregate
             .compute(&fields, &rows, keep.today.unwrap_or_else(Day::today_utc))
             .map_err(StoreFailure::Aggregate)?;
-        // The page states the count; the aggregate adds what it does not.
+        // The page states the count; the aggregate adds what it does not, and says what it
+        // counts when the rows are a part of the result.
         let details = result.details();
-        let stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);
-        Ok((details, stored))
+        let details = if whole || details.is_empty() {
+            details
+        } else {
+            let last = first.saturating_add(rows.len().saturating_sub(1) as u64);
+            format!(
+                "of {} {}–{}: {details}",
+                projection.plural,
+                crate::envelope::thousands(first),
+                crate::envelope::thousands(last)
+            )
+        };
+        let mut stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);
+        stored.details = Some(details);
+        Ok(stored)
     }
 }
 
@@ -350,18 +391,16 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
                 message: e.to_string(),
             })
         })?;
-        let offset = match valid.cursor() {
-            Some(cursor) => {
-                let position = self
-                    .codec
-                    .decode(cursor, &query_hash)
-                    .map_err(Refusal::Cursor)?;
-                usize::try_from(position.shown)
-                    .unwrap_or(usize::MAX)
-                    .min(matches.len())
-            }
-            None => 0,
-        };
+        let call = self
+            .shaper
+            .call()
+            .page_size(valid.page_size() as usize)
+            .total(matches.len() as u64)
+            .paginate(Arc::clone(&self.codec), query_hash, valid.cursor())
+            .map_err(Refusal::Cursor)?;
+        let offset = usize::try_from(call.covered_before())
+            .unwrap_or(usize::MAX)
+            .min(matches.len());
         let lead = valid
             .compute_aggregate(&stored.records, today)
             .map(|a| a.sentence_with(&stored.record.name, &stored.record.plural));
@@ -439,16 +478,6 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             .with_compact_marks(notes.compact_marks)
             .with_named_fields(notes.named_fields);
         let text = rows_in(&text_env);
-        let codec = Arc::clone(&self.codec);
-        let call = self
-            .shaper
-            .call()
-            .page_size(page_size)
-            .total(matches.len() as u64)
-            .shown_before(offset as u64)
-            .cursor_with(move |c: Continuation<'_>| {
-                codec.encode(&Keyset::start(Order::Asc), c.shown, &query_hash)
-            });
         let page = PageInputs {
             given: remaining.len(),
             resolvers: Vec::new(),

@@ -1,21 +1,27 @@
-//! One page, in stages: notes (facts stated once in the head) → reserve (the envelope's
-//! worst case) → admit (records in rank order, each rendered and counted once per channel)
-//! → fit the envelope (the real one, with the true counts and cursor) → assemble both
-//! channels → report.
+//! One page, in stages: notes (facts stated once in the head) → plan (which records the page
+//! shows, and which it skips as too large for any page of their own; each rendered and
+//! counted once per channel, the envelope sized with its true counts and cursor) →
+//! assemble both channels → report. A page that can make no progress within the budget is
+//! an error envelope that says which budget it needs; error envelopes are cut to the budget
+//! here too ([`error_page`]).
+//!
+//! The plan is exact and the same on every call: a cursor's, a handle's and a delimiter
+//! nonce's tokens depend on their length alone ([`crate::digits`]), so the envelope is sized
+//! before any cursor is made, and the same rows at the same budget give the same page.
 
 use crate::admit::ChannelPolicy;
 use crate::admit::{Admission, PerChannel, Segment, Size};
 use crate::budget::Budget;
-use crate::cursor::UpstreamPosition;
-use crate::cursor::{Continuation, CursorFn};
+use crate::cursor::{Continuation, CursorForm, Cursors, UpstreamPosition};
 use crate::env::{CallEnv, Channel, DateStyle};
-use crate::envelope::{self, Counts, Frame, OmitReason, Omitted, Status, Words};
-use crate::rank::Order;
+use crate::envelope::{
+    self, Counts, Frame, LeftOut, Needs, OmitReason, Omitted, Skipped, Status, Words,
+};
 use crate::render::{Format, Layout, RenderRecord, Renderer, StructuredForm};
 use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use crate::resolve::ResolverStats;
 use crate::shaped::{ShapeError, Shaped};
-use crate::store::OPEN_RESULT;
+use crate::store::{Handle, OPEN_RESULT};
 use crate::tokens::Tokenizer;
 use crate::untrusted::{Provenance, UntrustedPolicy};
 use std::time::Instant;
@@ -36,6 +42,8 @@ pub(crate) struct PageSettings<'a> {
     pub total: Option<u64>,
     /// Records shown by earlier pages.
     pub shown_before: u64,
+    /// Records earlier pages skipped as too large for any page of their own.
+    pub skipped_before: u64,
     /// The rows are in the caller's order: the summary names no order.
     pub keep_order: bool,
     /// What was asked, for the summary of an empty answer.
@@ -43,7 +51,24 @@ pub(crate) struct PageSettings<'a> {
     /// The raw payload, for the report's pre-shaping size.
     pub raw: Option<&'a str>,
     /// Makes the `next` cursor.
-    pub cursor: Option<&'a CursorFn>,
+    pub cursor: Option<&'a Cursors>,
+    /// On which pages the text channel names the fields this view leaves out.
+    pub left_out: LeftOut,
+    /// The tool that shows one record by its id, for a record skipped as too large.
+    pub fetch_one: Option<&'a str>,
+}
+
+impl PageSettings<'_> {
+    /// What an error envelope of this tool reads.
+    pub fn errors(&self) -> ErrorSettings<'_> {
+        ErrorSettings {
+            tool: self.tool,
+            tokenizer: self.tokenizer,
+            budget: self.budget,
+            format: self.format,
+            channels: self.channels,
+        }
+    }
 }
 
 /// The upstream pages of one call, checked against its rows and cursor.
@@ -111,7 +136,7 @@ pub(crate) struct PageInputs<'a> {
     /// Facts about the whole result, stated after the counts.
     pub details: Option<&'a str>,
     /// The handle the whole result is stored under.
-    pub handle: Option<&'a str>,
+    pub handle: Option<Handle>,
     /// Whether the next cursor is a keyset (rank key and id); else a count of records.
     pub keyset: bool,
     /// The upstream pages the rows are, when the upstream pages itself: the next cursor is
@@ -220,39 +245,9 @@ pub(crate) struct Records<'r, R> {
     pub nonce: &'r str,
 }
 
-/// Where the next page starts: after the record's key, or after a count of records.
-fn continuation<R: RenderRecord>(
-    record: &R,
-    shown: u64,
-    keyset: bool,
-    order: Order,
-) -> Continuation<'_> {
-    Continuation {
-        rank: record.rank_key().filter(|_| keyset),
-        id: record.id_key().filter(|_| keyset),
-        shown,
-        order,
-        upstream: None,
-    }
-}
-
-/// Where the next page starts in an upstream that pages itself.
-fn upstream_continuation<'r>(
-    at: crate::cursor::UpstreamPosition,
-    shown: u64,
-    order: Order,
-) -> Continuation<'r> {
-    Continuation {
-        rank: None,
-        id: None,
-        shown,
-        order,
-        upstream: Some(at),
-    }
-}
-
-/// The core of every call: admit the ranked records until the budget is full, wrap them in
-/// the envelope, report. The notes were taken when the records' states were made.
+/// The core of every call: plan the page (the ranked records it shows and skips, the
+/// envelope sized with its true counts and cursor), assemble both channels, report. The
+/// notes were taken when the records' states were made.
 pub(crate) fn render<R: RenderRecord>(
     settings: &PageSettings<'_>,
     records: Records<'_, R>,
@@ -261,23 +256,65 @@ pub(crate) fn render<R: RenderRecord>(
     start: Instant,
 ) -> Result<Shaped, ShapeError> {
     let page = Page::new(settings, &records, layout, page);
-    let reserve = page.reserve();
-    let admitted = page.fill(page.admit(reserve)?)?;
-    let fitted = page.fit(admitted);
-    let channels = page.assemble(&fitted);
+    let plan = page.plan()?;
+    if let Some(needs) = page.stuck(&plan) {
+        return Ok(too_small(&settings.errors(), needs));
+    }
+    let (frame, channels, envelope) = page.assemble(&plan);
     crate::shaped::reads_back(&channels.structured).map_err(|message| ShapeError::Render {
         record: layout.name.to_owned(),
         message,
     })?;
-    let report = page.report(&fitted, start);
+    let report = page.report(&plan, &frame, envelope, start);
     report.emit();
     Ok(Shaped::new(
-        fitted.frame,
+        frame,
         channels.text,
         channels.structured,
         report,
         settings.channels,
     ))
+}
+
+/// The error envelope of a page that can show or skip nothing within the budget: the budget
+/// that would show its first record, or hold its envelope at all.
+fn too_small(settings: &ErrorSettings<'_>, needs: Needs) -> Shaped {
+    let (what, remedy) = match needs {
+        Needs::Tokens(n) => (
+            format!(
+                "the budget of {} tokens is too small for any answer of {}",
+                envelope::thousands(settings.budget.max_tokens() as u64),
+                settings.tool
+            ),
+            format!(
+                "raise the budget to at least {} tokens",
+                envelope::thousands(n as u64)
+            ),
+        ),
+        Needs::Bytes(n) => (
+            format!(
+                "the limit of {} bytes is too small for any answer of {}",
+                envelope::thousands(settings.budget.max_bytes().unwrap_or(0) as u64),
+                settings.tool
+            ),
+            format!(
+                "raise the byte limit to at least {}",
+                envelope::thousands(n as u64)
+            ),
+        ),
+        Needs::Lines(n) => (
+            format!(
+                "the limit of {} lines is too small for any answer of {}",
+                envelope::thousands(settings.budget.max_lines().unwrap_or(0) as u64),
+                settings.tool
+            ),
+            format!(
+                "raise the line limit to at least {}",
+                envelope::thousands(n as u64)
+            ),
+        ),
+    };
+    error_page(settings, &what, &remedy)
 }
 
 /// Whether a JSON text channel marks untrusted values one by one (a tag around each, or a
@@ -296,37 +333,100 @@ struct Page<'p, R> {
     renderer: Renderer<'p>,
     /// Records matching the query, when known (an upstream with pages to come does not say).
     total: Option<u64>,
-    /// Records up to the end of the rows given.
-    reached: u64,
     words: Words<'p>,
-    skipped: Vec<String>,
+    skipped_fields: Vec<String>,
     /// The untrusted fields a JSON envelope names (none when provenance is off).
     untrusted: Vec<String>,
     /// The rows form's field names.
     fields: Option<Vec<&'p str>>,
     /// The text channel needs its own rendering unless it is the same JSON.
     text_differs: bool,
+    /// Whether the text channel names the fields this view leaves out.
+    left_out: bool,
 }
 
-/// What admission left: the records admitted, where it stopped and why, and what rendering
-/// noticed before each record it looked at.
-struct Admitted {
+/// What a page decided, as planning goes: the records it shows (rendered and counted), the
+/// records it skips, where it stops and why.
+struct Plan {
     admission: Admission,
-    cut: Option<(usize, OmitReason)>,
-    /// The record at the cut, rendered and counted, when admission refused it.
-    refused: Option<Segment>,
+    /// Records skipped as too large for any page of their own, in order; the first `prefix`
+    /// come before the first record shown, the rest after the last.
+    skips: Vec<Skipped>,
+    prefix: usize,
+    /// Why the page stops after the records it covers, when records remain.
+    cut: Option<OmitReason>,
+    /// The cursor's form.
+    form: CursorForm,
     tokenized: usize,
+    /// What rendering had noticed before each record of the reach rendered (by index): the
+    /// report's diagnostics are those before the first record not covered. A skipped
+    /// record's are taken back, so only records shown are counted.
     noticed_before: Vec<crate::env::Diagnostics>,
+    /// A record rendered, counted and given back, kept so it is not rendered again: its
+    /// index, whether it was rendered to follow another record (`lead`), the segment.
+    pending: Option<(usize, bool, Segment)>,
 }
 
-/// The page once its real envelope fits.
-struct Fitted {
-    frame: Frame,
-    envelope: PerChannel<Size>,
-    admission: Admission,
-    cut: Option<(usize, OmitReason)>,
-    tokenized: usize,
-    noticed_before: Vec<crate::env::Diagnostics>,
+impl Plan {
+    fn shown(&self) -> usize {
+        self.admission.len()
+    }
+
+    /// Records covered from the page's start: shown or skipped.
+    fn covered(&self) -> usize {
+        self.shown() + self.skips.len()
+    }
+
+    fn shape(&self) -> Shape<'_> {
+        Shape {
+            start: 0,
+            shown_ahead: 0,
+            skipped_ahead: 0,
+            shown: self.shown(),
+            skips: &self.skips,
+            prefix: self.prefix,
+            cut: self.cut,
+            form: self.form,
+        }
+    }
+}
+
+/// The parts of a page its envelope reads: where it starts, what it shows and skips, where
+/// it stops and why, the cursor's form.
+#[derive(Clone, Copy)]
+struct Shape<'s> {
+    /// Where the page starts in this call's reach: 0, or the record a page of its own is
+    /// sized for.
+    start: usize,
+    /// Records shown and skipped in this call's reach before `start`.
+    shown_ahead: usize,
+    skipped_ahead: usize,
+    shown: usize,
+    skips: &'s [Skipped],
+    prefix: usize,
+    cut: Option<OmitReason>,
+    form: CursorForm,
+}
+
+impl Shape<'_> {
+    /// The index in the reach of the first record the page does not cover.
+    fn end(&self) -> usize {
+        self.start + self.shown + self.skips.len()
+    }
+}
+
+/// Whether a cursor is made for the answer, or sized only.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Make {
+    Sized,
+    Real,
+}
+
+/// An envelope on both channels: the text before and after the records, and its size.
+struct Envelope {
+    head: PerChannel<String>,
+    tail: PerChannel<String>,
+    size: PerChannel<Size>,
 }
 
 impl<'p, R: RenderRecord> Page<'p, R> {
@@ -336,7 +436,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         layout: &'p Layout<'p>,
         inputs: PageInputs<'p>,
     ) -> Self {
-        let reached = settings.shown_before.saturating_add(inputs.given as u64);
+        let covered_before = settings.shown_before.saturating_add(settings.skipped_before);
+        let reached = covered_before.saturating_add(inputs.given as u64);
         // An upstream with pages still to come gives no total unless the caller knows it.
         let total = match &inputs.upstream {
             Some(plan) if plan.has_next() => settings.total.map(|t| t.max(reached)),
@@ -352,17 +453,22 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             lead: inputs.lead,
             details: inputs.details,
             reopen_with: OPEN_RESULT,
+            fetch_one: settings.fetch_one,
         };
         let untrusted_paths = layout.untrusted_paths();
+        let left_out = match settings.left_out {
+            LeftOut::EveryPage => true,
+            LeftOut::FirstPage => covered_before == 0,
+            LeftOut::Never => false,
+        };
         Page {
             settings,
             records,
             layout,
             renderer: Renderer::new(layout),
             total,
-            reached,
             words,
-            skipped: envelope::left_out_fields(&layout.skipped),
+            skipped_fields: envelope::left_out_fields(&layout.skipped),
             untrusted: match settings.untrusted.provenance {
                 Provenance::Off => Vec::new(),
                 _ => untrusted_paths.clone(),
@@ -375,74 +481,93 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             text_differs: settings.channels != ChannelPolicy::Structured
                 && (settings.format != Format::Json
                     || !untrusted_paths.is_empty() && json_text_marks_values(settings.untrusted)),
+            left_out,
             inputs,
         }
     }
 
-    /// The envelope for a page showing `shown` records, cut at `cut`.
-    fn frame(&self, shown: usize, cut: Option<(usize, OmitReason)>) -> Frame {
-        let covered = self.settings.shown_before.saturating_add(shown as u64);
-        let omitted_count = self.total.map(|total| total.saturating_sub(covered));
-        let too_large = u64::from(matches!(cut, Some((_, OmitReason::RecordTooLarge))));
+    /// Records in this call's reach (ranked, resolved, each rendered when looked at).
+    fn reach(&self) -> usize {
+        self.records.rows.structured.len()
+    }
+
+    /// The envelope of a page of `shape`, its cursor sized or made.
+    fn frame(&self, shape: Shape<'_>, make: Make) -> Frame {
+        let s = self.settings;
+        let shown_before = s.shown_before.saturating_add(shape.shown_ahead as u64);
+        let skipped_before = s.skipped_before.saturating_add(shape.skipped_ahead as u64);
+        let shown_total = shown_before.saturating_add(shape.shown as u64);
+        let skipped_total = skipped_before.saturating_add(shape.skips.len() as u64);
+        let covered_after = shown_total.saturating_add(skipped_total);
         // With no total, more remain: in this upstream page or in the upstream's next.
-        let more = omitted_count != Some(0);
-        let reason = more.then(|| cut.map_or(OmitReason::PageSize, |(_, r)| r));
+        let more = self.total.is_none_or(|total| covered_after < total);
+        let reason = if more {
+            Some(shape.cut.unwrap_or(OmitReason::PageSize))
+        } else {
+            (skipped_total > 0).then_some(OmitReason::RecordTooLarge)
+        };
         let next = if more {
-            self.next(shown, cut, covered.saturating_add(too_large))
+            self.next(shape, shown_total, skipped_total, make)
         } else {
             None
         };
         Frame::for_page(
             Counts {
-                shown: shown as u64,
-                shown_before: self.settings.shown_before,
+                shown: shape.shown as u64,
+                shown_before,
+                skipped_before,
+                skipped_first: shape.prefix as u64,
                 total: self.total,
             },
             self.words,
             Omitted {
-                count: omitted_count,
+                count: self.total.map(|total| total.saturating_sub(shown_total)),
                 reason,
-                fields: self.skipped.clone(),
-                too_large,
-                handle: self.inputs.handle.map(str::to_owned),
+                fields: self.skipped_fields.clone(),
+                too_large: skipped_total,
+                handle: self.inputs.handle.map(|h| h.to_string()),
             },
             next,
+            shape.skips,
         )
     }
 
-    /// The `next` cursor of a page showing `shown` records, cut at `cut`, having covered
-    /// `covered` records in all.
-    fn next(&self, shown: usize, cut: Option<(usize, OmitReason)>, covered: u64) -> Option<String> {
-        let make = self.settings.cursor?;
-        // Continue after the last record this page covers: the last shown, or a record too
-        // large to ever fit (so the next page skips it).
-        let last = match cut {
-            Some((index, OmitReason::RecordTooLarge)) => Some(index),
-            _ if shown > 0 => Some(shown - 1),
-            _ => None,
-        };
-        if let Some(plan) = &self.inputs.upstream {
+    /// The `next` cursor of a page of `shape` (sized or made): after the last record it
+    /// covers, shown or skipped.
+    fn next(&self, shape: Shape<'_>, shown: u64, skipped: u64, make: Make) -> Option<String> {
+        let cursors = self.settings.cursor?;
+        let end = shape.end();
+        let order = self.layout.rank_order;
+        let c = if let Some(plan) = &self.inputs.upstream {
             // Nothing of this upstream page left to show: go on to the next.
-            let consumed = match last {
-                Some(last) => last + 1,
-                None if self.inputs.given == 0 => 0,
-                None => return None,
-            };
-            let at = plan.after(consumed)?;
-            return Some(make(upstream_continuation(
-                at,
-                covered,
-                self.layout.rank_order,
-            )));
-        }
-        let record = self.records.rows.structured.get(last?)?;
-        self.total.is_none_or(|total| covered < total).then(|| {
-            make(continuation(
-                record,
-                covered,
-                self.inputs.keyset,
-                self.layout.rank_order,
-            ))
+            let at = plan.after(end)?;
+            Continuation {
+                rank: None,
+                id: None,
+                shown,
+                skipped,
+                order,
+                upstream: Some(at),
+                handle: self.inputs.handle,
+                form: shape.form,
+            }
+        } else {
+            let record = self.records.rows.structured.get(end.checked_sub(1)?)?;
+            let keyset = self.inputs.keyset;
+            Continuation {
+                rank: record.rank_key().filter(|_| keyset),
+                id: record.id_key().filter(|_| keyset),
+                shown,
+                skipped,
+                order,
+                upstream: None,
+                handle: self.inputs.handle,
+                form: shape.form,
+            }
+        };
+        Some(match make {
+            Make::Sized => cursors.sized(c),
+            Make::Real => cursors.make(c),
         })
     }
 
@@ -469,115 +594,395 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     fn tail(&self, frame: &Frame, channel: Channel) -> String {
         match (channel, self.settings.format) {
             (Channel::Structured, _) | (Channel::Text, Format::Json) => envelope::json_tail(frame),
-            (Channel::Text, _) => {
-                envelope::text_tail(frame, self.layout.plural, self.words.reopen_with)
-            }
+            (Channel::Text, _) => envelope::text_tail(
+                frame,
+                self.layout.plural,
+                self.words.reopen_with,
+                self.left_out,
+            ),
         }
     }
 
-    /// What the envelope takes on each channel: tokens, bytes, line breaks.
-    fn envelope_size(&self, frame: &Frame, has_records: bool) -> PerChannel<Size> {
+    /// The envelope of `frame` on each channel: its text and what it takes.
+    fn envelope(&self, frame: &Frame, has_records: bool) -> Envelope {
         let tok = self.settings.tokenizer;
-        let count = |channel| {
+        let part = |channel| {
             let head = self.head(frame, channel, has_records);
             let tail = self.tail(frame, channel);
-            Size::of(&head, tok.count(&head)).plus(Size::of(&tail, tok.count(&tail)))
+            let size = Size::of(&head, tok.count(&head)).plus(Size::of(&tail, tok.count(&tail)));
+            (head, tail, size)
         };
-        let structured = count(Channel::Structured);
-        PerChannel {
-            structured,
-            text: if self.text_differs {
-                count(Channel::Text)
-            } else {
-                structured
+        let (sh, st, ss) = part(Channel::Structured);
+        let (th, tt, ts) = if self.text_differs {
+            part(Channel::Text)
+        } else {
+            (sh.clone(), st.clone(), ss)
+        };
+        Envelope {
+            head: PerChannel {
+                structured: sh,
+                text: th,
+            },
+            tail: PerChannel {
+                structured: st,
+                text: tt,
+            },
+            size: PerChannel {
+                structured: ss,
+                text: ts,
             },
         }
     }
 
-    /// Reserve: the envelope as it would read with every record omitted and a cursor.
-    fn reserve(&self) -> PerChannel<Size> {
-        let mut f = self.frame(0, Some((0, OmitReason::ResultBudget)));
-        let widest = self.total.unwrap_or(self.reached);
-        let cursor = self.settings.cursor;
-        let order = self.layout.rank_order;
-        if let (Some(make), Some(plan)) = (cursor, &self.inputs.upstream) {
-            f.next = Some(make(upstream_continuation(plan.widest(), widest, order)));
-        } else if f.next.is_none()
-            && let (Some(make), Some(first)) = (cursor, self.records.rows.structured.first())
-        {
-            f.next = Some(make(continuation(first, widest, self.inputs.keyset, order)));
-        }
-        self.envelope_size(&f, true)
+    /// The size of a page of `shape` around its records, its cursor sized.
+    fn envelope_size(&self, shape: Shape<'_>) -> PerChannel<Size> {
+        let has_records = shape.shown > 0;
+        self.envelope(&self.frame(shape, Make::Sized), has_records)
+            .size
     }
 
-    /// Admit: each record rendered once per channel, counted once, in rank order, never past
-    /// the first that does not fit.
-    fn admit(&self, reserve: PerChannel<Size>) -> Result<Admitted, ShapeError> {
-        let mut admitted = Admitted {
+    /// Reserve: an envelope at least as large as any this page can have while it skips
+    /// nothing, for admitting records without sizing the envelope each time: the longest
+    /// counts (none shown, or every reachable record shown) and the widest signed cursor any
+    /// record of the reach gives. Planning checks the page it ends with exactly.
+    fn reserve(&self) -> PerChannel<Size> {
+        let reach = self.reach();
+        let cut = Some(OmitReason::ResultBudget);
+        let shapes = [0, reach].map(|shown| Shape {
+            start: 0,
+            shown_ahead: 0,
+            skipped_ahead: 0,
+            shown,
+            skips: &[],
+            prefix: 0,
+            cut,
+            form: CursorForm::Signed,
+        });
+        let widest = self.widest_cursor();
+        let mut reserve = PerChannel::<Size>::default();
+        for shape in shapes {
+            let mut frame = self.frame(shape, Make::Sized);
+            if let Some(cursor) = &widest {
+                frame.next = Some(cursor.clone());
+                if frame.way_on.is_none() {
+                    frame.way_on = Some(envelope::MORE.to_owned());
+                }
+            }
+            let size = self.envelope(&frame, shape.shown > 0).size;
+            reserve.structured = max_size(reserve.structured, size.structured);
+            reserve.text = max_size(reserve.text, size.text);
+        }
+        reserve
+    }
+
+    /// The widest signed cursor a page of this call's reach can carry, sized.
+    fn widest_cursor(&self) -> Option<String> {
+        let cursors = self.settings.cursor?;
+        let s = self.settings;
+        let shown = self
+            .total
+            .unwrap_or(s.shown_before.saturating_add(self.inputs.given as u64));
+        let order = self.layout.rank_order;
+        let base = Continuation {
+            rank: None,
+            id: None,
+            shown,
+            skipped: s.skipped_before,
+            order,
+            upstream: None,
+            handle: self.inputs.handle,
+            form: CursorForm::Signed,
+        };
+        if let Some(plan) = &self.inputs.upstream {
+            return Some(cursors.sized(Continuation {
+                upstream: Some(plan.widest()),
+                ..base
+            }));
+        }
+        let keyset = self.inputs.keyset;
+        let rows = self.records.rows.structured;
+        let of = |record: &'p R| Continuation {
+            rank: record.rank_key().filter(|_| keyset),
+            id: record.id_key().filter(|_| keyset),
+            ..base.clone()
+        };
+        if !keyset || !cursors.can_hold() {
+            return rows.first().map(|r| cursors.sized(of(r)));
+        }
+        // Sizing is length arithmetic for the codec's cursors: every record is looked at.
+        rows.iter()
+            .map(|r| cursors.sized(of(r)))
+            .max_by_key(String::len)
+    }
+
+    /// Where a page whose last record is at `index`, having shown `shown`, is cut, and why.
+    fn cut_after(&self, index: usize, shown: usize) -> Option<OmitReason> {
+        let next = index + 1;
+        let reach = self.reach();
+        if self.settings.page_size.is_some_and(|p| shown >= p) && next < self.inputs.given {
+            Some(OmitReason::PageSize)
+        } else if next < reach || reach < self.inputs.given {
+            Some(OmitReason::ResultBudget)
+        } else {
+            None
+        }
+    }
+
+    /// Plan: records in rank order, each rendered and counted once per channel. A record is
+    /// shown while the page with it fits; one that does not is left to the next page, unless
+    /// no page of its own could show it either, when it is skipped (and named). Records
+    /// skipped come only before the first shown or after the last, so the places shown are
+    /// one range.
+    fn plan(&self) -> Result<Plan, ShapeError> {
+        let reserve = self.reserve();
+        let mut plan = Plan {
             admission: Admission::new(self.settings.budget, self.settings.channels.held(), reserve),
+            skips: Vec::new(),
+            prefix: 0,
             cut: None,
-            refused: None,
+            form: CursorForm::Signed,
             tokenized: 0,
             noticed_before: Vec::new(),
+            pending: None,
         };
-        self.admit_from(&mut admitted, 0)?;
-        Ok(admitted)
+        let mut from = 0;
+        let mut fast = true;
+        loop {
+            self.plan_from(&mut plan, from, fast)?;
+            // The page as planned, checked exactly: admitting against the reserve may have
+            // let in a record the real envelope has no room for (the reserve is an estimate
+            // of the widest envelope, not a bound on every tokenizer's count).
+            if plan.admission.fits_with(self.envelope_size(plan.shape())) || plan.shown() == 0 {
+                return Ok(plan);
+            }
+            let index = plan.prefix + plan.shown() - 1;
+            // Given back with anything skipped after it: planning goes on from it, exactly.
+            plan.skips.truncate(plan.prefix);
+            if let Some(segment) = plan.admission.pop() {
+                plan.pending = Some((index, plan.shown() > 0, segment));
+            }
+            plan.cut = None;
+            from = index;
+            fast = false;
+        }
     }
 
-    /// Goes on admitting from the record at `start` (the one refused before, when it is
-    /// kept in `refused`: rendered and counted once) until one does not fit.
-    fn admit_from(&self, admitted: &mut Admitted, start: usize) -> Result<(), ShapeError> {
-        let s = self.settings;
-        let rows = &self.records.rows;
-        let mut refused = admitted.refused.take();
-        for (position, record) in rows.structured.iter().enumerate().skip(start) {
-            if s.page_size.is_some_and(|p| position >= p) {
-                admitted.cut = Some((position, OmitReason::PageSize));
-                break;
+    /// Plans from the record at `from` until the page stops; `fast` admits against the
+    /// reserve until the first record it refuses.
+    fn plan_from(&self, plan: &mut Plan, from: usize, mut fast: bool) -> Result<(), ShapeError> {
+        let reach = self.reach();
+        let mut i = from;
+        loop {
+            if i >= reach {
+                plan.cut = (reach < self.inputs.given).then_some(OmitReason::ResultBudget);
+                return Ok(());
             }
-            let segment = match refused.take() {
-                Some(segment) if position == start => segment,
-                _ => {
-                    admitted
-                        .noticed_before
-                        .push(self.records.counting.diagnostics());
-                    admitted.tokenized += 1;
-                    self.segment(record, position)?
+            let suffix = plan.skips.len() > plan.prefix;
+            if !suffix
+                && self
+                    .settings
+                    .page_size
+                    .is_some_and(|p| plan.shown() >= p)
+            {
+                plan.cut = Some(OmitReason::PageSize);
+                return Ok(());
+            }
+            // A record after another is rendered with the separator before it (`\n,{`).
+            let lead = plan.shown() > 0;
+            let segment = self.rendered(plan, i, lead)?;
+            if !suffix {
+                if fast && plan.skips.is_empty() {
+                    match plan.admission.offer(segment) {
+                        Ok(()) => {
+                            i += 1;
+                            continue;
+                        }
+                        Err((back, _)) => {
+                            fast = false;
+                            plan.pending = Some((i, lead, back));
+                            continue;
+                        }
+                    }
                 }
+                // The page with this record shown too.
+                let shown = plan.shown() + 1;
+                let shape = Shape {
+                    shown,
+                    cut: self.cut_after(i, shown),
+                    ..plan.shape()
+                };
+                if let Some(form) = self.fitting_form(plan, shape, Some(&segment)) {
+                    plan.form = form;
+                    plan.admission.push(segment);
+                    i += 1;
+                    continue;
+                }
+            }
+            // Not on this page. On a page of its own, with everything that page must carry?
+            let needs = self.own_page(plan, i, &segment, lead)?;
+            let Some(needs) = needs else {
+                plan.pending = Some((i, lead, segment));
+                plan.cut = Some(OmitReason::ResultBudget);
+                return Ok(());
             };
-            if let Err((segment, reason)) = admitted.admission.offer(segment) {
-                admitted.cut = Some((position, reason));
-                admitted.refused = Some(segment);
-                break;
+            // No page can show it: skip it, named, if this page has room to say so.
+            plan.skips.push(Skipped {
+                id: self.id_text(i),
+                place: self.place(i),
+                needs,
+            });
+            let prefix = if plan.shown() == 0 {
+                plan.skips.len()
+            } else {
+                plan.prefix
+            };
+            let shape = Shape {
+                prefix,
+                cut: self.cut_after(i, plan.shown()),
+                ..plan.shape()
+            };
+            match self.fitting_form(plan, shape, None) {
+                Some(form) => {
+                    plan.form = form;
+                    plan.prefix = prefix;
+                    // Only records shown count in the report's diagnostics.
+                    if let Some(before) = plan.noticed_before.get(i) {
+                        self.records.counting.restore_diagnostics(before.clone());
+                    }
+                    i += 1;
+                }
+                None => {
+                    plan.skips.pop();
+                    plan.pending = Some((i, lead, segment));
+                    plan.cut = Some(OmitReason::ResultBudget);
+                    return Ok(());
+                }
             }
         }
-        if admitted.cut.is_none() && rows.structured.len() < self.inputs.given {
-            // Only reachable records were ranked; the next one would not have fit.
-            admitted.cut = Some((rows.structured.len(), OmitReason::ResultBudget));
-        }
-        Ok(())
     }
 
-    /// One record rendered on each channel and counted once per channel.
-    fn segment(&self, record: &R, position: usize) -> Result<Segment, ShapeError> {
+    /// The record at `index` rendered on each channel and counted once per channel, to
+    /// follow another record (`lead`) or not; the one kept from before when it matches.
+    fn rendered(&self, plan: &mut Plan, index: usize, lead: bool) -> Result<Segment, ShapeError> {
+        if let Some((kept, kept_lead, segment)) = plan.pending.take()
+            && kept == index
+            && kept_lead == lead
+        {
+            return Ok(segment);
+        }
+        let counting = self.records.counting;
+        if index == plan.noticed_before.len() {
+            plan.noticed_before.push(counting.diagnostics());
+            plan.tokenized += 1;
+            return self.segment(index, lead);
+        }
+        // Rendered before in the other form: what it notices was counted then.
+        let before = counting.diagnostics();
+        let segment = self.segment(index, lead);
+        counting.restore_diagnostics(before);
+        segment
+    }
+
+    /// The form of cursor with which a page of `shape` (and `more`, a record it also shows)
+    /// fits: signed when that fits, else held when that does; `None` when neither does.
+    fn fitting_form(
+        &self,
+        plan: &Plan,
+        shape: Shape<'_>,
+        more: Option<&Segment>,
+    ) -> Option<CursorForm> {
+        let fits = |form| {
+            let envelope = self.envelope_size(Shape { form, ..shape });
+            match more {
+                Some(segment) => plan.admission.would_fit_with(envelope, segment),
+                None => plan.admission.fits_with(envelope),
+            }
+        };
+        if fits(CursorForm::Signed) {
+            return Some(CursorForm::Signed);
+        }
+        let holds = self.settings.cursor.is_some_and(Cursors::can_hold);
+        (holds && fits(CursorForm::Held)).then_some(CursorForm::Held)
+    }
+
+    /// Whether the record at `index` fits a page of its own — the page the next call would
+    /// give starting with it, alone, with the shortest cursor —: `None` when it does, else
+    /// what that page needs, on the limit it exceeds. `segment` was rendered to follow
+    /// another record when `lead`; first on a page it has no separator, which takes no more
+    /// tokens, so only a record that does not fit with one is rendered again without.
+    fn own_page(
+        &self,
+        plan: &Plan,
+        index: usize,
+        segment: &Segment,
+        lead: bool,
+    ) -> Result<Option<Needs>, ShapeError> {
+        let shape = Shape {
+            start: index,
+            shown_ahead: plan.shown(),
+            skipped_ahead: plan.skips.len(),
+            shown: 1,
+            skips: &[],
+            prefix: 0,
+            cut: self.cut_after(index, 1),
+            form: if self.settings.cursor.is_some_and(Cursors::can_hold) {
+                CursorForm::Held
+            } else {
+                CursorForm::Signed
+            },
+        };
+        let envelope = self.envelope_size(shape);
+        let alone = Admission::new(self.settings.budget, self.settings.channels.held(), envelope);
+        if alone.would_fit_with(envelope, segment) {
+            return Ok(None);
+        }
+        if !lead {
+            return Ok(Some(alone.needs_with(envelope, segment)));
+        }
+        let counting = self.records.counting;
+        let before = counting.diagnostics();
+        let first = self.segment(index, false);
+        counting.restore_diagnostics(before);
+        let first = first?;
+        Ok((!alone.would_fit_with(envelope, &first)).then(|| alone.needs_with(envelope, &first)))
+    }
+
+    /// The record's id as it shows it, for naming it when it is skipped.
+    fn id_text(&self, index: usize) -> Option<String> {
+        let field = self.layout.id_field()?;
+        let mut out = String::new();
+        // The text channel's pass counts nothing: naming the record notices nothing twice.
+        self.records.rows.text[index]
+            .write_field(field, &mut out, crate::text::TextMode::Prose)
+            .ok()?;
+        Some(out)
+    }
+
+    /// The record's place in the whole result (1-based).
+    fn place(&self, index: usize) -> u64 {
+        let s = self.settings;
+        s.shown_before
+            .saturating_add(s.skipped_before)
+            .saturating_add(index as u64 + 1)
+    }
+
+    /// The record at `index` rendered on each channel and counted once per channel; `lead`:
+    /// with the separator that follows another record (`\n,{` in the JSON forms).
+    fn segment(&self, index: usize, lead: bool) -> Result<Segment, ShapeError> {
         let s = self.settings;
         let render_err = |message: String| ShapeError::Render {
             record: self.layout.name.to_owned(),
             message,
         };
+        let position = usize::from(lead);
         let structured = self
             .renderer
-            .segment(record, position, Format::Json, s.form)
+            .segment(&self.records.rows.structured[index], position, Format::Json, s.form)
             .map_err(render_err)?;
         let text = match self.text_differs {
             true => Some(
                 self.renderer
-                    .segment(
-                        &self.records.rows.text[position],
-                        position,
-                        s.format,
-                        s.form,
-                    )
+                    .segment(&self.records.rows.text[index], position, s.format, s.form)
                     .map_err(render_err)?,
             ),
             false => None,
@@ -604,156 +1009,79 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         })
     }
 
-    /// Where a page showing every record up to `index` would be cut, and why.
-    fn cut_after(&self, index: usize) -> Option<(usize, OmitReason)> {
-        let next = index + 1;
-        let ranked = self.records.rows.structured.len();
-        if self.settings.page_size.is_some_and(|p| next >= p) && next < self.inputs.given {
-            Some((next, OmitReason::PageSize))
-        } else if next < ranked {
-            Some((next, OmitReason::ResultBudget))
-        } else if ranked < self.inputs.given {
-            Some((ranked, OmitReason::ResultBudget))
-        } else {
-            None
-        }
-    }
-
-    /// Fill: admission kept room for the envelope at its widest (every record omitted, the
-    /// longest cursor); the real one is often smaller, and the record refused may fit beside
-    /// it after all. Admitting goes on against the real envelope while it does, so a page
-    /// stops only where the next record truly would not fit.
-    fn fill(&self, mut admitted: Admitted) -> Result<Admitted, ShapeError> {
-        while let (Some((index, reason)), Some(refused)) = (admitted.cut, admitted.refused.as_ref())
-        {
-            // The envelope as it would read with the refused record shown too.
-            let frame = self.frame(admitted.admission.len() + 1, self.cut_after(index));
-            let real = self.envelope_size(&frame, true);
-            if !admitted.admission.would_fit_with(real, refused) {
-                if reason != OmitReason::RecordTooLarge {
-                    break;
-                }
-                if admitted.admission.len() > 0 {
-                    // Only a page that starts with a record judges it too large for any
-                    // page: this one is full, and the record goes first on the next.
-                    admitted.cut = Some((index, OmitReason::ResultBudget));
-                    break;
-                }
-                // First on its page, and too large beside an envelope with a cursor: the
-                // page that shows it and everything after it needs none, and may fit.
-                match self.final_envelope_from(index) {
-                    Some(last) if admitted.admission.would_fit_with(last, refused) => {
-                        admitted.admission.set_reserve(last);
-                        admitted.cut = None;
-                        self.admit_from(&mut admitted, index)?;
-                        if admitted.admission.len() == 0 {
-                            break;
-                        }
-                        continue;
-                    }
-                    _ => break,
-                }
-            }
-            admitted.admission.set_reserve(real);
-            admitted.cut = None;
-            let before = admitted.admission.len();
-            self.admit_from(&mut admitted, index)?;
-            if admitted.admission.len() == before {
-                // Nothing more admitted (cannot happen while the two checks agree): stop
-                // rather than ask again.
-                break;
-            }
-        }
-        Ok(admitted)
-    }
-
-    /// The envelope of a page showing every record from `index` on, when that page would be
-    /// the last (no cursor): `None` when records lie beyond this call's reach or a page size
-    /// would cut it.
-    fn final_envelope_from(&self, index: usize) -> Option<PerChannel<Size>> {
-        let ranked = self.records.rows.structured.len();
-        let last = ranked.checked_sub(1).filter(|&last| last >= index)?;
-        if self.cut_after(last).is_some() {
+    /// Whether the plan makes no progress (it shows and skips nothing though records or an
+    /// envelope remain), and then what the smallest progress needs.
+    fn stuck(&self, plan: &Plan) -> Option<Needs> {
+        if plan.covered() > 0 {
             return None;
         }
-        let frame = self.frame(ranked - index, None);
-        (frame.next.is_none()).then(|| self.envelope_size(&frame, true))
-    }
-
-    /// Fit the envelope: the real one, with the true counts and cursor; records are given
-    /// back from the end until it fits (rare: the reserve is pessimistic, but a summary's
-    /// numbers can tokenize differently).
-    fn fit(&self, admitted: Admitted) -> Fitted {
-        let Admitted {
-            mut admission,
-            mut cut,
-            tokenized,
-            noticed_before,
-            ..
-        } = admitted;
-        loop {
-            let shown = admission.len();
-            let frame = self.frame(shown, cut);
-            let envelope = self.envelope_size(&frame, shown > 0);
-            if admission.fits_with(envelope) || shown == 0 {
-                return Fitted {
-                    frame,
-                    envelope,
-                    admission,
-                    cut,
-                    tokenized,
-                    noticed_before,
-                };
-            }
-            if let Some((index, OmitReason::RecordTooLarge)) = cut {
-                // Saying the next record is too large made the page too long: say only that
-                // the page is full. The next page starts with that record and finds it too
-                // large on its own, rather than this page giving up records that fit.
-                cut = Some((index, OmitReason::ResultBudget));
-                continue;
-            }
-            admission.pop();
-            // A record that cannot be shown even alone with the real envelope is skipped
-            // with its reason, so the next page goes on after it rather than stopping here.
-            let reason = match shown {
-                1 => OmitReason::RecordTooLarge,
-                _ => OmitReason::ResultBudget,
-            };
-            cut = Some((shown - 1, reason));
+        if self.reach() == 0 {
+            // No record to show: only the envelope must fit.
+            let envelope = self.envelope_size(plan.shape());
+            return (!plan.admission.fits_with(envelope))
+                .then(|| plan.admission.needs_with(envelope, &Segment::empty()));
         }
+        // The first record on this page, with the shortest cursor.
+        let segment = match &plan.pending {
+            Some((0, _, segment)) => segment,
+            _ => return None,
+        };
+        let shape = Shape {
+            shown: 1,
+            cut: self.cut_after(0, 1),
+            form: if self.settings.cursor.is_some_and(Cursors::can_hold) {
+                CursorForm::Held
+            } else {
+                CursorForm::Signed
+            },
+            ..plan.shape()
+        };
+        Some(plan.admission.needs_with(self.envelope_size(shape), segment))
     }
 
-    /// Assemble both channels from the same segments.
-    fn assemble(&self, fitted: &Fitted) -> PerChannel<String> {
-        let shown = fitted.admission.len();
-        let assemble = |channel: Channel| -> String {
-            let mut out = self.head(&fitted.frame, channel, shown > 0);
-            for s in fitted.admission.shown() {
+    /// Assemble both channels from the same segments, the cursor made. A cursor of the
+    /// codec's counts as its size did; one of a tool's own function may not, and a page it
+    /// would take over the budget gives records back.
+    fn assemble(&self, plan: &Plan) -> (Frame, PerChannel<String>, PerChannel<Size>) {
+        let shown = plan.shown();
+        let frame = self.frame(plan.shape(), Make::Real);
+        let envelope = self.envelope(&frame, shown > 0);
+        let join = |channel: Channel| -> String {
+            let (head, tail) = match channel {
+                Channel::Structured => (&envelope.head.structured, &envelope.tail.structured),
+                Channel::Text => (&envelope.head.text, &envelope.tail.text),
+            };
+            let mut out = String::with_capacity(head.len() + tail.len() + 64 * shown);
+            out.push_str(head);
+            for s in plan.admission.shown() {
                 out.push_str(s.on(channel));
             }
-            out.push_str(&self.tail(&fitted.frame, channel));
+            out.push_str(tail);
             out
         };
-        let structured = assemble(Channel::Structured);
+        let structured = join(Channel::Structured);
         let text = if self.text_differs {
-            assemble(Channel::Text)
+            join(Channel::Text)
         } else {
             structured.clone()
         };
-        PerChannel { structured, text }
+        (frame, PerChannel { structured, text }, envelope.size)
     }
 
     /// The report: sizes, counts, the cut and why, and the diagnostics of the records shown
     /// (what rendering noticed up to the first record not shown).
-    fn report(&self, fitted: &Fitted, start: Instant) -> Report {
+    fn report(&self, plan: &Plan, frame: &Frame, envelope: PerChannel<Size>, start: Instant) -> Report {
         let s = self.settings;
-        let shown = fitted.admission.len();
-        let diagnostics = match fitted.noticed_before.get(shown) {
+        let shown = plan.shown();
+        let covered = plan.covered();
+        let diagnostics = match plan.noticed_before.get(covered) {
             Some(before) => before.clone(),
             None => self.records.counting.diagnostics(),
         };
-        let envelope = fitted.envelope.tokens();
-        let tokens = envelope.plus(fitted.admission.tokens());
+        let envelope_tokens = envelope.tokens();
+        let tokens = envelope_tokens.plus(plan.admission.tokens());
+        let covered_before = s.shown_before.saturating_add(s.skipped_before);
+        let reached = covered_before.saturating_add(self.inputs.given as u64);
         Report {
             tool: s.tool.to_owned(),
             tokenizer: s.tokenizer.name().to_owned(),
@@ -764,30 +1092,231 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 structured: tokens.structured,
             },
             envelope: ChannelTokens {
-                text: envelope.text,
-                structured: envelope.structured,
+                text: envelope_tokens.text,
+                structured: envelope_tokens.structured,
             },
             records: RecordCounts {
-                total: self.total.unwrap_or(self.reached),
+                total: self.total.unwrap_or(reached),
                 given: self.inputs.given,
                 shown,
-                omitted: fitted.frame.omitted.count.unwrap_or_else(|| {
-                    self.reached
-                        .saturating_sub(s.shown_before.saturating_add(shown as u64))
+                skipped: plan.skips.len(),
+                omitted: frame.omitted.count.unwrap_or_else(|| {
+                    reached.saturating_sub(s.shown_before.saturating_add(shown as u64))
                 }),
             },
-            cut: fitted
+            cut: plan
                 .cut
-                .filter(|_| fitted.frame.status == Status::Partial)
-                .map(|(index, reason)| Cut { index, reason }),
+                .filter(|_| frame.status == Status::Partial && frame.next.is_some())
+                .map(|reason| Cut {
+                    index: covered,
+                    reason,
+                }),
             resolvers: self.inputs.resolvers.clone(),
             diagnostics,
-            tokenized: fitted.tokenized,
-            over_budget: fitted.admission.over_budget(fitted.envelope),
+            tokenized: plan.tokenized,
+            over_budget: plan.admission.over_budget(envelope),
             duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
             nonce: (s.untrusted.provenance == Provenance::RandomTag && self.layout.has_untrusted())
                 .then(|| self.records.nonce.to_owned()),
             lookups: Vec::new(),
         }
+    }
+}
+
+fn max_size(a: Size, b: Size) -> Size {
+    Size {
+        tokens: a.tokens.max(b.tokens),
+        bytes: a.bytes.max(b.bytes),
+        breaks: a.breaks.max(b.breaks),
+    }
+}
+
+/// What an error envelope reads of its tool.
+pub(crate) struct ErrorSettings<'a> {
+    pub tool: &'a str,
+    pub tokenizer: &'a dyn Tokenizer,
+    pub budget: Budget,
+    pub format: Format,
+    pub channels: ChannelPolicy,
+}
+
+/// An error envelope: what happened and what to do instead, held to the budget.
+///
+/// Both parts are cleaned as echoed text is (invisible characters removed, each quoted piece
+/// cut to 40 characters). When the whole message does not fit, it is cut by priority: the
+/// rest of what happened gives way first (its first clause stays), then the end of the
+/// remedy, then the end of the first clause; each cut is marked `…`. When not even the bare
+/// envelope fits, the first clause is kept whole and the report says the budget was too
+/// small for any answer (`over_budget`).
+pub(crate) fn error_page(s: &ErrorSettings<'_>, what: &str, remedy: &str) -> Shaped {
+    // Each part cleaned on its own, so a stray quote echoed in `what` cannot make the
+    // remedy read as part of a quoted piece and be cut.
+    let clean = crate::untrusted::echo::clean;
+    let what = clean(what);
+    let what = what.trim_end_matches(['.', ' ']);
+    let remedy = clean(remedy);
+    let remedy = remedy.trim_end_matches(['.', ' ']);
+    // The text is always held to the budget: some clients whose models read the structured
+    // channel show only the text of an error (Claude Code). The structured channel is held
+    // unless no model reads it. Bytes and lines too, where set.
+    let held = s.channels.held();
+    let fits = |answer: &ErrorAnswer| {
+        Size::of(&answer.text, answer.tokens.text).within(&s.budget)
+            && (!held.structured
+                || Size::of(&answer.structured, answer.tokens.structured).within(&s.budget))
+    };
+    let whole = error_envelope(s, &joined(what, remedy));
+    let answer = if fits(&whole) {
+        whole
+    } else {
+        // As much of what happened as fits (two words at least) with the whole remedy; else
+        // those two words with as much of the remedy as fits; else what fits of the two.
+        let what_cuts = cut_points(what);
+        let remedy_cuts = cut_points(remedy);
+        let least = what_cuts.len().min(3) - 1;
+        let with_remedy =
+            |k: usize| error_envelope(s, &joined(&cut(what, what_cuts[k]), remedy));
+        let with_part =
+            |k: usize| error_envelope(s, &joined(&cut(what, what_cuts[least]), &cut(remedy, remedy_cuts[k])));
+        let alone = |k: usize| error_envelope(s, &cut(what, what_cuts[k]));
+        let full = what_cuts.len() - 1;
+        let first = if remedy.is_empty() {
+            longest(least, full.saturating_sub(1), alone, &fits)
+        } else {
+            longest(least, full, with_remedy, &fits)
+                .or_else(|| longest(1, remedy_cuts.len().saturating_sub(2), with_part, &fits))
+        };
+        first
+            .or_else(|| longest(1, least, alone, &fits))
+            .unwrap_or_else(|| alone(least))
+    };
+    let over_budget = !fits(&answer);
+    let report = Report {
+        tool: s.tool.to_owned(),
+        tokenizer: s.tokenizer.name().to_owned(),
+        budget: s.budget.max_tokens(),
+        raw: None,
+        tokens: answer.tokens,
+        envelope: answer.tokens,
+        records: RecordCounts {
+            total: 0,
+            given: 0,
+            shown: 0,
+            skipped: 0,
+            omitted: 0,
+        },
+        cut: None,
+        resolvers: Vec::new(),
+        diagnostics: Default::default(),
+        tokenized: 0,
+        over_budget,
+        duration_us: 0,
+        nonce: None,
+        lookups: Vec::new(),
+    };
+    report.emit();
+    Shaped::new(answer.frame, answer.text, answer.structured, report, s.channels)
+}
+
+/// `what; remedy`, or `what` alone.
+fn joined(what: &str, remedy: &str) -> String {
+    if remedy.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{what}; {remedy}")
+    }
+}
+
+/// The byte offsets a part can be cut at, shortest first: nothing, then after each word
+/// (before each space), then the whole; a long run without spaces is cut every 12
+/// characters.
+fn cut_points(text: &str) -> Vec<usize> {
+    let mut points = vec![0];
+    let mut since = 0;
+    for (at, c) in text.char_indices() {
+        if c == ' ' {
+            points.push(at);
+            since = 0;
+        } else {
+            since += 1;
+            if since % 12 == 0 {
+                points.push(at);
+            }
+        }
+    }
+    points.push(text.len());
+    points.dedup();
+    points
+}
+
+/// `text` cut at byte `at` and marked `…`; the whole of it when `at` is its end, nothing
+/// when it is empty.
+fn cut(text: &str, at: usize) -> String {
+    if at >= text.len() {
+        text.to_owned()
+    } else {
+        format!("{}…", text[..at].trim_end())
+    }
+}
+
+/// The answer `make(k)` for the largest `k` in `lo..=hi` whose answer fits, by bisection
+/// (longer text never takes fewer tokens); `None` when none does.
+fn longest(
+    lo: usize,
+    hi: usize,
+    make: impl Fn(usize) -> ErrorAnswer,
+    fits: impl Fn(&ErrorAnswer) -> bool,
+) -> Option<ErrorAnswer> {
+    let (mut lo, mut hi) = (lo, hi);
+    let mut best = None;
+    while lo <= hi {
+        let mid = lo + (hi - lo) / 2;
+        let answer = make(mid);
+        if fits(&answer) {
+            best = Some(answer);
+            lo = mid + 1;
+        } else if mid == 0 {
+            break;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    best
+}
+
+/// An error answer: its frame, text channel, tokens and structured channel.
+struct ErrorAnswer {
+    frame: Frame,
+    text: String,
+    tokens: ChannelTokens,
+    structured: String,
+}
+
+/// The error envelope with `summary`, in both channels, and its tokens.
+fn error_envelope(s: &ErrorSettings<'_>, summary: &str) -> ErrorAnswer {
+    let mut frame = Frame::error("", "");
+    frame.summary = summary.to_owned();
+    let structured = format!(
+        "{}{}",
+        envelope::json_head(&frame, false, Default::default()),
+        envelope::json_tail(&frame)
+    );
+    let text = match s.format {
+        Format::Json => structured.clone(),
+        Format::Prose | Format::Table => format!(
+            "{}{}",
+            envelope::text_head(&frame, None),
+            envelope::text_tail(&frame, "records", "", false)
+        ),
+    };
+    let tokens = ChannelTokens {
+        text: s.tokenizer.count(&text),
+        structured: s.tokenizer.count(&structured),
+    };
+    ErrorAnswer {
+        frame,
+        text,
+        tokens,
+        structured,
     }
 }

@@ -1,6 +1,10 @@
 //! Paths the derive's generated code uses. Not public API: no stability promise.
 
 pub use crate::date::{DateField, EpochField, EpochUnit};
+/// Bytes as decimal digits (cursors, handles, nonces), for tests and fuzz targets.
+pub mod digits {
+    pub use crate::digits::{decode, encode, encode_into, encoded_len};
+}
 pub use crate::env::{CallEnv, Channel, DateStyle};
 pub use crate::envelope::left_out_fields;
 pub use crate::ids::{IdField, IdKey, IdText};

@@ -200,6 +200,11 @@ impl<'a> Layout<'a> {
         dates.into_iter()
     }
 
+    /// The index of the id field, if the record has one.
+    pub(crate) fn id_field(&self) -> Option<usize> {
+        with_record!(self.record, p => p.id)
+    }
+
     /// The output field names, in order (the rows form's `fields`).
     pub(crate) fn field_names(&self) -> Vec<&'a str> {
         with_record!(self.record, p => p.output_names().collect())

@@ -98,6 +98,9 @@ pub struct RecordCounts {
     pub given: usize,
     /// Records shown.
     pub shown: usize,
+    /// Records this call skipped because no page of their own could show them within the
+    /// budget (each named in the summary, with what its page needs).
+    pub skipped: usize,
     /// Records matching but not shown by this call (`total` − earlier pages − `shown`); at
     /// least this many when an upstream that pages itself gives no total.
     pub omitted: u64,

@@ -37,19 +37,18 @@
 //! ```
 
 use crate::admit::ChannelPolicy;
-use crate::admit::Size;
 use crate::budget::Budget;
 use crate::clients::ClientLimits;
 use crate::cursor::{
-    Continuation, CursorCodec, CursorError, CursorFn, Keyset, MAX_UPSTREAM_BYTES, QueryHash,
+    Continuation, CursorCodec, CursorError, Cursors, Keyset, MAX_UPSTREAM_BYTES, QueryHash,
     UpstreamPosition,
 };
-use crate::envelope::{self, Frame};
+use crate::envelope::LeftOut;
 use crate::page::{Notes, PageInputs, PageSettings, Records, UpstreamPlan};
 use crate::project::ToolResult;
 use crate::render::{Format, Layout, StructuredForm, Typed};
-use crate::report::{ChannelTokens, RecordCounts, Report};
 use crate::resolve::{Needs, Supplies};
+use crate::store::Handle;
 use crate::shaped::{ShapeError, Shaped};
 use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
@@ -80,6 +79,10 @@ struct Settings {
     client_limits: ClientLimits,
     page_size: Option<usize>,
     untrusted: UntrustedPolicy,
+    /// On which pages the text channel names the fields this view leaves out.
+    left_out: LeftOut,
+    /// The tool that shows one record by its id, named where a record is skipped.
+    fetch_one: Option<String>,
 }
 
 impl std::fmt::Debug for Shaper {
@@ -111,6 +114,8 @@ impl Shaper {
                 client_limits: ClientLimits::NONE,
                 page_size: None,
                 untrusted: UntrustedPolicy::default(),
+                left_out: LeftOut::default(),
+                fetch_one: None,
             }),
         }
     }
@@ -201,6 +206,22 @@ impl Shaper {
         self.set(|s| s.untrusted = policy)
     }
 
+    /// On which pages the text channel names the fields this view leaves out (`this view
+    /// leaves out body, node_id`): [`LeftOut::FirstPage`] unless set. The JSON envelope's
+    /// `omitted.fields` names them on every page.
+    pub fn left_out(self, left_out: LeftOut) -> Self {
+        self.set(|s| s.left_out = left_out)
+    }
+
+    /// The tool that shows one record by its id (`get_issue`): a page that skips a record too
+    /// large for any page of its own names it as the way to see that record. Without one,
+    /// the page says what budget the record needs (and, for a stored result, that
+    /// `open_result` shows it).
+    pub fn fetch_one(self, tool: impl Into<String>) -> Self {
+        let tool = tool.into();
+        self.set(|s| s.fetch_one = Some(tool))
+    }
+
     /// Starts one call: set where the rows stand in the whole result (the total, the
     /// cursor), then shape them.
     pub fn call<'a>(&self) -> Call<'a> {
@@ -209,6 +230,8 @@ impl Shaper {
             page_size: None,
             total: None,
             shown_before: 0,
+            skipped_before: 0,
+            walk_handle: None,
             query: None,
             raw: None,
             keep_order: false,
@@ -332,11 +355,13 @@ impl Shaper {
 
     /// An error envelope for this tool: what happened and what to do instead.
     ///
-    /// The summary is cleaned as echoed text is (invisible characters removed, each quoted
-    /// piece cut to 40 characters), and held to the budget: when it does not fit, its middle
-    /// gives way first (`…`), so the start (what happened) and the end (what to do) stay.
-    /// When not even the bare envelope fits, the summary is kept whole and the report says
-    /// the budget was too small for any answer (`over_budget`).
+    /// Both parts are cleaned as echoed text is (invisible characters removed, each quoted
+    /// piece cut to 40 characters), and held to the budget on every channel a model may read
+    /// an error on. When the whole message does not fit, it is cut by priority, each cut
+    /// marked `…`: what happened keeps its start (at least its first two words) and gives
+    /// way from its end first, the remedy staying whole; then the remedy gives way from its
+    /// end; then the two words. When not even the bare envelope fits, the report says the
+    /// budget was too small for any answer (`over_budget`).
     ///
     /// ```
     /// use toolshape::{Budget, Shaper};
@@ -346,118 +371,13 @@ impl Shaper {
     /// let shaped = shaper.error(&format!("unknown field `{key}`"), "fix the arguments and call again");
     /// assert!(shaped.report().tokens.text <= 40 && shaped.report().tokens.structured <= 40);
     /// assert!(!shaped.summary().contains('\u{202e}'));
+    /// assert!(shaped.summary().starts_with("unknown field"), "{}", shaped.summary());
     /// assert!(shaped.summary().ends_with("call again"), "{}", shaped.summary());
     /// assert!(!shaped.report().over_budget);
     /// ```
     pub fn error(&self, what: &str, remedy: &str) -> Shaped {
-        // Each part cleaned on its own, so a stray quote echoed in `what` cannot make the
-        // remedy read as part of a quoted piece and be cut.
-        let clean = crate::untrusted::echo::clean;
-        let full = Frame::error(&clean(what), &clean(remedy)).summary;
-        let budget = self.current_budget();
-        // The text is always held to the budget: some clients whose models read the
-        // structured channel show only the text of an error (Claude Code). The structured
-        // channel is held unless no model reads it. Bytes and lines too, where set.
-        let held = self.settings.channels.held();
-        let fits = |answer: &ErrorAnswer| {
-            let (_, text, tokens, structured) = answer;
-            Size::of(text, tokens.text).within(&budget)
-                && (!held.structured || Size::of(structured, tokens.structured).within(&budget))
-        };
-        let mut answer = self.error_envelope(full.clone());
-        if !fits(&answer) {
-            // The longest shortened summary that fits, by bisection on the characters kept.
-            let chars: Vec<char> = full.chars().collect();
-            let (mut lo, mut hi) = (0usize, chars.len());
-            let mut best = self.error_envelope(shortened(&chars, 0));
-            while lo < hi {
-                let mid = lo + (hi - lo).div_ceil(2);
-                let tried = self.error_envelope(shortened(&chars, mid));
-                if fits(&tried) {
-                    lo = mid;
-                    best = tried;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            // When not even the bare envelope fits, the whole message is more use than an
-            // ellipsis: the report says the budget was too small for any answer.
-            if fits(&best) {
-                answer = best;
-            }
-        }
-        let over_budget = !fits(&answer);
-        let (frame, text, tokens, structured) = (answer.0, answer.1, answer.2, answer.3);
-        let report = Report {
-            tool: self.settings.tool.clone(),
-            tokenizer: self.settings.tokenizer.name().to_owned(),
-            budget: budget.max_tokens(),
-            raw: None,
-            tokens,
-            envelope: tokens,
-            records: RecordCounts {
-                total: 0,
-                given: 0,
-                shown: 0,
-                omitted: 0,
-            },
-            cut: None,
-            resolvers: Vec::new(),
-            diagnostics: Default::default(),
-            tokenized: 0,
-            over_budget,
-            duration_us: 0,
-            nonce: None,
-            lookups: Vec::new(),
-        };
-        report.emit();
-        Shaped::new(frame, text, structured, report, self.settings.channels)
+        crate::page::error_page(&self.call().page_settings().errors(), what, remedy)
     }
-}
-
-/// An error answer: its frame, text channel, tokens and structured channel.
-type ErrorAnswer = (Frame, String, ChannelTokens, String);
-
-impl Shaper {
-    /// The error envelope with `summary`, in both channels, and its tokens.
-    fn error_envelope(&self, summary: String) -> ErrorAnswer {
-        let mut frame = Frame::error("", "");
-        frame.summary = summary;
-        let structured = format!(
-            "{}{}",
-            envelope::json_head(&frame, false, Default::default()),
-            envelope::json_tail(&frame)
-        );
-        let text = match self.settings.format {
-            Format::Json => structured.clone(),
-            Format::Prose | Format::Table => {
-                format!(
-                    "{}{}",
-                    envelope::text_head(&frame, None),
-                    envelope::text_tail(&frame, "records", "")
-                )
-            }
-        };
-        let tokens = ChannelTokens {
-            text: self.settings.tokenizer.count(&text),
-            structured: self.settings.tokenizer.count(&structured),
-        };
-        (frame, text, tokens, structured)
-    }
-}
-
-/// `chars` cut to `keep` characters: a third from the start and the rest from the end,
-/// joined by `…` (what happened, then what to do).
-fn shortened(chars: &[char], keep: usize) -> String {
-    if keep >= chars.len() {
-        return chars.iter().collect();
-    }
-    let head = keep / 3;
-    let tail = keep - head;
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
 }
 
 /// Where a page resumes, from the cursor the model passed back.
@@ -504,10 +424,14 @@ pub struct Call<'a> {
     page_size: Option<usize>,
     total: Option<u64>,
     shown_before: u64,
+    /// Records earlier pages skipped as too large for any page of their own (from the cursor).
+    skipped_before: u64,
+    /// The handle the walk's first page stored the whole result under (from the cursor).
+    walk_handle: Option<Handle>,
     query: Option<String>,
     raw: Option<&'a str>,
     keep_order: bool,
-    cursor: Option<Arc<CursorFn>>,
+    cursor: Option<Cursors>,
     after: Option<Resume>,
     upstream: Option<UpstreamRows>,
 }
@@ -580,24 +504,18 @@ impl<'a> Call<'a> {
         if let Some(cursor) = cursor {
             let position = codec.decode(cursor, &query)?;
             self.shown_before = position.shown;
-            // A cursor without a key is a count of records: see `Resume::Offset`.
+            self.skipped_before = position.skipped;
+            self.walk_handle = position.handle;
+            // A cursor without a key is a count of records (shown or skipped): see
+            // `Resume::Offset`.
+            let covered = position.covered();
             self.after = Some(match position.upstream {
                 Some(upstream) => Resume::Upstream(upstream),
-                None if position.keyset.is_start() => Resume::Offset(position.shown),
+                None if position.keyset.is_start() => Resume::Offset(covered),
                 None => Resume::Keyset(position.keyset),
             });
         }
-        self.cursor = Some(Arc::new(move |c: Continuation<'_>| {
-            if let Some(upstream) = &c.upstream {
-                return codec.encode_upstream(upstream, c.shown, &query);
-            }
-            let keyset = Keyset {
-                rank: c.rank,
-                id: c.id.map(|id| id.to_string()),
-                order: c.order,
-            };
-            codec.encode(&keyset, c.shown, &query)
-        }));
+        self.cursor = Some(Cursors::Codec { codec, query });
         Ok(self)
     }
 
@@ -781,7 +699,7 @@ impl<'a> Call<'a> {
         mut self,
         make: impl for<'c> Fn(Continuation<'c>) -> String + Send + Sync + 'static,
     ) -> Self {
-        self.cursor = Some(Arc::new(make));
+        self.cursor = Some(Cursors::Custom(Arc::new(make)));
         self
     }
 
@@ -827,10 +745,13 @@ impl<'a> Call<'a> {
             page_size: self.page_size_limit(),
             total: self.total,
             shown_before: self.shown_before,
+            skipped_before: self.skipped_before,
             keep_order: self.keep_order,
             query: self.query.as_deref(),
             raw: self.raw,
-            cursor: self.cursor.as_deref(),
+            cursor: self.cursor.as_ref(),
+            left_out: s.left_out,
+            fetch_one: s.fetch_one.as_deref(),
         }
     }
 
@@ -882,6 +803,49 @@ impl<'a> Call<'a> {
         (indices, given, keyset)
     }
 
+    /// Records the earlier pages covered, shown or skipped (from the cursor).
+    pub(crate) fn covered_before(&self) -> u64 {
+        self.shown_before.saturating_add(self.skipped_before)
+    }
+
+    /// The handle the walk's first page stored the whole result under, from the cursor.
+    pub(crate) fn walk_handle(&self) -> Option<Handle> {
+        self.walk_handle
+    }
+
+    /// All the rows in ranked order (or as given), whatever the cursor: what a stored result
+    /// holds.
+    pub(crate) fn ranked_whole<T: ToolResult>(&self, rows: &[T]) -> (Vec<usize>, bool) {
+        let whole = Call {
+            after: None,
+            ..self.clone()
+        };
+        let (order, _, keyset) = whole.page_order(rows, RowOrder::Ranked, usize::MAX);
+        (order, keyset)
+    }
+
+    /// What part of the whole result `rows` are: the place of the first (1-based), and
+    /// whether they are all of it. Rows after a keyset cursor that none of the earlier
+    /// records are among are the rest of the result, not the whole; rows paged by count are
+    /// the whole (as the count needs); an upstream page is the part of it the cursor names.
+    pub(crate) fn coverage<T: ToolResult>(&self, rows: &[T]) -> (u64, bool) {
+        let covered = self.shown_before.saturating_add(self.skipped_before);
+        let first = match &self.after {
+            None | Some(Resume::Offset(_)) => 1,
+            Some(Resume::Keyset(k)) => {
+                let earlier = rows
+                    .iter()
+                    .any(|r| !k.admits(r.rank_key().as_ref(), r.id_key()));
+                if earlier { 1 } else { covered.saturating_add(1) }
+            }
+            Some(Resume::Upstream(at)) => covered.saturating_sub(at.skip).saturating_add(1),
+        };
+        let last = first.saturating_sub(1).saturating_add(rows.len() as u64);
+        let more_upstream = self.upstream.as_ref().is_some_and(|u| u.next.is_some());
+        let more = more_upstream || self.total.is_some_and(|t| last < t);
+        (first, first == 1 && !more)
+    }
+
     /// The rows in ranked order (or as given with `keep_order`) after the cursor, at most
     /// `reach` of them; see `page_order`.
     pub(crate) fn ranked_rows<T: ToolResult>(
@@ -895,7 +859,7 @@ impl<'a> Call<'a> {
     /// How many ranked records a page can reach: every record costs at least one token, so
     /// no more than `budget` of them fit, and no more than `page_size`; one more is looked at
     /// to know where the cut is. Only these need ranking, resolving and rendering.
-    fn reach(&self) -> usize {
+    pub(crate) fn reach(&self) -> usize {
         self.shaper
             .current_budget()
             .max_tokens()

@@ -67,19 +67,23 @@ pub enum HandleError {
     },
 }
 
-/// A reference to a stored result: 96 random bits, shown as `h_` + 16 base64url characters.
+/// A reference to a stored result: 96 random bits, shown as `h_` and 30 digits.
 ///
-/// 96 bits, not 128: a handle is copied by a model into its next call, and random text costs
-/// about one token per 9 bits, so 32 bits more would cost every page that states a handle
-/// four tokens. 2^96 is far beyond guessing (OWASP asks 64 bits of a session id), and a
-/// handle stored with an owner opens only for that owner.
+/// 96 bits, not 128: a handle is copied by a model into its next call, and digits cost one
+/// token per 10 bits, so 32 bits more would cost every page that states a handle three
+/// tokens. 2^96 is far beyond guessing (OWASP asks 64 bits of a session id), and a handle
+/// stored with an owner opens only for that owner. Digits, not base64: a handle's tokens
+/// then depend on nothing random (ten, wherever it stands), so a page that states one holds
+/// the same records on every call ([`crate::digits`]). Handles of the first format (`h_` and
+/// 16 base64url characters) still parse.
 ///
 /// ```
 /// use toolshape::handle::Handle;
 ///
 /// let handle = Handle::random()?;
 /// let text = handle.to_string();
-/// assert_eq!(text.len(), 18);
+/// assert_eq!(text.len(), 32);
+/// assert!(text[2..].bytes().all(|b| b.is_ascii_digit()));
 /// assert_eq!(text.parse::<Handle>()?, handle);
 /// assert!("h_not-a-handle".parse::<Handle>().is_err());
 /// # Ok::<(), toolshape::handle::HandleError>(())
@@ -113,7 +117,7 @@ impl Handle {
 
 impl fmt::Display for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "h_{}", URL_SAFE_NO_PAD.encode(self.0))
+        write!(f, "h_{}", crate::digits::encode(&self.0))
     }
 }
 
@@ -123,21 +127,26 @@ impl fmt::Debug for Handle {
     }
 }
 
+/// Characters of a handle's text after `h_`: digits now, base64url in the first format.
+const HANDLE_DIGITS: usize = crate::digits::encoded_len(HANDLE_BYTES);
+const HANDLE_BASE64: usize = HANDLE_BYTES / 3 * 4;
+
 impl FromStr for Handle {
     type Err = HandleError;
 
-    /// Parses `h_…`; anything else is [`HandleError::NotFound`].
+    /// Parses `h_…` (digits, or the first format's base64url); anything else is
+    /// [`HandleError::NotFound`].
     fn from_str(text: &str) -> Result<Self, HandleError> {
         let body = text
             .trim()
             .strip_prefix("h_")
             .ok_or(HandleError::NotFound)?;
-        if body.len() != HANDLE_BYTES / 3 * 4 {
-            return Err(HandleError::NotFound);
+        let bytes = match body.len() {
+            HANDLE_DIGITS => crate::digits::decode(body),
+            HANDLE_BASE64 => URL_SAFE_NO_PAD.decode(body).ok(),
+            _ => None,
         }
-        let bytes = URL_SAFE_NO_PAD
-            .decode(body)
-            .map_err(|_| HandleError::NotFound)?;
+        .ok_or(HandleError::NotFound)?;
         Ok(Handle(bytes.try_into().map_err(|_| HandleError::NotFound)?))
     }
 }
@@ -165,6 +174,10 @@ pub struct StoredResult {
     /// (`comments.body`): the stored description keeps only the top-level fields, so a
     /// reopened page names these in its `untrusted` key from here.
     pub nested_untrusted: Vec<String>,
+    /// What the summary of the page that stored it said of the whole stored result (its
+    /// aggregate, and what part of the result it covers): the later pages of the same walk
+    /// say the same, from here, rather than counting what is left of it.
+    pub details: Option<String>,
 }
 
 /// One output field of a [`StoredResult`].
@@ -186,6 +199,7 @@ impl StoredResult {
             records: Vec::new(),
             created_at_unix: now_unix(),
             nested_untrusted: Vec::new(),
+            details: None,
         }
     }
 
@@ -233,6 +247,7 @@ impl StoredResult {
             records,
             created_at_unix: now_unix(),
             nested_untrusted,
+            details: None,
         }
     }
 
@@ -251,7 +266,7 @@ impl Serialize for StoredResult {
     fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         use serde::ser::SerializeStruct as _;
         let record = &self.record;
-        let mut st = s.serialize_struct("StoredResult", 10)?;
+        let mut st = s.serialize_struct("StoredResult", 11)?;
         st.serialize_field("tool", &self.tool)?;
         st.serialize_field("name", &record.name)?;
         st.serialize_field("plural", &record.plural)?;
@@ -265,6 +280,10 @@ impl Serialize for StoredResult {
             st.skip_field("nested_untrusted")?;
         } else {
             st.serialize_field("nested_untrusted", &self.nested_untrusted)?;
+        }
+        match &self.details {
+            Some(details) => st.serialize_field("details", details)?,
+            None => st.skip_field("details")?,
         }
         st.end()
     }
@@ -284,6 +303,8 @@ struct StoredWire {
     created_at_unix: u64,
     #[serde(default)]
     nested_untrusted: Vec<String>,
+    #[serde(default)]
+    details: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for StoredResult {
@@ -305,6 +326,7 @@ impl<'de> Deserialize<'de> for StoredResult {
             records: w.records,
             created_at_unix: w.created_at_unix,
             nested_untrusted: w.nested_untrusted,
+            details: w.details,
         })
     }
 }

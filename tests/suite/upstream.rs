@@ -60,6 +60,9 @@ struct Upstream {
     len: usize,
     per_page: usize,
     trailing_empty: bool,
+    /// The length of a continuation in bytes when it is a page token (`tttt12`) rather than
+    /// the API's URL (0).
+    token: usize,
 }
 
 /// One HTTP response: the JSON body and the `Link` header, if any.
@@ -70,6 +73,10 @@ struct Response {
 
 impl Upstream {
     fn url(&self, page: usize) -> String {
+        if self.token > 0 {
+            let n = page.to_string();
+            return format!("{}{n}", "t".repeat(self.token.saturating_sub(n.len())));
+        }
         format!("{API}&per_page={}&page={page}", self.per_page)
     }
 
@@ -77,6 +84,10 @@ impl Upstream {
     fn get(&self, url: Option<&str>) -> Response {
         let page: usize = url
             .map(|u| {
+                if self.token > 0 {
+                    assert_eq!(u.len(), self.token.max(2), "a token this upstream never issued: {u}");
+                    return u.trim_start_matches('t').parse().expect("page number");
+                }
                 assert!(u.starts_with(API), "a URL this upstream never issued: {u}");
                 let n = u.rsplit("page=").next().unwrap_or_default();
                 n.parse().expect("page number")
@@ -366,6 +377,7 @@ fn one_record_floor(format: Format) -> usize {
                 len: data_set().len(),
                 per_page: 100,
                 trailing_empty: false,
+                token: 0,
             };
             let long = upstream.url(99_999);
             let rows: Vec<Issue> = serde_json::from_str(&upstream.get(None).body).unwrap();
@@ -420,6 +432,7 @@ fn one_hundred_thirty_seven_issues_through_link_headers() {
         len: 137,
         per_page: 30,
         trailing_empty: false,
+        token: 0,
     };
     for format in [Format::Prose, Format::Json, Format::Table] {
         let floor = one_record_floor(format);
@@ -462,6 +475,7 @@ fn the_first_page_reads_as_the_issue_asks() {
         len: 137,
         per_page: 30,
         trailing_empty: false,
+        token: 0,
     };
     let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(8_000));
     let first = list_issues(&shaper, &upstream, None, false).unwrap();
@@ -498,6 +512,7 @@ fn a_cursor_for_another_page_or_mode_is_refused_with_a_remedy() {
         len: 137,
         per_page: 30,
         trailing_empty: false,
+        token: 0,
     };
     let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(300));
     let first = list_issues(&shaper, &upstream, None, false).unwrap();
@@ -548,6 +563,7 @@ fn an_empty_upstream_page_with_a_next_link_goes_on() {
         len: 60,
         per_page: 30,
         trailing_empty: false,
+        token: 0,
     };
     let second = upstream.url(2);
     for format in [Format::Json, Format::Prose] {
@@ -598,6 +614,7 @@ fn a_long_continuation_is_reserved_before_records_are_counted() {
         len: 60,
         per_page: 30,
         trailing_empty: false,
+        token: 0,
     };
     let (mut rows, _) = fetch(&upstream, None);
     let first = rows.len();
@@ -656,7 +673,7 @@ proptest! {
         extra in prop_oneof![Just(0usize), 0usize..60, 0usize..1_500],
         format in prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)],
     ) {
-        let upstream = Upstream { len, per_page, trailing_empty };
+        let upstream = Upstream { len, per_page, trailing_empty, token: 0 };
         walk(upstream, one_record_floor(format) + extra, format, span);
     }
 }

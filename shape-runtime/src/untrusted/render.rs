@@ -152,17 +152,22 @@ pub(crate) trait UntrustedCall {
     fn count(&self, f: &mut dyn FnMut(&mut UntrustedStats));
 }
 
-/// A short random string for this call's delimiters (`<untrusted-3f9a0c7e1b2d …>`).
+/// A short random string for this call's delimiters (`<untrusted-381904725516 …>`): 40 bits
+/// as 12 digits, four tokens whatever they are, so a page with random delimiters holds the
+/// same records on every call ([`crate::digits`]).
 pub(crate) fn nonce() -> String {
-    let mut bytes = [0u8; 6];
+    let mut bytes = [0u8; 5];
     if getrandom::fill(&mut bytes).is_err() {
         // Without an entropy source the delimiter is still unique per process and call.
         use std::sync::atomic::{AtomicU64, Ordering};
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed) ^ u64::from(std::process::id());
-        bytes.copy_from_slice(&n.to_le_bytes()[..6]);
+        bytes.copy_from_slice(&n.to_le_bytes()[..5]);
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    // Five bytes are 13 digits; their value is below 2^40 < 10^13, so a modulus keeps twelve
+    // (39.9 bits) at a fixed width.
+    let value = bytes.iter().fold(0u64, |v, &b| (v << 8) | u64::from(b)) % 1_000_000_000_000;
+    format!("{value:012}")
 }
 
 /// The note line of a prose or table page whose untrusted `fields` get compact marks:
