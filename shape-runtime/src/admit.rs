@@ -69,17 +69,8 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
-    /// A segment of nothing: an envelope with no record.
-    pub fn empty() -> Segment {
-        Segment {
-            structured: String::new(),
-            text: None,
-            tokens: PerChannel::default(),
-        }
-    }
-
     /// What the segment takes on each channel.
-    fn size(&self) -> PerChannel<Size> {
+    pub fn size(&self) -> PerChannel<Size> {
         PerChannel {
             structured: Size::of(&self.structured, self.tokens.structured),
             text: Size::of(self.on(Channel::Text), self.tokens.text),
@@ -143,7 +134,7 @@ impl Size {
 }
 
 impl PerChannel<Size> {
-    fn plus(self, other: PerChannel<Size>) -> PerChannel<Size> {
+    pub fn plus(self, other: PerChannel<Size>) -> PerChannel<Size> {
         PerChannel {
             structured: self.structured.plus(other.structured),
             text: self.text.plus(other.text),
@@ -215,8 +206,8 @@ impl Admission {
     /// What the admitted records and `more` take with an envelope of `envelope`, on the first
     /// held limit they exceed (tokens, then bytes, then lines; tokens when none is exceeded):
     /// what a budget must allow for such a page.
-    pub fn needs_with(&self, envelope: PerChannel<Size>, more: &Segment) -> Needs {
-        let total = envelope.plus(self.sum).plus(more.size());
+    pub fn needs_with(&self, envelope: PerChannel<Size>, more: PerChannel<Size>) -> Needs {
+        let total = envelope.plus(self.sum).plus(more);
         let held: Vec<Size> = [
             (self.held.structured, total.structured),
             (self.held.text, total.text),
@@ -245,6 +236,27 @@ impl Admission {
     /// `envelope` (rather than the reserve).
     pub fn would_fit_with(&self, envelope: PerChannel<Size>, segment: &Segment) -> bool {
         self.fits(envelope.plus(self.sum), segment.size())
+    }
+
+    /// The tokens left, on the tightest held channel, after the admitted records, `more`
+    /// and an envelope of `envelope` (0 when they do not fit).
+    pub fn room_with(&self, envelope: PerChannel<Size>, more: &Segment) -> usize {
+        let total = envelope.plus(self.sum).plus(more.size());
+        let max = self.budget.max_tokens();
+        [
+            (self.held.structured, total.structured),
+            (self.held.text, total.text),
+        ]
+        .into_iter()
+        .filter_map(|(held, size)| held.then(|| max.saturating_sub(size.tokens)))
+        .min()
+        .unwrap_or(max)
+    }
+
+    /// Whether `more` (records' sizes, summed) would fit after the admitted records with an
+    /// envelope of `envelope`.
+    pub fn fits_more(&self, envelope: PerChannel<Size>, more: PerChannel<Size>) -> bool {
+        self.fits(envelope.plus(self.sum), more)
     }
 
     /// Whether the admitted records fit with an envelope of `envelope`.

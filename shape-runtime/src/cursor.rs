@@ -17,9 +17,12 @@
 //!   records of that page were shown; [`CursorCodec::encode_upstream`] signs it, and
 //!   [`Call::upstream`](crate::Call::upstream) pages with it.
 //!
-//! By default nothing is stored on the server: a cursor decodes after a restart and on another
-//! replica that has the same key. With a [`CursorStore`] ([`CursorCodec::held_in`]) the
-//! position stays on the server and the cursor is 20 characters: [`MemoryCursorStore`] for
+//! By default a cursor carries its position, signed: it decodes after a restart and on another
+//! replica that has the same key. Only where that cursor would crowd a record off a page (a
+//! small budget, a long upstream continuation) does the page hold the position on the server
+//! and hand out a short cursor ([`CursorForm::Held`]), in the process's memory unless the codec
+//! has a store. With a [`CursorStore`] ([`CursorCodec::held_in`]) every
+//! position stays on the server and the cursor is 38 characters: [`MemoryCursorStore`] for
 //! one process, `RedisCursorStore` (feature `redis`) for replicas that share a Redis.
 //!
 //! ```
@@ -116,13 +119,24 @@ pub const HELD_CURSOR_CHARS: usize = 1 + crate::digits::encoded_len(HELD_LEN);
 /// A position whose signed cursor would be longer (a key of over about 3,000 bytes) is held
 /// on the server instead ([`CursorCodec`]'s overflow), so every cursor handed out is read back.
 const MAX_CURSOR_CHARS: usize = 4096;
-/// Positions too long for a cursor that a codec without a store holds in memory: at most this
-/// many, the oldest forgotten first ...
-const OVERFLOW_CAPACITY: usize = 1_024;
+/// Positions a codec without a store holds in the process's memory (too long for a cursor,
+/// or held so that a small page keeps room for its records): at most this many, the oldest
+/// forgotten first ...
+const OVERFLOW_CAPACITY: usize = 100_000;
 /// ... each for a day ...
 const OVERFLOW_TTL: Duration = Duration::from_secs(86_400);
 /// ... and at most this many bytes of them.
-const OVERFLOW_MAX_BYTES: usize = 16 << 20;
+const OVERFLOW_MAX_BYTES: usize = 64 << 20;
+
+/// The memory every codec of the process without a store of its own holds positions in: a
+/// codec made per request still reads back the positions another made (tokens are HMACs
+/// under the key, so codecs of other keys neither read nor overwrite each other's).
+fn process_memory() -> Arc<MemoryCursorStore> {
+    static MEMORY: std::sync::OnceLock<Arc<MemoryCursorStore>> = std::sync::OnceLock::new();
+    Arc::clone(MEMORY.get_or_init(|| {
+        Arc::new(MemoryCursorStore::new(OVERFLOW_CAPACITY, OVERFLOW_TTL).max_bytes(OVERFLOW_MAX_BYTES))
+    }))
+}
 
 // Flag bits (byte 1).
 const FLAG_DESC: u8 = 1;
@@ -885,25 +899,30 @@ impl UpstreamPosition {
 
 /// Encodes and decodes cursors with one set of keys.
 ///
-/// A cursor is base64url (no padding) over a compact binary record — format version,
-/// order, query fingerprint, issue time, count shown, rank key, id (a trailing lowercase
-/// UUID is packed into 16 bytes), and for an upstream cursor (flag bit 6) the upstream's
-/// continuation and the count of its page to skip — followed by HMAC-SHA256 truncated to 16
-/// bytes over the record and the full [`QueryHash`]. A cursor after a timestamp-ranked
-/// record with a 40-character prefixed-UUID id is 78 characters (104 for a 40-character id of
-/// another shape); an upstream cursor is about 40 characters plus 4/3 of its continuation.
+/// A cursor is the letter `c` and decimal digits ([`crate::digits`]: a cursor's tokens depend
+/// on its length alone) over a compact binary record — format version, order, extensions,
+/// query fingerprint, issue time, count shown, count skipped, rank key, id (a trailing
+/// lowercase UUID is packed into 16 bytes), for an upstream cursor (flag bit 6) the
+/// upstream's continuation and the count of its page to skip, and the walk's handle —
+/// followed by HMAC-SHA256 truncated to 16 bytes over the record and the full [`QueryHash`].
+/// A cursor after a timestamp-ranked record with a 40-character prefixed-UUID id is 145
+/// characters, 49 tokens of digits (193 and 65 for a 40-character id of another shape); an
+/// upstream cursor is about 70 characters plus 2.4 a byte of its continuation. Cursors of
+/// the first format (base64url) still read.
 ///
 /// A cursor is at most 4,096 characters. A position that would make a longer one (a rank key
-/// or id of over about 3,000 bytes) is held on the server and named by a 20-character cursor,
-/// as [`held_in`](Self::held_in) holds every position: in its store when the codec has one,
-/// else in memory the codec and its clones share (the latest 1,024 such positions, at most
-/// 16 MiB of them, each for a day). Such a cursor reads back on this process only; on another
+/// or id of over about 1,650 bytes) is held on the server and named by a short cursor
+/// ([`HELD_CURSOR_CHARS`]), as [`held_in`](Self::held_in) holds every position; so is a
+/// position a page asks to hold ([`CursorForm::Held`]) because its signed cursor would leave
+/// no room for a record. Held positions go to the codec's store when it has one, else to
+/// memory every codec of the process shares (the latest 100,000 such positions, at most 64
+/// MiB of them, each for a day). Such a cursor reads back in this process only; on another
 /// replica, or after a restart, it is [`CursorError::Forgotten`], which tells the model to
-/// start again. Give the codec a shared store where ids that long are expected and several
-/// replicas serve.
+/// start again. Give the codec a shared store ([`held_in`](Self::held_in), a Redis one with
+/// feature `redis`) where several replicas serve.
 ///
 /// ```
-/// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash};
+/// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash, HELD_CURSOR_CHARS};
 /// use toolshape::{KeyValue, Order};
 ///
 /// let keys = || CursorKeys::new(b"a key of at least sixteen bytes");
@@ -915,10 +934,12 @@ impl UpstreamPosition {
 ///     order: Order::Asc,
 /// };
 /// let cursor = codec.encode(&last, 20, &query);
-/// assert_eq!(cursor.len(), 20);
+/// assert_eq!(cursor.len(), HELD_CURSOR_CHARS);
 /// assert_eq!(codec.clone().decode(&cursor, &query)?.keyset, last);
-/// // Another process with the same key does not hold it, and says so.
-/// let elsewhere = CursorCodec::new(keys()?);
+/// // Another codec of this process reads it; one with memory of its own (as another
+/// // process has) does not hold it, and says so.
+/// assert_eq!(CursorCodec::new(keys()?).decode(&cursor, &query)?.keyset, last);
+/// let elsewhere = CursorCodec::new(keys()?).own_memory();
 /// assert_eq!(elsewhere.decode(&cursor, &query), Err(CursorError::Forgotten));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -927,7 +948,7 @@ pub struct CursorCodec {
     keys: CursorKeys,
     max_age: Option<Duration>,
     held: Option<Arc<dyn CursorStore>>,
-    /// Where positions too long for a cursor are held when `held` is `None`.
+    /// Where positions are held when `held` is `None`: the process's memory.
     overflow: Arc<MemoryCursorStore>,
 }
 
@@ -939,14 +960,23 @@ impl CursorCodec {
             keys,
             max_age: None,
             held: None,
+            overflow: process_memory(),
+        }
+    }
+
+    /// Holds positions (when it must, without a store) in memory of its own, shared by its
+    /// clones only, instead of the process's: what another process sees, for tests.
+    pub fn own_memory(self) -> Self {
+        CursorCodec {
             overflow: Arc::new(
                 MemoryCursorStore::new(OVERFLOW_CAPACITY, OVERFLOW_TTL)
                     .max_bytes(OVERFLOW_MAX_BYTES),
             ),
+            ..self
         }
     }
 
-    /// Keeps each position in `store` and hands out a 20-character cursor naming it
+    /// Keeps each position in `store` and hands out a short cursor naming it
     /// ([`HELD_CURSOR_CHARS`]): a version, a 64-bit token, and a 48-bit tag over the token and
     /// the query. Every guarantee of a signed cursor holds: an altered cursor fails its tag,
     /// a cursor presented with another query is refused as foreign, the issue time is kept
@@ -968,7 +998,7 @@ impl CursorCodec {
     ///     order: Order::Desc,
     /// };
     /// let cursor = codec.encode(&last, 20, &query);
-    /// assert_eq!(cursor.len(), 20);
+    /// assert_eq!(cursor.len(), toolshape::cursor::HELD_CURSOR_CHARS);
     /// assert_eq!(codec.decode(&cursor, &query)?.keyset, last);
     /// let other = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
     /// assert_eq!(codec.decode(&cursor, &other), Err(CursorError::ForeignQuery));

@@ -1,4 +1,4 @@
-//! A [`CursorStore`] on Redis, so that a 20-character held cursor handed out by one replica
+//! A [`CursorStore`] on Redis, so that a short held cursor handed out by one replica
 //! of a service opens on any other behind the same load balancer.
 //!
 //! This module owns the key layout and the mapping of Redis failures to what a cursor reads

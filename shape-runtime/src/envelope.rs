@@ -164,6 +164,18 @@ pub enum Needs {
 }
 
 impl Needs {
+    /// The smaller of two needs on the same limit; of two on different limits, the one in
+    /// tokens (the limit a budget most often raises).
+    pub fn least(self, other: Needs) -> Needs {
+        match (self, other) {
+            (Needs::Tokens(a), Needs::Tokens(b)) => Needs::Tokens(a.min(b)),
+            (Needs::Bytes(a), Needs::Bytes(b)) => Needs::Bytes(a.min(b)),
+            (Needs::Lines(a), Needs::Lines(b)) => Needs::Lines(a.min(b)),
+            (Needs::Tokens(_), _) => self,
+            _ => other,
+        }
+    }
+
     /// `190 tokens`, `12,400 bytes`, `300 lines`.
     pub fn phrase(self) -> String {
         match self {
@@ -347,7 +359,10 @@ fn summary(
             format!("place {}", thousands(covered))
         };
         let _ = match &total {
-            Some(_) if omitted.count == Some(omitted.too_large) && !has_next => {
+            // Nothing left, and this page covers nothing (a cursor past the end).
+            Some(_)
+                if skipped.is_empty() && omitted.count == Some(omitted.too_large) && !has_next =>
+            {
                 write!(s, "no more {} after {after}", w.plural)
             }
             Some(t) => write!(s, "0 {} shown after {after} of {t}", w.plural),

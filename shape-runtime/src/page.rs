@@ -278,41 +278,33 @@ pub(crate) fn render<R: RenderRecord>(
 
 /// The error envelope of a page that can show or skip nothing within the budget: the budget
 /// that would show its first record, or hold its envelope at all.
+///
+/// What it needs comes first (`60 tokens needed: …`), so the shortest cut of the message still
+/// says it.
 fn too_small(settings: &ErrorSettings<'_>, needs: Needs) -> Shaped {
-    let (what, remedy) = match needs {
-        Needs::Tokens(n) => (
-            format!(
-                "the budget of {} tokens is too small for any answer of {}",
-                envelope::thousands(settings.budget.max_tokens() as u64),
-                settings.tool
-            ),
-            format!(
-                "raise the budget to at least {} tokens",
-                envelope::thousands(n as u64)
-            ),
+    let b = settings.budget;
+    let (n, limit, unit) = match needs {
+        Needs::Tokens(n) => (n, b.max_tokens(), "tokens"),
+        Needs::Bytes(n) => (n, b.max_bytes().unwrap_or(0), "bytes"),
+        Needs::Lines(n) => (n, b.max_lines().unwrap_or(0), "lines"),
+    };
+    let (n, limit) = (
+        envelope::thousands(n as u64),
+        envelope::thousands(limit as u64),
+    );
+    let what = match needs {
+        Needs::Tokens(_) => format!(
+            "{n} {unit} needed: the budget of {limit} {unit} is too small for any answer of {}",
+            settings.tool
         ),
-        Needs::Bytes(n) => (
-            format!(
-                "the limit of {} bytes is too small for any answer of {}",
-                envelope::thousands(settings.budget.max_bytes().unwrap_or(0) as u64),
-                settings.tool
-            ),
-            format!(
-                "raise the byte limit to at least {}",
-                envelope::thousands(n as u64)
-            ),
+        _ => format!(
+            "{n} {unit} needed: the limit of {limit} {unit} is too small for any answer of {}",
+            settings.tool
         ),
-        Needs::Lines(n) => (
-            format!(
-                "the limit of {} lines is too small for any answer of {}",
-                envelope::thousands(settings.budget.max_lines().unwrap_or(0) as u64),
-                settings.tool
-            ),
-            format!(
-                "raise the line limit to at least {}",
-                envelope::thousands(n as u64)
-            ),
-        ),
+    };
+    let remedy = match needs {
+        Needs::Tokens(_) => format!("raise the budget to at least {n} tokens"),
+        _ => format!("raise the limit to at least {n} {unit}"),
     };
     error_page(settings, &what, &remedy)
 }
@@ -343,6 +335,7 @@ struct Page<'p, R> {
     text_differs: bool,
     /// Whether the text channel names the fields this view leaves out.
     left_out: bool,
+    ledger: std::cell::RefCell<Ledger>,
 }
 
 /// What a page decided, as planning goes: the records it shows (rendered and counted), the
@@ -357,13 +350,17 @@ struct Plan {
     cut: Option<OmitReason>,
     /// The cursor's form.
     form: CursorForm,
+}
+
+/// What rendering records for a page has done: records tokenized, what rendering had noticed
+/// before each (by index in the reach: the report's diagnostics are those before the first
+/// record not covered; a skipped record's are taken back), and a record rendered, counted and
+/// given back, kept so it is not rendered again (its index, whether it was rendered to
+/// follow another record, the segment).
+#[derive(Default)]
+struct Ledger {
     tokenized: usize,
-    /// What rendering had noticed before each record of the reach rendered (by index): the
-    /// report's diagnostics are those before the first record not covered. A skipped
-    /// record's are taken back, so only records shown are counted.
     noticed_before: Vec<crate::env::Diagnostics>,
-    /// A record rendered, counted and given back, kept so it is not rendered again: its
-    /// index, whether it was rendered to follow another record (`lead`), the segment.
     pending: Option<(usize, bool, Segment)>,
 }
 
@@ -483,6 +480,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                     || !untrusted_paths.is_empty() && json_text_marks_values(settings.untrusted)),
             left_out,
             inputs,
+            ledger: Default::default(),
         }
     }
 
@@ -741,9 +739,6 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             prefix: 0,
             cut: None,
             form: CursorForm::Signed,
-            tokenized: 0,
-            noticed_before: Vec::new(),
-            pending: None,
         };
         let mut from = 0;
         let mut fast = true;
@@ -759,7 +754,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             // Given back with anything skipped after it: planning goes on from it, exactly.
             plan.skips.truncate(plan.prefix);
             if let Some(segment) = plan.admission.pop() {
-                plan.pending = Some((index, plan.shown() > 0, segment));
+                self.ledger.borrow_mut().pending = Some((index, plan.shown() > 0, segment));
             }
             plan.cut = None;
             from = index;
@@ -789,7 +784,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             }
             // A record after another is rendered with the separator before it (`\n,{`).
             let lead = plan.shown() > 0;
-            let segment = self.rendered(plan, i, lead)?;
+            let segment = self.rendered(i, lead)?;
             if !suffix {
                 if fast && plan.skips.is_empty() {
                     match plan.admission.offer(segment) {
@@ -799,7 +794,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                         }
                         Err((back, _)) => {
                             fast = false;
-                            plan.pending = Some((i, lead, back));
+                            self.ledger.borrow_mut().pending = Some((i, lead, back));
                             continue;
                         }
                     }
@@ -817,11 +812,26 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                     i += 1;
                     continue;
                 }
+                // Not with a cursor; but as the result's last page, with every record left
+                // and no cursor, it may fit.
+                let last = Shape {
+                    shown: plan.shown() + (reach - i),
+                    cut: None,
+                    ..plan.shape()
+                };
+                if let Some(rest) = self.last_page(plan, None, last, i, &segment)? {
+                    plan.admission.push(segment);
+                    for s in rest {
+                        plan.admission.push(s);
+                    }
+                    plan.cut = None;
+                    return Ok(());
+                }
             }
             // Not on this page. On a page of its own, with everything that page must carry?
             let needs = self.own_page(plan, i, &segment, lead)?;
             let Some(needs) = needs else {
-                plan.pending = Some((i, lead, segment));
+                self.ledger.borrow_mut().pending = Some((i, lead, segment));
                 plan.cut = Some(OmitReason::ResultBudget);
                 return Ok(());
             };
@@ -846,14 +856,14 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                     plan.form = form;
                     plan.prefix = prefix;
                     // Only records shown count in the report's diagnostics.
-                    if let Some(before) = plan.noticed_before.get(i) {
+                    if let Some(before) = self.ledger.borrow().noticed_before.get(i) {
                         self.records.counting.restore_diagnostics(before.clone());
                     }
                     i += 1;
                 }
                 None => {
                     plan.skips.pop();
-                    plan.pending = Some((i, lead, segment));
+                    self.ledger.borrow_mut().pending = Some((i, lead, segment));
                     plan.cut = Some(OmitReason::ResultBudget);
                     return Ok(());
                 }
@@ -863,19 +873,22 @@ impl<'p, R: RenderRecord> Page<'p, R> {
 
     /// The record at `index` rendered on each channel and counted once per channel, to
     /// follow another record (`lead`) or not; the one kept from before when it matches.
-    fn rendered(&self, plan: &mut Plan, index: usize, lead: bool) -> Result<Segment, ShapeError> {
-        if let Some((kept, kept_lead, segment)) = plan.pending.take()
+    fn rendered(&self, index: usize, lead: bool) -> Result<Segment, ShapeError> {
+        let mut ledger = self.ledger.borrow_mut();
+        if let Some((kept, kept_lead, segment)) = ledger.pending.take()
             && kept == index
             && kept_lead == lead
         {
             return Ok(segment);
         }
         let counting = self.records.counting;
-        if index == plan.noticed_before.len() {
-            plan.noticed_before.push(counting.diagnostics());
-            plan.tokenized += 1;
+        if index == ledger.noticed_before.len() {
+            ledger.noticed_before.push(counting.diagnostics());
+            ledger.tokenized += 1;
+            drop(ledger);
             return self.segment(index, lead);
         }
+        drop(ledger);
         // Rendered before in the other form: what it notices was counted then.
         let before = counting.diagnostics();
         let segment = self.segment(index, lead);
@@ -936,15 +949,89 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         if alone.would_fit_with(envelope, segment) {
             return Ok(None);
         }
-        if !lead {
-            return Ok(Some(alone.needs_with(envelope, segment)));
+        let first = if lead {
+            let counting = self.records.counting;
+            let before = counting.diagnostics();
+            let first = self.segment(index, false);
+            counting.restore_diagnostics(before);
+            let first = first?;
+            if alone.would_fit_with(envelope, &first) {
+                return Ok(None);
+            }
+            Some(first)
+        } else {
+            None
+        };
+        let first = first.as_ref().unwrap_or(segment);
+        // Or as the result's last page: it and every record after it, with no cursor.
+        let last = Shape {
+            shown: self.reach() - index,
+            cut: None,
+            form: CursorForm::Signed,
+            ..shape
+        };
+        if self.last_page(plan, Some(&alone), last, index, first)?.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(alone.needs_with(envelope, first.size())))
+    }
+
+    /// The records after `from` to the end of the result, rendered, when a page of `last`
+    /// (with every record from `from` on, no cursor: the result's last page) fits after the
+    /// records `base` admitted (this plan's when `None`), `first` being `from`'s segment.
+    /// `None` when they do not fit or the page could not be the last (records beyond the
+    /// reach or a page size, more to come); what rendering them noticed is then taken back.
+    /// Records are rendered only while they may fit: the last page saves only its cursor
+    /// and a few words, so with more records left than that room has tokens none is.
+    fn last_page(
+        &self,
+        plan: &Plan,
+        base: Option<&Admission>,
+        last: Shape<'_>,
+        from: usize,
+        first: &Segment,
+    ) -> Result<Option<Vec<Segment>>, ShapeError> {
+        let reach = self.reach();
+        let after = last.shown - (reach - from);
+        if reach < self.inputs.given
+            || self.settings.page_size.is_some_and(|p| last.shown > p)
+            || self.frame(last, Make::Sized).next.is_some()
+        {
+            return Ok(None);
+        }
+        let envelope = self.envelope_size(last);
+        let base = base.unwrap_or(&plan.admission);
+        let room = base.room_with(envelope, first);
+        let left = reach - from - 1;
+        if room < left {
+            return Ok(None);
         }
         let counting = self.records.counting;
-        let before = counting.diagnostics();
-        let first = self.segment(index, false);
+        let (before, noticed, tokenized) = {
+            let ledger = self.ledger.borrow();
+            (counting.diagnostics(), ledger.noticed_before.len(), ledger.tokenized)
+        };
+        let mut rest = Vec::with_capacity(left);
+        let mut more = first.size();
+        let mut fits = true;
+        for index in from + 1..reach {
+            let segment = self.rendered(index, after + (index - from) > 0)?;
+            more = more.plus(segment.size());
+            rest.push(segment);
+            if !base.fits_more(envelope, more) {
+                fits = false;
+                break;
+            }
+        }
+        if fits {
+            return Ok(Some(rest));
+        }
+        // Not shown: what rendering them noticed, and their count, are taken back.
+        let mut ledger = self.ledger.borrow_mut();
+        ledger.noticed_before.truncate(noticed.max(from + 1));
+        ledger.tokenized = tokenized;
         counting.restore_diagnostics(before);
-        let first = first?;
-        Ok((!alone.would_fit_with(envelope, &first)).then(|| alone.needs_with(envelope, &first)))
+        Ok(None)
     }
 
     /// The record's id as it shows it, for naming it when it is skipped.
@@ -1019,24 +1106,68 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             // No record to show: only the envelope must fit.
             let envelope = self.envelope_size(plan.shape());
             return (!plan.admission.fits_with(envelope))
-                .then(|| plan.admission.needs_with(envelope, &Segment::empty()));
+                .then(|| plan.admission.needs_with(envelope, PerChannel::default()));
         }
-        // The first record on this page, with the shortest cursor.
-        let segment = match &plan.pending {
+        // The first record on this page, with the shortest cursor; or the page that skips
+        // it, whichever needs less.
+        let ledger = self.ledger.borrow();
+        let segment = match &ledger.pending {
             Some((0, _, segment)) => segment,
             _ => return None,
+        };
+        let form = if self.settings.cursor.is_some_and(Cursors::can_hold) {
+            CursorForm::Held
+        } else {
+            CursorForm::Signed
         };
         let shape = Shape {
             shown: 1,
             cut: self.cut_after(0, 1),
-            form: if self.settings.cursor.is_some_and(Cursors::can_hold) {
-                CursorForm::Held
-            } else {
-                CursorForm::Signed
-            },
+            form,
             ..plan.shape()
         };
-        Some(plan.admission.needs_with(self.envelope_size(shape), segment))
+        let show = plan
+            .admission
+            .needs_with(self.envelope_size(shape), segment.size());
+        let skipped = [Skipped {
+            id: self.id_text(0),
+            place: self.place(0),
+            needs: show,
+        }];
+        let shape = Shape {
+            shown: 0,
+            skips: &skipped,
+            prefix: 1,
+            cut: self.cut_after(0, 0),
+            form,
+            ..plan.shape()
+        };
+        let skip = plan
+            .admission
+            .needs_with(self.envelope_size(shape), PerChannel::default());
+        let need = show.least(skip);
+        // Or the result's last page: every record, no cursor.
+        let reach = self.reach();
+        let last = Shape {
+            shown: reach,
+            cut: None,
+            form,
+            ..plan.shape()
+        };
+        if reach < self.inputs.given
+            || self.settings.page_size.is_some_and(|p| reach > p)
+            || self.frame(last, Make::Sized).next.is_some()
+        {
+            return Some(need);
+        }
+        let mut rest = Vec::with_capacity(reach.saturating_sub(1));
+        for index in 1..reach {
+            rest.push(self.segment(index, true).ok()?);
+        }
+        let all = rest
+            .iter()
+            .fold(segment.size(), |sum, s| sum.plus(s.size()));
+        Some(need.least(plan.admission.needs_with(self.envelope_size(last), all)))
     }
 
     /// Assemble both channels from the same segments, the cursor made. A cursor of the
@@ -1074,7 +1205,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         let s = self.settings;
         let shown = plan.shown();
         let covered = plan.covered();
-        let diagnostics = match plan.noticed_before.get(covered) {
+        let ledger = self.ledger.borrow();
+        let diagnostics = match ledger.noticed_before.get(covered) {
             Some(before) => before.clone(),
             None => self.records.counting.diagnostics(),
         };
@@ -1113,7 +1245,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 }),
             resolvers: self.inputs.resolvers.clone(),
             diagnostics,
-            tokenized: plan.tokenized,
+            tokenized: ledger.tokenized,
             over_budget: plan.admission.over_budget(envelope),
             duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
             nonce: (s.untrusted.provenance == Provenance::RandomTag && self.layout.has_untrusted())

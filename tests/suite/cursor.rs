@@ -29,20 +29,32 @@ fn b64_encode(bytes: &[u8]) -> String {
     out
 }
 
-fn b64_decode(text: &str) -> Vec<u8> {
-    let sextets: Vec<u32> = text
-        .bytes()
-        .map(|c| ALPHABET.iter().position(|&a| a == c).expect("base64url") as u32)
-        .collect();
+/// A cursor's bytes as the codec writes them now: `c`, then 7-byte chunks as 17 zero-padded
+/// digits, a last chunk of k bytes in the digits its largest value needs (written here from
+/// the format's description, not the codec's code).
+fn dec_encode(bytes: &[u8]) -> String {
+    const TAIL: [usize; 7] = [0, 3, 5, 8, 10, 13, 15];
+    let mut out = String::from("c");
+    for chunk in bytes.chunks(7) {
+        let v = chunk.iter().fold(0u64, |v, &b| v * 256 + u64::from(b));
+        let width = if chunk.len() == 7 { 17 } else { TAIL[chunk.len()] };
+        out.push_str(&format!("{v:0width$}"));
+    }
+    out
+}
+
+fn dec_decode(cursor: &str) -> Vec<u8> {
+    const TAIL: [usize; 7] = [0, 3, 5, 8, 10, 13, 15];
+    let digits = cursor.strip_prefix('c').expect("a cursor of digits");
+    let tail = TAIL
+        .iter()
+        .position(|&d| d == digits.len() % 17)
+        .expect("a length the format writes");
     let mut out = Vec::new();
-    for chunk in sextets.chunks(4) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &s)| n | s << (18 - 6 * i));
-        for i in 0..chunk.len() - 1 {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
+    for chunk in digits.as_bytes().chunks(17) {
+        let n = if chunk.len() == 17 { 7 } else { tail };
+        let v: u64 = std::str::from_utf8(chunk).expect("ASCII").parse().expect("digits");
+        out.extend_from_slice(&v.to_be_bytes()[8 - n..]);
     }
     out
 }
@@ -279,18 +291,21 @@ proptest! {
     fn arbitrary_bytes_are_refused_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         let mut versioned = bytes.clone();
         versioned.insert(0, 1);
-        for candidate in [bytes, versioned] {
+        let mut current = bytes.clone();
+        current.insert(0, 2);
+        for candidate in [bytes, versioned, current] {
             prop_assert!(codec().decode(&b64_encode(&candidate), &query()).is_err());
+            prop_assert!(codec().decode(&dec_encode(&candidate), &query()).is_err());
         }
     }
 
     #[test]
     fn any_flipped_bit_is_refused(bit in 0usize..4096, rank in any::<i64>(), id in "[a-z0-9_-]{0,48}") {
         let keyset = Keyset { rank: Some(KeyValue::Int(rank)), id: Some(id), order: Order::Asc };
-        let mut bytes = b64_decode(&codec().encode(&keyset, 3, &query()));
+        let mut bytes = dec_decode(&codec().encode(&keyset, 3, &query()));
         let bit = bit % (bytes.len() * 8);
         bytes[bit / 8] ^= 1 << (bit % 8);
-        let err = codec().decode(&b64_encode(&bytes), &query()).expect_err("altered cursor accepted");
+        let err = codec().decode(&dec_encode(&bytes), &query()).expect_err("altered cursor accepted");
         prop_assert!(matches!(err, CursorError::Tampered | CursorError::ForeignQuery | CursorError::Malformed));
     }
 }
@@ -472,11 +487,15 @@ fn cursor_length_for_a_timestamp_rank_and_a_forty_character_id() {
         uuid_cursor.len(),
         plain_cursor.len()
     );
-    assert_eq!(uuid_cursor.len(), 78, "{uuid_cursor}");
-    assert_eq!(plain_cursor.len(), 104, "{plain_cursor}");
-    assert!(uuid_cursor.bytes().all(|b| ALPHABET.contains(&b)));
-    // The test's own base64 agrees with the codec's.
-    assert_eq!(b64_encode(&b64_decode(&uuid_cursor)), uuid_cursor);
+    // 61 and 81 bytes as digits: 145 and 193 characters, 49 and 65 tokens of digits
+    // whatever the signature and issue time say.
+    assert_eq!(uuid_cursor.len(), 145, "{uuid_cursor}");
+    assert_eq!(plain_cursor.len(), 193, "{plain_cursor}");
+    assert!(uuid_cursor[1..].bytes().all(|b| b.is_ascii_digit()));
+    // The test's own reading of the format agrees with the codec's.
+    assert_eq!(dec_encode(&dec_decode(&uuid_cursor)), uuid_cursor);
+    let later = codec().encode_at(&uuid_id, 40, &query(), issued + 86_400 * 365);
+    assert_eq!(crate::walk::tokens(&later), crate::walk::tokens(&uuid_cursor));
 }
 
 #[test]
@@ -578,12 +597,13 @@ fn miscopies(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn held_cursors_are_20_characters_with_every_guarantee() {
+fn held_cursors_are_38_characters_with_every_guarantee() {
     let codec = held_codec(1_000);
     let cursor = codec.encode_at(&sample(), 40, &query(), 1_000_000);
-    assert_eq!(cursor.len(), 20, "{cursor}");
-    assert_eq!(toolshape::cursor::HELD_CURSOR_CHARS, 20);
-    assert!(cursor.bytes().all(|b| ALPHABET.contains(&b)));
+    assert_eq!(cursor.len(), 38, "{cursor}");
+    assert_eq!(toolshape::cursor::HELD_CURSOR_CHARS, 38);
+    assert!(cursor[1..].bytes().all(|b| b.is_ascii_digit()));
+    assert_eq!(dec_decode(&cursor).len(), 15);
     let position = codec
         .decode_at(&cursor, &query(), 1_000_010)
         .expect("decodes");
@@ -678,7 +698,7 @@ fn miscopied_cursors_and_handles_are_refused_with_the_remedy() {
         handles.push(handle.to_string());
     }
     let handle = &handles[0];
-    assert_eq!(handle.len(), 18);
+    assert_eq!(handle.len(), 32);
     for copy in miscopies(handle) {
         let refused = match copy.parse() {
             Err(e) => e,
@@ -758,7 +778,7 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
         .collect();
     a_store.flush();
     for (cursor, (k, n)) in cursors.iter().zip(&positions) {
-        assert_eq!(cursor.len(), 20, "{cursor}");
+        assert_eq!(cursor.len(), toolshape::cursor::HELD_CURSOR_CHARS, "{cursor}");
         let read = b
             .decode(cursor, &query())
             .expect("opens on the other replica");
@@ -788,7 +808,7 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
         .and_then(|c| c.get_connection())
         .expect("connects");
     let token = |cursor: &str| {
-        let bytes = b64_decode(cursor);
+        let bytes = dec_decode(cursor);
         b64_encode(&bytes[1..9])
     };
     let other_value: Vec<u8> = redis::cmd("GET")
@@ -940,31 +960,43 @@ fn a_cursor_past_the_longest_is_malformed_whatever_it_starts_with() {
     }
 }
 
-/// The longest cursor that is read: one of exactly 4,096 characters (a long id) opens.
+/// The longest cursor that is read opens: the longest signed one under 4,096 characters (a
+/// long id), and one byte more of id is held instead.
 #[test]
 fn a_cursor_of_exactly_the_longest_opens() {
-    let at = (2_900..3_200)
-        .map(|len| Keyset {
-            rank: Some(KeyValue::Int(7)),
-            id: Some("i".repeat(len)),
-            order: Order::Desc,
-        })
-        .map(|keyset| (codec().encode(&keyset, 40, &query()), keyset))
-        .find(|(cursor, _)| cursor.len() == 4_096);
-    let (cursor, keyset) = at.expect("an id whose cursor is 4,096 characters");
+    let keyset = |len| Keyset {
+        rank: Some(KeyValue::Int(7)),
+        id: Some("i".repeat(len)),
+        order: Order::Desc,
+    };
+    let lengths: Vec<(usize, usize)> = (1_600..1_750)
+        .map(|len| (len, codec().encode(&keyset(len), 40, &query()).len()))
+        .collect();
+    let &(longest, chars) = lengths
+        .iter()
+        .filter(|(_, chars)| *chars > toolshape::cursor::HELD_CURSOR_CHARS)
+        .max_by_key(|(_, chars)| *chars)
+        .expect("signed cursors");
+    assert!((4_080..=4_096).contains(&chars), "{chars}");
+    let cursor = codec().encode(&keyset(longest), 40, &query());
     let position = codec().decode(&cursor, &query()).expect("opens");
-    assert_eq!((position.keyset, position.shown), (keyset, 40));
+    assert_eq!((position.keyset, position.shown), (keyset(longest), 40));
+    let next = lengths
+        .iter()
+        .find(|(len, _)| *len == longest + 1)
+        .expect("one more");
+    assert_eq!(next.1, toolshape::cursor::HELD_CURSOR_CHARS);
 }
 
 /// A position too long for a cursor (a rank key or id of over about 3,000 bytes) is held on
-/// the server and named by a 20-character cursor: every cursor handed out reads back, with
+/// the server and named by a 38-character cursor: every cursor handed out reads back, with
 /// every check a signed cursor has, and another process says it does not hold it.
 #[test]
 fn a_position_too_long_for_a_cursor_is_held_and_reads_back() {
     let process = codec();
     let other = QueryHash::of("search_tickets", &json!({"status": "closed"})).expect("hashable");
     let mut held = 0;
-    for len in (2_900..3_400).step_by(7).chain([10_000, 1_000_000]) {
+    for len in (1_500..2_000).step_by(3).chain([10_000, 1_000_000]) {
         for keyset in [
             Keyset {
                 rank: Some(KeyValue::Int(7)),
@@ -984,10 +1016,12 @@ fn a_position_too_long_for_a_cursor_is_held_and_reads_back() {
                 .decode(&cursor, &query())
                 .expect("reads back");
             assert_eq!((&position.keyset, position.shown), (&keyset, 40), "{len}");
-            if cursor.len() == 20 {
+            if cursor.len() == toolshape::cursor::HELD_CURSOR_CHARS {
                 held += 1;
+                // Another codec of the process reads it; another process does not.
+                assert!(codec().decode(&cursor, &query()).is_ok());
                 assert_eq!(
-                    codec().decode(&cursor, &query()),
+                    codec().own_memory().decode(&cursor, &query()),
                     Err(CursorError::Forgotten)
                 );
                 assert_eq!(
@@ -995,7 +1029,7 @@ fn a_position_too_long_for_a_cursor_is_held_and_reads_back() {
                     Err(CursorError::ForeignQuery)
                 );
                 let mut altered = cursor.clone().into_bytes();
-                altered[12] = if altered[12] == b'A' { b'B' } else { b'A' };
+                altered[12] = if altered[12] == b'0' { b'1' } else { b'0' };
                 let altered = String::from_utf8(altered).expect("ASCII");
                 assert_eq!(
                     process.decode(&altered, &query()),
@@ -1061,24 +1095,25 @@ fn held_positions_are_bounded_in_bytes() {
     );
     assert_eq!(codec.decode(&huge, &query()), Err(CursorError::Forgotten));
 
-    // Without a store: twenty positions of a mebibyte each, of which the codec holds the
-    // latest that fit in 16 MiB.
-    let plain = self::codec();
+    // Without a store: seventy positions of a mebibyte each, of which the codec holds the
+    // latest that fit in 64 MiB (in memory of its own here, not the process's, which the
+    // other tests share).
+    let plain = self::codec().own_memory();
     let big = |page: usize| Keyset {
         rank: None,
         id: Some(format!("{page:02}{}", "z".repeat(1 << 20))),
         order: Order::Asc,
     };
-    let cursors: Vec<String> = (0..20)
+    let cursors: Vec<String> = (0..70)
         .map(|page| plain.encode(&big(page), 1, &query()))
         .collect();
     let read: Vec<bool> = cursors
         .iter()
         .map(|c| plain.decode(c, &query()).is_ok())
         .collect();
-    assert_eq!(read.iter().filter(|r| **r).count(), 15, "{read:?}");
+    assert_eq!(read.iter().filter(|r| **r).count(), 63, "{read:?}");
     assert!(
-        read[5..].iter().all(|r| *r),
+        read[7..].iter().all(|r| *r),
         "the latest are held: {read:?}"
     );
     assert_eq!(
@@ -1094,7 +1129,7 @@ fn held_positions_are_bounded_in_bytes() {
 fn a_body_signed_for_the_fuzzers_is_a_real_cursor() {
     for keyset in [sample(), Keyset::start(Order::Asc)] {
         let cursor = codec().encode_at(&keyset, 40, &query(), 1_767_225_600);
-        let bytes = b64_decode(&cursor);
+        let bytes = dec_decode(&cursor);
         let body = &bytes[..bytes.len() - 16];
         assert_eq!(
             toolshape::__private::sign_cursor_body(&codec(), body, &query()),
@@ -1171,24 +1206,30 @@ fn a_memory_store_counts_positions_and_ages_them_out() {
     assert_eq!(codec.decode(&second, &query()).map(|p| p.shown), Ok(2));
 }
 
-/// The shortest cursor there is (the start, issued at 0, none shown: 24 bytes) reads back;
+/// The shortest cursor there is (the start, issued at 0, none shown: 25 bytes) reads back;
 /// anything shorter that starts like a signed cursor is named unreadable, not altered, since
-/// no signature could make it a cursor.
+/// no signature could make it a cursor. The shortest of the first format (24 bytes of
+/// base64url) reads too.
 #[test]
 fn the_shortest_cursor_reads_and_anything_shorter_is_unreadable() {
     let shortest = codec().encode_at(&Keyset::start(Order::Asc), 0, &query(), 0);
-    let bytes = b64_decode(&shortest);
-    assert_eq!(bytes.len(), 24);
+    let bytes = dec_decode(&shortest);
+    assert_eq!(bytes.len(), 25);
     let position = codec().decode_at(&shortest, &query(), 0).expect("reads");
     assert_eq!(
         (position.keyset, position.shown),
         (Keyset::start(Order::Asc), 0)
     );
-    for len in 1..24 {
+    for len in 1..25 {
+        assert_eq!(
+            codec().decode_at(&dec_encode(&bytes[..len]), &query(), 0),
+            Err(CursorError::Malformed),
+            "{len} bytes"
+        );
         assert_eq!(
             codec().decode_at(&b64_encode(&bytes[..len]), &query(), 0),
             Err(CursorError::Malformed),
-            "{len} bytes"
+            "{len} bytes of base64url"
         );
     }
 }
@@ -1208,7 +1249,7 @@ fn a_redis_cursor_store_caps_its_ttl_at_a_century_and_debugs_without_secrets() {
     let mut conn = redis::Client::open(url.as_str())
         .and_then(|c| c.get_connection())
         .expect("connects");
-    let token = b64_encode(&b64_decode(&cursor)[1..9]);
+    let token = b64_encode(&dec_decode(&cursor)[1..9]);
     let ttl_ms: i64 = redis::cmd("PTTL")
         .arg(format!("{prefix}:c:{token}"))
         .query(&mut conn)

@@ -1203,20 +1203,33 @@ fn handles_are_random_and_parse_strictly() {
     assert_eq!(handles.len(), 1_000);
     for handle in handles.iter().take(50) {
         let text = handle.to_string();
-        assert!(text.starts_with("h_") && text.len() == 18, "{text}");
+        assert!(text.starts_with("h_") && text.len() == 32, "{text}");
+        assert!(text[2..].bytes().all(|b| b.is_ascii_digit()), "{text}");
         assert_eq!(text.parse::<Handle>(), Ok(*handle));
         assert_eq!(format!("  {text}\n").parse::<Handle>(), Ok(*handle));
+        // Ten tokens of digits, whatever the handle.
+        assert_eq!(crate::walk::tokens(&text[2..]), 10, "{text}");
     }
+    // The first format (base64url) still parses.
+    assert_eq!(
+        "h_q6urq6urq6urq6ur".parse::<Handle>(),
+        Ok(Handle::from_bytes([0xab; 12]))
+    );
     let valid = Handle::from_bytes([0xab; 12]).to_string();
+    assert_eq!(valid, "h_483209748254340270737319562155");
     for bad in [
         "",
         "h_",
         "x_q6urq6urq6urq6ur",
-        &valid[..17],
+        &valid[..31],
+        &format!("{valid}0"),
         &format!("{valid}A"),
         "h_q6urq6urq6urq6u+",
         "h_q6urq6urq6urq6urqw", // a 128-bit handle of an earlier version: not found
         "h_éééééééé",
+        // 30 digits whose chunks overflow their bytes.
+        "h_999999999999999999999999999999",
+        "h_720575940379279360000000000000",
     ] {
         assert_eq!(bad.parse::<Handle>(), Err(HandleError::NotFound), "{bad:?}");
     }

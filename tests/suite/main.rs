@@ -20,6 +20,7 @@ mod tokenizers;
 mod untrusted;
 mod upstream;
 mod values;
+mod walk;
 
 /// Property-test settings: `cases` runs, times `SHAPE_PROPTEST_SCALE` when it is set (run the
 /// properties long with `SHAPE_PROPTEST_SCALE=50`), from the seed in `PROPTEST_RNG_SEED` when

@@ -6,11 +6,12 @@
 
 use proptest::prelude::*;
 use std::cmp::Ordering;
-use std::collections::HashSet;
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
 use toolshape::tokens::{Tiktoken, Tokenizer as _};
-use toolshape::{Budget, Call, Format, Shaped, Shaper, Status, StructuredForm, ToolResult};
+use toolshape::{
+    Budget, Call, ChannelPolicy, Format, Shaped, Shaper, Status, StructuredForm, ToolResult,
+};
 
 /// Ranked, with an id; few distinct scores, so rank keys are often equal.
 #[derive(Debug, Clone, ToolResult)]
@@ -71,19 +72,9 @@ fn codec() -> Arc<CursorCodec> {
     ))
 }
 
-/// The facts a page states, read back from what the model reads.
-struct PageFacts {
-    keys: Vec<String>,
-    status: Status,
-    next: Option<String>,
-}
-
 /// The records' keys, read back from either form of the envelope.
 pub(crate) fn data_keys(value: &serde_json::Value, key: &str) -> Vec<String> {
-    crate::records(value)
-        .iter()
-        .map(|r| r[key].as_str().expect("key is text").to_owned())
-        .collect()
+    crate::walk::data_keys(value, key)
 }
 
 /// The record keys of the text channel: the first cell of each record line.
@@ -94,264 +85,271 @@ pub(crate) fn text_keys(text: &str, format: Format, key: &str) -> Vec<String> {
     let lines: Vec<&str> = text.split('\n').collect();
     let head = if format == Format::Table { 2 } else { 1 };
     let body = &lines[head..lines.len().saturating_sub(2).max(head)];
-    body.iter()
-        .map(|line| {
-            let cut = if format == Format::Table { " | " } else { ": " };
-            line.split(cut).next().unwrap_or_default().to_owned()
-        })
-        .collect()
+    body.iter().map(|line| crate::walk::first_cell(line)).collect()
 }
 
-/// Checks the summary's numbers against the truth: `before` records were shown by earlier
-/// pages, this one shows `shown`, of `total`.
-fn check_summary(summary: &str, plural: &str, before: usize, shown: usize, total: usize) {
-    let first_word = summary.split([',', ';']).next().unwrap();
-    let expected = if total == 0 {
-        format!("no {plural} found")
-    } else if before > 0 {
-        if shown == 0 && before == total {
-            format!("no more {plural} after the first {before}")
-        } else if shown == 0 {
-            // More remain, though this page shows none (it skipped one too large for any).
-            format!("0 {plural} shown after the first {before} of {total}")
-        } else {
-            format!("{plural} {}–{} of {total}", before + 1, before + shown)
-        }
-    } else if shown == total {
-        // "3 rankeds" or "1 ranked"
-        String::new()
-    } else {
-        format!("{shown} of {total} {plural}")
-    };
-    if expected.is_empty() {
-        let n: usize = first_word
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap_or_else(|_| panic!("summary starts with the count: {summary}"));
-        assert_eq!(n, total, "summary: {summary}");
-    } else {
-        assert_eq!(first_word, expected, "summary: {summary}");
-    }
-}
-
-fn read_page(shaped: &Shaped, format: Format, key: &str) -> PageFacts {
-    let value: serde_json::Value = serde_json::from_str(shaped.structured_json()).unwrap();
-    let keys = data_keys(&value, key);
-    // Both channels name the same records, in the same order.
-    assert_eq!(
-        text_keys(shaped.text(), format, key),
-        keys,
-        "{}",
-        shaped.text()
-    );
-    PageFacts {
-        keys,
-        status: shaped.status(),
-        next: value["next"].as_str().map(str::to_owned),
-    }
-}
-
-/// One walk through the pages.
-struct Setup<'a> {
+/// How a walk is shaped: everything but the rows and the budget.
+#[derive(Debug, Clone, Copy)]
+struct Setup {
     mode: Mode,
-    budget: usize,
     /// A line ceiling on top of the tokens (Codex cuts at 256 lines).
     lines: Option<usize>,
     page_size: Option<usize>,
     format: Format,
     form: StructuredForm,
-    /// The output field that names a record.
-    key: &'a str,
-    plural: &'a str,
+    channels: ChannelPolicy,
+    /// Cursors held on the server (a cursor store), else signed.
+    held: bool,
 }
 
-/// What a walk through the pages saw.
-#[derive(Debug, PartialEq)]
-struct Walked {
-    /// The keys in the order shown.
-    seen: Vec<String>,
-    /// The keys skipped as too large for any page (each checked: a page of its own does not
-    /// show it).
-    skipped: Vec<String>,
-    /// Every page was walked; `false` when a page's envelope alone exceeded the budget.
-    complete: bool,
-}
-
-/// Walks every page and checks the invariants.
-fn walk<T, S>(rows: &[T], setup: Setup<'_>, shape: S) -> Walked
-where
-    T: ToolResult,
-    S: Fn(&Call<'_>, &[T]) -> Shaped,
-{
-    let Setup {
-        mode,
-        budget,
-        lines,
-        page_size,
-        format,
-        form,
-        key,
-        plural,
-    } = setup;
-    let codec = codec();
-    let query = QueryHash::of(
-        "paging",
-        &serde_json::json!({ "mode": format!("{mode:?}") }),
-    )
-    .unwrap();
-    let mut cursor: Option<String> = None;
-    let mut seen: Vec<String> = Vec::new();
-    let mut skipped: Vec<String> = Vec::new();
-    // One page from `cursor`, at `budget` (and the line ceiling) or, with `None`, at a budget
-    // nothing exceeds; `page_size` overrides the setup's.
-    let page_at = |cursor: Option<&str>, budget: Option<usize>, page_size: Option<usize>| {
-        let ceiling = match (budget, lines) {
-            (None, _) => Budget::tokens(1_000_000),
-            (Some(b), Some(l)) => Budget::tokens(b).lines(l),
-            (Some(b), None) => Budget::tokens(b),
-        };
-        let mut shaper = Shaper::for_tool("paging")
-            .budget(ceiling)
-            .format(format)
-            .structured_form(form);
-        if let Some(p) = page_size {
-            shaper = shaper.page_size(p);
-        }
-        let mut call = shaper.call();
-        if matches!(mode, Mode::RankedKeepOrder | Mode::UnrankedKeepOrder) {
-            call = call.keep_order();
-        }
-        let shaper = call.paginate(Arc::clone(&codec), query, cursor).unwrap();
-        shape(&shaper, rows)
-    };
-    for page in 0..=rows.len() + 1 {
-        assert!(page <= rows.len(), "more pages than records: {seen:?}");
-        let shaped = page_at(cursor.as_deref(), Some(budget), page_size);
-        let facts = read_page(&shaped, format, key);
-        if shaped.report().over_budget {
-            // This page's envelope alone is over the budget (its counts and cursor cost more
-            // than the budget leaves): it shows nothing and says so, and the walk ends here.
-            assert!(facts.keys.is_empty(), "{}", shaped.text());
-            return Walked {
-                seen,
-                skipped,
-                complete: false,
-            };
-        }
-        // A record skipped as too large: read which one from a page with room for it, and
-        // check no page of its own (one that starts with it, at this budget) shows it.
-        let skips = shaped
-            .summary()
-            .contains(" alone exceeds the budget and is skipped");
-        if skips {
-            let start = if facts.keys.is_empty() {
-                cursor.clone()
-            } else {
-                let cut = page_at(cursor.as_deref(), Some(1_000_000), Some(facts.keys.len()));
-                assert_eq!(read_page(&cut, format, key).keys, facts.keys);
-                cut.next().map(str::to_owned)
-            };
-            let roomy = page_at(start.as_deref(), None, Some(1));
-            let skip = read_page(&roomy, format, key).keys[0].clone();
-            // No page that starts with it shows it: neither the page as the walk's settings
-            // make it, nor the page of it alone (a page size of one: more remain, so a
-            // cursor), nor — read from a page with room for everything, counted here — the
-            // last page, it and every record after it with no cursor.
-            let within = |page: &Shaped| {
-                let held = [page.text(), page.structured_json()];
-                held.iter().all(|t| {
-                    Tiktoken::o200k_base().count(t) <= budget
-                        && lines.is_none_or(|max| t.split('\n').count() <= max)
-                })
-            };
-            for own in [
-                page_at(start.as_deref(), Some(budget), page_size),
-                page_at(start.as_deref(), Some(budget), Some(1)),
-            ] {
-                assert_ne!(
-                    read_page(&own, format, key).keys.first(),
-                    Some(&skip),
-                    "{skip} skipped as too large at {budget} tokens, {lines:?} lines, yet a \
-                     page of its own shows it:\n{}\n--- its own page:\n{}",
-                    shaped.text(),
-                    own.text(),
-                );
-            }
-            let rest = page_at(start.as_deref(), None, None);
-            if rest.next().is_none() && page_size.is_none_or(|p| rest.report().records.shown <= p) {
-                assert!(
-                    !within(&rest),
-                    "{skip} skipped as too large at {budget} tokens, {lines:?} lines, yet the \
-                     last page, it and everything after it, fits:\n{}",
-                    rest.text()
-                );
-            }
-            skipped.push(skip);
-        }
-        assert!(
-            shaped.report().tokens.text <= budget && shaped.report().tokens.structured <= budget,
-            "over budget: {:?}",
-            shaped.report().tokens
-        );
-        if let Some(max) = lines {
-            for channel in [shaped.text(), shaped.structured_json()] {
-                let count = channel.split('\n').count();
-                assert!(count <= max, "{count} lines > {max}:\n{channel}");
-            }
-        }
-        let before = seen.len() + skipped.len() - usize::from(skips);
-        check_summary(
-            shaped.summary(),
-            plural,
-            before,
-            facts.keys.len(),
-            rows.len(),
-        );
-        seen.extend(facts.keys.iter().cloned());
-        let done = seen.len() + skipped.len() == rows.len();
-        // A page that skipped a record left it out: partial, even as the last page.
-        let expected_status = match (rows.is_empty(), done && !skips) {
-            (true, _) => Status::Empty,
-            (false, true) => Status::Ok,
-            (false, false) => Status::Partial,
-        };
-        assert_eq!(facts.status, expected_status, "{}", shaped.summary());
-        // A page that leaves records out says how to go on, and one that does not, does not.
-        assert_eq!(
-            facts.next.is_some(),
-            !done && !rows.is_empty(),
-            "{}",
-            shaped.summary()
-        );
-        if !done && !rows.is_empty() {
-            assert!(
-                !facts.keys.is_empty() || skips,
-                "a page made no progress: {}",
-                shaped.text()
-            );
-        }
-        match facts.next {
-            Some(next) => cursor = Some(next),
-            None => break,
+impl Setup {
+    fn new(mode: Mode, format: Format) -> Self {
+        Setup {
+            mode,
+            lines: None,
+            page_size: None,
+            format,
+            form: StructuredForm::Objects,
+            channels: ChannelPolicy::Both,
+            held: false,
         }
     }
-    let unique: HashSet<&String> = seen.iter().chain(&skipped).collect();
-    assert_eq!(
-        unique.len(),
-        seen.len() + skipped.len(),
-        "a record shown twice, or shown and skipped: {seen:?} {skipped:?}"
-    );
-    assert_eq!(
-        seen.len() + skipped.len(),
-        rows.len(),
-        "records never shown"
-    );
-    Walked {
-        seen,
-        skipped,
-        complete: true,
+
+    fn budget(&self, tokens: usize) -> Budget {
+        match self.lines {
+            Some(lines) => Budget::tokens(tokens).lines(lines),
+            None => Budget::tokens(tokens),
+        }
+    }
+
+    fn shaper(&self, budget: Budget, page_size: Option<usize>) -> Shaper {
+        let shaper = Shaper::for_tool("paging")
+            .budget(budget)
+            .format(self.format)
+            .structured_form(self.form)
+            .channels(self.channels);
+        match page_size.or(self.page_size) {
+            Some(p) => shaper.page_size(p),
+            None => shaper,
+        }
+    }
+
+    fn codec(&self) -> Arc<CursorCodec> {
+        let keys = CursorKeys::new(b"a paging key of sixteen bytes or more").unwrap();
+        Arc::new(match self.held {
+            true => CursorCodec::new(keys).held_in(toolshape::cursor::MemoryCursorStore::new(
+                100_000,
+                std::time::Duration::from_secs(3_600),
+            )),
+            false => CursorCodec::new(keys),
+        })
+    }
+}
+
+/// Shapes `rows` for one call of the walk `setup` describes.
+fn shape_call<T>(setup: &Setup, rows: &[T], call: Call<'_>) -> Shaped
+where
+    T: ToolResult + Sortable,
+    (): toolshape::resolve::Supplies<T::Needs>,
+{
+    let call = match setup.mode {
+        Mode::RankedKeepOrder | Mode::UnrankedKeepOrder => call.keep_order(),
+        _ => call,
+    };
+    match setup.mode {
+        Mode::Custom => tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(call.shape_ordered(rows, &(), T::by_body))
+            .unwrap(),
+        _ => call.shape_blocking(rows).unwrap(),
+    }
+}
+
+/// Records a caller's comparator can order (`Mode::Custom`: by body).
+trait Sortable {
+    fn by_body(a: &Self, b: &Self) -> Ordering;
+}
+
+impl Sortable for Ranked {
+    fn by_body(a: &Self, b: &Self) -> Ordering {
+        a.body.cmp(&b.body)
+    }
+}
+
+impl Sortable for Project {
+    fn by_body(a: &Self, b: &Self) -> Ordering {
+        a.body.cmp(&b.body)
+    }
+}
+
+impl Sortable for Entry {
+    fn by_body(a: &Self, b: &Self) -> Ordering {
+        a.body.cmp(&b.body)
+    }
+}
+
+/// Walks `rows` at `budget` through the oracle ([`crate::walk`]), checking every need it
+/// states when `check_needs`.
+fn walk_rows<T>(
+    rows: &[T],
+    truth: &[String],
+    setup: Setup,
+    budget: usize,
+    words: (&str, &str, &str),
+    check_needs: bool,
+) -> crate::walk::Walked
+where
+    T: ToolResult + Sortable,
+    (): toolshape::resolve::Supplies<T::Needs>,
+{
+    let codec = setup.codec();
+    let query = QueryHash::of(
+        "paging",
+        &serde_json::json!({ "mode": format!("{:?}", setup.mode) }),
+    )
+    .unwrap();
+    let fetch = |cursor: Option<&str>, budget: Budget, page_size: Option<usize>| {
+        let shaper = setup.shaper(budget, page_size);
+        let call = shaper
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor)
+            .unwrap();
+        shape_call(&setup, rows, call)
+    };
+    let (key, name, plural) = words;
+    crate::walk::walk(&crate::walk::Walker {
+        fetch: &fetch,
+        budget: setup.budget(budget),
+        format: setup.format,
+        channels: setup.channels,
+        key,
+        name,
+        plural,
+        truth,
+        key_is_id: key == "id",
+        totals: crate::walk::Totals::Known,
+        text_key: crate::walk::first_cell,
+        check_needs,
+    })
+}
+
+/// The smallest budget at which each record is shown on a page of its own (alone, no
+/// cursor), with the walk's settings.
+fn alone_sizes<T>(rows: &[T], setup: &Setup) -> Vec<usize>
+where
+    T: ToolResult,
+    (): toolshape::resolve::Supplies<T::Needs>,
+{
+    rows.iter()
+        .map(|row| {
+            crate::smallest_budget(|b| {
+                setup
+                    .shaper(setup.budget(b), None)
+                    .shape_blocking(std::slice::from_ref(row))
+                    .map(|s| s.report().records.shown == 1)
+                    .unwrap_or(false)
+            })
+        })
+        .collect()
+}
+
+/// How the property picks a budget: a record's alone size (by index) plus a delta, so the
+/// walks run a token at a time around each record's size, from the smallest up.
+#[derive(Debug, Clone, Copy)]
+struct BudgetPick {
+    record: usize,
+    delta: i64,
+}
+
+fn budget_strategy() -> impl Strategy<Value = BudgetPick> {
+    (
+        any::<usize>(),
+        prop_oneof![4 => -2i64..=3, 2 => 4i64..40, 1 => 40i64..600],
+    )
+        .prop_map(|(record, delta)| BudgetPick { record, delta })
+}
+
+/// Walks `rows` in `setup` at the budget `pick` names, through the oracle, and checks the
+/// order against the naive reference.
+fn run(rows: &[(String, i32, String)], setup: Setup, pick: BudgetPick, check_needs: bool) {
+    fn go<T>(
+        typed: Vec<T>,
+        rows: &[(String, i32, String)],
+        setup: Setup,
+        pick: BudgetPick,
+        words: (&str, &str, &str),
+        check_needs: bool,
+    ) where
+        T: ToolResult + Sortable,
+        (): toolshape::resolve::Supplies<T::Needs>,
+    {
+        let truth = reference_order(rows, setup.mode);
+        let budget = if typed.is_empty() {
+            (60 + pick.delta).max(1) as usize
+        } else {
+            let alone = alone_sizes(&typed, &setup);
+            let mut sorted = alone.clone();
+            sorted.sort_unstable();
+            // The smallest alone size, the largest, or a record's own.
+            let base = match pick.record % 4 {
+                0 => sorted[0],
+                1 => sorted[sorted.len() - 1],
+                _ => alone[pick.record % alone.len()],
+            };
+            (base as i64 + pick.delta).max(1) as usize
+        };
+        let walked = walk_rows(&typed, &truth, setup, budget, words, check_needs);
+        // The records shown are the reference order without those skipped (as far as the
+        // walk got, when it stopped at a budget too small for a page).
+        let mut expected: Vec<String> = truth
+            .into_iter()
+            .filter(|k| !walked.skipped.contains(k))
+            .collect();
+        if walked.stopped.is_some() {
+            expected.truncate(walked.seen.len());
+        }
+        assert_eq!(walked.seen, expected, "pages are not in the {:?} order", setup.mode);
+    }
+    let projects = || -> Vec<Project> {
+        rows.iter()
+            .map(|(id, _, body)| Project {
+                id: id.clone(),
+                body: body.clone(),
+            })
+            .collect()
+    };
+    match setup.mode {
+        Mode::Ranked | Mode::RankedKeepOrder => {
+            let typed: Vec<Ranked> = rows
+                .iter()
+                .map(|(id, score, body)| Ranked {
+                    id: id.clone(),
+                    score: *score,
+                    body: body.clone(),
+                })
+                .collect();
+            go(typed, rows, setup, pick, ("id", "ranked", "rankeds"), check_needs)
+        }
+        Mode::Unranked | Mode::UnrankedKeepOrder | Mode::Custom => go(
+            projects(),
+            rows,
+            setup,
+            pick,
+            ("id", "project", "projects"),
+            check_needs,
+        ),
+        Mode::NoId => {
+            let typed: Vec<Entry> = rows
+                .iter()
+                .map(|(id, score, body)| Entry {
+                    key: id.clone(),
+                    score: *score,
+                    body: body.clone(),
+                })
+                .collect();
+            go(typed, rows, setup, pick, ("key", "entry", "entries"), check_needs)
+        }
     }
 }
 
@@ -392,145 +390,28 @@ fn mode_strategy() -> impl Strategy<Value = Mode> {
     ]
 }
 
-/// The smallest budget at which every record fits a page on its own, found by shaping each
-/// one alone: budgets from there up reach one record a page.
-fn one_record_floor<T>(rows: &[T], format: Format, form: StructuredForm) -> usize
-where
-    T: ToolResult,
-    (): toolshape::resolve::Supplies<T::Needs>,
-{
-    let mut floor = 0;
-    for row in rows {
-        let fits = |b: usize| {
-            Shaper::for_tool("paging")
-                .budget(Budget::tokens(b))
-                .format(format)
-                .structured_form(form)
-                .shape_blocking(std::slice::from_ref(row))
-                .map(|s| s.report().records.shown == 1)
-                .unwrap_or(false)
-        };
-        floor = floor.max(crate::smallest_budget(fits));
-    }
-    // From here up a record may still be too large for a page with a cursor and the "records
-    // remain" wording (which cost more than a lone record's envelope): such a record is
-    // skipped, and `walk` checks that no page of its own would show it. Some 20 tokens up,
-    // that envelope itself fits (below, a walk ends at its first page over the budget).
-    floor + 20
-}
-
-fn run(
-    rows: &[(String, i32, String)],
-    mode: Mode,
-    extra: usize,
-    lines: Option<usize>,
-    page_size: Option<usize>,
-    format: Format,
-    form: StructuredForm,
-) {
-    // Walks `typed` at a budget from the one-record floor up.
-    fn go<T, S>(typed: Vec<T>, setup: Setup<'_>, extra: usize, shape: S) -> Walked
-    where
-        T: ToolResult,
-        (): toolshape::resolve::Supplies<T::Needs>,
-        S: Fn(&Call<'_>, &[T]) -> Shaped,
-    {
-        let budget = one_record_floor(&typed, setup.format, setup.form) + extra;
-        let walked = walk(&typed, Setup { budget, ..setup }, shape);
-        // A page whose envelope alone is over the budget is allowed only just above the
-        // floor, where the counts and cursor of a later page may cost more than it leaves.
-        assert!(
-            walked.complete || extra < 40,
-            "a walk ended over budget at floor + {extra}"
-        );
-        walked
-    }
-    let setup = |key, plural| Setup {
-        mode,
-        budget: 0,
-        lines,
-        page_size,
-        format,
-        form,
-        key,
-        plural,
-    };
-    let projects = || -> Vec<Project> {
-        rows.iter()
-            .map(|(id, _, body)| Project {
-                id: id.clone(),
-                body: body.clone(),
-            })
-            .collect()
-    };
-    let expected = reference_order(rows, mode);
-    let walked = match mode {
-        Mode::Ranked | Mode::RankedKeepOrder => {
-            let typed: Vec<Ranked> = rows
-                .iter()
-                .map(|(id, score, body)| Ranked {
-                    id: id.clone(),
-                    score: *score,
-                    body: body.clone(),
-                })
-                .collect();
-            go(typed, setup("id", "rankeds"), extra, |s, r| {
-                s.shape_blocking(r).unwrap()
-            })
-        }
-        Mode::Unranked | Mode::UnrankedKeepOrder => {
-            go(projects(), setup("id", "projects"), extra, |s, r| {
-                s.shape_blocking(r).unwrap()
-            })
-        }
-        Mode::NoId => {
-            let typed: Vec<Entry> = rows
-                .iter()
-                .map(|(id, score, body)| Entry {
-                    key: id.clone(),
-                    score: *score,
-                    body: body.clone(),
-                })
-                .collect();
-            go(typed, setup("key", "entries"), extra, |s, r| {
-                s.shape_blocking(r).unwrap()
-            })
-        }
-        Mode::Custom => go(projects(), setup("id", "projects"), extra, |s, r| {
-            let by_body = |a: &Project, b: &Project| -> Ordering { a.body.cmp(&b.body) };
-            tokio::runtime::Builder::new_current_thread()
-                .build()
-                .unwrap()
-                .block_on(s.shape_ordered(r, &(), by_body))
-                .unwrap()
-        }),
-    };
-    // The records shown are the reference order without those skipped as too large (as far
-    // as the walk got, when a page's envelope alone was over the budget).
-    let mut expected: Vec<String> = expected
-        .into_iter()
-        .filter(|k| !walked.skipped.contains(k))
-        .collect();
-    if !walked.complete {
-        expected.truncate(walked.seen.len());
-    }
-    assert_eq!(walked.seen, expected, "pages are not in the {mode:?} order");
-}
-
 proptest! {
     #![proptest_config(crate::proptest_config(160))]
 
+    /// Every way of paging the library offers (ranked, unranked, kept order, no id, a
+    /// caller's comparator; signed and held cursors; prose, table, JSON in either form; each
+    /// channel profile; line ceilings and page sizes), at budgets from the smallest at which
+    /// a record fits alone up, a token at a time around each record's size: every record
+    /// once, every count true, never over budget (the oracle, `walk`).
     #[test]
     fn every_record_once_and_every_count_true(
         rows in rows_strategy(),
         mode in mode_strategy(),
-        extra in prop_oneof![Just(0usize), 0usize..40, 0usize..600],
+        pick in budget_strategy(),
         lines in proptest::option::weighted(0.3, 5usize..12),
         page_size in proptest::option::weighted(0.3, 1usize..6),
         format in prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)],
         form in crate::budget::forms(),
+        channels in prop_oneof![Just(ChannelPolicy::Both), Just(ChannelPolicy::Structured), Just(ChannelPolicy::Text)],
+        held in any::<bool>(),
     ) {
-        run(&rows, mode, extra, lines, page_size, format, form);
+        let setup = Setup { mode, lines, page_size, format, form, channels, held };
+        run(&rows, setup, pick, true);
     }
 }
 
@@ -557,16 +438,10 @@ fn ids_too_long_for_a_cursor_page_through() {
         Mode::Unranked,
         Mode::Custom,
     ] {
-        for (extra, format) in [(0, Format::Prose), (900, Format::Json)] {
-            run(
-                &rows,
-                mode,
-                extra,
-                None,
-                None,
-                format,
-                StructuredForm::Objects,
-            );
+        for (delta, format) in [(20, Format::Prose), (900, Format::Json)] {
+            // From the largest record's alone size up.
+            let pick = BudgetPick { record: 1, delta };
+            run(&rows, Setup::new(mode, format), pick, false);
         }
     }
 }
@@ -599,28 +474,15 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
         (20_000, Some(256), StructuredForm::Objects),
     ] {
         for mode in [Mode::Unranked, Mode::UnrankedKeepOrder] {
-            let seen = walk(
-                &typed,
-                Setup {
-                    mode,
-                    budget,
-                    lines,
-                    page_size: None,
-                    format: Format::Prose,
-                    form,
-                    key: "id",
-                    plural: "projects",
-                },
-                |s, r| s.shape_blocking(r).unwrap(),
-            );
-            assert_eq!(
-                seen,
-                Walked {
-                    seen: reference_order(&rows, mode),
-                    skipped: Vec::new(),
-                    complete: true
-                }
-            );
+            let setup = Setup {
+                lines,
+                form,
+                ..Setup::new(mode, Format::Prose)
+            };
+            let truth = reference_order(&rows, mode);
+            let walked = walk_rows(&typed, &truth, setup, budget, ("id", "project", "projects"), false);
+            assert_eq!(walked.seen, truth);
+            assert!(walked.skipped.is_empty() && walked.stopped.is_none());
         }
     }
     // Full to the line: one record line more would be line 257.
@@ -633,15 +495,12 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
     assert_eq!(first.status(), Status::Partial);
 }
 
-/// A record is skipped as too large only by a page that starts with it: a page that shows
-/// records before it is full, and the next page starts with it. Walked at every budget from
-/// where the large record fits alone up, where admission's room for the widest envelope is
-/// larger than the real one (a record refused beside the widest envelope may still fit).
-/// (Whether a page of its own could show it is the paging property's check, `walk`.)
+/// A record is skipped as too large only when no page of its own shows it: walked at every
+/// budget from where the large record fits alone up, a token at a time, in every format,
+/// the oracle checks each skip's need exactly (the page that starts with the record shows it
+/// at that budget and not at one token less) and that no other record is lost.
 #[test]
 fn a_record_is_skipped_as_too_large_only_when_no_page_of_its_own_shows_it() {
-    let codec = codec();
-    let query = QueryHash::of("paging", &serde_json::json!({ "mode": "too_large" })).unwrap();
     let mut skips = 0;
     for big in [20usize, 40, 80] {
         for format in [Format::Prose, Format::Json, Format::Table] {
@@ -656,52 +515,14 @@ fn a_record_is_skipped_as_too_large_only_when_no_page_of_its_own_shows_it() {
                     },
                 })
                 .collect();
-            let alone = crate::smallest_budget(|b| {
-                Shaper::for_tool("paging")
-                    .budget(Budget::tokens(b))
-                    .format(format)
-                    .shape_blocking(&typed[2..3])
-                    .map(|s| s.report().records.shown == 1)
-                    .unwrap_or(false)
-            });
+            let truth: Vec<String> = typed.iter().map(|p| p.id.clone()).collect();
+            let setup = Setup::new(Mode::Unranked, format);
+            let alone = alone_sizes(&typed[2..3], &setup)[0];
             for budget in alone..alone + 80 {
-                let page = |cursor: Option<&str>, page_size: Option<usize>| {
-                    let mut call = Shaper::for_tool("paging")
-                        .budget(Budget::tokens(budget))
-                        .format(format)
-                        .call();
-                    if let Some(p) = page_size {
-                        call = call.page_size(p);
-                    }
-                    let call = call.paginate(Arc::clone(&codec), query, cursor).unwrap();
-                    let shaped = call.shape_blocking(&typed).unwrap();
-                    let keys = crate::records(&shaped.structured())
-                        .iter()
-                        .map(|r| r["id"].as_str().unwrap().to_owned())
-                        .collect::<Vec<_>>();
-                    (shaped, keys)
-                };
-                let (mut cursor, mut before) = (None::<String>, 0usize);
-                for _ in 0..=typed.len() {
-                    let (shaped, keys) = page(cursor.as_deref(), None);
-                    if shaped.frame().omitted.too_large > 0 {
-                        skips += 1;
-                        let skipped = &typed[before + keys.len()].id;
-                        // Only a page that starts with the record judges it too large: one
-                        // that shows records before it is full, and the next page starts
-                        // with it.
-                        assert!(
-                            keys.is_empty(),
-                            "{format:?} at {budget}: {skipped} skipped by a page showing {keys:?}\n{}",
-                            shaped.text()
-                        );
-                    }
-                    before += keys.len() + shaped.frame().omitted.too_large as usize;
-                    match shaped.next() {
-                        Some(next) => cursor = Some(next.to_owned()),
-                        None => break,
-                    }
-                }
+                let walked = walk_rows(&typed, &truth, setup, budget, ("id", "project", "projects"), true);
+                skips += walked.skipped.len();
+                // Only the large one is ever too large.
+                assert!(walked.skipped.iter().all(|k| k == "p2"), "{walked:?}");
             }
         }
     }
@@ -758,17 +579,19 @@ fn a_last_record_too_large_ends_the_walk_and_says_how_to_see_it() {
             (Some(1), Some(toolshape::OmitReason::RecordTooLarge), 1),
             "{format:?}"
         );
+        // Named, with what its page needs and how to see it; that need is exact.
+        let stated = crate::walk::read_summary(last.summary(), "project", "projects");
+        let [(Some(id), 3, crate::walk::Need::Tokens(need))] = stated.skips.as_slice() else {
+            panic!("{format:?}: {}", last.summary());
+        };
+        assert_eq!(id, "p2");
+        assert!(*need > 400, "{need}");
         assert!(
-            last.summary().ends_with(
-                "the next project alone exceeds the budget: raise the budget or narrow the query"
-            ),
+            last.summary().ends_with(&format!(
+                "project p2 (place 3) alone exceeds the budget and is skipped (its page needs {need} tokens); a larger budget shows it"
+            )),
             "{format:?}: {}",
             last.summary()
-        );
-        assert!(
-            last.text().contains("alone exceeds the budget"),
-            "{format:?}: {}",
-            last.text()
         );
         // The report's tokens of a page showing nothing are those of its text, recounted.
         let o200k = Tiktoken::o200k_base();

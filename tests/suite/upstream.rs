@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use std::sync::{Arc, OnceLock};
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash, UpstreamPosition};
-use toolshape::{Budget, Format, ShapeError, Shaped, Shaper, Status, ToolResult};
+use toolshape::{Budget, ChannelPolicy, Format, ShapeError, Shaped, Shaper, Status, ToolResult};
 
 const API: &str = "https://api.github.test/repos/octo/hello/issues?state=open";
 
@@ -675,5 +675,267 @@ proptest! {
     ) {
         let upstream = Upstream { len, per_page, trailing_empty, token: 0 };
         walk(upstream, one_record_floor(format) + extra, format, span);
+    }
+}
+
+/// How a walk of the fake upstream is shaped: one upstream page a call or two (`span`), the
+/// upstream's total declared or not, cursors signed or held in a store, a format, a profile.
+#[derive(Debug, Clone, Copy)]
+struct Way {
+    span: bool,
+    total: bool,
+    held: bool,
+    format: Format,
+    channels: ChannelPolicy,
+}
+
+impl Way {
+    fn readme(format: Format) -> Self {
+        Way {
+            span: false,
+            total: false,
+            held: false,
+            format,
+            channels: ChannelPolicy::Both,
+        }
+    }
+
+    fn shaper(&self, budget: Budget, page_size: Option<usize>) -> Shaper {
+        let shaper = Shaper::for_tool("list_issues")
+            .budget(budget)
+            .format(self.format)
+            .channels(self.channels);
+        match page_size {
+            Some(p) => shaper.page_size(p),
+            None => shaper,
+        }
+    }
+}
+
+/// The tool as its author writes it, in `way`: decode the cursor, fetch the upstream page it
+/// names (and the next, with `span`), declare the total when the upstream gives one, shape.
+fn list_issues_in(
+    upstream: &Upstream,
+    way: Way,
+    codec: &Arc<CursorCodec>,
+    cursor: Option<&str>,
+    budget: Budget,
+    page_size: Option<usize>,
+) -> Shaped {
+    let shaper = way.shaper(budget, page_size);
+    let call = match shaper.call().paginate(Arc::clone(codec), query(), cursor) {
+        Ok(call) => call,
+        Err(e) => return shaper.cursor_error(&e),
+    };
+    let at = call.upstream_position();
+    let (mut rows, next) = fetch(upstream, at.page.as_deref());
+    let call = match next {
+        Some(second) if way.span => {
+            let first_len = rows.len();
+            let (more, after) = fetch(upstream, Some(&second));
+            let pages = [
+                (at.page.as_deref(), first_len),
+                (Some(second.as_str()), more.len()),
+            ];
+            rows.extend(more);
+            call.upstream_pages(pages, after)
+        }
+        next => call.upstream(at.page.as_deref(), next),
+    };
+    let call = if way.total {
+        call.total(upstream.len as u64)
+    } else {
+        call
+    };
+    call.shape_blocking(&rows).unwrap()
+}
+
+/// An issue's number from its text line: `#4210 Crash …` or a table row `4210 | …`.
+fn issue_key(line: &str) -> String {
+    if line.contains(" | ") {
+        return crate::walk::first_cell(line);
+    }
+    line.trim_start_matches('#')
+        .split(' ')
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Walks `upstream` in `way` at `budget` through the oracle ([`crate::walk`]).
+fn walk_way(upstream: Upstream, way: Way, budget: usize, check_needs: bool) -> crate::walk::Walked {
+    let keys = || CursorKeys::new(b"an upstream paging key, sixteen bytes or more").unwrap();
+    let codec = Arc::new(match way.held {
+        true => CursorCodec::new(keys()).held_in(toolshape::cursor::MemoryCursorStore::new(
+            100_000,
+            std::time::Duration::from_secs(3_600),
+        )),
+        false => CursorCodec::new(keys()),
+    });
+    let truth: Vec<String> = data_set()[..upstream.len]
+        .iter()
+        .map(|v| v["number"].to_string())
+        .collect();
+    let fetch = |cursor: Option<&str>, budget: Budget, page_size: Option<usize>| {
+        list_issues_in(&upstream, way, &codec, cursor, budget, page_size)
+    };
+    crate::walk::walk(&crate::walk::Walker {
+        fetch: &fetch,
+        budget: Budget::tokens(budget),
+        format: way.format,
+        channels: way.channels,
+        key: "number",
+        name: "issue",
+        plural: "issues",
+        truth: &truth,
+        key_is_id: false,
+        totals: match way.total {
+            true => crate::walk::Totals::Known,
+            false => crate::walk::Totals::Upstream,
+        },
+        text_key: issue_key,
+        check_needs,
+    })
+}
+
+/// The smallest budget at which each of `upstream`'s issues is shown on a page of its own
+/// (alone, no cursor), in `way`: the smallest and the largest of them.
+fn alone_range(upstream: &Upstream, way: Way) -> (usize, usize) {
+    let rows: Vec<Issue> = data_set()[..upstream.len]
+        .iter()
+        .map(|v| serde_json::from_value(v.clone()).unwrap())
+        .collect();
+    let sizes: Vec<usize> = rows
+        .iter()
+        .map(|row| {
+            crate::smallest_budget(|b| {
+                way.shaper(Budget::tokens(b), None)
+                    .shape_blocking(std::slice::from_ref(row))
+                    .map(|s| s.report().records.shown == 1)
+                    .unwrap_or(false)
+            })
+        })
+        .collect();
+    (
+        *sizes.iter().min().unwrap_or(&1),
+        *sizes.iter().max().unwrap_or(&1),
+    )
+}
+
+/// The issue's first case, as a new user would write it from the README: 13 issues over 5
+/// upstream pages of 3, the `next` URL (about 80 bytes) as the continuation, no total,
+/// walked at every budget from where one issue fits alone up, a token at a time. Each
+/// promise holds at every budget; from where an issue's page of its own (its counts and a
+/// short cursor) fits, no issue is skipped. On the library before this fix, 10 of the 13
+/// issues were skipped at about one issue a page, the skipping answers over budget.
+#[test]
+fn the_readme_way_at_one_issue_a_page_shows_every_issue() {
+    let upstream = Upstream {
+        len: 13,
+        per_page: 3,
+        trailing_empty: false,
+        token: 0,
+    };
+    for format in [Format::Prose, Format::Json, Format::Table] {
+        let way = Way::readme(format);
+        let (least, most) = alone_range(&upstream, way);
+        for budget in least..=most + 60 {
+            let walked = walk_way(upstream, way, budget, budget % 5 == 0);
+            if budget >= most + 30 {
+                assert!(
+                    walked.skipped.is_empty() && walked.stopped.is_none(),
+                    "{format:?} at {budget}: {walked:?}"
+                );
+                assert_eq!(walked.seen.len(), 13, "{format:?} at {budget}");
+            }
+        }
+    }
+}
+
+/// The issue's second case: the tool fetches two upstream pages a call
+/// (`Call::upstream_pages`), at every budget from where an issue fits alone up. Before this
+/// fix, summaries said "0 issues shown after the first 7 of 13" when 2 had been shown, and
+/// `omitted.count` was 6 while 11 were never shown.
+#[test]
+fn upstream_pages_at_small_budgets_state_true_counts() {
+    let upstream = Upstream {
+        len: 13,
+        per_page: 3,
+        trailing_empty: false,
+        token: 0,
+    };
+    for format in [Format::Prose, Format::Json] {
+        for total in [false, true] {
+            let way = Way {
+                span: true,
+                total,
+                ..Way::readme(format)
+            };
+            let (least, most) = alone_range(&upstream, way);
+            for budget in least..=most + 40 {
+                let walked = walk_way(upstream, way, budget, budget % 3 == 0);
+                if budget >= most + 30 {
+                    assert_eq!(walked.seen.len(), 13, "{format:?} {total} at {budget}");
+                }
+            }
+        }
+    }
+}
+
+/// The issue's third case: a search response with a total and two items, at budgets around
+/// each item's size. Before this fix both were skipped as too large at 110 tokens though each
+/// fits alone on a page with no cursor, and the second answer said "0 issues shown after the
+/// first 1 of 2" when none had been shown.
+#[test]
+fn a_search_with_a_total_skips_only_what_no_page_of_its_own_shows() {
+    let upstream = Upstream {
+        len: 2,
+        per_page: 30,
+        trailing_empty: false,
+        token: 0,
+    };
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        let way = Way {
+            total: true,
+            ..Way::readme(format)
+        };
+        let (least, most) = alone_range(&upstream, way);
+        let mut shown_both = false;
+        for budget in least.saturating_sub(2)..=most + 40 {
+            let walked = walk_way(upstream, way, budget, true);
+            shown_both |= walked.seen.len() == 2;
+        }
+        assert!(shown_both, "{format:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config(48))]
+
+    /// Every way of paging an upstream: one page a call or two, with and without the
+    /// upstream's total, signed and held cursors, continuations from 10 to 300 bytes (page
+    /// tokens) and the API's URLs, each format and profile, at budgets a token at a time
+    /// around where an issue fits alone: every issue once, every count true, never over
+    /// budget (the oracle, `walk`).
+    #[test]
+    fn every_issue_once_at_every_budget(
+        len in prop_oneof![Just(0usize), Just(1usize), Just(2usize), 0usize..=40],
+        per_page in prop_oneof![Just(1usize), 1usize..=12],
+        trailing_empty in any::<bool>(),
+        token in prop_oneof![Just(0usize), 10usize..=300],
+        span in any::<bool>(),
+        total in any::<bool>(),
+        held in any::<bool>(),
+        delta in prop_oneof![4 => -2i64..=3, 2 => 4i64..60, 1 => 60i64..1_500],
+        at_most in any::<bool>(),
+        format in prop_oneof![Just(Format::Json), Just(Format::Prose), Just(Format::Table)],
+        channels in prop_oneof![Just(ChannelPolicy::Both), Just(ChannelPolicy::Structured), Just(ChannelPolicy::Text)],
+    ) {
+        let upstream = Upstream { len, per_page, trailing_empty, token };
+        let way = Way { span, total, held, format, channels };
+        let (least, most) = alone_range(&upstream, way);
+        let base = if at_most { most } else { least };
+        let budget = (base as i64 + delta).max(1) as usize;
+        walk_way(upstream, way, budget, true);
     }
 }

@@ -43,7 +43,6 @@ pub struct Walker<'a> {
     /// A page from `cursor` at `budget`, `page_size` overriding the walk's when `Some`.
     pub fetch: &'a dyn Fn(Option<&str>, Budget, Option<usize>) -> Shaped,
     pub budget: Budget,
-    pub page_size: Option<usize>,
     pub format: Format,
     pub channels: ChannelPolicy,
     /// The output field that names a record, in `data` and as the text line's first cell.
@@ -231,7 +230,8 @@ pub fn first_cell(line: &str) -> String {
 
 /// The keys of the text channel.
 fn text_keys(w: &Walker<'_>, text: &str) -> Vec<String> {
-    if w.format == Format::Json {
+    // Under the structured profile the text channel is the same JSON.
+    if w.format == Format::Json || w.channels == ChannelPolicy::Structured {
         return data_keys(&serde_json::from_str(text).expect("JSON text"), w.key);
     }
     let lines: Vec<&str> = text.split('\n').collect();
@@ -265,23 +265,36 @@ pub fn within(w: &Walker<'_>, page: &Shaped, budget: Budget) -> bool {
     })
 }
 
-/// The budget a "too small for any answer" error asks for, if `page` is one.
+/// The budget a "too small for any answer" error asks for, if `page` is one: it starts with
+/// what it needs (`60 tokens needed: …`).
 pub fn asks_for(page: &Shaped) -> Option<Need> {
     if !page.is_error() {
         return None;
     }
     let summary = page.summary();
-    let (_, ask) = summary.split_once("; raise the ")?;
-    let ask = ask.trim_end_matches('.');
-    let n = ask.rsplit(' ').find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
-    let n = number(n);
-    Some(if ask.starts_with("budget") {
-        Need::Tokens(n)
-    } else if ask.starts_with("byte") {
-        Need::Bytes(n)
-    } else {
-        Need::Lines(n)
-    })
+    let (n, rest) = summary.split_once(' ')?;
+    let n = n.replace(',', "").parse().ok()?;
+    let unit = rest.split(['…', ' ']).next()?;
+    match unit {
+        "tokens" => Some(Need::Tokens(n)),
+        "bytes" => Some(Need::Bytes(n)),
+        "lines" => Some(Need::Lines(n)),
+        _ => None,
+    }
+}
+
+/// The tokens of the smallest error envelope there is (no summary) on the channels a model
+/// reads an error on, written here: below it no answer can keep within a budget.
+pub fn bare_error_tokens(w: &Walker<'_>) -> usize {
+    let json = r#"{"status":"error","summary":"","data":[],"omitted":{"count":0,"reason":null,"fields":[]},"next":null}"#;
+    let text = match w.format {
+        Format::Json => json.to_owned(),
+        _ => "error: .\nomitted: none.\nnext: null".to_owned(),
+    };
+    match w.channels {
+        ChannelPolicy::Text => tokens(&text),
+        _ => tokens(&text).max(tokens(json)),
+    }
 }
 
 fn with_tokens(budget: Budget, tokens: usize) -> Budget {
@@ -302,9 +315,16 @@ pub fn walk(w: &Walker<'_>) -> Walked {
     let mut cursor: Option<String> = None;
     for _ in 0..=2 * w.truth.len() + 2 {
         let page = (w.fetch)(cursor.as_deref(), w.budget, None);
-        let context = || format!("budget {:?}, page {}:\n{}", w.budget, out.summaries.len(), page.text());
-        // 3. Within the budget, counted here, on every channel the model may read.
-        assert!(within(w, &page, w.budget), "over budget: {}", context());
+        let number = out.summaries.len();
+        let context = || format!("budget {:?}, page {number}:\n{}", w.budget, page.text());
+        // 3. Within the budget, counted here, on every channel the model may read; over it
+        // only where not even the bare error envelope fits.
+        if !within(w, &page, w.budget) {
+            assert!(page.is_error(), "over budget: {}", context());
+            assert!(w.budget.max_tokens() < bare_error_tokens(w), "over budget: {}", context());
+            out.stopped = Some(w.budget.max_tokens());
+            return out;
+        }
         if page.is_error() {
             // The only error a walk may meet: a budget too small for this page. Its ask is
             // exact: that budget makes progress, one token less does not.
@@ -402,6 +422,11 @@ pub fn walk(w: &Walker<'_>) -> Walked {
         match stated.total {
             Some(t) => {
                 assert_eq!(omitted["count"].as_u64(), Some(t - out.seen.len() as u64), "omitted.count: {}", context());
+            }
+            None if matches!(stated.counts, Counted::NoMore(_)) => {
+                // "No more": this page covers nothing and nothing is left.
+                assert!(done && stated.skips.is_empty(), "{}", context());
+                assert_eq!(omitted["count"].as_u64(), Some(total - out.seen.len() as u64), "omitted.count: {}", context());
             }
             None => {
                 assert_eq!(w.totals, Totals::Upstream, "{}", context());
