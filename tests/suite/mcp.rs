@@ -1,7 +1,8 @@
 //! Tests: the rmcp integration. A shaped result as a tool call result (the text channel as
 //! `content`, the envelope as `structuredContent`, `isError` for error envelopes), the output
-//! schema against real envelopes, and the size hint. The schema is also validated by a real
-//! JSON Schema validator in the interop test (`tests/mcp_interop.py`).
+//! schema against real envelopes (draft-07 throughout, each row exact), and the size hint. The
+//! schema is also validated by the real validators of the MCP SDKs in the interop tests
+//! (`tests/mcp_interop.py`: jsonschema; `tests/mcp_interop_ts/`: Ajv and @cfworker/json-schema).
 
 use crate::desk::{self, Directory, Ticket};
 use rmcp::handler::server::tool::IntoCallToolResult;
