@@ -4,9 +4,14 @@
 
 It starts the server, lists its tools, checks that every tool with structured output declares
 an `outputSchema` and that every `structuredContent` it gets validates against it
-(`jsonschema`), pages `search_tickets` to the end (no duplicates, nothing skipped, the count
-equals the database's), reopens a stored result by its handle, sends a tampered cursor, and
-reads the server's log (stderr) for the SQL statements each page cost.
+(`jsonschema`, in the draft the schema declares, as the SDK itself validates), pages
+`search_tickets` to the end (no duplicates, nothing skipped, the count equals the
+database's), reopens a stored result by its handle, sends a tampered cursor, and reads the
+server's log (stderr) for the SQL statements each page cost. Then it connects once under
+each client name of a channel profile and pages the whole search again by the `next` that
+profile's model reads; answers made wrong on purpose (a wrong type at each row position, a
+row one value too long or too short, an object with a wrong, extra or missing field) must
+fail validation. `tests/mcp_interop_ts/` does the same with the TypeScript SDK.
 
 Run by hand (the README's test section):
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import json
 import os
 import re
@@ -32,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from jsonschema.validators import validator_for
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
@@ -54,10 +61,20 @@ PROFILE_CLIENTS = [
     ("claude-code", "structured"),
     ("codex-mcp-client", "structured"),
     ("Visual Studio Code", "structured"),
+    ("open-webui", "text"),
     ("langchain-mcp-adapters", "text"),
     ("mcp", "text"),
     ("an-agent-nobody-knows", "both"),
 ]
+
+
+def validator(schema: dict[str, Any]) -> Any:
+    """The validator the MCP Python SDK builds for an outputSchema (`mcp.client.session`): the
+    draft the schema's `$schema` declares (2020-12 when it declares none), after checking the
+    schema against that draft's meta-schema (raises `jsonschema.SchemaError`)."""
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 def default_server() -> Path:
@@ -90,7 +107,7 @@ class Session:
     def __init__(self, client: Client, checks: Checks) -> None:
         self.client = client
         self.checks = checks
-        self.schemas: dict[str, dict[str, Any]] = {}
+        self.schemas: dict[str, Any] = {}  # a validator per tool
         self.hints: dict[str, int] = {}
         self.validated = 0
         self.invalid: list[str] = []
@@ -108,7 +125,7 @@ class Session:
         if schema is None or structured is None:
             self.invalid.append(f"{tool}({args}): no schema or no structuredContent")
         else:
-            errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(structured), key=str)
+            errors = sorted(schema.iter_errors(structured), key=str)
             if errors:
                 self.invalid.append(f"{tool}({args}): {errors[0].message}")
             else:
@@ -173,13 +190,15 @@ async def run(server: Path, log_path: Path, checks: Checks) -> None:
     sql_checks(log_path, checks)
     session_checks(log_path, checks)
     counts: dict[str, int] = {}
+    seen: dict[str, Any] = {}
     for name, profile in PROFILE_CLIENTS:
         profile_log = log_path.with_suffix(f".{len(counts)}.log")
         with open(profile_log, "w", encoding="utf-8") as errlog:
             hello = Implementation(name=name, version="1.0")
             async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S, client_info=hello) as client:
-                counts[name] = await profile_scenario(client, name, profile, checks)
+                counts[name] = await profile_scenario(client, name, profile, checks, seen)
         first_page_figures(profile_log, name, profile)
+    wrong_answer_checks(seen, checks)
     print("     first page's tickets by client: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
     both = counts["an-agent-nobody-knows"]
     checks.check(
@@ -212,9 +231,105 @@ def prose_records(text: str) -> int:
     return ends[0] - 1 if ends else -1
 
 
-async def profile_scenario(client: Client, name: str, profile: str, checks: Checks) -> int:
+async def walk_as(client: Client, profile: str) -> tuple[list[str], int, list[str]]:
+    """Pages `search_tickets` to the end as a client of `profile` reads it: the envelope's
+    records and `next`, or, for a text reader, the prose's record lines and the cursor on its
+    `next:` line. The SDK validates each `structuredContent` itself (`call_tool` raises when
+    one does not match). Returns (ids, pages, problems)."""
+    ids: list[str] = []
+    problems: list[str] = []
+    cursor = None
+    for page in range(1, MAX_PAGES + 1):
+        args = {} if cursor is None else {"cursor": cursor}
+        result = await asyncio.wait_for(client.call_tool("search_tickets", args), CALL_TIMEOUT_S)
+        texts = [c.text for c in result.content if getattr(c, "type", None) == "text"]
+        text = texts[0] if len(texts) == 1 else ""
+        if result.is_error:
+            problems.append(f"page {page} is an error: {text[:160]}")
+            return ids, page, problems
+        if profile == "text":
+            lines = text.splitlines()
+            end = next((i for i, line in enumerate(lines) if line.startswith("omitted: ")), 1)
+            ids.extend(line.split(" ", 1)[0] for line in lines[1:end])
+            found = re.search(r"^next: .*cursor=(\S+)", text, re.M)
+            cursor = found.group(1) if found else None
+            if result.structured_content is not None:
+                problems.append(f"page {page}: structuredContent for a text reader")
+        else:
+            env = result.structured_content or {}
+            if ("fields" in env) != (profile == "structured"):
+                problems.append(f"page {page}: not the {'rows' if profile == 'structured' else 'objects'} form")
+            ids.extend(ids_of(env))
+            cursor = env.get("next")
+        if cursor is None:
+            return ids, page, problems
+    problems.append(f"still a next cursor after {MAX_PAGES} pages")
+    return ids, MAX_PAGES, problems
+
+
+def wrong_answers(rows: dict[str, Any] | None, objects: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+    """Real answers made wrong on purpose, each with what is wrong (as the TypeScript interop
+    makes them): a value of no field's type at each row position, a status word no legend has,
+    a row one value too long and one too short, `fields` in another order; an object with a
+    wrong type, a field the projection leaves out, a field missing; a row without `fields`."""
+    wrong: list[tuple[str, dict[str, Any]]] = []
+    if rows and rows.get("data"):
+        fields = rows["fields"]
+        for i, field in enumerate(fields):
+            bad = copy.deepcopy(rows)
+            bad["data"][0][i] = {"not": "a field value"}
+            wrong.append((f"rows: an object at position {i} ({field})", bad))
+        bad = copy.deepcopy(rows)
+        bad["data"][0][fields.index("status")] = "sideways"
+        wrong.append(("rows: a status the legend does not have", bad))
+        bad = copy.deepcopy(rows)
+        bad["data"][0].append(bad["data"][0][-1])
+        wrong.append((f"rows: a row one value too long ({len(bad['data'][0])})", bad))
+        bad = copy.deepcopy(rows)
+        bad["data"][0].pop()
+        wrong.append((f"rows: a row one value too short ({len(bad['data'][0])})", bad))
+        bad = copy.deepcopy(rows)
+        bad["fields"][0], bad["fields"][1] = bad["fields"][1], bad["fields"][0]
+        wrong.append(("rows: fields in another order", bad))
+    if objects and objects.get("data"):
+        bad = copy.deepcopy(objects)
+        bad["data"][0]["subject"] = 42
+        wrong.append(("objects: a number as the subject", bad))
+        bad = copy.deepcopy(objects)
+        bad["data"][0]["sla_due_at"] = "2026-03-01"
+        wrong.append(("objects: a field the projection leaves out", bad))
+        bad = copy.deepcopy(objects)
+        del bad["data"][0]["org"]
+        wrong.append(("objects: a field missing", bad))
+        bad = copy.deepcopy(objects)
+        bad["data"][0] = list(bad["data"][0].values())
+        wrong.append(("objects: a row without fields", bad))
+    return wrong
+
+
+def wrong_answer_checks(seen: dict[str, Any], checks: Checks) -> None:
+    """The schema describes the rows exactly: the real first pages of both forms validate,
+    every wrong answer fails, under the validator the SDK builds for it."""
+    schema = seen.get("schema")
+    if not checks.check("a rows and an objects first page were received, with the schema", schema is not None and "rows" in seen and "objects" in seen, str(sorted(seen))):
+        return
+    check = validator(schema)
+    real = [e for form in ("rows", "objects") for e in check.iter_errors(seen[form])]
+    checks.check(f"{type(check).__name__}: both real first pages validate", not real, str(real[:1]))
+    wrong = wrong_answers(seen["rows"], seen["objects"])
+    accepted = [what for what, env in wrong if check.is_valid(env)]
+    checks.check(
+        f"{type(check).__name__}: rejects all {len(wrong)} wrong answers (each row position's type, a row too long, too short, …)",
+        len(wrong) >= 15 and not accepted,
+        "; ".join(accepted) or f"only {len(wrong)} wrong answers made",
+    )
+
+
+async def profile_scenario(client: Client, name: str, profile: str, checks: Checks, seen: dict[str, Any]) -> int:
     """One session as the client `name`: tools/list, a first page, the page after it by the
-    cursor the model would read, and an error. Returns the first page's record count."""
+    cursor the model would read, an error, and the whole search by the cursors the model
+    reads. Keeps in `seen` the schema and a first page of each form. Returns the first page's
+    record count."""
     listed = await asyncio.wait_for(client.list_tools(), CALL_TIMEOUT_S)
     schemas = [tool.output_schema is not None for tool in listed.tools]
     want_schema = profile != "text"
@@ -258,8 +373,11 @@ async def profile_scenario(client: Client, name: str, profile: str, checks: Chec
         )
         shown = len(records_of(structured or {}))
         schema = next((t.output_schema for t in listed.tools if t.name == "search_tickets"), None)
-        errors = [] if schema is None or structured is None else list(jsonschema.Draft202012Validator(schema).iter_errors(structured))
+        errors = [] if schema is None or structured is None else list(validator(schema).iter_errors(structured))
         form = "rows" if is_json else "objects"
+        if schema is not None and isinstance(structured, dict):
+            seen.setdefault("schema", schema)
+            seen.setdefault(form, structured)
         checks.check(
             f"{name} ({profile}): structuredContent in the {form} form, valid against outputSchema, "
             "naming its untrusted fields",
@@ -275,6 +393,12 @@ async def profile_scenario(client: Client, name: str, profile: str, checks: Chec
         bool(bad.is_error) and bad_text.startswith("error: ") and "without a cursor" in bad_text
         and (bad.structured_content is None) == (profile == "text"),
         bad_text[:200],
+    )
+    ids, pages, problems = await walk_as(client, profile)
+    checks.check(
+        f"{name} ({profile}): the whole search by the next the model reads: {pages} pages, every ticket exactly once",
+        not problems and len(ids) == len(set(ids)) == DB_TICKETS,
+        "; ".join(problems[:3]) or f"{len(ids)} shown, {len(set(ids))} distinct of {DB_TICKETS}",
     )
     return shown
 
@@ -292,11 +416,11 @@ async def scenario(session: Session, checks: Checks) -> None:
         detail = "no outputSchema"
         if ok:
             try:
-                jsonschema.Draft202012Validator.check_schema(schema)
-                session.schemas[name] = schema
+                session.schemas[name] = validator(schema)
             except jsonschema.SchemaError as e:
                 ok, detail = False, f"not a valid JSON Schema: {e.message}"
-        checks.check(f"{name} declares a valid outputSchema", ok, detail)
+        dialect = type(session.schemas[name]).__name__ if name in session.schemas else "none"
+        checks.check(f"{name} declares a valid outputSchema ({dialect})", ok, detail)
         hint = (tool.meta or {}).get(SIZE_HINT_KEY)
         if checks.check(f"{name} carries _meta[{SIZE_HINT_KEY}]", isinstance(hint, int) and hint > 0, f"got {hint!r}"):
             session.hints[name] = hint

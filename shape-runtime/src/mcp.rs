@@ -175,10 +175,16 @@ pub fn tools_for(tools: Vec<Tool>, profile: ChannelPolicy) -> Vec<Tool> {
 
 /// The `outputSchema` of a tool answering with records of `T`: the envelope (`status`,
 /// `summary`, `T`'s projected records as `data` or as `fields` and `rows`, `omitted`, `next`,
-/// and `untrusted` when `T` has untrusted fields) as a JSON Schema object (draft 2020-12), for
+/// and `untrusted` when `T` has untrusted fields) as a JSON Schema object, for
 /// `#[tool(output_schema = mcp::output_schema::<Ticket>())]`. It describes both record forms
 /// ([`StructuredForm`](crate::StructuredForm)), so the form can be chosen per client; error
 /// envelopes validate against it too. Also usable to validate `structuredContent` in tests.
+///
+/// It declares draft-07 ([`schema::DIALECT`](crate::schema::DIALECT)) and uses draft-07's
+/// keywords only, a row as an `items` array: the TypeScript SDK's default validator applies
+/// draft-07 rules whatever a schema declares, and the Python SDK's reads the declared draft,
+/// so both read the same schema (a 2020-12 row, `prefixItems` with `items: false`, made the
+/// TypeScript SDK reject every row).
 pub fn output_schema<T: ToolResult>() -> Arc<JsonObject> {
     into_object(crate::schema::envelope::<T>())
 }

@@ -1,5 +1,13 @@
 //! JSON Schemas of what is really returned: a projected record (built from the derive's view
 //! of each field) and the envelope around a page of them.
+//!
+//! The envelope's schema declares JSON Schema draft-07 ([`DIALECT`]) and uses only keywords
+//! draft-07 has, so it means the same to every client's validator: the MCP TypeScript SDK's
+//! default (Ajv) reads every schema by draft-07 rules whatever it declares, and validators that
+//! read `$schema` (the MCP Python SDK's `jsonschema`, the TypeScript SDK's 2.x providers) then
+//! read it by draft-07 rules too. Under 2020-12 rules the rows form could not be stated so
+//! that draft-07 reads it the same (2020-12 states a row as `prefixItems`, which draft-07
+//! ignores, and draft-07 as an `items` array, which 2020-12 forbids).
 
 use crate::date::{DateField, EpochField};
 use crate::ids::IdField;
@@ -256,6 +264,9 @@ fn regex_escape(text: &str) -> String {
 /// those fields' schemas, position by position (`if` `fields` is present, `then` rows, `else`
 /// objects). Error and empty envelopes validate against it too.
 ///
+/// The schema is draft-07 ([`DIALECT`]): a row is an `items` array of its fields' schemas
+/// with `additionalItems: false`, and `minItems` and `maxItems` both the number of fields.
+///
 /// ```
 /// use toolshape::ToolResult;
 ///
@@ -266,16 +277,20 @@ fn regex_escape(text: &str) -> String {
 /// }
 ///
 /// let schema = toolshape::schema::envelope::<City>().to_value();
+/// assert_eq!(schema["$schema"], toolshape::schema::DIALECT);
 /// assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
 /// // The objects form's record, and the rows form's row:
 /// assert_eq!(schema["else"]["properties"]["data"]["items"]["required"], serde_json::json!(["name"]));
 /// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["name"]));
-/// assert_eq!(schema["then"]["properties"]["data"]["items"]["prefixItems"][0]["type"], "string");
+/// let row = &schema["then"]["properties"]["data"]["items"];
+/// assert_eq!(row["items"][0]["type"], "string");
+/// assert_eq!(row["additionalItems"], false);
+/// assert_eq!((&row["minItems"], &row["maxItems"]), (&serde_json::json!(1), &serde_json::json!(1)));
 /// ```
 pub fn envelope<T: crate::project::ToolResult>() -> Schema {
-    let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft2020_12());
+    let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft07());
     let record = T::record_schema(&mut generator);
-    let defs = generator.take_definitions(true);
+    let defs = generator.take_definitions(false);
     envelope_with(
         record,
         defs,
@@ -284,15 +299,54 @@ pub fn envelope<T: crate::project::ToolResult>() -> Schema {
     )
 }
 
-/// The envelope around records of `record`'s schema (draft 2020-12), with `defs` as `$defs`;
-/// any field may be named untrusted.
+/// The `$schema` every envelope schema declares: JSON Schema draft-07 (see the
+/// [module docs](self) for why).
+pub const DIALECT: &str = "http://json-schema.org/draft-07/schema#";
+
+/// The envelope around records of `record`'s schema, with `defs` as its definitions; any
+/// field may be named untrusted. Either draft may be given: the result is draft-07
+/// ([`DIALECT`]), with `defs` under `definitions` and references to `#/$defs/…` pointed
+/// there, `prefixItems` written as an `items` array, and `unevaluatedProperties` and a
+/// `$ref`'s sibling keywords in their draft-07 forms (schemars' draft-07 transforms).
 pub fn envelope_of(record: Schema, defs: Map<String, Value>, title: &str) -> Schema {
     envelope_with(record, defs, title, &[])
 }
 
+/// `schema` in draft-07's keywords: schemars' draft-07 transforms over every subschema, and
+/// references into `$defs` pointed at `definitions`.
+fn to_draft07(schema: &mut Schema) {
+    let mut settings = schemars::generate::SchemaSettings::draft07();
+    for transform in &mut settings.transforms {
+        transform.transform(schema);
+    }
+    if let Some(root) = schema.as_object_mut() {
+        repoint_definitions(root);
+    }
+}
+
+fn repoint_definitions(schema: &mut Map<String, Value>) {
+    for (key, value) in schema.iter_mut() {
+        match value {
+            Value::String(target) if key == "$ref" => {
+                if let Some(name) = target.strip_prefix("#/$defs/") {
+                    *target = format!("#/definitions/{name}");
+                }
+            }
+            Value::Object(map) => repoint_definitions(map),
+            Value::Array(items) => {
+                for map in items.iter_mut().filter_map(Value::as_object_mut) {
+                    repoint_definitions(map);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The rows form of `record`: `fields` (its output names, in order) and a row (an array of
-/// its fields' values in that order). A record schema without named fields (`open_result`'s
-/// selections) gives any names and any arrays.
+/// its fields' values in that order: draft-07's `items` array, closed by `additionalItems`,
+/// its length stated again as `minItems` and `maxItems`). A record schema without named
+/// fields (`open_result`'s selections) gives any names and any arrays.
 fn rows_of(record: &Schema) -> (Value, Value) {
     let fields_described =
         "the rows form: the field names, once, in the order each record in data gives its values";
@@ -314,9 +368,10 @@ fn rows_of(record: &Schema) -> (Value, Value) {
                 serde_json::json!({
                     "type": "array",
                     "description": row_described,
-                    "prefixItems": items,
-                    "items": false,
+                    "items": items,
+                    "additionalItems": false,
                     "minItems": n,
+                    "maxItems": n,
                 }),
             )
         }
@@ -363,7 +418,7 @@ fn envelope_with(
     .map(|r| r.as_str())
     .collect();
     let mut schema = json_schema!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$schema": DIALECT,
         "title": title,
         "type": "object",
         "properties": {
@@ -422,7 +477,8 @@ fn envelope_with(
         "additionalProperties": false,
     });
     if !defs.is_empty() {
-        schema.insert("$defs".to_owned(), Value::Object(defs));
+        schema.insert("definitions".to_owned(), Value::Object(defs));
     }
+    to_draft07(&mut schema);
     schema
 }

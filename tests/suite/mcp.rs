@@ -1,7 +1,8 @@
 //! Tests: the rmcp integration. A shaped result as a tool call result (the text channel as
 //! `content`, the envelope as `structuredContent`, `isError` for error envelopes), the output
-//! schema against real envelopes, and the size hint. The schema is also validated by a real
-//! JSON Schema validator in the interop test (`tests/mcp_interop.py`).
+//! schema against real envelopes (draft-07 throughout, each row exact), and the size hint. The
+//! schema is also validated by the real validators of the MCP SDKs in the interop tests
+//! (`tests/mcp_interop.py`: jsonschema; `tests/mcp_interop_ts/`: Ajv and @cfworker/json-schema).
 
 use crate::desk::{self, Directory, Ticket};
 use rmcp::handler::server::tool::IntoCallToolResult;
@@ -186,9 +187,10 @@ pub(crate) fn assert_envelope_fits_schema<T: toolshape::ToolResult>(envelope: &V
         assert_eq!(props["fields"]["const"], json!(fields));
         let row_schema = &schema["then"]["properties"]["data"]["items"];
         assert_eq!(props["data"]["items"]["anyOf"][1], *row_schema);
-        assert_eq!(row_schema["items"], json!(false));
+        assert_eq!(row_schema["additionalItems"], json!(false));
         assert_eq!(row_schema["minItems"], json!(fields.len()));
-        let positions = row_schema["prefixItems"].as_array().expect("prefixItems");
+        assert_eq!(row_schema["maxItems"], json!(fields.len()));
+        let positions = row_schema["items"].as_array().expect("items, one a field");
         for row in rows.as_array().expect("rows") {
             let row = row.as_array().expect("a row is an array");
             assert_eq!(row.len(), positions.len());
@@ -252,10 +254,7 @@ fn the_output_schema_describes_real_envelopes() {
     assert_envelope_fits_schema::<Ticket>(&empty.structured());
 
     let schema = mcp::output_schema::<Ticket>();
-    assert_eq!(
-        schema["$schema"],
-        "https://json-schema.org/draft/2020-12/schema"
-    );
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
     assert_eq!(schema["type"], "object");
     let record = &schema["else"]["properties"]["data"]["items"];
     assert_eq!(
@@ -272,6 +271,224 @@ fn the_output_schema_describes_real_envelopes() {
         mcp::open_result_input_schema()["required"],
         json!(["handle"])
     );
+}
+
+/// A type with a schema of its own: schemars puts it in the definitions and refers to it.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+enum Tier {
+    Gold,
+    Silver,
+}
+
+/// A record whose schema holds what schemars writes differently by draft: a type behind a
+/// `$ref`, a tuple (2020-12's `prefixItems`), a nullable list of the referenced type.
+#[derive(toolshape::ToolResult)]
+#[shape(name = "account", plural = "accounts")]
+struct Account {
+    #[shape(show)]
+    id: String,
+    #[shape(show)]
+    tier: Tier,
+    #[shape(show)]
+    span: (u32, String),
+    #[shape(show)]
+    tiers: Option<Vec<Tier>>,
+}
+
+/// Keywords draft-07 does not have: a validator applying draft-07 rules ignores each (as the
+/// TypeScript SDK's default ignored `prefixItems` and then read `items: false` as "no item").
+const NOT_IN_DRAFT_07: &[&str] = &[
+    "prefixItems",
+    "$defs",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "dependentRequired",
+    "dependentSchemas",
+    "minContains",
+    "maxContains",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "$vocabulary",
+];
+
+/// Every subschema of `schema` (itself first), by the keywords that hold subschemas.
+fn subschemas(schema: &Value) -> Vec<&Value> {
+    let mut all = vec![schema];
+    let Some(object) = schema.as_object() else {
+        return all;
+    };
+    for (key, value) in object {
+        let children: Vec<&Value> = match (key.as_str(), value) {
+            ("properties" | "patternProperties" | "definitions", Value::Object(map)) => {
+                map.values().collect()
+            }
+            ("allOf" | "anyOf" | "oneOf" | "items", Value::Array(list)) => list.iter().collect(),
+            (
+                "items"
+                | "additionalItems"
+                | "additionalProperties"
+                | "contains"
+                | "propertyNames"
+                | "not"
+                | "if"
+                | "then"
+                | "else",
+                child,
+            ) => vec![child],
+            _ => Vec::new(),
+        };
+        all.extend(children.into_iter().flat_map(subschemas));
+    }
+    all
+}
+
+/// `schema` is draft-07 throughout: declared so, no keyword of a later draft anywhere, every
+/// `$ref` alone in its object (draft-07 ignores a `$ref`'s siblings) and pointing at one of
+/// its definitions.
+fn assert_draft_07(schema: &Value) {
+    assert_eq!(schema["$schema"], toolshape::schema::DIALECT);
+    assert_eq!(
+        toolshape::schema::DIALECT,
+        "http://json-schema.org/draft-07/schema#"
+    );
+    for sub in subschemas(schema) {
+        let Some(object) = sub.as_object() else {
+            assert!(sub.is_boolean(), "not a schema: {sub}");
+            continue;
+        };
+        for key in NOT_IN_DRAFT_07 {
+            assert!(object.get(*key).is_none(), "{key} in {sub}");
+        }
+        if let Some(target) = object.get("$ref") {
+            assert_eq!(object.len(), 1, "a $ref with siblings: {sub}");
+            let name = target
+                .as_str()
+                .and_then(|t| t.strip_prefix("#/definitions/"))
+                .unwrap_or_else(|| panic!("a $ref outside the definitions: {target}"));
+            assert!(
+                schema["definitions"].get(name).is_some(),
+                "{target} unresolved"
+            );
+        }
+    }
+}
+
+/// The row of the rows form, position by position: an `items` array of the record's field
+/// schemas in the order of `fields`, nothing after them, and exactly that many values.
+fn assert_rows_exact(schema: &Value) {
+    let record = &schema["else"]["properties"]["data"]["items"];
+    let row = &schema["then"]["properties"]["data"]["items"];
+    let fields = schema["properties"]["fields"]["const"]
+        .as_array()
+        .expect("fields is a constant");
+    assert_eq!(
+        &record["required"],
+        &schema["properties"]["fields"]["const"]
+    );
+    let positions: Vec<Value> = fields
+        .iter()
+        .map(|f| record["properties"][f.as_str().expect("a name")].clone())
+        .collect();
+    assert_eq!(row["type"], "array");
+    assert_eq!(row["items"], Value::Array(positions));
+    assert_eq!(row["additionalItems"], json!(false));
+    assert_eq!(row["minItems"], json!(fields.len()));
+    assert_eq!(row["maxItems"], json!(fields.len()));
+    assert_eq!(schema["properties"]["data"]["items"]["anyOf"][1], *row);
+}
+
+#[test]
+fn the_output_schema_is_draft_07_throughout_and_its_rows_are_exact() {
+    let ticket = Value::Object((*mcp::output_schema::<Ticket>()).clone());
+    assert_draft_07(&ticket);
+    assert_rows_exact(&ticket);
+    assert_eq!(
+        ticket["properties"]["fields"]["const"],
+        json!([
+            "id",
+            "subject",
+            "status",
+            "priority",
+            "assignee",
+            "org",
+            "opened",
+            "last_update"
+        ])
+    );
+
+    let account = Value::Object((*mcp::output_schema::<Account>()).clone());
+    assert_draft_07(&account);
+    assert_rows_exact(&account);
+    let record = &account["else"]["properties"]["data"]["items"]["properties"];
+    assert_eq!(record["tier"], json!({ "$ref": "#/definitions/Tier" }));
+    assert_eq!(
+        account["definitions"]["Tier"]["enum"],
+        json!(["Gold", "Silver"])
+    );
+    // The tuple, as draft-07 states one: an `items` array, its length fixed.
+    assert_eq!(record["span"]["items"][0]["type"], "integer");
+    assert_eq!(record["span"]["items"][1]["type"], "string");
+    assert_eq!(
+        (&record["span"]["minItems"], &record["span"]["maxItems"]),
+        (&json!(2), &json!(2))
+    );
+
+    // Real answers of both forms fit it, position by position.
+    let accounts = [
+        Account {
+            id: "a1".into(),
+            tier: Tier::Gold,
+            span: (3, "days".into()),
+            tiers: None,
+        },
+        Account {
+            id: "a2".into(),
+            tier: Tier::Silver,
+            span: (1, "week".into()),
+            tiers: Some(vec![Tier::Gold]),
+        },
+    ];
+    for form in [
+        toolshape::StructuredForm::Rows,
+        toolshape::StructuredForm::Objects,
+    ] {
+        let shaped = Shaper::for_tool("accounts")
+            .structured_form(form)
+            .shape_blocking(&accounts)
+            .expect("shapes");
+        assert_eq!(crate::records(&shaped.structured()).len(), 2);
+        assert_envelope_fits_schema::<Account>(&shaped.structured());
+    }
+
+    // open_result's records are any objects, its rows any arrays: draft-07 too.
+    assert_draft_07(&Value::Object((*mcp::open_result_output_schema()).clone()));
+
+    // A record schema written for 2020-12, with its own `$defs`, comes out draft-07.
+    let record = schemars::json_schema!({
+        "type": "object",
+        "properties": {
+            "pair": { "type": "array", "prefixItems": [{ "type": "integer" }, { "$ref": "#/$defs/Name" }], "items": false },
+            "name": { "$ref": "#/$defs/Name", "description": "a name" },
+        },
+        "required": ["pair", "name"],
+        "additionalProperties": false,
+    });
+    let defs = json!({ "Name": { "type": "string" } })
+        .as_object()
+        .cloned()
+        .expect("defs");
+    let wrapped = toolshape::schema::envelope_of(record, defs, "pairs").to_value();
+    assert_draft_07(&wrapped);
+    assert_rows_exact(&wrapped);
+    let pair = &wrapped["else"]["properties"]["data"]["items"]["properties"]["pair"];
+    assert_eq!(
+        pair["items"],
+        json!([{ "type": "integer" }, { "$ref": "#/definitions/Name" }])
+    );
+    assert_eq!(pair["additionalItems"], json!(false));
 }
 
 #[test]
