@@ -742,7 +742,9 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         };
         let mut from = 0;
         let mut fast = true;
-        loop {
+        // Each pass gives back a record, so passes are bounded by the reach; the bound is
+        // kept as a guard (a page never plans forever, whatever a tokenizer counts).
+        for _ in 0..=self.reach() + 1 {
             self.plan_from(&mut plan, from, fast)?;
             // The page as planned, checked exactly: admitting against the reserve may have
             // let in a record the real envelope has no room for (the reserve is an estimate
@@ -760,6 +762,9 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             from = index;
             fast = false;
         }
+        while plan.admission.pop().is_some() {}
+        plan.skips.clear();
+        Ok(plan)
     }
 
     /// Plans from the record at `from` until the page stops; `fast` admits against the
@@ -1013,6 +1018,9 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         };
         let mut rest = Vec::with_capacity(left);
         let mut more = first.size();
+        if !base.fits_more(envelope, more) {
+            return Ok(None);
+        }
         let mut fits = true;
         for index in from + 1..reach {
             let segment = self.rendered(index, after + (index - from) > 0)?;

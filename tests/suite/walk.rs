@@ -320,8 +320,15 @@ pub fn walk(w: &Walker<'_>) -> Walked {
         // 3. Within the budget, counted here, on every channel the model may read; over it
         // only where not even the bare error envelope fits.
         if !within(w, &page, w.budget) {
+            // Only an error cut to its shortest (the two words that say what it needs, or
+            // less), where nothing that says what it needs can fit.
             assert!(page.is_error(), "over budget: {}", context());
-            assert!(w.budget.max_tokens() < bare_error_tokens(w), "over budget: {}", context());
+            let words = page.summary().split(' ').count();
+            assert!(
+                w.budget.max_tokens() < bare_error_tokens(w) || words <= 2 && asks_for(&page).is_some(),
+                "over budget: {}",
+                context()
+            );
             out.stopped = Some(w.budget.max_tokens());
             return out;
         }
