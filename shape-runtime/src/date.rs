@@ -378,7 +378,11 @@ impl Day {
 
 /// Text that is not a `YYYY-MM-DD` date.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a date; write it as YYYY-MM-DD")]
+#[error(
+    "`{}` is not a date{}; write it as YYYY-MM-DD",
+    crate::untrusted::echo::reveal(.0).0,
+    crate::untrusted::echo::hidden_note(crate::untrusted::echo::reveal(.0).1)
+)]
 pub struct DayError(pub String);
 
 impl FromStr for Day {
