@@ -848,3 +848,112 @@ fn every_request_gets_an_answer_however_deep_or_long() {
         server.still_answers(id);
     }
 }
+
+/// The line limits of `mcp::guarded` at their edges, over an in-memory pipe: with a limit of
+/// 1,000 bytes, a message of 999 and of 1,000 bytes is read and one of 1,001 is answered as
+/// too long, with its id, the next line read as usual; the id of an over-long line is found
+/// in its first 64 KiB (65,536 bytes) and not past them, and an id the cut runs through is
+/// no id. JSON that is not a JSON-RPC request is answered with its id too.
+#[tokio::test]
+async fn the_guarded_transport_holds_its_limits_at_the_edge() {
+    use rmcp::model::RequestId;
+    use rmcp::transport::Transport;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (mut client, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, client_out) = tokio::io::duplex(1 << 20);
+    let mut transport = mcp::guarded((server_in, server_out)).with_max_line_length(1_000);
+    let mut answers = BufReader::new(client_out).lines();
+    let mut send = async |line: String| {
+        client
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("the pipe takes it");
+    };
+    // A ping of exactly `bytes` bytes (JSON allows the trailing spaces).
+    let ping = |id: u64, bytes: usize| {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        format!("{line}{}", " ".repeat(bytes - line.len()))
+    };
+    let mut received = async || -> RequestId {
+        let message = tokio::time::timeout(std::time::Duration::from_secs(10), transport.receive())
+            .await
+            .expect("a message within 10 s")
+            .expect("the stream is open");
+        message.into_request().expect("a request").1
+    };
+    let mut answer = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(10), answers.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .expect("readable")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    };
+
+    for (id, bytes) in [(1u64, 999usize), (2, 1_000), (3, 1_001)] {
+        send(ping(id, bytes)).await;
+        if bytes <= 1_000 {
+            assert_eq!(
+                received().await,
+                RequestId::Number(id as i64),
+                "{bytes} bytes"
+            );
+            continue;
+        }
+        send(ping(4, 60)).await;
+        assert_eq!(received().await, RequestId::Number(4), "read on after it");
+        let refused = answer().await;
+        assert_eq!(refused["id"], id, "{refused}");
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("the message is 1,001 bytes, over the 1,000 bytes"),
+            "{message}"
+        );
+        assert_eq!(
+            refused["error"]["data"],
+            json!({"bytes": 1_001, "max_bytes": 1_000})
+        );
+    }
+
+    // The id of an over-long line, by where it ends: the byte after `"id":7` (a comma) is the
+    // 65,536th, the last kept (found), or the 65,537th (not found: the 7 runs to the cut).
+    let head = r#"{"jsonrpc":"2.0","method":"ping","params":{"p":""#;
+    let before_id = r#""},"id":7"#;
+    for (comma_at, found) in [(65_535usize, true), (65_536, false)] {
+        let pad = comma_at - head.len() - before_id.len();
+        let line = format!(
+            r#"{head}{}{before_id},"q":"{}"}}"#,
+            "x".repeat(pad),
+            "y".repeat(70_000)
+        );
+        assert_eq!(line.find(r#"7,"q""#).map(|at| at + 1), Some(comma_at));
+        send(line).await;
+        send(ping(8, 60)).await;
+        assert_eq!(received().await, RequestId::Number(8));
+        let refused = answer().await;
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        assert_eq!(
+            refused.get("id").cloned(),
+            found.then(|| json!(7)),
+            "comma at {comma_at}: {refused}"
+        );
+    }
+
+    // Well-formed JSON that is not a request this server reads: -32600, with its id.
+    send(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"not an object"}"#.into()).await;
+    send(ping(10, 60)).await;
+    assert_eq!(received().await, RequestId::Number(10));
+    let refused = answer().await;
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(9), json!(-32600))
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("the message is not a JSON-RPC message this server reads"),
+        "{refused}"
+    );
+}

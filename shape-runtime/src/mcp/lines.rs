@@ -84,8 +84,8 @@ where
 }
 
 impl<R, W: AsyncWrite> Guarded<R, W> {
-    /// The longest line read, in bytes (rmcp's default, 16 MiB, unless set); a longer one
-    /// is answered as too long, never buffered whole.
+    /// The longest message read, in bytes without its newline (rmcp's default line length,
+    /// 16 MiB, unless set); a longer one is answered as too long, never buffered whole.
     pub fn with_max_line_length(mut self, bytes: usize) -> Self {
         self.max_line_length = bytes;
         self
@@ -131,7 +131,13 @@ where
                         head.extend_from_slice(&piece[..room.min(piece.len())]);
                         *total = total.saturating_add(take);
                     }
-                    None if self.line.len().saturating_add(take) > self.max_line_length => {
+                    // The limit is on the message: its bytes without the newline.
+                    None if self
+                        .line
+                        .len()
+                        .saturating_add(take - usize::from(newline.is_some()))
+                        > self.max_line_length =>
+                    {
                         let mut head = std::mem::take(&mut self.line);
                         let total = head.len().saturating_add(take);
                         head.truncate(HEAD_KEPT);
@@ -336,6 +342,9 @@ struct Top {
     id: Option<Vec<u8>>,
     /// Whether it has a `result` or an `error` key (a response).
     outcome: bool,
+    /// Whether the object closed (a line cut short, the head of an over-long one, does not:
+    /// an `id` may come after the cut).
+    closed: bool,
 }
 
 /// Where the scan is in the top-level object.
@@ -378,6 +387,7 @@ impl Top {
                     depth = depth.saturating_sub(1);
                     i += 1;
                     if depth == 0 {
+                        top.closed = true;
                         return top;
                     }
                 }
@@ -419,7 +429,9 @@ impl Top {
                         .iter()
                         .position(|c| b" \t\n\r,:{}[]\"".contains(c))
                         .map_or(line.len(), |n| i + n);
-                    if depth == 1 && expect == Expect::Value {
+                    // A scalar running to the end of the text is cut (the head of an over-long
+                    // line): `"id":12` cut after the 1 must not read as id 1.
+                    if depth == 1 && expect == Expect::Value && end < line.len() {
                         top.value(key.take(), Some(&line[i..end]));
                         expect = Expect::Comma;
                     }
@@ -449,10 +461,13 @@ impl Top {
         serde_json::from_slice::<RequestId>(self.id.as_deref()?).ok()
     }
 
-    /// Whether the line is a notification (a method and no id) or a response (a result or
-    /// an error and no method), which JSON-RPC never answers.
+    /// Whether the line is a notification (a method and no id, in a whole object) or a
+    /// response (a result or an error and no method), which JSON-RPC never answers. A cut
+    /// object with a method and no id seen may be a request whose id is past the cut: it is
+    /// answered, without an id.
     fn is_notification_or_response(&self) -> bool {
-        self.object && ((self.method && !self.has_id) || (!self.method && self.outcome))
+        self.object
+            && ((self.method && !self.has_id && self.closed) || (!self.method && self.outcome))
     }
 }
 
@@ -532,6 +547,10 @@ mod tests {
                 .is_notification_or_response()
         );
         assert!(Top::scan(br#"{"id":3,"result":{}}"#).is_notification_or_response());
+        // Cut before any id: perhaps a request, answered.
+        assert!(
+            !Top::scan(br#"{"method":"tools/call","params":{"a":"#).is_notification_or_response()
+        );
         // An id that is an object, or null, is no id to answer with.
         assert_eq!(
             Top::scan(br#"{"id":{"a":1},"method":"m"}"#).request_id(),
@@ -541,10 +560,15 @@ mod tests {
         // Not an object: its depth, and nothing else.
         let top = Top::scan(b"[[[1]]]");
         assert_eq!((top.object, top.depth, top.request_id()), (false, 3, None));
-        // A line cut short (the head of an over-long one) still shows an id seen before the cut.
+        // A line cut short (the head of an over-long one) still shows an id seen before the
+        // cut; an id the cut runs through is no id (`12` cut to `1`, a string cut open).
         let top =
             Top::scan(br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"x":"aaaa"#);
         assert_eq!(top.request_id(), Some(RequestId::Number(12)));
+        assert_eq!(Top::scan(br#"{"method":"m","id":1"#).request_id(), None);
+        assert_eq!(Top::scan(br#"{"method":"m","id":"ab"#).request_id(), None);
+        let whole = Top::scan(br#"{"method":"m","id":12}"#);
+        assert_eq!(whole.request_id(), Some(RequestId::Number(12)));
         assert_eq!(Top::scan(b"garbage").request_id(), None);
     }
 
