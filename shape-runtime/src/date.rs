@@ -378,11 +378,7 @@ impl Day {
 
 /// Text that is not a `YYYY-MM-DD` date.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "`{}` is not a date{}; write it as YYYY-MM-DD",
-    crate::untrusted::echo::reveal(.0).0,
-    crate::untrusted::echo::hidden_note(crate::untrusted::echo::reveal(.0).1)
-)]
+#[error("`{0}` is not a date; write it as YYYY-MM-DD")]
 pub struct DayError(pub String);
 
 impl FromStr for Day {
