@@ -1,35 +1,5 @@
-//! A line transport for an MCP server that answers every request it cannot read.
-//!
-//! rmcp's stdio transport (`AsyncRwTransport`, what `serve(rmcp::transport::stdio())` runs)
-//! reads one JSON-RPC message a line and parses it with serde_json. A line serde_json
-//! refuses as a syntax error is dropped without a word: that includes a well-formed request
-//! nested deeper than serde_json's recursion limit (a `tools/call` whose `arguments` nest
-//! about 125 levels), so the client waits out its timeout, the server still up. A line over
-//! the length limit (16 MiB) is dropped the same way. [`Guarded`] reads the lines itself and
-//! answers each request it cannot read with a JSON-RPC error that says what was wrong, with
-//! the request's id whenever the line shows one:
-//!
-//! | the line | the answer |
-//! |---|---|
-//! | nested more than [`MAX_DEPTH`] levels deep | `-32600`, "the message nests N levels deep, more than the 127 …", with the id |
-//! | over the length limit | `-32600`, "the message is N bytes, over …", with the id if the line's first 64 KiB show it |
-//! | not JSON | `-32700`, "the message is not valid JSON (…)", with the id if the line shows one |
-//! | JSON, not a JSON-RPC request | `-32600`, "the message is not a JSON-RPC message this server reads (…)", with the id if it has one |
-//!
-//! A notification (a `method` and no `id`) and a response (a `result` or an `error`, no
-//! `method`) are never answered,
-//! as JSON-RPC requires; they are logged. Every other line goes to rmcp as its own transport
-//! would pass it. Writing is rmcp's own: the answers and the errors share one writer.
-//!
-//! ```no_run
-//! # use rmcp::{ServerHandler, ServiceExt};
-//! # #[derive(Clone)] struct Desk;
-//! # impl ServerHandler for Desk {}
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let service = Desk.serve(toolshape::mcp::guarded(rmcp::transport::stdio())).await?;
-//! service.waiting().await?;
-//! # Ok(()) }
-//! ```
+//! A line transport for an MCP server that answers every request it cannot read
+//! ([`guarded`]), and the scan that finds a line's depth and id without parsing it whole.
 
 use rmcp::RoleServer;
 use rmcp::model::{ErrorData, RequestId};
@@ -52,8 +22,8 @@ const HEAD_KEPT: usize = 64 * 1024;
 /// An error answer being written, kept across a cancelled `receive`.
 type Sending = Pin<Box<dyn Future<Output = Result<(), std::io::Error>> + Send>>;
 
-/// rmcp's line transport with every unreadable request answered: see the [module
-/// docs](self). Made by [`guarded`].
+/// rmcp's line transport with every unreadable request answered: see [`guarded`], which
+/// makes it.
 pub struct Guarded<R, W: AsyncWrite> {
     read: BufReader<R>,
     /// The line being read (kept across a cancelled `receive`).
@@ -68,6 +38,40 @@ pub struct Guarded<R, W: AsyncWrite> {
 
 /// `(read, write)` (what `rmcp::transport::stdio()` returns) as a server transport that
 /// answers every request it cannot read, for `server.serve(mcp::guarded(stdio()))`.
+///
+/// rmcp's stdio transport (`AsyncRwTransport`, what `serve(rmcp::transport::stdio())` runs)
+/// reads one JSON-RPC message a line and parses it with serde_json. A line serde_json
+/// refuses as a syntax error is dropped without a word: that includes a well-formed request
+/// nested deeper than serde_json's recursion limit (a `tools/call` whose `arguments` nest
+/// about 125 levels), so the client waits out its timeout, the server still up. A line over
+/// the length limit (16 MiB) is dropped the same way. [`Guarded`] reads the lines itself and
+/// answers each request it cannot read with a JSON-RPC error that says what was wrong, with
+/// the request's id whenever the line shows one:
+///
+/// | the line | the answer |
+/// |---|---|
+/// | nested more than [`MAX_DEPTH`] levels deep | `-32600`, "the message nests N levels deep, more than the 127 …", with the id |
+/// | over the length limit | `-32600`, "the message is N bytes, over …", with the id if the line's first 64 KiB show it |
+/// | not JSON | `-32700`, "the message is not valid JSON (…)", with the id if the line shows one |
+/// | JSON, not a JSON-RPC request | `-32600`, "the message is not a JSON-RPC message this server reads (…)", with the id if it has one |
+///
+/// A notification (a `method` and no `id`) and a response (a `result` or an `error`, no
+/// `method`) are never answered, as JSON-RPC requires; they are logged. Every other line goes
+/// to rmcp as its own transport would pass it. Writing is rmcp's own: the answers and the
+/// errors share one writer.
+///
+/// ```no_run
+/// # use rmcp::{ServerHandler, ServiceExt};
+/// # use tokio::io::{AsyncRead, AsyncWrite};
+/// # #[derive(Clone)] struct Desk;
+/// # impl ServerHandler for Desk {}
+/// # async fn run<R, W>(stdio: (R, W)) -> Result<(), Box<dyn std::error::Error>>
+/// # where R: AsyncRead + Send + Unpin + 'static, W: AsyncWrite + Send + Unpin + 'static {
+/// // `stdio` is `rmcp::transport::stdio()` (rmcp's feature `transport-io`).
+/// let service = Desk.serve(toolshape::mcp::guarded(stdio)).await?;
+/// service.waiting().await?;
+/// # Ok(()) }
+/// ```
 pub fn guarded<R, W>((read, write): (R, W)) -> Guarded<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
