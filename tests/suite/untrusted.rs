@@ -1497,7 +1497,9 @@ fn an_untrusted_list_shares_its_cap_at_the_edge() {
 // ---- the property: the bound against the report, the report against an independent count --
 
 /// The contents of the provenance delimiters in text a model reads, cut markers taken off:
-/// `<untrusted source="…">…</untrusted>` (with or without a nonce) and `«…»`.
+/// `<untrusted source="…">…</untrusted>` (with or without a nonce) and `«…»`. (The compact
+/// form's note line, `«…» is untrusted text from …`, reads as one empty content: `…` is
+/// what a cut marker ends in.)
 fn delimited_contents(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
@@ -1581,19 +1583,20 @@ fn issue_strategy() -> impl Strategy<Value = Issue> {
         })
 }
 
-/// Shapes `rows` in prose under `provenance`, and checks the bound against the report's
-/// count, and that count against the o200k tokens (tiktoken-rs itself) of what the model
-/// reads inside the delimiters.
+/// Shapes `rows` as prose or a table under `provenance`, and checks the bound against the
+/// report's count, and that count against the o200k tokens (tiktoken-rs itself) of what the
+/// model reads inside the delimiters.
 fn bound_holds<T: ToolResult<Needs = ()>>(
     rows: &[T],
     budget: usize,
     page: usize,
     provenance: Provenance,
+    format: toolshape::Format,
 ) -> Result<(), TestCaseError> {
     let shaper = Shaper::for_tool("nested_tool")
         .budget(toolshape::Budget::tokens(budget))
         .page_size(page)
-        .format(toolshape::Format::Prose)
+        .format(format)
         .channels(toolshape::ChannelPolicy::Text)
         .untrusted(UntrustedPolicy {
             provenance,
@@ -1625,6 +1628,10 @@ fn bound_holds<T: ToolResult<Needs = ()>>(
     Ok(())
 }
 
+fn text_format_strategy() -> impl Strategy<Value = toolshape::Format> {
+    proptest::sample::select(&[toolshape::Format::Prose, toolshape::Format::Table][..])
+}
+
 fn provenance_strategy() -> impl Strategy<Value = Provenance> {
     proptest::sample::select(&[Provenance::Tag, Provenance::RandomTag, Provenance::Compact][..])
 }
@@ -1638,8 +1645,9 @@ proptest! {
         budget in 200usize..3_000,
         page in 1usize..8,
         provenance in provenance_strategy(),
+        format in text_format_strategy(),
     ) {
-        bound_holds(&rows, budget, page, provenance)?;
+        bound_holds(&rows, budget, page, provenance, format)?;
     }
 
     #[test]
@@ -1648,7 +1656,8 @@ proptest! {
         budget in 200usize..3_000,
         page in 1usize..8,
         provenance in provenance_strategy(),
+        format in text_format_strategy(),
     ) {
-        bound_holds(&rows, budget, page, provenance)?;
+        bound_holds(&rows, budget, page, provenance, format)?;
     }
 }
