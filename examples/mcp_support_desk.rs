@@ -486,7 +486,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "database seeded; serving MCP on stdio"
     );
     let service = DeskServer::new(desk)
-        .serve(rmcp::transport::stdio())
+        // Every request answered, a line rmcp cannot parse (nested too deep, too long) too.
+        .serve(mcp::guarded(rmcp::transport::stdio()))
         .await?;
     service.waiting().await?;
     session.summary().emit();

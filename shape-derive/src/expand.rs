@@ -163,7 +163,11 @@ impl<'r, 'a> Gen<'r, 'a> {
             .filter(|f| matches!(f.transform, Transform::Nested))
             .map(|f| {
                 let (name, ty) = (&f.name, f.ty);
-                quote_spanned!(f.span=> #p::NestedInfo { field: #name, projection: <#ty as #p::NestedField>::PROJECTION })
+                quote_spanned!(f.span=> #p::NestedInfo {
+                    field: #name,
+                    projection: <#ty as #p::NestedField>::PROJECTION,
+                    list: <#ty as #p::NestedField>::LIST,
+                })
             });
         quote! {
             #p::Projection {

@@ -340,11 +340,12 @@ impl FieldMeta {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FieldError {
     /// No field has this name.
-    #[error("unknown field `{field}` in {op}{}; {}", did_you_mean(.suggestion), valid_list(.op, .valid))]
+    #[error("unknown field `{}` in {op}{}; {}", crate::untrusted::echo::reveal(.field).0, notes(.field, .suggestion), valid_list(.op, .valid))]
     Unknown {
         /// The operation that named it (`filter`, `top`, …).
         op: &'static str,
-        /// The name given.
+        /// The name given, as given (the message shows its unseen characters escaped: a
+        /// name refused for characters a reader cannot see never reads as a valid one).
         field: String,
         /// The closest valid name, if one is close.
         suggestion: Option<String>,
@@ -365,10 +366,20 @@ pub enum FieldError {
     },
 }
 
-fn did_you_mean(suggestion: &Option<String>) -> String {
-    match suggestion {
-        Some(s) => format!(" (did you mean `{s}`?)"),
-        None => String::new(),
+/// What the message of an unknown `field` adds after quoting it: that it holds characters a
+/// reader cannot see (shown escaped), and the closest valid name.
+/// ` (it holds 2 invisible characters, shown escaped; did you mean `title`?)`.
+fn notes(field: &str, suggestion: &Option<String>) -> String {
+    let hidden = crate::untrusted::echo::reveal(field).1;
+    match (hidden, suggestion) {
+        (0, None) => String::new(),
+        (0, Some(s)) => format!(" (did you mean `{s}`?)"),
+        (n, None) => crate::untrusted::echo::hidden_note(n),
+        (n, Some(s)) => {
+            let note = crate::untrusted::echo::hidden_note(n);
+            let note = note.strip_suffix(')').unwrap_or(&note);
+            format!("{note}; did you mean `{s}`?)")
+        }
     }
 }
 
@@ -406,7 +417,10 @@ pub(crate) fn find_field<'f>(
         }),
         None => {
             let valid = valid();
-            let suggestion = closest(name, fields.iter().map(|f| f.name.as_str()));
+            // Looked up by what a reader sees of the name, so `ti\u{202E}tle` suggests
+            // `title`.
+            let seen = crate::untrusted::echo::visible(name);
+            let suggestion = closest(&seen, fields.iter().map(|f| f.name.as_str()));
             Err(FieldError::Unknown {
                 op,
                 field: name.to_owned(),

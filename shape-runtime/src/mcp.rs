@@ -12,6 +12,10 @@
 //! | [`ChannelPolicy::Text`] | the text channel, with the whole budget | none | none ([`tools_for`]) |
 //! | [`ChannelPolicy::Structured`] | the envelope's JSON, with the whole budget; an error's text channel | the envelope | yes |
 //!
+//! Serve over [`guarded`] (`server.serve(mcp::guarded(rmcp::transport::stdio()))`) so that
+//! every request gets an answer: rmcp's own line transport drops a line it cannot parse (a
+//! request nested past serde_json's depth limit, one over the length limit) without a reply.
+//!
 //! `isError` is set for error envelopes, whose text always carries the remedy by itself
 //! (Claude Code shows only the text of an error). rmcp's own `Json<T>` writes compact JSON
 //! into `content`; a client that shows the model only the text would then read JSON, not the
@@ -59,6 +63,10 @@
 //! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
 //! assert_eq!(mcp::size_hint(Budget::tokens(200)), 1_600);
 //! ```
+
+mod lines;
+
+pub use lines::{Guarded, MAX_DEPTH, guarded};
 
 use crate::admit::ChannelPolicy;
 use crate::budget::Budget;

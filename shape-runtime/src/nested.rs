@@ -23,6 +23,12 @@ pub trait NestedField {
     /// The nested record type's projection.
     const PROJECTION: &'static Projection;
 
+    /// Whether the field holds a list of records (`Vec`, slice), as many as the data has;
+    /// `false` for at most one (the record itself, an `Option` of one). A list has no element
+    /// limit, so the caps of its records' untrusted fields add up to no fixed figure (see
+    /// [`record_cap`](crate::untrusted::record_cap)).
+    const LIST: bool;
+
     /// Writes the value through the nested projection.
     fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error>;
 
@@ -32,6 +38,7 @@ pub trait NestedField {
 
 impl<T: ToolResult<Needs = ()>> NestedField for T {
     const PROJECTION: &'static Projection = T::PROJECTION;
+    const LIST: bool = false;
 
     fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
         let cx = Cx::<()>::new(&(), env);
@@ -78,6 +85,7 @@ impl<T: ToolResult<Needs = ()>> NestedField for T {
 
 impl<T: NestedField> NestedField for Option<T> {
     const PROJECTION: &'static Projection = T::PROJECTION;
+    const LIST: bool = T::LIST;
 
     fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -94,6 +102,7 @@ impl<T: NestedField> NestedField for Option<T> {
 
 impl<T: NestedField> NestedField for Vec<T> {
     const PROJECTION: &'static Projection = T::PROJECTION;
+    const LIST: bool = true;
 
     fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
         self.as_slice().serialize_nested(env, s)
@@ -106,6 +115,7 @@ impl<T: NestedField> NestedField for Vec<T> {
 
 impl<T: NestedField> NestedField for [T] {
     const PROJECTION: &'static Projection = T::PROJECTION;
+    const LIST: bool = true;
 
     fn serialize_nested<S: Serializer>(&self, env: &CallEnv<'_>, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter().map(|value| Nested::new(value, env)))

@@ -495,13 +495,20 @@ impl OpenQuery {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     /// The input is not an `open_result` query (bad JSON, an unknown key, a missing handle).
-    #[error("the query does not fit open_result's input schema: {0}")]
+    #[error(
+        "the query does not fit open_result's input schema: {}",
+        crate::untrusted::echo::reveal_message(.0)
+    )]
     Json(String),
     /// A field is unknown or unfit for its operation.
     #[error(transparent)]
     Field(#[from] FieldError),
     /// A filter's value has the wrong type for its field.
-    #[error("{op} on `{field}` needs {expected}; got {got}")]
+    #[error(
+        "{op} on `{field}` needs {expected}; got {}{}",
+        crate::untrusted::echo::reveal(.got).0,
+        crate::untrusted::echo::hidden_note(crate::untrusted::echo::reveal(.got).1)
+    )]
     WrongValue {
         /// The filter operation.
         op: &'static str,
@@ -509,7 +516,8 @@ pub enum QueryError {
         field: String,
         /// What the value must be ("a number as min").
         expected: &'static str,
-        /// The value given, as JSON (clipped).
+        /// The value given, as JSON (clipped); the message shows its unseen characters
+        /// escaped.
         got: String,
     },
     /// A range with neither bound.

@@ -98,6 +98,9 @@ pub struct NestedInfo {
     pub field: &'static str,
     /// The nested type's projection.
     pub projection: &'static Projection,
+    /// Whether the field holds a list of such records (as many as the data has), not at
+    /// most one.
+    pub list: bool,
 }
 
 /// One output field.

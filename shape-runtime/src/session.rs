@@ -198,7 +198,7 @@ impl Session {
         if let Ok(envelope) = serde_json::from_str::<Envelope>(shaped.structured_json()) {
             for record in &envelope.data {
                 for field in projection.fields.as_ref() {
-                    let Some(value) = record.get(field.name.as_ref()) else {
+                    let Some(value) = envelope.value(record, field.name.as_ref()) else {
                         continue;
                     };
                     let kind = match field.kind {
@@ -345,11 +345,31 @@ impl Ledger {
     }
 }
 
-/// Only the records of an envelope; the rest is read from the frame.
+/// Only the records of an envelope, in either structured form; the rest is read from the
+/// frame.
 #[derive(Deserialize)]
 struct Envelope {
+    /// The rows form's field names, in the order of each row's values; absent in the
+    /// objects form.
     #[serde(default)]
-    data: Vec<serde_json::Map<String, Value>>,
+    fields: Option<Vec<String>>,
+    /// The records: objects, or (rows form) arrays of values in the order of `fields`.
+    #[serde(default)]
+    data: Vec<Value>,
+}
+
+impl Envelope {
+    /// The value of output field `name` in `record`, whichever form the envelope has.
+    fn value<'v>(&self, record: &'v Value, name: &str) -> Option<&'v Value> {
+        match record {
+            Value::Object(map) => map.get(name),
+            Value::Array(row) => {
+                let at = self.fields.as_ref()?.iter().position(|f| f == name)?;
+                row.get(at)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The strings of a value: itself, or the items of a list.

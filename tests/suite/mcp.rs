@@ -817,3 +817,360 @@ async fn the_first_page_envelope_costs_at_most_100_tokens() {
         worst[1].0
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Every request answered, over a real stdio server process (issue 28): the example server
+// `examples/mcp_support_desk.rs`, driven line by line as an MCP client drives it.
+
+/// The example server's binary: `SHAPE_MCP_SERVER`, or the one `cargo test` builds next to
+/// this test binary (`target/<profile>/examples/mcp_support_desk`).
+fn example_server() -> std::path::PathBuf {
+    if let Ok(path) = std::env::var("SHAPE_MCP_SERVER") {
+        return path.into();
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("target/<profile>/deps");
+    let path = profile.join("examples").join("mcp_support_desk");
+    assert!(
+        path.exists(),
+        "{} is missing: `cargo test --workspace --all-features` builds it, or build it with \
+         `cargo build --example mcp_support_desk --all-features` (or set SHAPE_MCP_SERVER)",
+        path.display()
+    );
+    path
+}
+
+/// The server over stdio: lines written to its stdin, lines read from its stdout by a thread
+/// (so a missing answer is a timeout here, not a hang).
+struct StdioServer {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+/// How long an answer may take (the 17 MB line included) before it counts as never coming.
+const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl StdioServer {
+    fn start() -> StdioServer {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let path = example_server();
+        let mut child = Command::new(&path)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", path.display()));
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = StdioServer {
+            child,
+            stdin,
+            lines,
+        };
+        server.send_line(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "shape-depth-test", "version": "0.1.0"},
+            }})
+            .to_string(),
+        );
+        let init = server.answer();
+        assert_eq!(init["id"], 0, "{init}");
+        assert!(init.get("result").is_some(), "{init}");
+        server.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
+    fn send_line(&mut self, line: &str) {
+        use std::io::Write;
+        self.stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| self.stdin.write_all(b"\n"))
+            .and_then(|()| self.stdin.flush())
+            .expect("the server reads its stdin");
+    }
+
+    /// The next message the server writes; a panic when none comes in time.
+    fn answer(&mut self) -> Value {
+        match self.lines.recv_timeout(ANSWER_WITHIN) {
+            Ok(line) => serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line:.200}")),
+            Err(e) => panic!(
+                "no answer within {ANSWER_WITHIN:?} ({e}); the server is {}",
+                match self.child.try_wait() {
+                    Ok(Some(status)) => format!("gone: {status}"),
+                    _ => "still running".to_owned(),
+                }
+            ),
+        }
+    }
+
+    /// Sends `line` and reads its answer, which must carry `id` (or no id, when `id` is null).
+    fn ask(&mut self, line: &str, id: Value) -> Value {
+        self.send_line(line);
+        let answer = self.answer();
+        assert_eq!(
+            answer.get("id").cloned().unwrap_or(Value::Null),
+            id,
+            "{answer:.300}"
+        );
+        answer
+    }
+
+    /// A ping answers: the server is up and reads its next line.
+    fn still_answers(&mut self, id: u64) {
+        let answer = self.ask(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string(),
+            json!(id),
+        );
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `17825792` as `17,825,792`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A `tools/call` of `open_result` whose whole message nests `depth` levels (the message,
+/// `params`, `arguments`, `filter`, its filter object, then arrays inside the filter's value).
+fn nested_call(id: u64, depth: usize) -> String {
+    let arrays = depth - 5;
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"open_result","arguments":{{"handle":"h_none","filter":[{{"field":"title","op":"equals","value":{}{}}}]}}}}}}"#,
+        "[".repeat(arrays),
+        "]".repeat(arrays)
+    )
+}
+
+#[test]
+fn every_request_gets_an_answer_however_deep_or_long() {
+    let mut server = StdioServer::start();
+    let mut id = 10;
+    // Up to 127 levels the call reaches the tool, which answers (an error envelope: no such
+    // handle); from 128 the line cannot be parsed, and the answer says why, with the id.
+    for depth in [100usize, 126, 127, 128, 129, 200, 10_000] {
+        id += 1;
+        let line = nested_call(id, depth);
+        assert_eq!(
+            serde_json::from_str::<Value>(&line).is_ok(),
+            depth <= mcp::MAX_DEPTH,
+            "{depth}: serde_json's own limit"
+        );
+        let answer = server.ask(&line, json!(id));
+        if depth <= mcp::MAX_DEPTH {
+            let result = &answer["result"];
+            assert_eq!(result["isError"], true, "{depth}: {answer:.300}");
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(
+                text.contains("no stored result has this handle"),
+                "{depth}: {text}"
+            );
+        } else {
+            let error = &answer["error"];
+            assert_eq!(error["code"], -32600, "{depth}: {answer:.300}");
+            let message = error["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains(&format!("nests {depth} levels deep"))
+                    && message.contains("more than the 127 levels"),
+                "{depth}: {message}"
+            );
+            assert_eq!(error["data"], json!({"depth": depth, "max_depth": 127}));
+        }
+        id += 1;
+        server.still_answers(id);
+    }
+
+    // A notification nested too deep is not answered (JSON-RPC answers no notification): the
+    // next line out is the ping's answer.
+    let deep_notice = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"x":{}{}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    server.send_line(&deep_notice);
+    id += 1;
+    server.still_answers(id);
+
+    // Not JSON at all: a parse error, with the id when the line shows one.
+    let garbage = server.ask("this is not json", Value::Null);
+    assert_eq!(garbage["error"]["code"], -32700, "{garbage}");
+    id += 1;
+    let cut = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"#);
+    let answer = server.ask(&cut, json!(id));
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("the message is not valid JSON"),
+        "{answer}"
+    );
+
+    // A line of several MB within the 16 MiB limit is read and answered by the tool; one past
+    // the limit is answered as too long, with its id, and the server reads on.
+    let limit = 16 * 1024 * 1024;
+    for bytes in [5_000_000usize, limit + 1_000_000] {
+        id += 1;
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"open_result","arguments":{{"handle":"h_{}"}}}}}}"#,
+            "x".repeat(bytes)
+        );
+        let answer = server.ask(&line, json!(id));
+        if line.len() < limit {
+            assert_eq!(answer["result"]["isError"], true, "{answer:.300}");
+        } else {
+            assert_eq!(answer["error"]["code"], -32600, "{answer:.300}");
+            let message = answer["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains(&format!(
+                    "the message is {} bytes, over the 16,777,216 bytes",
+                    grouped(line.len())
+                )),
+                "{message}"
+            );
+        }
+        id += 1;
+        server.still_answers(id);
+    }
+}
+
+/// The line limits of `mcp::guarded` at their edges, over an in-memory pipe: with a limit of
+/// 1,000 bytes, a message of 999 and of 1,000 bytes is read and one of 1,001 is answered as
+/// too long, with its id, the next line read as usual; the id of an over-long line is found
+/// in its first 64 KiB (65,536 bytes) and not past them, and an id the cut runs through is
+/// no id. JSON that is not a JSON-RPC request is answered with its id too.
+#[tokio::test]
+async fn the_guarded_transport_holds_its_limits_at_the_edge() {
+    use rmcp::model::RequestId;
+    use rmcp::transport::Transport;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (mut client, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, client_out) = tokio::io::duplex(1 << 20);
+    let mut transport = mcp::guarded((server_in, server_out)).with_max_line_length(1_000);
+    let mut answers = BufReader::new(client_out).lines();
+    let mut send = async |line: String| {
+        client
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("the pipe takes it");
+    };
+    // A ping of exactly `bytes` bytes (JSON allows the trailing spaces).
+    let ping = |id: u64, bytes: usize| {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        format!("{line}{}", " ".repeat(bytes - line.len()))
+    };
+    let mut received = async || -> RequestId {
+        let message = tokio::time::timeout(std::time::Duration::from_secs(10), transport.receive())
+            .await
+            .expect("a message within 10 s")
+            .expect("the stream is open");
+        message.into_request().expect("a request").1
+    };
+    let mut answer = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(10), answers.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .expect("readable")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    };
+
+    for (id, bytes) in [(1u64, 999usize), (2, 1_000), (3, 1_001)] {
+        send(ping(id, bytes)).await;
+        if bytes <= 1_000 {
+            assert_eq!(
+                received().await,
+                RequestId::Number(id as i64),
+                "{bytes} bytes"
+            );
+            continue;
+        }
+        send(ping(4, 60)).await;
+        assert_eq!(received().await, RequestId::Number(4), "read on after it");
+        let refused = answer().await;
+        assert_eq!(refused["id"], id, "{refused}");
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("the message is 1,001 bytes, over the 1,000 bytes"),
+            "{message}"
+        );
+        assert_eq!(
+            refused["error"]["data"],
+            json!({"bytes": 1_001, "max_bytes": 1_000})
+        );
+    }
+
+    // The id of an over-long line, by where it ends: the byte after `"id":7` (a comma) is the
+    // 65,536th, the last kept (found), or the 65,537th (not found: the 7 runs to the cut).
+    let head = r#"{"jsonrpc":"2.0","method":"ping","params":{"p":""#;
+    let before_id = r#""},"id":7"#;
+    for (comma_at, found) in [(65_535usize, true), (65_536, false)] {
+        let pad = comma_at - head.len() - before_id.len();
+        let line = format!(
+            r#"{head}{}{before_id},"q":"{}"}}"#,
+            "x".repeat(pad),
+            "y".repeat(70_000)
+        );
+        assert_eq!(line.find(r#"7,"q""#).map(|at| at + 1), Some(comma_at));
+        send(line).await;
+        send(ping(8, 60)).await;
+        assert_eq!(received().await, RequestId::Number(8));
+        let refused = answer().await;
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        assert_eq!(
+            refused.get("id").cloned(),
+            found.then(|| json!(7)),
+            "comma at {comma_at}: {refused}"
+        );
+    }
+
+    // Well-formed JSON that is not a request this server reads: -32600, with its id.
+    send(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"not an object"}"#.into()).await;
+    send(ping(10, 60)).await;
+    assert_eq!(received().await, RequestId::Number(10));
+    let refused = answer().await;
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(9), json!(-32600))
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("the message is not a JSON-RPC message this server reads"),
+        "{refused}"
+    );
+}

@@ -459,3 +459,139 @@ async fn open_result_answers_in_the_rows_form_with_the_same_records() {
         "array"
     );
 }
+
+/// A name or value refused because of characters a reader cannot see is quoted with them
+/// escaped and said to hold them (issue 28): "unknown field `title` …; valid fields: id,
+/// title" would read as a contradiction. Every place a query echoes what it was given:
+/// `select`, `sort`, each filter, each aggregate, a filter's value, an unknown argument or
+/// op. One character in, two in, and none (the name a reader sees, refused or accepted).
+#[tokio::test]
+async fn a_name_refused_for_invisible_characters_is_shown_escaped() {
+    let store = MemoryStore::default();
+    let (_, handle) = stored(&store).await;
+    let open = OpenResult::new(&store, codec());
+    // What the model reads of an error: the summary, in the text and in the structured
+    // channel alike.
+    let refusal = |answer: &toolshape::Shaped| -> String {
+        assert!(answer.is_error(), "{}", answer.text());
+        let summary = answer.summary().to_owned();
+        assert_eq!(answer.structured()["summary"], summary.as_str());
+        // The text channel writes a backslash as `\\` (so an escape in a value never reads
+        // as a line break): the same words, escapes and all.
+        let in_text = summary.replace('\\', "\\\\");
+        assert!(answer.text().contains(&in_text), "{}", answer.text());
+        assert!(
+            !summary.chars().any(|c| c.is_control()
+                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{E0000}'..='\u{E007F}')),
+            "{summary:?}"
+        );
+        summary
+    };
+    let two = "ti\u{202E}tle\u{E0041}";
+    let one = "ti\u{200B}tle";
+    // Where a query names a field, each with the name put in.
+    type Place = (&'static str, fn(&str) -> serde_json::Value);
+    let places: [Place; 9] = [
+        ("select", |f| json!({"select": ["id", f]})),
+        ("sort", |f| json!({"sort": {"field": f}})),
+        (
+            "filter",
+            |f| json!({"filter": [{"field": f, "op": "equals", "value": "x"}]}),
+        ),
+        (
+            "contains",
+            |f| json!({"filter": [{"field": f, "op": "contains", "value": "x"}]}),
+        ),
+        (
+            "range",
+            |f| json!({"filter": [{"field": f, "op": "range", "min": 1}]}),
+        ),
+        ("count_by", |f| json!({"aggregate": {"count_by": f}})),
+        ("top", |f| json!({"aggregate": {"top": [{"field": f}]}})),
+        (
+            "recent",
+            |f| json!({"aggregate": {"recent": {"field": f, "days": 7}}}),
+        ),
+        ("stats", |f| json!({"aggregate": {"stats": [f]}})),
+    ];
+    for (op, query) in &places {
+        let ask = |name: &str| {
+            let mut input = query(name);
+            input["handle"] = json!(handle);
+            input
+        };
+        for (name, escaped, note) in [
+            (
+                two,
+                r"ti\u{202e}tle\u{e0041}",
+                "it holds 2 invisible characters, shown escaped",
+            ),
+            (
+                one,
+                r"ti\u{200b}tle",
+                "it holds 1 invisible character, shown escaped",
+            ),
+        ] {
+            let summary = refusal(&open.call_on("alice", ask(name), today()).await);
+            assert!(
+                summary.contains(&format!("unknown field `{escaped}` in {op} ({note}")),
+                "{op}: {summary}"
+            );
+            assert!(
+                !summary.contains("unknown field `title`"),
+                "{op}: {summary}"
+            );
+        }
+        // Without invisible characters, a misspelt name says nothing of them.
+        let summary = refusal(&open.call_on("alice", ask("titel"), today()).await);
+        assert!(
+            summary.contains(&format!("unknown field `titel` in {op}")),
+            "{summary}"
+        );
+        assert!(!summary.contains("invisible"), "{summary}");
+    }
+    // The name a reader sees, as it is, is read (where the operation takes a text field).
+    for input in [
+        json!({"handle": handle, "select": ["id", "title"]}),
+        json!({"handle": handle, "sort": {"field": "title"}}),
+        json!({"handle": handle, "filter": [{"field": "title", "op": "contains", "value": "x"}]}),
+    ] {
+        let answer = open.call_on("alice", input.clone(), today()).await;
+        assert!(!answer.is_error(), "{input}: {}", answer.summary());
+    }
+
+    // A filter's value: a date with a zero-width space in it is not read as the date it shows.
+    let summary = refusal(
+        &open
+            .call_on(
+                "alice",
+                json!({"handle": handle, "filter": [{"field": "opened", "op": "range", "min": "2026-01-0\u{200B}1"}]}),
+                today(),
+            )
+            .await,
+    );
+    assert!(
+        summary.contains(
+            r#"got "2026-01-0\u{200b}1" (it holds 1 invisible character, shown escaped)"#
+        ),
+        "{summary}"
+    );
+    // An argument or an op the parser does not know, quoted by serde.
+    for (input, escaped) in [
+        (
+            json!({"handle": handle, "sel\u{200B}ect": ["id"]}),
+            r"sel\u{200b}ect",
+        ),
+        (
+            json!({"handle": handle, "filter": [{"field": "title", "op": "con\u{202E}tains", "value": "x"}]}),
+            r"con\u{202e}tains",
+        ),
+    ] {
+        let summary = refusal(&open.call_on("alice", input, today()).await);
+        assert!(
+            summary.contains(&format!("`{escaped}`"))
+                && summary.contains("(the input holds 1 invisible character, shown escaped)"),
+            "{summary}"
+        );
+    }
+}

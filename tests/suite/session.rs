@@ -233,3 +233,71 @@ fn the_generated_desk_is_the_seeded_database() {
         assert_eq!(format!("{s:?}"), format!("{g:?}"));
     }
 }
+
+/// Every structured form, channel profile and text format counts the same lookups (issue
+/// 28): under the structured profile the default form is rows (`fields` + `data` of
+/// arrays), and a lookup of an id such an answer showed unresolved must count as it does in
+/// the objects form. With every assignee unresolved, each id the model read counts once and
+/// each id the page left out (past the budget) counts nothing, in all 18 combinations.
+#[test]
+fn every_form_profile_and_format_counts_the_same_lookups() {
+    use toolshape::{ChannelPolicy, StructuredForm};
+    let (users, _) = related_ids();
+    let users = distinct(&users);
+    let mut directory = Directory::seed();
+    directory.users.clear();
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let (mut read_some, mut missed_some) = (false, false);
+    for budget in [3_000usize, 450] {
+        for form in [StructuredForm::Objects, StructuredForm::Rows] {
+            for channels in [
+                ChannelPolicy::Both,
+                ChannelPolicy::Text,
+                ChannelPolicy::Structured,
+            ] {
+                for format in [Format::Prose, Format::Table, Format::Json] {
+                    let what = format!("{budget} {form:?} {channels:?} {format:?}");
+                    let session = Session::new();
+                    session.call("search_tickets", &json!({"status": "open"}));
+                    let mut page = Shaper::for_tool("search_tickets")
+                        .budget(Budget::tokens(budget))
+                        .format(format)
+                        .channels(channels)
+                        .structured_form(form)
+                        .shape_blocking_with(&tickets, &directory)
+                        .unwrap();
+                    if form == StructuredForm::Rows {
+                        assert!(page.structured().get("fields").is_some(), "{what}");
+                    }
+                    session.answer::<Ticket>(&mut page);
+                    // What the model reads under the profile.
+                    let read = match channels {
+                        ChannelPolicy::Text => page.text().to_owned(),
+                        ChannelPolicy::Structured => page.structured_json().to_owned(),
+                        ChannelPolicy::Both => {
+                            format!("{}\n{}", page.text(), page.structured_json())
+                        }
+                    };
+                    let mut expected = 0;
+                    for id in &users {
+                        let shown = read.contains(&format!("unresolved user {id}"));
+                        let lookups = session.call("get_user", &json!({ "id": id }));
+                        if shown {
+                            expected += 1;
+                            read_some = true;
+                            assert_eq!(lookups.len(), 1, "{what}: {id}: {lookups:?}");
+                            assert_eq!(lookups[0].kind, LookupKind::Unresolved, "{what}");
+                            assert_eq!(lookups[0].field, "assignee", "{what}");
+                        } else {
+                            missed_some = true;
+                            assert!(lookups.is_empty(), "{what}: {id} not shown: {lookups:?}");
+                        }
+                    }
+                    assert!(expected > 0, "{what}: no assignee shown");
+                    assert_eq!(session.summary().follow_up_calls, expected, "{what}");
+                }
+            }
+        }
+    }
+    assert!(read_some && missed_some, "both edges were reached");
+}

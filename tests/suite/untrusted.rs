@@ -1196,3 +1196,468 @@ fn a_link_taken_out_leaves_no_orphan_selector() {
         assert!(kept.content.contains(['\u{FE0E}', '\u{FE0F}']), "{text:?}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The bound over nested records (issue 28): untrusted text inside `#[shape(nested)]` records
+// counts, a nested list has no element limit, and an untrusted list shares its one cap.
+
+/// A comment of a thread: text its author wrote.
+#[derive(Debug, ToolResult)]
+#[shape(name = "comment", plural = "comments", prose = "{author}: {body}")]
+struct Comment {
+    #[shape(show)]
+    author: String,
+    #[shape(untrusted(max_tokens = 60))]
+    body: String,
+}
+
+/// The issue's example: labels under one cap of 30, and a list of comments.
+#[derive(Debug, ToolResult)]
+#[shape(
+    name = "thread",
+    plural = "threads",
+    prose = "#{number} [{labels}] {comments}"
+)]
+struct Thread {
+    #[shape(id)]
+    number: u64,
+    #[shape(untrusted(max_tokens = 30))]
+    labels: Vec<String>,
+    #[shape(nested)]
+    comments: Vec<Comment>,
+}
+
+#[derive(Debug, ToolResult)]
+#[shape(name = "author", plural = "authors", prose = "{login} ({bio})")]
+struct Author {
+    #[shape(show)]
+    login: String,
+    #[shape(untrusted(max_tokens = 20))]
+    bio: String,
+}
+
+/// Untrusted text of its own, in one nested record and in an `Option` of one: bounded.
+#[derive(Debug, ToolResult)]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    prose = "#{number} {title} by {author}, reviewed by {reviewer}"
+)]
+struct Issue {
+    #[shape(id)]
+    number: u64,
+    #[shape(untrusted(max_tokens = 25))]
+    title: String,
+    #[shape(nested)]
+    author: Author,
+    #[shape(nested)]
+    reviewer: Option<Author>,
+}
+
+/// Untrusted text only inside a nested record.
+#[derive(ToolResult)]
+#[shape(name = "post", plural = "posts", prose = "{id} by {author}")]
+struct Byline {
+    #[shape(id)]
+    id: String,
+    #[shape(nested)]
+    author: Author,
+}
+
+/// A nested list whose records have no untrusted text adds nothing.
+#[derive(ToolResult)]
+#[shape(name = "tag", plural = "tags", prose = "{name}")]
+struct Tag {
+    #[shape(show)]
+    name: String,
+}
+
+#[derive(ToolResult)]
+#[shape(name = "page", plural = "pages", prose = "{id}: {title} {tags}")]
+struct Tagged {
+    #[shape(id)]
+    id: String,
+    #[shape(untrusted(max_tokens = 12))]
+    title: String,
+    #[shape(nested)]
+    tags: Vec<Tag>,
+}
+
+/// Two levels: a list inside a record nested once, and an uncapped field inside the list.
+#[derive(ToolResult)]
+#[shape(name = "note", plural = "notes", prose = "{text}")]
+struct Remark {
+    #[shape(untrusted)]
+    text: String,
+}
+
+#[derive(ToolResult)]
+#[shape(name = "review", plural = "reviews", prose = "{verdict} {remarks}")]
+struct Review {
+    #[shape(untrusted(max_tokens = 8))]
+    verdict: String,
+    #[shape(nested)]
+    remarks: Vec<Remark>,
+}
+
+#[derive(ToolResult)]
+#[shape(name = "change", plural = "changes", prose = "{id} {review}")]
+struct Change {
+    #[shape(id)]
+    id: String,
+    #[shape(nested)]
+    review: Review,
+}
+
+/// The words of `n` tokens each: `" alpha"`, one o200k token a word.
+fn words(n: usize) -> String {
+    let o200k = Tiktoken::o200k_base();
+    let text = " alpha".repeat(n);
+    assert_eq!(o200k.count(&text), n, "one token a word");
+    text
+}
+
+fn threads(count: u64, labels: usize, comments: usize, words_each: usize) -> Vec<Thread> {
+    (1..=count)
+        .map(|number| Thread {
+            number,
+            labels: (0..labels)
+                .map(|i| format!("label{i}{}", words(5)))
+                .collect(),
+            comments: (0..comments)
+                .map(|i| Comment {
+                    author: format!("user{i}"),
+                    body: words(words_each),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[test]
+fn the_bound_counts_untrusted_text_inside_nested_records() {
+    use toolshape::untrusted::Unbounded;
+    // One nested record and an Option of one add their caps; a list of them has no figure.
+    assert_eq!(record_cap(Issue::PROJECTION), Some(25 + 20 + 20));
+    assert_eq!(record_cap(Byline::PROJECTION), Some(20));
+    assert_eq!(record_cap(Author::PROJECTION), Some(20));
+    assert_eq!(record_cap(Thread::PROJECTION), None);
+    assert_eq!(record_cap(Tagged::PROJECTION), Some(12));
+    assert_eq!(record_cap(Change::PROJECTION), None);
+    const ISSUE: Option<u64> = record_cap(Issue::PROJECTION);
+    assert_eq!(ISSUE, Some(65), "computable at compile time");
+
+    // Only nested untrusted text: not 0 any more.
+    let byline = attacker_bound(Byline::PROJECTION, 2_000).with_max_records(5);
+    assert_eq!(
+        (byline.per_record, byline.per_call, byline.unconditional),
+        (20, 100, true)
+    );
+    let issue = attacker_bound(Issue::PROJECTION, 2_000).with_max_records(5);
+    assert_eq!((issue.per_record, issue.per_call), (65, 325));
+    assert!(issue.unbounded.is_empty() && issue.unconditional);
+
+    // The issue's example, at 2,000 tokens and pages of 5: it was 150, unconditional.
+    let shaper = Shaper::for_tool("list_threads")
+        .budget(toolshape::Budget::tokens(2_000))
+        .page_size(5);
+    let bound = shaper.attacker_bound::<Thread>();
+    assert_eq!(bound.unbounded, [Unbounded::NestedList("comments".into())]);
+    assert_eq!(bound.uncapped_fields, 0);
+    assert_eq!(
+        (bound.per_record, bound.max_records, bound.per_call),
+        (30 + 2_000, 5, 2_000)
+    );
+    assert!(!bound.unconditional);
+    let said = bound.to_string();
+    assert!(
+        said.starts_with("at most 2,000 attacker-controlled tokens a call, the budget")
+            && said.contains("comments is a list of nested records with untrusted text")
+            && said.contains("no element limit"),
+        "{said}"
+    );
+
+    // A call of that tool shows far more than 150 attacker tokens, and no more than the bound.
+    for format in [toolshape::Format::Prose, toolshape::Format::Json] {
+        let shaped = shaper
+            .clone()
+            .format(format)
+            .shape_blocking(&threads(5, 40, 4, 100))
+            .unwrap();
+        let actual = shaped.report().diagnostics.untrusted.attacker_tokens;
+        assert!(actual > 150, "{format:?}: {actual}");
+        assert!(actual <= bound.per_call, "{format:?}: {actual} > {bound:?}");
+    }
+
+    // Two levels deep: the list inside a nested record, and the uncapped field in it.
+    let change = attacker_bound(Change::PROJECTION, 500);
+    assert_eq!(
+        change.unbounded,
+        [
+            Unbounded::NestedList("review.remarks".into()),
+            Unbounded::UncappedField("review.remarks.text".into()),
+        ]
+    );
+    assert_eq!(change.uncapped_fields, 1);
+    assert_eq!((change.per_call, change.unconditional), (500, false));
+    // A list of records with no untrusted text is no part of the bound.
+    let tagged = attacker_bound(Tagged::PROJECTION, 500).with_max_records(3);
+    assert_eq!((tagged.per_call, tagged.unconditional), (36, true));
+    assert!(tagged.unbounded.is_empty());
+}
+
+/// `unconditional` holds exactly when the caps' figure is within the budget: at the budget,
+/// one token under it and one over, on a record whose caps are all nested.
+#[test]
+fn the_bound_is_unconditional_up_to_the_budget_and_not_past_it() {
+    // 65 a record, pages of 5: 325 by the caps.
+    for (budget, per_call, unconditional) in [
+        (324usize, 324u64, false),
+        (325, 325, true),
+        (326, 325, true),
+    ] {
+        let b = attacker_bound(Issue::PROJECTION, budget).with_max_records(5);
+        assert_eq!(
+            (b.per_call, b.unconditional),
+            (per_call, unconditional),
+            "budget {budget}"
+        );
+        let said = b.to_string();
+        if unconditional {
+            assert!(said.contains("(65 a record × 5 records), whatever the tokenizer does"));
+        } else {
+            assert!(
+                said.contains("the caps allow more (65 a record × 5 records)"),
+                "{said}"
+            );
+        }
+    }
+    // Pages of 4, 5 and 6 at a budget of 325.
+    for (page, per_call, unconditional) in [(4usize, 260u64, true), (5, 325, true), (6, 325, false)]
+    {
+        let b = attacker_bound(Issue::PROJECTION, 325).with_max_records(page);
+        assert_eq!(
+            (b.per_call, b.unconditional),
+            (per_call, unconditional),
+            "page {page}"
+        );
+    }
+}
+
+/// An untrusted list's cap is the list's, shared: with 29, 30 and 31 one-token labels under a
+/// cap of 30, the model reads 29, 30 and 30 labels (the last with `[cut: 1 more item]`), and
+/// the attacker tokens are the labels' own, never past the cap.
+#[test]
+fn an_untrusted_list_shares_its_cap_at_the_edge() {
+    #[derive(ToolResult)]
+    #[shape(name = "issue", plural = "issues", prose = "{key}: {labels}")]
+    struct Labelled {
+        #[shape(id)]
+        key: String,
+        #[shape(untrusted(max_tokens = 30))]
+        labels: Vec<String>,
+    }
+    for (items, shown, cut) in [(29usize, 29usize, false), (30, 30, false), (31, 30, true)] {
+        let rows = [Labelled {
+            key: "K-1".into(),
+            labels: (0..items).map(|_| "bug".to_owned()).collect(),
+        }];
+        let shaped = Shaper::for_tool("jira")
+            .format(toolshape::Format::Prose)
+            .shape_blocking(&rows)
+            .unwrap();
+        let line = shaped
+            .text()
+            .lines()
+            .find(|l| l.starts_with("K-1"))
+            .unwrap();
+        assert_eq!(line.matches("«bug»").count(), shown, "{items}: {line}");
+        assert_eq!(line.contains("[cut: 1 more item]"), cut, "{items}: {line}");
+        let stats = &shaped.report().diagnostics.untrusted;
+        assert_eq!(stats.attacker_tokens, shown as u64, "{items}");
+        assert_eq!(stats.values, shown as u32, "{items}");
+    }
+    // Long labels: each gets an even share, cap / shown, so the list stays within 30.
+    for (items, each) in [(1usize, 30usize), (2, 15), (3, 10), (4, 7)] {
+        let rows = [Labelled {
+            key: "K-2".into(),
+            labels: (0..items).map(|_| words(40)).collect(),
+        }];
+        let shaped = Shaper::for_tool("jira")
+            .format(toolshape::Format::Prose)
+            .shape_blocking(&rows)
+            .unwrap();
+        let stats = &shaped.report().diagnostics.untrusted;
+        assert_eq!(stats.attacker_tokens, (items * each) as u64, "{items}");
+        assert!(stats.attacker_tokens <= 30);
+        assert_eq!(stats.cut, items as u32);
+    }
+}
+
+// ---- the property: the bound against the report, the report against an independent count --
+
+/// The contents of the provenance delimiters in text a model reads, cut markers taken off:
+/// `<untrusted source="…">…</untrusted>` (with or without a nonce) and `«…»`. (The compact
+/// form's note line, `«…» is untrusted text from …`, reads as one empty content: `…` is
+/// what a cut marker ends in.)
+fn delimited_contents(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        let tag = rest.find("<untrusted");
+        let mark = rest.find('«');
+        match (tag, mark) {
+            (Some(t), m) if m.is_none_or(|m| t < m) => {
+                let after = &rest[t..];
+                let Some(open_end) = after.find('>') else {
+                    break;
+                };
+                let body = &after[open_end + 1..];
+                let Some(close) = body.find("</untrusted") else {
+                    panic!("an unclosed delimiter in {text}");
+                };
+                out.push(marker_stripped(&body[..close]));
+                let tail = &body[close..];
+                rest = &tail[tail.find('>').map_or(tail.len(), |i| i + 1)..];
+            }
+            (_, Some(m)) => {
+                let body = &rest[m + '«'.len_utf8()..];
+                let Some(close) = body.find('»') else {
+                    panic!("an unclosed mark in {text}");
+                };
+                out.push(marker_stripped(&body[..close]));
+                rest = &body[close + '»'.len_utf8()..];
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Text an outsider writes: words, punctuation, accents, CJK and emoji, and the invisible
+/// carriers sanitising removes; nothing that reads as a delimiter or that prose escapes.
+fn outsider_text(max_chars: usize) -> impl Strategy<Value = String> {
+    let c = prop_oneof![
+        8 => proptest::sample::select(&[
+            'a', 'b', 'e', 'i', 'o', 'r', 's', 't', 'n', ' ', ' ', ' ', '.', ',', '!', '?',
+            '-', '\'', 'é', 'ü', '中', '文', '😀', '1', '7', ':', '(', ')', '#',
+        ][..]),
+        1 => proptest::sample::select(&['\u{200B}', '\u{202E}', '\u{E0041}', '\u{2066}', '\u{7}'][..]),
+    ];
+    proptest::collection::vec(c, 0..max_chars).prop_map(|v| v.into_iter().collect())
+}
+
+fn comment_strategy() -> impl Strategy<Value = Comment> {
+    ("[a-z]{1,8}", outsider_text(400)).prop_map(|(author, body)| Comment { author, body })
+}
+
+fn thread_strategy() -> impl Strategy<Value = Thread> {
+    (
+        1u64..10_000,
+        proptest::collection::vec(outsider_text(30), 0..40),
+        proptest::collection::vec(comment_strategy(), 0..6),
+    )
+        .prop_map(|(number, labels, comments)| Thread {
+            number,
+            labels,
+            comments,
+        })
+}
+
+fn author_strategy() -> impl Strategy<Value = Author> {
+    ("[a-z]{1,8}", outsider_text(200)).prop_map(|(login, bio)| Author { login, bio })
+}
+
+fn issue_strategy() -> impl Strategy<Value = Issue> {
+    (
+        1u64..10_000,
+        outsider_text(300),
+        author_strategy(),
+        proptest::option::of(author_strategy()),
+    )
+        .prop_map(|(number, title, author, reviewer)| Issue {
+            number,
+            title,
+            author,
+            reviewer,
+        })
+}
+
+/// Shapes `rows` as prose or a table under `provenance`, and checks the bound against the
+/// report's count, and that count against the o200k tokens (tiktoken-rs itself) of what the
+/// model reads inside the delimiters.
+fn bound_holds<T: ToolResult<Needs = ()>>(
+    rows: &[T],
+    budget: usize,
+    page: usize,
+    provenance: Provenance,
+    format: toolshape::Format,
+) -> Result<(), TestCaseError> {
+    let shaper = Shaper::for_tool("nested_tool")
+        .budget(toolshape::Budget::tokens(budget))
+        .page_size(page)
+        .format(format)
+        .channels(toolshape::ChannelPolicy::Text)
+        .untrusted(UntrustedPolicy {
+            provenance,
+            ..UntrustedPolicy::default()
+        });
+    let bound = shaper.attacker_bound::<T>();
+    let shaped = shaper
+        .shape_blocking(rows)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let actual = shaped.report().diagnostics.untrusted.attacker_tokens;
+    prop_assert!(actual <= bound.per_call, "{} > {:?}", actual, bound);
+    if bound.unconditional {
+        let shown = shaped.report().records.shown as u64;
+        prop_assert!(
+            actual <= bound.per_record * shown,
+            "{} > {:?} × {}",
+            actual,
+            bound,
+            shown
+        );
+    }
+    let o200k = tiktoken_rs::o200k_base_singleton();
+    let text = shaped.text();
+    let independent: usize = delimited_contents(text)
+        .iter()
+        .map(|content| o200k.encode_ordinary(content).len())
+        .sum();
+    prop_assert_eq!(actual, independent as u64, "{}", text);
+    Ok(())
+}
+
+fn text_format_strategy() -> impl Strategy<Value = toolshape::Format> {
+    proptest::sample::select(&[toolshape::Format::Prose, toolshape::Format::Table][..])
+}
+
+fn provenance_strategy() -> impl Strategy<Value = Provenance> {
+    proptest::sample::select(&[Provenance::Tag, Provenance::RandomTag, Provenance::Compact][..])
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config(48))]
+
+    #[test]
+    fn untrusted_prop_the_bound_holds_on_nested_lists(
+        rows in proptest::collection::vec(thread_strategy(), 1..8),
+        budget in 200usize..3_000,
+        page in 1usize..8,
+        provenance in provenance_strategy(),
+        format in text_format_strategy(),
+    ) {
+        bound_holds(&rows, budget, page, provenance, format)?;
+    }
+
+    #[test]
+    fn untrusted_prop_the_bound_holds_on_nested_records(
+        rows in proptest::collection::vec(issue_strategy(), 1..8),
+        budget in 200usize..3_000,
+        page in 1usize..8,
+        provenance in provenance_strategy(),
+        format in text_format_strategy(),
+    ) {
+        bound_holds(&rows, budget, page, provenance, format)?;
+    }
+}

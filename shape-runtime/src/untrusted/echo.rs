@@ -2,7 +2,7 @@
 //! parser's message quoting the input): invisible characters removed, line breaks made
 //! spaces, and each quoted piece shortened, so an error keeps the promises answers keep.
 
-use super::sanitise::sanitize;
+use super::sanitise::{is_tag, sanitize, unseen, valid_flag};
 use std::borrow::Cow;
 
 /// The most characters of one quoted piece (between backticks or double quotes) kept.
@@ -92,9 +92,144 @@ pub fn clean(text: &str) -> String {
     }
 }
 
+/// `text` as an error quotes a value it refuses: unchanged when a reader sees every
+/// character of it; otherwise with every unseen character (a tag character outside a
+/// recommended subdivision flag, a bidi control, a zero-width or other invisible character, a
+/// control, a variation selector, a line separator) written as Rust and serde write it in a
+/// quoted value, `ti\u{202e}tle`. With the number of characters so written.
+///
+/// Quoting the value cleaned ([`clean`] takes those characters out) would show `title` for
+/// `ti\u{202e}tle`, and "unknown field `title`; valid fields: title" reads as a
+/// contradiction; quoting it raw would carry the characters into the answer.
+pub(crate) fn reveal(text: &str) -> (Cow<'_, str>, usize) {
+    if !text.chars().any(|c| unseen(c).is_some()) {
+        return (Cow::Borrowed(text), 0);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut hidden = 0;
+    let mut prev = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if is_tag(c) && prev == Some('\u{1F3F4}') {
+            // A run of tag characters after a black flag: a flag, kept whole when it is one
+            // sanitising keeps (England, Scotland, Wales), the way a reader sees it.
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, next)) = chars.peek() {
+                if !is_tag(next) {
+                    break;
+                }
+                end = j + next.len_utf8();
+                chars.next();
+            }
+            let run = &text[i..end];
+            if valid_flag(prev, run) {
+                out.push_str(run);
+            } else {
+                for tag in run.chars() {
+                    out.extend(tag.escape_unicode());
+                    hidden += 1;
+                }
+            }
+            prev = run.chars().last();
+            continue;
+        }
+        if unseen(c).is_some() {
+            out.extend(c.escape_unicode());
+            hidden += 1;
+        } else {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    if hidden == 0 {
+        return (Cow::Borrowed(text), 0);
+    }
+    (Cow::Owned(out), hidden)
+}
+
+/// What an error says after quoting `text` revealed ([`reveal`]): `""` when nothing was
+/// escaped, else ` (it holds 2 invisible characters, shown escaped)`.
+pub(crate) fn hidden_note(hidden: usize) -> String {
+    match hidden {
+        0 => String::new(),
+        1 => " (it holds 1 invisible character, shown escaped)".to_owned(),
+        n => format!(" (it holds {n} invisible characters, shown escaped)"),
+    }
+}
+
+/// A whole message that quotes input (a parser's: serde names the unknown key or variant it
+/// read): every unseen character escaped as [`reveal`] does, and when there was one, the
+/// message ends by saying so. Unchanged when the message has none.
+pub(crate) fn reveal_message(message: &str) -> Cow<'_, str> {
+    match reveal(message) {
+        (text, 0) => text,
+        (text, 1) => Cow::Owned(format!(
+            "{text} (the input holds 1 invisible character, shown escaped)"
+        )),
+        (text, n) => Cow::Owned(format!(
+            "{text} (the input holds {n} invisible characters, shown escaped)"
+        )),
+    }
+}
+
+/// The characters of `text` a reader sees (the unseen ones [`reveal`] escapes left out): what
+/// a suggestion ("did you mean …?") is looked up by.
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+    if text.chars().any(|c| unseen(c).is_some()) {
+        Cow::Owned(text.chars().filter(|&c| unseen(c).is_none()).collect())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_with_unseen_characters_is_revealed_escaped() {
+        assert_eq!(reveal("title"), (Cow::Borrowed("title"), 0));
+        let (shown, hidden) = reveal("ti\u{202E}tle\u{E0041}");
+        assert_eq!((&*shown, hidden), (r"ti\u{202e}tle\u{e0041}", 2));
+        // Newlines and tabs, which `clean` makes spaces, are shown too.
+        assert_eq!(reveal("a\nb\u{7}").0, r"a\u{a}b\u{7}");
+        // The revealed text is what `clean` keeps as it is.
+        assert_eq!(clean(&reveal("ti\u{202E}tle").0), r"ti\u{202e}tle");
+        // A flag sanitising keeps is shown as the flag; tag characters that are no flag are
+        // escaped, after a black flag too.
+        let england = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
+        assert_eq!(
+            reveal(&format!("team{england}")),
+            (Cow::Owned(format!("team{england}")), 0)
+        );
+        assert_eq!(
+            reveal(&format!("{england}x\u{200B}")),
+            (Cow::Owned(format!(r"{england}x\u{{200b}}")), 1)
+        );
+        assert_eq!(
+            reveal("\u{1F3F4}\u{E0078}\u{E007F}a"),
+            (
+                Cow::Owned(format!("\u{1F3F4}{}", r"\u{e0078}\u{e007f}a")),
+                2
+            )
+        );
+        assert_eq!(visible("ti\u{202E}tle\u{E0041}"), "title");
+        assert_eq!(visible("title"), "title");
+        assert_eq!(hidden_note(0), "");
+        assert_eq!(
+            hidden_note(1),
+            " (it holds 1 invisible character, shown escaped)"
+        );
+        assert_eq!(
+            hidden_note(2),
+            " (it holds 2 invisible characters, shown escaped)"
+        );
+        assert_eq!(
+            reveal_message("unknown field `a\u{200B}b`"),
+            r"unknown field `a\u{200b}b` (the input holds 1 invisible character, shown escaped)"
+        );
+        assert_eq!(reveal_message("plain"), "plain");
+    }
 
     #[test]
     fn quoted_pieces_are_cut_and_the_rest_kept() {

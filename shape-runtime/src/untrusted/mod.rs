@@ -54,7 +54,7 @@ mod sanitise;
 #[cfg(test)]
 mod tests;
 
-pub use bound::{AttackerBound, attacker_bound, record_cap};
+pub use bound::{AttackerBound, Unbounded, attacker_bound, record_cap};
 pub use cap::{Cut, Prepared, prepare};
 pub use links::apply_url_policy;
 pub use neutralise::neutralize;

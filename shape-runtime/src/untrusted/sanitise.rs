@@ -94,7 +94,7 @@ const RGI_SUBDIVISIONS: [&[u8]; 3] = [b"gbeng", b"gbsct", b"gbwls"];
 const BLACK_FLAG: char = '\u{1F3F4}';
 const CANCEL_TAG: char = '\u{E007F}';
 
-fn is_tag(c: char) -> bool {
+pub(super) fn is_tag(c: char) -> bool {
     matches!(c, '\u{E0000}'..='\u{E007F}')
 }
 
@@ -238,7 +238,7 @@ fn is_escape_start(c: char) -> bool {
 
 /// Whether the run of tag characters `run` (all tag characters) after `prev` is a recommended
 /// subdivision flag: black flag, tag letters of an RGI code, cancel tag.
-fn valid_flag(prev: Option<char>, run: &str) -> bool {
+pub(super) fn valid_flag(prev: Option<char>, run: &str) -> bool {
     if prev != Some(BLACK_FLAG) || !run.ends_with(CANCEL_TAG) {
         return false;
     }
