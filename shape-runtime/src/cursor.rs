@@ -90,8 +90,9 @@ const FINGERPRINT_LEN: usize = 4;
 const HEADER_LEN: usize = 2 + FINGERPRINT_LEN;
 /// Version 2: version, flags, extensions, fingerprint.
 const HEADER_2_LEN: usize = 3 + FINGERPRINT_LEN;
-/// The shortest signed cursor: the header, the issue time and the count shown (a byte each
-/// at least), the tag. Anything shorter is unreadable, whatever its tag.
+/// The shortest signed cursor of version 1: the header, the issue time and the count shown (a
+/// byte each at least), the tag; version 2's header is a byte longer. Anything shorter is
+/// unreadable, whatever its tag.
 const MIN_SIGNED_LEN: usize = HEADER_LEN + 2 + TAG_LEN;
 /// The first character of a cursor written now: the body and its tag follow as decimal
 /// digits ([`crate::digits`]), so a cursor's tokens depend on its length alone and the same
@@ -134,7 +135,9 @@ const OVERFLOW_MAX_BYTES: usize = 64 << 20;
 fn process_memory() -> Arc<MemoryCursorStore> {
     static MEMORY: std::sync::OnceLock<Arc<MemoryCursorStore>> = std::sync::OnceLock::new();
     Arc::clone(MEMORY.get_or_init(|| {
-        Arc::new(MemoryCursorStore::new(OVERFLOW_CAPACITY, OVERFLOW_TTL).max_bytes(OVERFLOW_MAX_BYTES))
+        Arc::new(
+            MemoryCursorStore::new(OVERFLOW_CAPACITY, OVERFLOW_TTL).max_bytes(OVERFLOW_MAX_BYTES),
+        )
     }))
 }
 
@@ -1223,7 +1226,11 @@ impl CursorCodec {
                 Some(&VERSION_2) => !legacy,
                 _ => false,
             };
-            if bytes.len() < MIN_SIGNED_LEN || !version_ok {
+            let shortest = match bytes.first() {
+                Some(&VERSION_2) => MIN_SIGNED_LEN + 1,
+                _ => MIN_SIGNED_LEN,
+            };
+            if bytes.len() < shortest || !version_ok {
                 return Err(CursorError::Malformed);
             }
             let (body, tag) = bytes.split_at(bytes.len() - TAG_LEN);

@@ -338,7 +338,9 @@ fn summary(
     let total = c.total.map(thousands);
     let covered = c.covered_before();
     let first = covered.saturating_add(c.skipped_first).saturating_add(1);
-    if covered == 0 && c.skipped_first == 0 {
+    // A first page: its count (with the records it skipped named after); a range once it
+    // shows records after a skipped one, so the places read true.
+    if covered == 0 && (c.skipped_first == 0 || c.shown == 0) {
         let _ = match (c.total, status) {
             (Some(n), Status::Ok) => write!(s, "{} {}", thousands(n), noun(n, &w)),
             (Some(n), _) => write!(s, "{} of {} {}", thousands(c.shown), thousands(n), w.plural),
@@ -349,7 +351,13 @@ fn summary(
         let of = total
             .as_ref()
             .map_or("shown".to_owned(), |t| format!("of {t}"));
-        let _ = write!(s, "{} {}–{} {of}", w.plural, thousands(first), thousands(last));
+        let _ = write!(
+            s,
+            "{} {}–{} {of}",
+            w.plural,
+            thousands(first),
+            thousands(last)
+        );
     } else {
         // Nothing shown: say after what, in words that stay true when earlier pages skipped
         // records ("the first N" is then not the number shown).

@@ -258,7 +258,7 @@ pub(crate) fn render<R: RenderRecord>(
     let page = Page::new(settings, &records, layout, page);
     let plan = page.plan()?;
     if let Some(needs) = page.stuck(&plan) {
-        return Ok(too_small(&settings.errors(), needs));
+        return Ok(too_small(&settings.errors(), needs, page.counts(0)));
     }
     let (frame, channels, envelope) = page.assemble(&plan);
     crate::shaped::reads_back(&channels.structured).map_err(|message| ShapeError::Render {
@@ -281,7 +281,7 @@ pub(crate) fn render<R: RenderRecord>(
 ///
 /// What it needs comes first (`60 tokens needed: …`), so the shortest cut of the message still
 /// says it.
-fn too_small(settings: &ErrorSettings<'_>, needs: Needs) -> Shaped {
+fn too_small(settings: &ErrorSettings<'_>, needs: Needs, records: RecordCounts) -> Shaped {
     let b = settings.budget;
     let (n, limit, unit) = match needs {
         Needs::Tokens(n) => (n, b.max_tokens(), "tokens"),
@@ -306,7 +306,7 @@ fn too_small(settings: &ErrorSettings<'_>, needs: Needs) -> Shaped {
         Needs::Tokens(_) => format!("raise the budget to at least {n} tokens"),
         _ => format!("raise the limit to at least {n} {unit}"),
     };
-    error_page(settings, &what, &remedy)
+    error_page_with(settings, &what, &remedy, records)
 }
 
 /// Whether a JSON text channel marks untrusted values one by one (a tag around each, or a
@@ -433,7 +433,9 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         layout: &'p Layout<'p>,
         inputs: PageInputs<'p>,
     ) -> Self {
-        let covered_before = settings.shown_before.saturating_add(settings.skipped_before);
+        let covered_before = settings
+            .shown_before
+            .saturating_add(settings.skipped_before);
         let reached = covered_before.saturating_add(inputs.given as u64);
         // An upstream with pages still to come gives no total unless the caller knows it.
         let total = match &inputs.upstream {
@@ -778,12 +780,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 return Ok(());
             }
             let suffix = plan.skips.len() > plan.prefix;
-            if !suffix
-                && self
-                    .settings
-                    .page_size
-                    .is_some_and(|p| plan.shown() >= p)
-            {
+            if !suffix && self.settings.page_size.is_some_and(|p| plan.shown() >= p) {
                 plan.cut = Some(OmitReason::PageSize);
                 return Ok(());
             }
@@ -950,7 +947,11 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             },
         };
         let envelope = self.envelope_size(shape);
-        let alone = Admission::new(self.settings.budget, self.settings.channels.held(), envelope);
+        let alone = Admission::new(
+            self.settings.budget,
+            self.settings.channels.held(),
+            envelope,
+        );
         if alone.would_fit_with(envelope, segment) {
             return Ok(None);
         }
@@ -975,7 +976,10 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             form: CursorForm::Signed,
             ..shape
         };
-        if self.last_page(plan, Some(&alone), last, index, first)?.is_some() {
+        if self
+            .last_page(plan, Some(&alone), last, index, first)?
+            .is_some()
+        {
             return Ok(None);
         }
         Ok(Some(alone.needs_with(envelope, first.size())))
@@ -1014,7 +1018,11 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         let counting = self.records.counting;
         let (before, noticed, tokenized) = {
             let ledger = self.ledger.borrow();
-            (counting.diagnostics(), ledger.noticed_before.len(), ledger.tokenized)
+            (
+                counting.diagnostics(),
+                ledger.noticed_before.len(),
+                ledger.tokenized,
+            )
         };
         let mut rest = Vec::with_capacity(left);
         let mut more = first.size();
@@ -1072,7 +1080,12 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         let position = usize::from(lead);
         let structured = self
             .renderer
-            .segment(&self.records.rows.structured[index], position, Format::Json, s.form)
+            .segment(
+                &self.records.rows.structured[index],
+                position,
+                Format::Json,
+                s.form,
+            )
             .map_err(render_err)?;
         let text = match self.text_differs {
             true => Some(
@@ -1116,8 +1129,9 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             return (!plan.admission.fits_with(envelope))
                 .then(|| plan.admission.needs_with(envelope, PerChannel::default()));
         }
-        // The first record on this page, with the shortest cursor; or the page that skips
-        // it, whichever needs less.
+        // What shows the first record: a page of it with the shortest cursor, or the last
+        // page with every record and no cursor, whichever needs less. (A page that skips it
+        // needs less still, but shows nothing: where that fits, planning skips it.)
         let ledger = self.ledger.borrow();
         let segment = match &ledger.pending {
             Some((0, _, segment)) => segment,
@@ -1134,26 +1148,9 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             form,
             ..plan.shape()
         };
-        let show = plan
+        let need = plan
             .admission
             .needs_with(self.envelope_size(shape), segment.size());
-        let skipped = [Skipped {
-            id: self.id_text(0),
-            place: self.place(0),
-            needs: show,
-        }];
-        let shape = Shape {
-            shown: 0,
-            skips: &skipped,
-            prefix: 1,
-            cut: self.cut_after(0, 0),
-            form,
-            ..plan.shape()
-        };
-        let skip = plan
-            .admission
-            .needs_with(self.envelope_size(shape), PerChannel::default());
-        let need = show.least(skip);
         // Or the result's last page: every record, no cursor.
         let reach = self.reach();
         let last = Shape {
@@ -1207,9 +1204,32 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         (frame, PerChannel { structured, text }, envelope.size)
     }
 
+    /// The report's counts for a page showing `shown` records (none skipped).
+    fn counts(&self, shown: usize) -> RecordCounts {
+        let s = self.settings;
+        let reached = s
+            .shown_before
+            .saturating_add(s.skipped_before)
+            .saturating_add(self.inputs.given as u64);
+        let total = self.total.unwrap_or(reached);
+        RecordCounts {
+            total,
+            given: self.inputs.given,
+            shown,
+            skipped: 0,
+            omitted: total.saturating_sub(s.shown_before.saturating_add(shown as u64)),
+        }
+    }
+
     /// The report: sizes, counts, the cut and why, and the diagnostics of the records shown
     /// (what rendering noticed up to the first record not shown).
-    fn report(&self, plan: &Plan, frame: &Frame, envelope: PerChannel<Size>, start: Instant) -> Report {
+    fn report(
+        &self,
+        plan: &Plan,
+        frame: &Frame,
+        envelope: PerChannel<Size>,
+        start: Instant,
+    ) -> Report {
         let s = self.settings;
         let shown = plan.shown();
         let covered = plan.covered();
@@ -1220,8 +1240,6 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         };
         let envelope_tokens = envelope.tokens();
         let tokens = envelope_tokens.plus(plan.admission.tokens());
-        let covered_before = s.shown_before.saturating_add(s.skipped_before);
-        let reached = covered_before.saturating_add(self.inputs.given as u64);
         Report {
             tool: s.tool.to_owned(),
             tokenizer: s.tokenizer.name().to_owned(),
@@ -1236,17 +1254,16 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 structured: envelope_tokens.structured,
             },
             records: RecordCounts {
-                total: self.total.unwrap_or(reached),
-                given: self.inputs.given,
-                shown,
                 skipped: plan.skips.len(),
-                omitted: frame.omitted.count.unwrap_or_else(|| {
-                    reached.saturating_sub(s.shown_before.saturating_add(shown as u64))
-                }),
+                omitted: frame
+                    .omitted
+                    .count
+                    .unwrap_or_else(|| self.counts(shown).omitted),
+                ..self.counts(shown)
             },
             cut: plan
                 .cut
-                .filter(|_| frame.status == Status::Partial && frame.next.is_some())
+                .filter(|_| frame.status == Status::Partial)
                 .map(|reason| Cut {
                     index: covered,
                     reason,
@@ -1289,9 +1306,26 @@ pub(crate) struct ErrorSettings<'a> {
 /// envelope fits, the first clause is kept whole and the report says the budget was too
 /// small for any answer (`over_budget`).
 pub(crate) fn error_page(s: &ErrorSettings<'_>, what: &str, remedy: &str) -> Shaped {
+    error_page_with(s, what, remedy, RecordCounts::default())
+}
+
+/// [`error_page`], its report counting `records` (the records a page that could not answer
+/// had).
+fn error_page_with(
+    s: &ErrorSettings<'_>,
+    what: &str,
+    remedy: &str,
+    records: RecordCounts,
+) -> Shaped {
     // Each part cleaned on its own, so a stray quote echoed in `what` cannot make the
     // remedy read as part of a quoted piece and be cut.
     let clean = crate::untrusted::echo::clean;
+    // A message with its remedy in it (`CursorError`'s, `HandleError`'s: `what; remedy` or
+    // `what: remedy`) is cut as the two parts it has.
+    let (what, remedy) = match remedy {
+        "" => split_remedy(what),
+        remedy => (what, remedy),
+    };
     let what = clean(what);
     let what = what.trim_end_matches(['.', ' ']);
     let remedy = clean(remedy);
@@ -1314,10 +1348,13 @@ pub(crate) fn error_page(s: &ErrorSettings<'_>, what: &str, remedy: &str) -> Sha
         let what_cuts = cut_points(what);
         let remedy_cuts = cut_points(remedy);
         let least = what_cuts.len().min(3) - 1;
-        let with_remedy =
-            |k: usize| error_envelope(s, &joined(&cut(what, what_cuts[k]), remedy));
-        let with_part =
-            |k: usize| error_envelope(s, &joined(&cut(what, what_cuts[least]), &cut(remedy, remedy_cuts[k])));
+        let with_remedy = |k: usize| error_envelope(s, &joined(&cut(what, what_cuts[k]), remedy));
+        let with_part = |k: usize| {
+            error_envelope(
+                s,
+                &joined(&cut(what, what_cuts[least]), &cut(remedy, remedy_cuts[k])),
+            )
+        };
         let alone = |k: usize| error_envelope(s, &cut(what, what_cuts[k]));
         let full = what_cuts.len() - 1;
         let first = if remedy.is_empty() {
@@ -1338,13 +1375,7 @@ pub(crate) fn error_page(s: &ErrorSettings<'_>, what: &str, remedy: &str) -> Sha
         raw: None,
         tokens: answer.tokens,
         envelope: answer.tokens,
-        records: RecordCounts {
-            total: 0,
-            given: 0,
-            shown: 0,
-            skipped: 0,
-            omitted: 0,
-        },
+        records,
         cut: None,
         resolvers: Vec::new(),
         diagnostics: Default::default(),
@@ -1355,7 +1386,22 @@ pub(crate) fn error_page(s: &ErrorSettings<'_>, what: &str, remedy: &str) -> Sha
         lookups: Vec::new(),
     };
     report.emit();
-    Shaped::new(answer.frame, answer.text, answer.structured, report, s.channels)
+    Shaped::new(
+        answer.frame,
+        answer.text,
+        answer.structured,
+        report,
+        s.channels,
+    )
+}
+
+/// A message's two parts: what happened and, after its last `; ` (else its first `: `), what
+/// to do; the whole as what happened when it has neither.
+fn split_remedy(message: &str) -> (&str, &str) {
+    message
+        .rsplit_once("; ")
+        .or_else(|| message.split_once(": "))
+        .unwrap_or((message, ""))
 }
 
 /// `what; remedy`, or `what` alone.

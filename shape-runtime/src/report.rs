@@ -89,7 +89,7 @@ pub struct ChannelTokens {
 }
 
 /// Record counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct RecordCounts {
     /// All records matching the query (the caller's total, or the rows given); at least
     /// this many when an upstream that pages itself gives no total.

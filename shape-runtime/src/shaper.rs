@@ -48,8 +48,8 @@ use crate::page::{Notes, PageInputs, PageSettings, Records, UpstreamPlan};
 use crate::project::ToolResult;
 use crate::render::{Format, Layout, StructuredForm, Typed};
 use crate::resolve::{Needs, Supplies};
-use crate::store::Handle;
 use crate::shaped::{ShapeError, Shaped};
+use crate::store::Handle;
 use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
 use crate::view::{CallEnv, Channel, Cx};
@@ -836,7 +836,11 @@ impl<'a> Call<'a> {
                 let earlier = rows
                     .iter()
                     .any(|r| !k.admits(r.rank_key().as_ref(), r.id_key()));
-                if earlier { 1 } else { covered.saturating_add(1) }
+                if earlier {
+                    1
+                } else {
+                    covered.saturating_add(1)
+                }
             }
             Some(Resume::Upstream(at)) => covered.saturating_sub(at.skip).saturating_add(1),
         };

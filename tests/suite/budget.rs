@@ -99,10 +99,26 @@ proptest! {
         // Fits the budget, recounted on the final text, and the report's count is exact.
         prop_assert_eq!(tok.count(shaped.text()), report.tokens.text);
         prop_assert_eq!(tok.count(shaped.structured_json()), report.tokens.structured);
-        // Over the budget only when the envelope alone cannot fit, and then it says so.
+        // Never over the budget: a page that cannot fit is the error that says which budget
+        // shows its first record, and that figure is exact.
         let over = report.tokens.text > budget || report.tokens.structured > budget;
-        prop_assert_eq!(over, report.over_budget);
-        prop_assert!(!over || report.records.shown == 0, "text {} > {budget}", report.tokens.text);
+        prop_assert!(!over, "text {} / structured {} > {budget}", report.tokens.text, report.tokens.structured);
+        prop_assert!(!report.over_budget);
+        let mut ranked = rows.clone();
+        ranked.sort_by(|a, b| b.score.cmp(&a.score).then(b.id.cmp(&a.id)));
+        if shaped.is_error() {
+            let need: usize = shaped.summary().split(' ').next().and_then(|n| n.replace(',', "").parse().ok())
+                .unwrap_or_else(|| panic!("{}", shaped.summary()));
+            prop_assert!(need > budget);
+            let first = |b: usize| {
+                let s = Shaper::for_tool("notes").budget(Budget::tokens(b)).format(format)
+                    .structured_form(form).channels(channels).shape_blocking(&rows).unwrap();
+                crate::records(&s.structured()).first().map(|r| r["id"].as_str().unwrap_or_default().to_owned())
+            };
+            prop_assert_eq!(first(need), Some(ranked[0].id.clone()));
+            prop_assert_ne!(first(need - 1), Some(ranked[0].id.clone()));
+            return Ok(());
+        }
 
         // The structured channel parses, with the envelope's keys in order, in the form asked
         // for, naming the one untrusted field.
@@ -120,15 +136,18 @@ proptest! {
             prop_assert_eq!(lines, head + report.records.shown + 2);
         }
 
-        // shown + omitted = total; data is a prefix of the ranked order.
+        // shown + omitted = total; data is a prefix of the ranked order, less the records the
+        // summary says it skips as too large (by id).
         let data = crate::records(&value);
         prop_assert_eq!(data.len(), report.records.shown);
         prop_assert_eq!(report.records.shown as u64 + report.records.omitted, rows.len() as u64);
         prop_assert_eq!(value["omitted"]["count"].as_u64().unwrap(), report.records.omitted);
+        let stated = crate::walk::read_summary(shaped.summary(), "note", "notes");
+        let skipped: Vec<String> = stated.skips.iter().map(|s| s.0.clone().unwrap_or_default()).collect();
+        prop_assert_eq!(value["omitted"]["too_large"].as_u64().unwrap_or(0), skipped.len() as u64);
         // The naive order (score descending, ties by id in the same direction), not the
         // derive's own comparison.
-        let mut ranked = rows.clone();
-        ranked.sort_by(|a, b| b.score.cmp(&a.score).then(b.id.cmp(&a.id)));
+        let ranked: Vec<Note> = ranked.into_iter().filter(|n| !skipped.contains(&n.id)).collect();
         for (shown, expected) in data.iter().zip(&ranked) {
             prop_assert_eq!(shown["id"].as_str().unwrap(), expected.id.as_str());
             // Each value where its field's name says, in either form.
@@ -143,6 +162,7 @@ proptest! {
         let reason_words = |t: &str| t.contains("page") || t.contains("result");
         if value["omitted"]["reason"] == "result_budget"
             && data.len() < rows.len()
+            && skipped.is_empty()
             && !rows.iter().any(|n| reason_words(&n.title) || reason_words(&n.body)
                 || n.tags.iter().any(|t| reason_words(t)))
         {
@@ -166,6 +186,7 @@ proptest! {
         // Status from what the model reads against what was given, not from the report.
         let expected_status = if rows.is_empty() { Status::Empty }
             else if data.len() < rows.len() { Status::Partial } else { Status::Ok };
+        let _ = &stated;
         prop_assert_eq!(shaped.status(), expected_status);
         prop_assert_eq!(value["status"].as_str().unwrap(), format!("{expected_status:?}").to_lowercase());
     }
@@ -302,22 +323,45 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
         })
         .shape_blocking(&rows)
         .unwrap();
+    // The oversized record is skipped, named with what its page needs, and the page goes on
+    // with the records after it: all four fit.
     assert_eq!(shaped.status(), Status::Partial);
-    assert_eq!(shaped.report().records.shown, 0);
-    let cut = shaped.report().cut.unwrap();
+    assert_eq!(shaped.report().records.shown, 4);
+    assert_eq!(shaped.report().records.skipped, 1);
+    let omitted = &shaped.frame().omitted;
     assert_eq!(
-        (cut.index, cut.reason),
-        (0, toolshape::OmitReason::RecordTooLarge)
+        (omitted.count, omitted.reason, omitted.too_large),
+        (Some(1), Some(toolshape::OmitReason::RecordTooLarge), 1)
     );
-    // The next page starts after the oversized record, so it is never retried.
-    assert_eq!(shaped.next(), Some("after-n_0"));
-    assert!(
-        shaped.summary().contains(
-            "the next note alone exceeds the budget and is skipped; pass next as cursor for more"
-        ),
+    // Nothing is left after them: no cursor, so the skipped record is never retried.
+    assert_eq!(shaped.next(), None);
+    let stated = crate::walk::read_summary(shaped.summary(), "note", "notes");
+    assert_eq!(
+        stated.counts,
+        crate::walk::Counted::Range(2, 5),
         "{}",
         shaped.summary()
     );
+    let [(Some(id), 1, crate::walk::Need::Tokens(need))] = stated.skips.as_slice() else {
+        panic!("{}", shaped.summary());
+    };
+    assert_eq!(id, "n_0");
+    assert!(*need > 300, "{}", shaped.summary());
+    // At its need it is shown.
+    let at = Shaper::for_tool("notes")
+        .budget(Budget::tokens(*need as usize))
+        .format(Format::Prose)
+        .page_size(1)
+        .call()
+        .cursor_with(|c| {
+            format!(
+                "after-{}",
+                c.id.map_or("none".to_owned(), |id| id.to_string())
+            )
+        })
+        .shape_blocking(&rows)
+        .unwrap();
+    assert_eq!(at.report().records.shown, 1, "{}", at.text());
 }
 
 #[test]
@@ -458,23 +502,6 @@ fn every_call_emits_its_report_as_a_tracing_event() {
         "{log}"
     );
     assert!(log.contains("cut_reason=\"result_budget\""), "{log}");
-}
-
-#[test]
-fn a_budget_too_small_for_any_answer_says_so() {
-    let tickets = desk::parse_page(desk::PAGE).unwrap();
-    let shaped = Shaper::for_tool("search_tickets")
-        .budget(Budget::tokens(30))
-        .shape_blocking_with(&tickets, &desk::Directory::seed())
-        .unwrap();
-    assert_eq!(shaped.report().records.shown, 0);
-    assert!(shaped.report().over_budget);
-    assert!(shaped.report().tokens.text > 30);
-    let roomy = Shaper::for_tool("search_tickets")
-        .budget(Budget::tokens(3_000))
-        .shape_blocking_with(&tickets, &desk::Directory::seed())
-        .unwrap();
-    assert!(!roomy.report().over_budget);
 }
 
 #[test]
@@ -799,4 +826,127 @@ proptest! {
                 shaped.text(), wider.text());
         }
     }
+}
+
+/// An upstream's error at small budgets keeps what happened, then the remedy: from where its
+/// first two words fit up, a token at a time, in each format and profile, the answer keeps
+/// within the budget (counted here) on every channel a model reads an error on, starts with
+/// what happened, gives way from the end of what happened before the remedy, and from the
+/// remedy's end after; whole once it fits. Before this fix, at 40 tokens it read "GitHub
+/// ans…no #) and call again": the reason cut out of the middle.
+#[test]
+fn an_error_at_small_budgets_keeps_what_happened_then_the_remedy() {
+    let what = "GitHub answered 422 Unprocessable Entity: Validation Failed (the q parameter \
+                contains an invalid character: no #)";
+    let remedy = "fix the query (no #) and call again";
+    let whole = format!("{what}; {remedy}");
+    for format in [Format::Prose, Format::Json] {
+        for channels in [
+            ChannelPolicy::Both,
+            ChannelPolicy::Structured,
+            ChannelPolicy::Text,
+        ] {
+            let mut was_whole = false;
+            for budget in 24..=160 {
+                let shaped = Shaper::for_tool("search_issues")
+                    .budget(Budget::tokens(budget))
+                    .format(format)
+                    .channels(channels)
+                    .error(what, remedy);
+                let summary = shaped.summary();
+                let held = match channels {
+                    ChannelPolicy::Text => vec![shaped.text()],
+                    _ => vec![shaped.text(), shaped.structured_json()],
+                };
+                let within = held.iter().all(|t| crate::walk::tokens(t) <= budget);
+                if !within {
+                    // Only where not even its first two words fit.
+                    assert!(summary.split(' ').count() <= 2, "{budget}: {summary}");
+                    assert!(!was_whole);
+                    continue;
+                }
+                if summary == whole {
+                    was_whole = true;
+                    continue;
+                }
+                assert!(
+                    !was_whole,
+                    "cut again at a larger budget: {budget}: {summary}"
+                );
+                // What happened, cut from its end; then the remedy, whole or cut from its end,
+                // only once what happened keeps two words at least.
+                let (said, rest) = summary.split_once("; ").unwrap_or((summary, ""));
+                let said = said.trim_end_matches('…');
+                assert!(what.starts_with(said.trim_end()), "{budget}: {summary}");
+                if budget >= 40 {
+                    assert!(
+                        said.starts_with("GitHub answered"),
+                        "{format:?} {channels:?} {budget}: {summary}"
+                    );
+                }
+                if !rest.is_empty() {
+                    assert!(said.starts_with("GitHub answered"), "{budget}: {summary}");
+                    let kept = rest.trim_end_matches('…');
+                    assert!(remedy.starts_with(kept.trim_end()), "{budget}: {summary}");
+                    if kept != remedy {
+                        // The remedy gives way only once what happened is at its two words.
+                        assert_eq!(said, "GitHub answered", "{budget}: {summary}");
+                    }
+                }
+                if budget == 40 && channels != ChannelPolicy::Text {
+                    assert!(summary.contains("; fix the"), "at 40: {summary}");
+                }
+            }
+            assert!(was_whole, "{format:?} {channels:?}: never whole");
+        }
+    }
+}
+
+/// A budget too small for any answer gets the error that says which budget it needs, and
+/// that figure is exact: at it the page shows its first record, one token less it does not.
+#[test]
+fn a_budget_too_small_for_any_answer_says_which_budget_it_needs() {
+    let tickets = desk::parse_page(desk::PAGE).unwrap();
+    let directory = desk::Directory::seed();
+    let shape = |budget: usize| {
+        Shaper::for_tool("search_tickets")
+            .budget(Budget::tokens(budget))
+            .shape_blocking_with(&tickets, &directory)
+            .unwrap()
+    };
+    let shaped = shape(40);
+    assert!(shaped.is_error(), "{}", shaped.summary());
+    assert!(
+        crate::walk::tokens(shaped.text()) <= 40
+            && crate::walk::tokens(shaped.structured_json()) <= 40
+    );
+    let need: usize = shaped
+        .summary()
+        .split(' ')
+        .next()
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("{}", shaped.summary()));
+    // With a little more room the remedy is whole.
+    let roomier = shape(60);
+    assert!(roomier.is_error(), "{}", roomier.summary());
+    assert!(
+        roomier
+            .summary()
+            .ends_with(&format!("; raise the budget to at least {need} tokens")),
+        "{}",
+        roomier.summary()
+    );
+    // At it the first ticket is shown; one token less it is not (the page skips it, or is
+    // this error again).
+    let first = |s: &toolshape::Shaped| {
+        crate::records(&s.structured())
+            .first()
+            .map(|r| r["id"].clone())
+    };
+    let at = shape(need);
+    assert!(!at.is_error(), "{}", at.text());
+    assert!(first(&at).is_some(), "{}", at.text());
+    assert!(first(&shape(need - 1)).is_none());
+    let roomy = shape(3_000);
+    assert!(!roomy.is_error() && !roomy.report().over_budget);
 }

@@ -37,7 +37,11 @@ fn dec_encode(bytes: &[u8]) -> String {
     let mut out = String::from("c");
     for chunk in bytes.chunks(7) {
         let v = chunk.iter().fold(0u64, |v, &b| v * 256 + u64::from(b));
-        let width = if chunk.len() == 7 { 17 } else { TAIL[chunk.len()] };
+        let width = if chunk.len() == 7 {
+            17
+        } else {
+            TAIL[chunk.len()]
+        };
         out.push_str(&format!("{v:0width$}"));
     }
     out
@@ -53,7 +57,10 @@ fn dec_decode(cursor: &str) -> Vec<u8> {
     let mut out = Vec::new();
     for chunk in digits.as_bytes().chunks(17) {
         let n = if chunk.len() == 17 { 7 } else { tail };
-        let v: u64 = std::str::from_utf8(chunk).expect("ASCII").parse().expect("digits");
+        let v: u64 = std::str::from_utf8(chunk)
+            .expect("ASCII")
+            .parse()
+            .expect("digits");
         out.extend_from_slice(&v.to_be_bytes()[8 - n..]);
     }
     out
@@ -495,7 +502,10 @@ fn cursor_length_for_a_timestamp_rank_and_a_forty_character_id() {
     // The test's own reading of the format agrees with the codec's.
     assert_eq!(dec_encode(&dec_decode(&uuid_cursor)), uuid_cursor);
     let later = codec().encode_at(&uuid_id, 40, &query(), issued + 86_400 * 365);
-    assert_eq!(crate::walk::tokens(&later), crate::walk::tokens(&uuid_cursor));
+    assert_eq!(
+        crate::walk::tokens(&later),
+        crate::walk::tokens(&uuid_cursor)
+    );
 }
 
 #[test]
@@ -778,7 +788,11 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
         .collect();
     a_store.flush();
     for (cursor, (k, n)) in cursors.iter().zip(&positions) {
-        assert_eq!(cursor.len(), toolshape::cursor::HELD_CURSOR_CHARS, "{cursor}");
+        assert_eq!(
+            cursor.len(),
+            toolshape::cursor::HELD_CURSOR_CHARS,
+            "{cursor}"
+        );
         let read = b
             .decode(cursor, &query())
             .expect("opens on the other replica");

@@ -595,3 +595,132 @@ async fn a_name_refused_for_invisible_characters_is_shown_escaped() {
         );
     }
 }
+
+/// A Kubernetes pod as a `list_pods` tool shapes it.
+#[derive(Debug, Clone, toolshape::ToolResult)]
+#[shape(
+    name = "pod",
+    plural = "pods",
+    prose = "{name}: {phase} on {node}, {restarts} restarts"
+)]
+struct Pod {
+    #[shape(id)]
+    name: String,
+    #[shape(show)]
+    phase: String,
+    #[shape(show)]
+    node: String,
+    #[shape(rank = desc)]
+    restarts: u32,
+}
+
+/// 300 pods: 206 Running, 50 Pending, 30 Failed, 14 Succeeded.
+fn pods() -> Vec<Pod> {
+    (0..300u32)
+        .map(|i| Pod {
+            name: format!("web-{i:03}-5d8c7"),
+            phase: match i % 300 {
+                n if n < 206 => "Running",
+                n if n < 256 => "Pending",
+                n if n < 286 => "Failed",
+                _ => "Succeeded",
+            }
+            .into(),
+            node: format!("node-{}", i % 7),
+            restarts: (i * 37) % 11,
+        })
+        .collect()
+}
+
+/// The fourth case: an MCP tool over 300 pods with `paginate` and `shape_or_store`
+/// and an aggregate by phase, walked to the end. Every page states the aggregate of the whole
+/// result, the same figures as the first (before this fix, page 2 said "Running 194", 206
+/// less the 12 page 1 showed, worded as the whole result's), every page names the same
+/// handle, and the store holds one result, not one per page; the handle reopens all 300.
+#[tokio::test]
+async fn every_page_of_a_stored_walk_states_the_whole_results_aggregate_and_one_handle() {
+    let rows = pods();
+    let running = rows.iter().filter(|p| p.phase == "Running").count();
+    assert_eq!(running, 206);
+    let by_phase = Aggregate::new().count_by("phase");
+    let policy = HandlePolicy::default();
+    for (rows_given, label) in [
+        (true, "the whole result each call"),
+        (false, "the rest after the cursor"),
+    ] {
+        let store = MemoryStore::default();
+        let codec = codec();
+        let query = QueryHash::of("list_pods", &json!({"namespace": "default"})).unwrap();
+        let shaper = Shaper::for_tool("list_pods").budget(Budget::tokens(600));
+        let mut cursor: Option<String> = None;
+        let (mut details, mut handles, mut seen) = (Vec::new(), HashSet::new(), Vec::new());
+        for page in 0..=rows.len() {
+            let call = shaper
+                .call()
+                .paginate(Arc::clone(&codec), query, cursor.as_deref())
+                .unwrap();
+            // A tool over a database gives only the rows after the cursor; one over a list
+            // in memory gives them all.
+            let given: Vec<Pod> = match (rows_given, call.after_keyset()) {
+                (false, Some(k)) => {
+                    let mut ranked = rows.clone();
+                    ranked.sort_by(|a, b| b.restarts.cmp(&a.restarts).then(b.name.cmp(&a.name)));
+                    toolshape::cursor::after_cursor(&ranked, k).to_vec()
+                }
+                _ => rows.clone(),
+            };
+            let shaped = call
+                .shape_or_store(
+                    &given,
+                    &(),
+                    Keep::new(&store, "alice", &policy).aggregate(&by_phase),
+                )
+                .await
+                .unwrap();
+            let summary = shaped.summary().to_owned();
+            // The aggregate: the clause after the counts and the order.
+            let clause = summary
+                .split("; ")
+                .find(|c| c.starts_with("by phase:"))
+                .unwrap_or_else(|| panic!("{label}, page {page}: no aggregate: {summary}"))
+                .to_owned();
+            details.push(clause);
+            handles.insert(shaped.frame().omitted.handle.clone().expect("stored"));
+            seen.extend(
+                crate::records(&shaped.structured())
+                    .iter()
+                    .map(|r| r["name"].as_str().unwrap().to_owned()),
+            );
+            match shaped.next() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        assert!(details.len() > 3, "{label}: {} pages", details.len());
+        // Every page says what the first said, and it is the whole result's.
+        assert!(
+            details.iter().all(|d| d == &details[0]),
+            "{label}: {details:?}"
+        );
+        assert!(
+            details[0].contains(&format!("Running {running}")),
+            "{label}: {}",
+            details[0]
+        );
+        assert_eq!(handles.len(), 1, "{label}: a handle per page: {handles:?}");
+        assert_eq!(store.stats().created, 1, "{label}: {:?}", store.stats());
+        assert_eq!(seen.len(), 300, "{label}");
+        let unique: HashSet<&String> = seen.iter().collect();
+        assert_eq!(unique.len(), 300, "{label}");
+        // The handle reopens all 300.
+        let handle = handles.into_iter().next().unwrap();
+        let open = OpenResult::new(&store, codec)
+            .shaper(Shaper::for_tool("open_result").budget(Budget::tokens(4_000)))
+            .call(
+                "alice",
+                json!({"handle": handle, "aggregate": {"count_by": "phase"}}),
+            )
+            .await;
+        assert!(open.summary().starts_with("300 pods"), "{}", open.summary());
+    }
+}

@@ -6,6 +6,7 @@
 
 use proptest::prelude::*;
 use std::cmp::Ordering;
+use std::collections::HashSet;
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
 use toolshape::tokens::{Tiktoken, Tokenizer as _};
@@ -85,7 +86,9 @@ pub(crate) fn text_keys(text: &str, format: Format, key: &str) -> Vec<String> {
     let lines: Vec<&str> = text.split('\n').collect();
     let head = if format == Format::Table { 2 } else { 1 };
     let body = &lines[head..lines.len().saturating_sub(2).max(head)];
-    body.iter().map(|line| crate::walk::first_cell(line)).collect()
+    body.iter()
+        .map(|line| crate::walk::first_cell(line))
+        .collect()
 }
 
 /// How a walk is shaped: everything but the rows and the budget.
@@ -309,7 +312,11 @@ fn run(rows: &[(String, i32, String)], setup: Setup, pick: BudgetPick, check_nee
         if walked.stopped.is_some() {
             expected.truncate(walked.seen.len());
         }
-        assert_eq!(walked.seen, expected, "pages are not in the {:?} order", setup.mode);
+        assert_eq!(
+            walked.seen, expected,
+            "pages are not in the {:?} order",
+            setup.mode
+        );
     }
     let projects = || -> Vec<Project> {
         rows.iter()
@@ -329,7 +336,14 @@ fn run(rows: &[(String, i32, String)], setup: Setup, pick: BudgetPick, check_nee
                     body: body.clone(),
                 })
                 .collect();
-            go(typed, rows, setup, pick, ("id", "ranked", "rankeds"), check_needs)
+            go(
+                typed,
+                rows,
+                setup,
+                pick,
+                ("id", "ranked", "rankeds"),
+                check_needs,
+            )
         }
         Mode::Unranked | Mode::UnrankedKeepOrder | Mode::Custom => go(
             projects(),
@@ -348,7 +362,14 @@ fn run(rows: &[(String, i32, String)], setup: Setup, pick: BudgetPick, check_nee
                     body: body.clone(),
                 })
                 .collect();
-            go(typed, rows, setup, pick, ("key", "entry", "entries"), check_needs)
+            go(
+                typed,
+                rows,
+                setup,
+                pick,
+                ("key", "entry", "entries"),
+                check_needs,
+            )
         }
     }
 }
@@ -480,7 +501,14 @@ fn five_hundred_sixty_seven_projects_without_a_rank() {
                 ..Setup::new(mode, Format::Prose)
             };
             let truth = reference_order(&rows, mode);
-            let walked = walk_rows(&typed, &truth, setup, budget, ("id", "project", "projects"), false);
+            let walked = walk_rows(
+                &typed,
+                &truth,
+                setup,
+                budget,
+                ("id", "project", "projects"),
+                false,
+            );
             assert_eq!(walked.seen, truth);
             assert!(walked.skipped.is_empty() && walked.stopped.is_none());
         }
@@ -519,7 +547,14 @@ fn a_record_is_skipped_as_too_large_only_when_no_page_of_its_own_shows_it() {
             let setup = Setup::new(Mode::Unranked, format);
             let alone = alone_sizes(&typed[2..3], &setup)[0];
             for budget in alone..alone + 80 {
-                let walked = walk_rows(&typed, &truth, setup, budget, ("id", "project", "projects"), true);
+                let walked = walk_rows(
+                    &typed,
+                    &truth,
+                    setup,
+                    budget,
+                    ("id", "project", "projects"),
+                    true,
+                );
                 skips += walked.skipped.len();
                 // Only the large one is ever too large.
                 assert!(walked.skipped.iter().all(|k| k == "p2"), "{walked:?}");
@@ -656,4 +691,103 @@ fn later_pages_name_their_order_when_they_show_several() {
         }
         assert_eq!(before, rows.len());
     }
+}
+
+/// Same call, same page: the same rows at the same budget give the same records on every
+/// run, because what is random or time-dependent in an answer (a cursor's signature and
+/// issue time, a handle, a delimiter nonce) takes tokens by its length alone. Before this fix
+/// they were base64 and hex, whose tokens vary with what they say: 20 random base64
+/// characters are 10 to 20 o200k tokens, and a page held 3 records on one run and 2 on the
+/// next.
+#[test]
+fn the_same_call_gives_the_same_page_on_every_run() {
+    use toolshape::cursor::{Keyset, MemoryCursorStore};
+    use toolshape::handle::{Handle, HandlePolicy, Keep, MemoryStore};
+    use toolshape::untrusted::{Provenance, UntrustedPolicy, UrlPolicy};
+    use toolshape::{KeyValue, Order};
+    let tokens = crate::walk::tokens;
+    // 1. Each random or time-dependent part alone.
+    let codec = codec();
+    let query = QueryHash::of("search_tickets", &serde_json::json!({"q": "card"})).unwrap();
+    let keyset = Keyset {
+        rank: Some(KeyValue::Str("2026-02-14T16:02:07.113Z".into())),
+        id: Some("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90".into()),
+        order: Order::Desc,
+    };
+    let signed: HashSet<usize> = (0..400u64)
+        .map(|i| tokens(&codec.encode_at(&keyset, 20 + i % 7, &query, 1_700_000_000 + i * 7_919)))
+        .collect();
+    assert_eq!(signed.len(), 1, "a signed cursor's tokens vary: {signed:?}");
+    let held = CursorCodec::new(CursorKeys::new(b"a paging key of sixteen bytes or more").unwrap())
+        .held_in(MemoryCursorStore::new(
+            1_000,
+            std::time::Duration::from_secs(60),
+        ));
+    let held: HashSet<usize> = (0..400u64)
+        .map(|i| {
+            let k = Keyset {
+                id: Some(format!("tkt_{i:08x}")),
+                ..keyset.clone()
+            };
+            tokens(&held.encode_at(&k, i, &query, 1_700_000_000 + i))
+        })
+        .collect();
+    assert_eq!(held.len(), 1, "a held cursor's tokens vary: {held:?}");
+    let handles: HashSet<usize> = (0..1_000)
+        .map(|_| tokens(&Handle::random().unwrap().to_string()))
+        .collect();
+    assert_eq!(handles.len(), 1, "a handle's tokens vary: {handles:?}");
+
+    // 2. Whole answers: tickets with customers' subjects in random delimiters, stored behind a
+    // handle, paged with signed cursors; ten runs at each budget show the same records.
+    let tickets = crate::desk::parse_page(crate::desk::PAGE).unwrap();
+    let directory = crate::desk::Directory::seed();
+    let policy = HandlePolicy {
+        store_when_over_budget_factor: 0.0,
+        ..HandlePolicy::default()
+    };
+    let random_tags = UntrustedPolicy {
+        provenance: Provenance::RandomTag,
+        datamark: None,
+        urls: UrlPolicy::Keep,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut pages = 0;
+    for budget in (90..=420).step_by(3) {
+        let shaper = Shaper::for_tool("search_tickets")
+            .budget(Budget::tokens(budget))
+            .untrusted(random_tags.clone());
+        let run = || -> Vec<Vec<String>> {
+            let store = MemoryStore::default();
+            let mut cursor: Option<String> = None;
+            let mut walk = Vec::new();
+            for _ in 0..3 {
+                let call = shaper
+                    .call()
+                    .paginate(codec.clone(), query, cursor.as_deref())
+                    .unwrap();
+                let shaped = rt
+                    .block_on(call.shape_or_store(
+                        &tickets,
+                        &directory,
+                        Keep::new(&store, "alice", &policy),
+                    ))
+                    .unwrap();
+                walk.push(data_keys(&shaped.structured(), "id"));
+                match shaped.next() {
+                    Some(next) => cursor = Some(next.to_owned()),
+                    None => break,
+                }
+            }
+            walk
+        };
+        let first = run();
+        pages += first.len();
+        for _ in 0..9 {
+            assert_eq!(run(), first, "at {budget} tokens");
+        }
+    }
+    assert!(pages > 100, "{pages} pages");
 }

@@ -85,7 +85,11 @@ impl Upstream {
         let page: usize = url
             .map(|u| {
                 if self.token > 0 {
-                    assert_eq!(u.len(), self.token.max(2), "a token this upstream never issued: {u}");
+                    assert_eq!(
+                        u.len(),
+                        self.token.max(2),
+                        "a token this upstream never issued: {u}"
+                    );
                     return u.trim_start_matches('t').parse().expect("page number");
                 }
                 assert!(u.starts_with(API), "a URL this upstream never issued: {u}");

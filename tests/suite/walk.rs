@@ -178,10 +178,10 @@ pub fn read_summary(summary: &str, name: &str, plural: &str) -> Stated {
             )
         }
         [n, "of", t, p] if *p == plural => (Counted::First(number(n)), Some(number(t))),
-        [n, noun, "shown"] if *noun == name || *noun == plural => {
-            (Counted::First(number(n)), None)
+        [n, noun, "shown"] if *noun == name || *noun == plural => (Counted::First(number(n)), None),
+        [t, noun] if *noun == name || *noun == plural => {
+            (Counted::First(number(t)), Some(number(t)))
         }
-        [t, noun] if *noun == name || *noun == plural => (Counted::First(number(t)), Some(number(t))),
         _ => panic!("a summary the oracle cannot read: {summary}"),
     };
     let mut skips = Vec::new();
@@ -261,7 +261,9 @@ pub fn within(w: &Walker<'_>, page: &Shaped, budget: Budget) -> bool {
     texts.iter().all(|t| {
         tokens(t) <= budget.max_tokens()
             && budget.max_bytes().is_none_or(|max| t.len() <= max)
-            && budget.max_lines().is_none_or(|max| t.split('\n').count() <= max)
+            && budget
+                .max_lines()
+                .is_none_or(|max| t.split('\n').count() <= max)
     })
 }
 
@@ -325,7 +327,8 @@ pub fn walk(w: &Walker<'_>) -> Walked {
             assert!(page.is_error(), "over budget: {}", context());
             let words = page.summary().split(' ').count();
             assert!(
-                w.budget.max_tokens() < bare_error_tokens(w) || words <= 2 && asks_for(&page).is_some(),
+                w.budget.max_tokens() < bare_error_tokens(w)
+                    || words <= 2 && asks_for(&page).is_some(),
                 "over budget: {}",
                 context()
             );
@@ -338,13 +341,26 @@ pub fn walk(w: &Walker<'_>) -> Walked {
             let ask = asks_for(&page).unwrap_or_else(|| panic!("an error: {}", context()));
             match ask {
                 Need::Tokens(n) => {
+                    // The budget that shows the next record: at it the page shows it first,
+                    // one token less it does not.
                     let n = n as usize;
                     assert!(n > w.budget.max_tokens(), "{}", context());
+                    let next = w.truth.get(out.seen.len() + out.skipped.len());
+                    let first = |page: &Shaped| -> Option<String> {
+                        let v: Value = serde_json::from_str(page.structured_json()).ok()?;
+                        data_keys(&v, w.key).first().cloned()
+                    };
                     let at = (w.fetch)(cursor.as_deref(), with_tokens(w.budget, n), None);
                     assert!(!at.is_error(), "at the asked {n}: {}", at.text());
                     assert!(within(w, &at, with_tokens(w.budget, n)));
+                    assert_eq!(first(&at).as_ref(), next, "at the asked {n}: {}", at.text());
                     let below = (w.fetch)(cursor.as_deref(), with_tokens(w.budget, n - 1), None);
-                    assert!(below.is_error(), "one below the asked {n}: {}", below.text());
+                    assert_ne!(
+                        first(&below).as_ref(),
+                        next,
+                        "one below the asked {n}: {}",
+                        below.text()
+                    );
                     out.stopped = Some(n);
                 }
                 Need::Bytes(n) => assert!(w.budget.max_bytes().is_some_and(|b| n as usize > b)),
@@ -367,7 +383,12 @@ pub fn walk(w: &Walker<'_>) -> Walked {
         let places: Vec<u64> = stated.skips.iter().map(|s| s.1).collect();
         let prefix = (0..=places.len())
             .rev()
-            .find(|&p| places[..p].iter().enumerate().all(|(i, &pl)| pl == covered + 1 + i as u64))
+            .find(|&p| {
+                places[..p]
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &pl)| pl == covered + 1 + i as u64)
+            })
             .unwrap_or(0) as u64;
         let prefix = if k == 0 { places.len() as u64 } else { prefix };
         for (i, &(ref id, place, _)) in stated.skips.iter().enumerate() {
@@ -400,14 +421,24 @@ pub fn walk(w: &Walker<'_>) -> Walked {
             }
             Counted::Range(a, b) => {
                 assert!(k > 0, "{}", context());
-                assert_eq!((a, b), (covered + prefix + 1, covered + prefix + k), "{}", context());
+                assert_eq!(
+                    (a, b),
+                    (covered + prefix + 1, covered + prefix + k),
+                    "{}",
+                    context()
+                );
             }
             Counted::NoneAfter(after) | Counted::NoMore(after) => {
                 assert_eq!(k, 0, "{}", context());
                 match after {
                     After::First(n) => {
                         assert_eq!(skipped_before, 0, "{}", context());
-                        assert_eq!(n, shown_before, "'after the first N' is the number shown: {}", context());
+                        assert_eq!(
+                            n,
+                            shown_before,
+                            "'after the first N' is the number shown: {}",
+                            context()
+                        );
                     }
                     After::Place(p) => assert_eq!(p, covered, "{}", context()),
                 }
@@ -428,12 +459,22 @@ pub fn walk(w: &Walker<'_>) -> Walked {
         let omitted = &value["omitted"];
         match stated.total {
             Some(t) => {
-                assert_eq!(omitted["count"].as_u64(), Some(t - out.seen.len() as u64), "omitted.count: {}", context());
+                assert_eq!(
+                    omitted["count"].as_u64(),
+                    Some(t - out.seen.len() as u64),
+                    "omitted.count: {}",
+                    context()
+                );
             }
             None if matches!(stated.counts, Counted::NoMore(_)) => {
                 // "No more": this page covers nothing and nothing is left.
                 assert!(done && stated.skips.is_empty(), "{}", context());
-                assert_eq!(omitted["count"].as_u64(), Some(total - out.seen.len() as u64), "omitted.count: {}", context());
+                assert_eq!(
+                    omitted["count"].as_u64(),
+                    Some(total - out.seen.len() as u64),
+                    "omitted.count: {}",
+                    context()
+                );
             }
             None => {
                 assert_eq!(w.totals, Totals::Upstream, "{}", context());
@@ -459,10 +500,19 @@ pub fn walk(w: &Walker<'_>) -> Walked {
         if stated.more {
             assert!(next.is_some(), "{}", context());
         } else {
-            assert_eq!(next.is_none(), done, "a page leaves records and no way on, or the reverse: {}", context());
+            assert_eq!(
+                next.is_none(),
+                done,
+                "a page leaves records and no way on, or the reverse: {}",
+                context()
+            );
         }
         if next.is_some() && !done {
-            assert!(k > 0 || !skipped_here.is_empty(), "a page made no progress: {}", context());
+            assert!(
+                k > 0 || !skipped_here.is_empty(),
+                "a page made no progress: {}",
+                context()
+            );
         }
         // 1. Each need is exact: from the place before the first record skipped before and
         // after the records shown, that budget shows it first and one token less does not.
@@ -477,7 +527,11 @@ pub fn walk(w: &Walker<'_>) -> Walked {
                     cursor.clone()
                 } else {
                     // After the records this page covered before it, from a page with room.
-                    let roomy = (w.fetch)(cursor.as_deref(), Budget::tokens(1_000_000), Some((prefix + k) as usize));
+                    let roomy = (w.fetch)(
+                        cursor.as_deref(),
+                        Budget::tokens(1_000_000),
+                        Some((prefix + k) as usize),
+                    );
                     roomy.next().map(str::to_owned)
                 };
                 let skipped = &w.truth[(place - 1) as usize];
@@ -488,12 +542,27 @@ pub fn walk(w: &Walker<'_>) -> Walked {
                 match needs {
                     Need::Tokens(n) => {
                         let n = n as usize;
-                        assert!(n > w.budget.max_tokens(), "a need within the budget: {}", context());
+                        assert!(
+                            n > w.budget.max_tokens(),
+                            "a need within the budget: {}",
+                            context()
+                        );
                         let at = (w.fetch)(before.as_deref(), with_tokens(w.budget, n), Some(1));
-                        assert_eq!(first_shown(&at).as_ref(), Some(skipped), "at its need {n}: {}", at.text());
+                        assert_eq!(
+                            first_shown(&at).as_ref(),
+                            Some(skipped),
+                            "at its need {n}: {}",
+                            at.text()
+                        );
                         assert!(within(w, &at, with_tokens(w.budget, n)));
-                        let below = (w.fetch)(before.as_deref(), with_tokens(w.budget, n - 1), Some(1));
-                        assert_ne!(first_shown(&below).as_ref(), Some(skipped), "one below its need {n}: {}", below.text());
+                        let below =
+                            (w.fetch)(before.as_deref(), with_tokens(w.budget, n - 1), Some(1));
+                        assert_ne!(
+                            first_shown(&below).as_ref(),
+                            Some(skipped),
+                            "one below its need {n}: {}",
+                            below.text()
+                        );
                     }
                     Need::Bytes(n) => assert!(w.budget.max_bytes().is_some_and(|b| n as usize > b)),
                     Need::Lines(n) => assert!(w.budget.max_lines().is_some_and(|l| n as usize > l)),
@@ -505,7 +574,11 @@ pub fn walk(w: &Walker<'_>) -> Walked {
             None => {
                 // The end: every record once, shown or skipped.
                 let all: HashSet<&String> = out.seen.iter().chain(&out.skipped).collect();
-                assert_eq!(all.len(), out.seen.len() + out.skipped.len(), "a record twice: {out:?}");
+                assert_eq!(
+                    all.len(),
+                    out.seen.len() + out.skipped.len(),
+                    "a record twice: {out:?}"
+                );
                 assert_eq!(all.len(), w.truth.len(), "records never shown: {out:?}");
                 return out;
             }
