@@ -1661,3 +1661,62 @@ proptest! {
         bound_holds(&rows, budget, page, provenance, format)?;
     }
 }
+
+/// What a cap says it cut from a long body is within 15% of what tokenizing the whole body
+/// gives, on real text of several kinds: Markdown (this repository's own, prose with code and
+/// tables), Rust code, Chinese, Japanese and Korean prose, links, and GitHub issue bodies
+/// with logs. Before this fix the estimate came from the first window alone and was 36% low
+/// on a long Markdown body ("about 3,725 more tokens" where the rest is 5,843).
+#[test]
+fn a_cut_estimate_is_within_fifteen_percent_on_real_bodies() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |path: &str| std::fs::read_to_string(format!("{root}/{path}")).unwrap();
+    let issues: Vec<Value> = serde_json::from_str(&read("examples/data/github_issues.json")).unwrap();
+    let bodies_of_issues: String = issues
+        .iter()
+        .filter_map(|i| i["body"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let links: String = issues
+        .iter()
+        .map(|i| {
+            format!(
+                "- [{}]({}) via {} and {}\n",
+                i["title"].as_str().unwrap_or_default(),
+                i["html_url"].as_str().unwrap_or_default(),
+                i["comments_url"].as_str().unwrap_or_default(),
+                i["user"]["avatar_url"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    let bodies = [
+        ("README.md", read("README.md")),
+        ("CHANGELOG.md", read("CHANGELOG.md")),
+        ("cursor.rs", read("shape-runtime/src/cursor.rs")),
+        ("cjk.txt", read("tests/data/bodies/cjk.txt")),
+        ("links", links),
+        ("issue bodies", bodies_of_issues),
+    ];
+    let o200k = toolshape::tokens::Bpe::o200k_base();
+    let mut estimated = 0;
+    for (name, body) in &bodies {
+        let whole = toolshape::untrusted::prepare(body, None, &o200k, UrlPolicy::Keep);
+        let all = crate::walk::tokens(&whole.content);
+        for cap in [40u32, 200, 1_000] {
+            let p = toolshape::untrusted::prepare(body, Some(cap), &o200k, UrlPolicy::Keep);
+            let Some(cut) = p.cut else { continue };
+            let kept = crate::walk::tokens(&p.content);
+            let truth = (all - kept) as f64;
+            let said = cut.tokens as f64;
+            let off = (said - truth) / truth;
+            assert!(
+                off.abs() <= 0.15,
+                "{name} at {cap}: said {said} more tokens, the rest is {truth} ({:+.1}%, exact: {})",
+                off * 100.0,
+                cut.exact
+            );
+            estimated += usize::from(!cut.exact);
+        }
+    }
+    assert!(estimated >= 10, "only {estimated} estimates: the test saw too few");
+}
