@@ -221,6 +221,8 @@ pub struct FieldAttrs {
     pub from: Slot<FieldPath>,
     /// `nested`: shown through the field type's own projection.
     pub nested: Slot<()>,
+    /// `empty_is_absent`: an empty text or list reads as absent (`null`, the absence word).
+    pub empty_is_absent: Slot<()>,
 }
 
 impl FieldAttrs {
@@ -238,6 +240,7 @@ impl FieldAttrs {
             absent: Slot::new("absent"),
             from: Slot::new("from"),
             nested: Slot::new("nested"),
+            empty_is_absent: Slot::new("empty_is_absent"),
         }
     }
 
@@ -255,6 +258,7 @@ impl FieldAttrs {
         self.absent.merge(cx, other.absent);
         self.from.merge(cx, other.from);
         self.nested.merge(cx, other.nested);
+        self.empty_is_absent.merge(cx, other.empty_is_absent);
     }
 
     /// The keys that shape a value (each implies `show`), with their spans.
@@ -281,6 +285,7 @@ impl FieldAttrs {
             (self.rank.name(), self.rank.span()),
             (self.absent.name(), self.absent.span()),
             (self.from.name(), self.from.span()),
+            (self.empty_is_absent.name(), self.empty_is_absent.span()),
         ] {
             if let Some(span) = span {
                 keys.push((name, span));
@@ -298,8 +303,8 @@ impl FieldAttrs {
     }
 }
 
-const FIELD_KEYS: &str =
-    "show, skip, rename, from, nested, legend, resolve, id, date, untrusted, rank, absent";
+const FIELD_KEYS: &str = "show, skip, rename, from, nested, legend, resolve, id, date, untrusted, rank, absent, \
+     empty_is_absent";
 const CONTAINER_KEYS: &str = "name, plural, prose, absent";
 
 impl<'a> Container<'a> {
@@ -518,6 +523,9 @@ fn parse_field_attr(cx: &Ctxt, attr: &syn::Attribute, attrs: &mut FieldAttrs) ->
         } else if meta.path.is_ident("nested") {
             // #[shape(nested)]
             attrs.nested.set(cx, span, ());
+        } else if meta.path.is_ident("empty_is_absent") {
+            // #[shape(empty_is_absent)]
+            attrs.empty_is_absent.set(cx, span, ());
         } else if meta.path.is_ident("rank") {
             // #[shape(rank = desc)]
             let ident: Ident = meta.value()?.parse()?;

@@ -119,6 +119,7 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
                 transform,
                 span,
                 absent,
+                empty_is_absent: attrs.empty_is_absent.span(),
             });
         }
     }
@@ -327,6 +328,19 @@ fn check_combinations(cx: &Ctxt, attrs: &FieldAttrs) {
     }
     if let Some(lit) = attrs.absent.get() {
         check_absent_word(cx, lit);
+    }
+    if let Some(span) = attrs.empty_is_absent.span() {
+        // #[shape(empty_is_absent)]: the value is text or a list shown as it is.
+        if let Some((name, _)) = transforms.iter().find(|(n, _)| !matches!(*n, "untrusted")) {
+            cx.error(
+                span,
+                format!(
+                    "`empty_is_absent` cannot be combined with `{name}`: it reads an empty text or \
+                     list as absent, for a value shown as it is or as `untrusted` text; remove one \
+                     of them"
+                ),
+            );
+        }
     }
     if let Some(lit) = attrs.rename.get() {
         let value = lit.value();

@@ -264,13 +264,27 @@ impl<'r, 'a> Gen<'r, 'a> {
         let this = local("self", span);
         let member = f.member;
         let base = quote_spanned!(span=> #this.#member);
-        view_along(p, base, f.path, 0, span, &|place| {
+        view_along(p, base, f.path, 0, span, f.empty_is_absent, &|place| {
             self.leaf_view(f, place, None)
         })
     }
 
     /// The view of one value at `place` (a place expression); `ty` is its type when written.
+    /// With `empty_is_absent`, an empty text or list reads as absent (`null`, the absence word).
     fn leaf_view(&self, f: &Field, place: TokenStream, ty: Option<&syn::Type>) -> TokenStream {
+        let view = self.value_view(f, place.clone(), ty);
+        match f.empty_is_absent {
+            Some(span) => {
+                let p = &respan(self.p.clone(), span);
+                let place = relocate(place, span);
+                quote_spanned!(span=> #p::OrAbsent::new(#p::is_empty_value(&(#place)), #view))
+            }
+            None => view,
+        }
+    }
+
+    /// The view of one value at `place`, as its transform writes it.
+    fn value_view(&self, f: &Field, place: TokenStream, ty: Option<&syn::Type>) -> TokenStream {
         // At the attribute, so a bound a path's type misses is reported there.
         let p = &respan(self.p.clone(), f.span);
         let (name, span) = (&f.name, f.span);
@@ -443,13 +457,19 @@ impl<'r, 'a> Gen<'r, 'a> {
                     PathStep::Member(_) => None,
                 });
                 let absent = match &f.absent {
-                    Some((_, Some(absent_span))) if !has_opt(f.path) && !has_each(f.path) => {
+                    // With `empty_is_absent`, an empty value is absent: any text or list has
+                    // an absence to name.
+                    Some((_, Some(absent_span)))
+                        if !has_opt(f.path) && !has_each(f.path) && f.empty_is_absent.is_none() =>
+                    {
                         let leaf = self.leaf_type(f);
                         quote_spanned!(*absent_span=> #p::may_be_absent(#leaf);)
                     }
                     _ => quote!(),
                 };
+                let schema = nullable_if_empty(p, f, schema);
                 let schema = quote!({ #absent #p::schema::along(&[#(#steps),*], #schema) });
+                let schema = nullable_if_empty(p, f, schema);
                 return quote!(#record_var.field(#name, #schema););
             }
             let schema = match &f.transform {
@@ -470,6 +490,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 }
                 Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted::<#ty>()),
             };
+            let schema = nullable_if_empty(p, f, schema);
             quote!(#record_var.field(#name, #schema);)
         });
         let schemas: Vec<TokenStream> = schemas.collect();
@@ -572,7 +593,11 @@ impl<'r, 'a> Gen<'r, 'a> {
             };
             predicates.push(respan(predicate, span));
         }
-        for f in record.fields.iter().filter(|f| !f.has_path()) {
+        for f in record
+            .fields
+            .iter()
+            .filter(|f| !f.has_path() && f.empty_is_absent.is_none())
+        {
             if let Some((_, Some(span))) = &f.absent {
                 let ty = respan(f.ty.to_token_stream(), *span);
                 predicates.push(respan(quote!(#ty: #p::MayBeAbsent), *span));
@@ -640,24 +665,54 @@ fn view_along(
     steps: &[PathStep],
     depth: usize,
     span: Span,
+    empty: Option<Span>,
     leaf: &dyn Fn(TokenStream) -> TokenStream,
 ) -> TokenStream {
     let Some((step, rest)) = steps.split_first() else {
         return leaf(base);
     };
     match step {
-        PathStep::Member(m) => {
-            view_along(p, quote_spanned!(span=> #base.#m), rest, depth, span, leaf)
-        }
+        PathStep::Member(m) => view_along(
+            p,
+            quote_spanned!(span=> #base.#m),
+            rest,
+            depth,
+            span,
+            empty,
+            leaf,
+        ),
         PathStep::Opt(_) => {
             let v = local(&format!("__v{depth}"), span);
-            let inner = view_along(p, quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
+            let inner = view_along(
+                p,
+                quote_spanned!(span=> (*#v)),
+                rest,
+                depth + 1,
+                span,
+                empty,
+                leaf,
+            );
             quote_spanned!(span=> #p::Opt::new(#p::Option::as_ref(&#base).map(|#v| #inner)))
         }
         PathStep::Each(_) => {
             let v = local(&format!("__v{depth}"), span);
-            let inner = view_along(p, quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
-            quote_spanned!(span=> #p::Each::new(&#base, |#v| #inner))
+            let inner = view_along(
+                p,
+                quote_spanned!(span=> (*#v)),
+                rest,
+                depth + 1,
+                span,
+                empty,
+                leaf,
+            );
+            let each = quote_spanned!(span=> #p::Each::new(&#base, |#v| #inner));
+            match empty {
+                // `empty_is_absent`: an empty list on the way is absent too.
+                Some(_) => {
+                    quote_spanned!(span=> #p::OrAbsent::new(#p::iter_is_empty(&#base), #each))
+                }
+                None => each,
+            }
         }
     }
 }
@@ -727,4 +782,12 @@ fn map_spans(tokens: TokenStream, f: &dyn Fn(Span) -> Span) -> TokenStream {
             tt
         })
         .collect()
+}
+
+/// `schema`, allowing `null` when the field reads an empty value as absent.
+fn nullable_if_empty(p: &TokenStream, f: &Field, schema: TokenStream) -> TokenStream {
+    match f.empty_is_absent {
+        Some(span) => quote_spanned!(span=> #p::schema::or_null(#schema)),
+        None => schema,
+    }
 }

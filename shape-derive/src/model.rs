@@ -46,6 +46,8 @@ pub struct Field<'a> {
     /// The word text shows for an absent value, and where `absent` was written on the field
     /// (`None` when it comes from the struct's default).
     pub absent: Option<(String, Option<Span>)>,
+    /// Where `empty_is_absent` was written: an empty text or list then reads as absent.
+    pub empty_is_absent: Option<Span>,
 }
 
 pub enum Transform<'a> {

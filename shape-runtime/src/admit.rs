@@ -203,9 +203,9 @@ impl Admission {
         self.shown.push(segment);
     }
 
-    /// What the admitted records and `more` take with an envelope of `envelope`, on the first
-    /// held limit they exceed (tokens, then bytes, then lines; tokens when none is exceeded):
-    /// what a budget must allow for such a page.
+    /// What the admitted records and `more` take with an envelope of `envelope`, on the limit
+    /// that must give for such a page: bytes or lines where they are exceeded (raising the
+    /// token budget does not help past them), else tokens.
     pub fn needs_with(&self, envelope: PerChannel<Size>, more: PerChannel<Size>) -> Needs {
         let total = envelope.plus(self.sum).plus(more);
         let held: Vec<Size> = [
@@ -221,9 +221,9 @@ impl Admission {
             most(|s| s.bytes),
             most(|s| s.breaks.saturating_add(1)),
         );
-        if tokens > self.budget.max_tokens() {
-            Needs::Tokens(tokens)
-        } else if self.budget.max_bytes().is_some_and(|max| bytes > max) {
+        // A client's cut in bytes or lines first: raising the token budget does not make room
+        // past it.
+        if self.budget.max_bytes().is_some_and(|max| bytes > max) {
             Needs::Bytes(bytes)
         } else if self.budget.max_lines().is_some_and(|max| lines > max) {
             Needs::Lines(lines)

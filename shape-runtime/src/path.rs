@@ -60,6 +60,14 @@ where
     }
 }
 
+/// Whether a collection a path goes through holds nothing (`empty_is_absent`).
+pub fn iter_is_empty<'a, C: ?Sized>(items: &'a C) -> bool
+where
+    &'a C: IntoIterator,
+{
+    items.into_iter().next().is_none()
+}
+
 /// The type a path ends at, for its schema: the closure is never called.
 pub fn leaf_type<'r, R: ?Sized + 'r, T: ?Sized + 'r>(
     _path: impl FnOnce(&'r R) -> &'r T,

@@ -9,7 +9,9 @@ pub use crate::env::{CallEnv, Channel, DateStyle};
 pub use crate::envelope::left_out_fields;
 pub use crate::ids::{IdField, IdKey, IdText};
 pub use crate::nested::{Nested, NestedField};
-pub use crate::path::{Each, Opt, key_value_opt, leaf_type, may_be_absent, rank_cmp_opt};
+pub use crate::path::{
+    Each, Opt, iter_is_empty, key_value_opt, leaf_type, may_be_absent, rank_cmp_opt,
+};
 pub use crate::path::{through_items, through_option};
 pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
@@ -24,6 +26,7 @@ pub use crate::text::{TextMode, TextSerializer};
 pub use crate::untrusted::echo::clean as echo_clean;
 pub use crate::view::UntrustedText;
 pub use crate::view::{Cx, Dated, EpochDated, Ident, Named, Shown, Untrusted};
+pub use crate::view::{MayBeEmpty, OrAbsent, is_empty_value};
 pub use core::cmp::Ordering;
 pub use core::marker::PhantomData;
 pub use core::option::Option::{self, None, Some};

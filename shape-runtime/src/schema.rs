@@ -141,6 +141,11 @@ pub fn along(steps: &[Step], leaf: Schema) -> Schema {
     })
 }
 
+/// `schema`, or `null`: a field that reads an empty value as absent (`empty_is_absent`).
+pub fn or_null(schema: Schema) -> Schema {
+    along(&[Step::Opt], schema)
+}
+
 /// A nested record field: the nested type's own record schema.
 pub fn nested<F: crate::nested::NestedField + ?Sized>(generator: &mut SchemaGenerator) -> Schema {
     F::nested_schema(generator)

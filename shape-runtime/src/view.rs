@@ -52,6 +52,112 @@ impl<T: ?Sized + Serialize> Serialize for Shown<'_, T> {
     }
 }
 
+/// A field that reads an empty value as absent (`#[shape(empty_is_absent)]`): written as
+/// `None` (JSON `null`, the absence word in text) when `empty`, else as its view writes it.
+pub struct OrAbsent<V> {
+    empty: bool,
+    view: V,
+}
+
+impl<V: Serialize> OrAbsent<V> {
+    /// `view`, or absent when `empty`.
+    pub fn new(empty: bool, view: V) -> Self {
+        OrAbsent { empty, view }
+    }
+}
+
+impl<V: Serialize> Serialize for OrAbsent<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.empty {
+            true => s.serialize_none(),
+            false => self.view.serialize(s),
+        }
+    }
+}
+
+/// A value that can be empty: text, a list, or an `Option` of one (`None` is empty too).
+/// What `#[shape(empty_is_absent)]` is written on must be one.
+#[diagnostic::on_unimplemented(
+    message = "`empty_is_absent` needs text or a list, and `{Self}` is neither",
+    label = "not text or a list",
+    note = "`empty_is_absent` reads \"\" or an empty list as absent; remove it from this field"
+)]
+pub trait MayBeEmpty {
+    /// Whether the value is empty.
+    fn is_empty_value(&self) -> bool;
+}
+
+impl MayBeEmpty for str {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl MayBeEmpty for String {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl MayBeEmpty for std::borrow::Cow<'_, str> {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl<T> MayBeEmpty for [T] {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl<T> MayBeEmpty for Vec<T> {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl<T> MayBeEmpty for std::collections::VecDeque<T> {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl<T> MayBeEmpty for std::collections::BTreeSet<T> {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl<T, S> MayBeEmpty for std::collections::HashSet<T, S> {
+    fn is_empty_value(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl<T: MayBeEmpty> MayBeEmpty for Option<T> {
+    fn is_empty_value(&self) -> bool {
+        self.as_ref().is_none_or(MayBeEmpty::is_empty_value)
+    }
+}
+
+impl<T: MayBeEmpty + ?Sized> MayBeEmpty for &T {
+    fn is_empty_value(&self) -> bool {
+        (**self).is_empty_value()
+    }
+}
+
+impl<T: MayBeEmpty + ?Sized> MayBeEmpty for Box<T> {
+    fn is_empty_value(&self) -> bool {
+        (**self).is_empty_value()
+    }
+}
+
+/// Whether `value` is empty (see [`MayBeEmpty`]).
+pub fn is_empty_value<T: MayBeEmpty + ?Sized>(value: &T) -> bool {
+    value.is_empty_value()
+}
+
 /// A resolved field: key to name.
 pub struct Named<'a, F, K> {
     value: &'a F,

@@ -170,6 +170,13 @@ proptest! {
                 .structured_form(form).channels(channels).call().page_size(data.len() + 1)
                 .shape_blocking(&rows).unwrap();
             prop_assert_eq!(wider.report().records.shown, data.len() + 1);
+            // The facts a head states once ("dates are in 2026") are worked out over the
+            // records a page can reach, which a page size narrows: where the two pages state
+            // different ones they are not the same page but for a record, and the check
+            // says nothing. (Working them out over the records shown is in ARCHITECTURE.md's
+            // open questions.)
+            let noted = |t: &str| t.lines().next().is_some_and(|l| l.contains("; dates are in "));
+            let same_notes = noted(shaped.text()) == noted(wider.text());
             let as_cut = |t: &str| t.replace("page_size", "result_budget").replace("page size", "result budget");
             let held: Vec<String> = match channels {
                 ChannelPolicy::Structured => vec![as_cut(wider.structured_json())],
@@ -177,7 +184,7 @@ proptest! {
             };
             let counts: Vec<usize> = held.iter().map(|t| tok.count(t)).collect();
             prop_assert!(
-                counts.iter().any(|&c| c > budget),
+                !same_notes || counts.iter().any(|&c| c > budget),
                 "{} shown at {budget}: one more would have fitted ({counts:?} tokens)\n{}",
                 data.len(),
                 held[0]

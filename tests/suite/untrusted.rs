@@ -1671,7 +1671,8 @@ proptest! {
 fn a_cut_estimate_is_within_fifteen_percent_on_real_bodies() {
     let root = env!("CARGO_MANIFEST_DIR");
     let read = |path: &str| std::fs::read_to_string(format!("{root}/{path}")).unwrap();
-    let issues: Vec<Value> = serde_json::from_str(&read("examples/data/github_issues.json")).unwrap();
+    let issues: Vec<Value> =
+        serde_json::from_str(&read("examples/data/github_issues.json")).unwrap();
     let bodies_of_issues: String = issues
         .iter()
         .filter_map(|i| i["body"].as_str())
@@ -1718,5 +1719,8 @@ fn a_cut_estimate_is_within_fifteen_percent_on_real_bodies() {
             estimated += usize::from(!cut.exact);
         }
     }
-    assert!(estimated >= 10, "only {estimated} estimates: the test saw too few");
+    assert!(
+        estimated >= 10,
+        "only {estimated} estimates: the test saw too few"
+    );
 }

@@ -837,3 +837,106 @@ fn integer_ids_page_through_sql_keysets() {
         ]
     );
 }
+
+/// An issue as GitHub's REST API gives it: `body` is `""` (or absent) for an issue with no
+/// description, and `labels` empty.
+#[derive(Debug, Clone, serde::Deserialize, ToolResult)]
+#[shape(
+    name = "issue",
+    plural = "issues",
+    prose = "#{number}: {body}; {labels}; {milestone}"
+)]
+struct Described {
+    #[shape(id)]
+    number: u64,
+    #[shape(untrusted(max_tokens = 40), empty_is_absent, absent = "no description")]
+    #[serde(default)]
+    body: String,
+    #[shape(from = labels[].name, empty_is_absent, absent = "no labels")]
+    labels: Vec<Label>,
+    #[shape(show, empty_is_absent, absent = "no milestone")]
+    milestone: Option<String>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+struct Label {
+    name: String,
+}
+
+/// `empty_is_absent`: an empty text or list reads as absent, with its absence word, in every
+/// format and in the schema; a value that is not empty, and one of a single space, reads as it
+/// is.
+#[test]
+fn an_empty_text_or_list_reads_as_absent_where_the_field_says_so() {
+    let rows: Vec<Described> = serde_json::from_value(serde_json::json!([
+        {"number": 1, "body": "", "labels": [], "milestone": ""},
+        {"number": 2, "labels": [{"name": ""}, {"name": "bug"}], "milestone": null},
+        {"number": 3, "body": " ", "labels": [{"name": "docs"}], "milestone": "v2"},
+        {"number": 4, "body": "Crash on save", "labels": [], "milestone": "v3"},
+    ]))
+    .unwrap();
+    let shaper = Shaper::for_tool("list_issues").budget(Budget::tokens(2_000));
+    let json = shaper
+        .clone()
+        .format(Format::Json)
+        .shape_blocking(&rows)
+        .unwrap();
+    let data = crate::records(&json.structured());
+    let at = |i: usize, key: &str| data[i][key].clone();
+    // JSON: null where the value is empty; what is there, as it is.
+    assert_eq!(at(0, "body"), serde_json::Value::Null);
+    assert_eq!(at(1, "body"), serde_json::Value::Null);
+    assert_eq!(at(2, "body"), " ");
+    assert_eq!(at(3, "body"), "Crash on save");
+    assert_eq!(at(0, "labels"), serde_json::Value::Null);
+    // An empty name in a list of names is absent; the list is not.
+    assert_eq!(at(1, "labels"), serde_json::json!([null, "bug"]));
+    assert_eq!(at(3, "labels"), serde_json::Value::Null);
+    assert_eq!(at(0, "milestone"), serde_json::Value::Null);
+    assert_eq!(at(1, "milestone"), serde_json::Value::Null);
+    assert_eq!(at(2, "milestone"), "v2");
+    // Text: the absence words.
+    let prose = shaper
+        .clone()
+        .format(Format::Prose)
+        .shape_blocking(&rows)
+        .unwrap();
+    let lines: Vec<&str> = prose.text().lines().collect();
+    assert!(
+        lines[1].starts_with("#1: no description; no labels; no milestone"),
+        "{}",
+        prose.text()
+    );
+    assert!(
+        lines[2].starts_with("#2: no description; "),
+        "{}",
+        prose.text()
+    );
+    assert!(lines[2].ends_with("; no milestone"), "{}", prose.text());
+    assert!(
+        lines[4].contains("Crash on save") && lines[4].contains("no labels"),
+        "{}",
+        prose.text()
+    );
+    let table = shaper.format(Format::Table).shape_blocking(&rows).unwrap();
+    assert!(
+        table
+            .text()
+            .lines()
+            .nth(2)
+            .unwrap()
+            .contains("no description | no labels | no milestone"),
+        "{}",
+        table.text()
+    );
+    // The schema allows null for each.
+    let schema = toolshape::schema::envelope::<Described>().to_value();
+    let record = &schema["else"]["properties"]["data"]["items"]["properties"];
+    for field in ["body", "labels", "milestone"] {
+        assert!(
+            record[field].to_string().contains("\"null\""),
+            "{field}: {}",
+            record[field]
+        );
+    }
+}

@@ -275,7 +275,9 @@ pub fn asks_for(page: &Shaped) -> Option<Need> {
     }
     let summary = page.summary();
     // `42 tokens needed: …`, or cut to `42…` (tokens, the unit a budget has).
-    let (n, rest) = summary.split_once(' ').unwrap_or((summary.trim_end_matches('…'), "tokens"));
+    let (n, rest) = summary
+        .split_once(' ')
+        .unwrap_or((summary.trim_end_matches('…'), "tokens"));
     let n = n.trim_end_matches('…').replace(',', "").parse().ok()?;
     let unit = rest.split(['…', ' ']).next()?;
     match unit {
@@ -358,7 +360,11 @@ pub fn walk(w: &Walker<'_>) -> Walked {
                     let below = (w.fetch)(cursor.as_deref(), with_tokens(w.budget, n - 1), None);
                     match next {
                         // No record left: what it asked for is the envelope's room.
-                        None => assert!(below.is_error(), "one below the asked {n}: {}", below.text()),
+                        None => assert!(
+                            below.is_error(),
+                            "one below the asked {n}: {}",
+                            below.text()
+                        ),
                         Some(_) => assert_ne!(
                             first(&below).as_ref(),
                             next,

@@ -195,7 +195,13 @@ fn prepare_capped<'t>(
     }
     let cut = if byte_capped {
         let (toks, bytes) = per_byte.unwrap_or((1, 4));
-        Some(estimated_cut(cut_tokens, 0, &text[consumed..], (toks, bytes), tokenizer))
+        Some(estimated_cut(
+            cut_tokens,
+            0,
+            &text[consumed..],
+            (toks, bytes),
+            tokenizer,
+        ))
     } else {
         (cut_tokens > 0).then_some(Cut {
             tokens: cut_tokens as u64,
