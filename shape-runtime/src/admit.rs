@@ -248,7 +248,8 @@ impl Admission {
             (self.held.text, total.text),
         ]
         .into_iter()
-        .filter_map(|(held, size)| held.then(|| max.saturating_sub(size.tokens)))
+        .filter(|(held, _)| *held)
+        .map(|(_, size)| max.saturating_sub(size.tokens))
         .min()
         .unwrap_or(max)
     }

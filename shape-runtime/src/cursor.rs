@@ -1468,9 +1468,9 @@ impl CursorStore for MemoryCursorStore {
 
 /// Where a body of either version carries the query fingerprint.
 fn fingerprint_in(body: &[u8]) -> Option<&[u8]> {
-    match body.first()? {
-        &VERSION => body.get(2..HEADER_LEN),
-        &VERSION_2 => body.get(3..HEADER_2_LEN),
+    match *body.first()? {
+        VERSION => body.get(2..HEADER_LEN),
+        VERSION_2 => body.get(3..HEADER_2_LEN),
         _ => None,
     }
 }

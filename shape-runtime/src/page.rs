@@ -1358,13 +1358,13 @@ fn error_page_with(
         let alone = |k: usize| error_envelope(s, &cut(what, what_cuts[k]));
         let full = what_cuts.len() - 1;
         let first = if remedy.is_empty() {
-            longest(least, full.saturating_sub(1), alone, &fits)
+            longest(least, full.saturating_sub(1), alone, fits)
         } else {
-            longest(least, full, with_remedy, &fits)
-                .or_else(|| longest(1, remedy_cuts.len().saturating_sub(2), with_part, &fits))
+            longest(least, full, with_remedy, fits)
+                .or_else(|| longest(1, remedy_cuts.len().saturating_sub(2), with_part, fits))
         };
         first
-            .or_else(|| longest(1, least, alone, &fits))
+            .or_else(|| longest(1, least, alone, fits))
             .unwrap_or_else(|| alone(least))
     };
     let over_budget = !fits(&answer);

@@ -38,10 +38,12 @@ pub enum Totals {
     Upstream,
 }
 
+/// A page from `cursor` at `budget`, `page_size` overriding the walk's when `Some`.
+pub type Fetch<'a> = &'a dyn Fn(Option<&str>, Budget, Option<usize>) -> Shaped;
+
 /// One walk's settings, and how to ask for a page.
 pub struct Walker<'a> {
-    /// A page from `cursor` at `budget`, `page_size` overriding the walk's when `Some`.
-    pub fetch: &'a dyn Fn(Option<&str>, Budget, Option<usize>) -> Shaped,
+    pub fetch: Fetch<'a>,
     pub budget: Budget,
     pub format: Format,
     pub channels: ChannelPolicy,
