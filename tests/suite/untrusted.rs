@@ -1693,7 +1693,11 @@ fn a_cut_estimate_is_within_fifteen_percent_on_real_bodies() {
     let bodies = [
         ("README.md", read("README.md")),
         ("CHANGELOG.md", read("CHANGELOG.md")),
+        ("ARCHITECTURE.md", read("ARCHITECTURE.md")),
         ("cursor.rs", read("shape-runtime/src/cursor.rs")),
+        ("page.rs", read("shape-runtime/src/page.rs")),
+        ("paging.rs", read("tests/suite/paging.rs")),
+        ("mcp_interop.py", read("tests/mcp_interop.py")),
         ("cjk.txt", read("tests/data/bodies/cjk.txt")),
         ("links", links),
         ("issue bodies", bodies_of_issues),

@@ -943,3 +943,95 @@ proptest! {
         walk_way(upstream, way, budget, true);
     }
 }
+
+/// The README's upstream example as written there (45 issues in pages of 20 by `page=N`, the
+/// `Link` header's `next` URL as the continuation, no total, a codec made once), walked at
+/// every budget from where an issue fits alone up, a token at a time: every promise holds,
+/// and from where a page of one issue with its counts and a short cursor fits, every issue
+/// is shown. Prints the smallest budget that shows all 45 and its cursors.
+#[test]
+fn the_readme_upstream_example_is_safe_at_the_smallest_budgets() {
+    #[derive(serde::Deserialize, ToolResult)]
+    #[shape(name = "issue", plural = "issues", prose = "#{number} {title}")]
+    struct ReadmeIssue {
+        #[shape(show)]
+        number: u64,
+        #[shape(show)]
+        title: String,
+    }
+    fn get(url: &str) -> (String, Option<String>) {
+        let page: usize = url
+            .split_once("&page=")
+            .and_then(|(_, n)| n.parse().ok())
+            .unwrap_or(1);
+        let issues: Vec<_> = (1..=45u64)
+            .rev()
+            .skip((page - 1) * 20)
+            .take(20)
+            .map(|n| serde_json::json!({"number": n, "title": format!("issue {n}"), "user": {"login": "octo"}}))
+            .collect();
+        let link = (page * 20 < 45).then(|| {
+            format!("<https://api.example/issues?per_page=20&page={}>; rel=\"next\"", page + 1)
+        });
+        (serde_json::to_string(&issues).unwrap(), link)
+    }
+    let codec = Arc::new(CursorCodec::new(CursorKeys::new(b"a signing key, 16+ bytes").unwrap()));
+    let query = QueryHash::of("list_issues", &serde_json::json!({"repo": "octo/hello"})).unwrap();
+    let fetch = |cursor: Option<&str>, budget: Budget, page_size: Option<usize>| -> Shaped {
+        let mut shaper = Shaper::for_tool("list_issues").budget(budget);
+        if let Some(p) = page_size {
+            shaper = shaper.page_size(p);
+        }
+        let call = match shaper.call().paginate(Arc::clone(&codec), query, cursor) {
+            Ok(call) => call,
+            Err(refused) => return shaper.cursor_error(&refused),
+        };
+        let at = call.upstream_position();
+        let url = at.page.clone().unwrap_or_else(|| "https://api.example/issues?per_page=20".into());
+        let (body, link) = get(&url);
+        let rows: Vec<ReadmeIssue> = serde_json::from_str(&body).unwrap();
+        let next = link.as_deref().and_then(next_link);
+        call.upstream(at.page.as_deref(), next).shape_blocking(&rows).unwrap()
+    };
+    let truth: Vec<String> = (1..=45u64).rev().map(|n| n.to_string()).collect();
+    let least = crate::smallest_budget(|b| {
+        let one = [ReadmeIssue { number: 45, title: "issue 45".into() }];
+        Shaper::for_tool("list_issues")
+            .budget(Budget::tokens(b))
+            .shape_blocking(&one)
+            .map(|s| s.report().records.shown == 1)
+            .unwrap_or(false)
+    });
+    let mut smallest_whole = None;
+    for budget in least..=least + 80 {
+        let walked = crate::walk::walk(&crate::walk::Walker {
+            fetch: &fetch,
+            budget: Budget::tokens(budget),
+            format: Format::Prose,
+            channels: ChannelPolicy::Both,
+            key: "number",
+            name: "issue",
+            plural: "issues",
+            truth: &truth,
+            key_is_id: false,
+            totals: crate::walk::Totals::Upstream,
+            text_key: issue_key,
+            check_needs: budget % 4 == 0,
+        });
+        if walked.seen.len() == 45 && smallest_whole.is_none() {
+            smallest_whole = Some(budget);
+        }
+        if smallest_whole.is_some() {
+            assert_eq!(walked.seen.len(), 45, "at {budget}, past the smallest whole walk");
+        }
+    }
+    let smallest = smallest_whole.expect("a budget that shows all 45");
+    assert!(smallest <= least + 40, "{least} {smallest}");
+    let first = fetch(None, Budget::tokens(smallest), None);
+    let cursor = first.next().unwrap();
+    println!(
+        "README upstream example: smallest whole walk at {smallest} tokens (an issue alone fits at {least}); its cursor {} characters, {} tokens",
+        cursor.len(),
+        crate::walk::tokens(cursor)
+    );
+}

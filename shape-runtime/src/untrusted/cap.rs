@@ -334,10 +334,13 @@ fn estimated_cut(
 }
 
 /// Samples tokenized to estimate a long text: this many ...
-const SAMPLES: usize = 8;
-/// ... of about this many bytes each, spread evenly across it (2 KiB in all, however long
-/// the text: the cap's cost stays flat in the value's size).
-const SAMPLE_BYTES: usize = 256;
+const SAMPLES: usize = 24;
+/// ... of about this many bytes each, spread evenly across it (3 KiB in all, however long
+/// the text: the cap's cost stays flat in the value's size). Measured on ten real bodies
+/// (this repository's Markdown, Rust and Python, CJK prose, links, GitHub issue bodies) at
+/// caps of 40, 200 and 1,000 tokens, the estimate is within 6.6% of the whole count; 8
+/// samples of 256 bytes were up to 20% off, 16 of 256 up to 5.6% (a third more to tokenize).
+const SAMPLE_BYTES: usize = 128;
 
 /// Tokens and bytes of samples of `text`: the whole of it when it is no longer than the
 /// samples would be, else [`SAMPLES`] pieces spread evenly across it, each cut at char
