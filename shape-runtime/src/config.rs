@@ -81,6 +81,12 @@ pub struct ToolConfig {
     pub untrusted: Option<UntrustedPolicy>,
     /// When and for how long results are kept behind handles.
     pub handles: Option<HandlePolicy>,
+    /// `first_page` (default), `every_page` or `never`: on which pages the text channel names
+    /// the fields this view leaves out ([`LeftOut`](crate::LeftOut)).
+    pub left_out: Option<crate::LeftOut>,
+    /// The tool that shows one record by its id, named where a record is skipped as too
+    /// large ([`Shaper::fetch_one`]).
+    pub fetch_one: Option<String>,
 }
 
 /// A configuration that cannot be used.
@@ -253,6 +259,8 @@ impl ShapeConfig {
             page_size: own.page_size.or(d.page_size),
             untrusted: own.untrusted.clone().or_else(|| d.untrusted.clone()),
             handles: own.handles.or(d.handles),
+            left_out: own.left_out.or(d.left_out),
+            fetch_one: own.fetch_one.clone().or_else(|| d.fetch_one.clone()),
         })
     }
 
@@ -274,6 +282,13 @@ impl ShapeConfig {
         }
         if let Some(form) = c.structured_form {
             shaper = shaper.structured_form(form);
+        }
+        if let Some(left_out) = c.left_out {
+            shaper = shaper.left_out(left_out);
+        }
+        if let Some(tool) = c.fetch_one {
+            check_name(&tool, &format!("{key}.fetch_one"))?;
+            shaper = shaper.fetch_one(tool);
         }
         Ok(shaper)
     }

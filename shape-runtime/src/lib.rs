@@ -66,7 +66,7 @@ pub mod __private;
 pub use admit::ChannelPolicy;
 pub use budget::{Budget, BudgetError};
 pub use date::{DateField, DateValue, Day, DayError, iso_date};
-pub use envelope::{Frame, OmitReason, Omitted, Status};
+pub use envelope::{Frame, LeftOut, Needs, OmitReason, Omitted, Skipped, Status};
 pub use ids::{IdField, IdKey, IdText, short_id};
 pub use legend::{Legend, LegendError, LoadedLegend};
 pub use legend::{LegendCode, LegendField, LegendSource};

@@ -791,3 +791,116 @@ fn the_same_call_gives_the_same_page_on_every_run() {
     }
     assert!(pages > 100, "{pages} pages");
 }
+
+/// A record type with many fields left out (an SDK type): the text channel names them on a
+/// walk's first page only by default, on every page or never as the tool chooses; the JSON
+/// envelope's `omitted.fields` names them on every page whatever the choice.
+#[test]
+fn the_fields_a_view_leaves_out_are_named_on_the_pages_the_tool_chooses() {
+    use toolshape::LeftOut;
+    #[derive(ToolResult)]
+    #[shape(name = "repo", plural = "repos", prose = "{id}: {stars}")]
+    struct Repo {
+        #[shape(id)]
+        id: String,
+        #[shape(rank = desc)]
+        stars: u32,
+        #[shape(skip)]
+        node_id: String,
+        #[shape(skip)]
+        html_url: String,
+        #[shape(skip)]
+        forks_url: String,
+    }
+    let rows: Vec<Repo> = (0..30)
+        .map(|i| Repo {
+            id: format!("r{i:02}"),
+            stars: 100 - i,
+            node_id: String::new(),
+            html_url: String::new(),
+            forks_url: String::new(),
+        })
+        .collect();
+    let clause = "this view leaves out node_id, html_url, forks_url";
+    for (left_out, first, later) in [
+        (None, true, false),
+        (Some(LeftOut::FirstPage), true, false),
+        (Some(LeftOut::EveryPage), true, true),
+        (Some(LeftOut::Never), false, false),
+    ] {
+        let mut shaper = Shaper::for_tool("list_repos").budget(Budget::tokens(120));
+        if let Some(l) = left_out {
+            shaper = shaper.left_out(l);
+        }
+        let query = QueryHash::of("list_repos", &serde_json::json!({})).unwrap();
+        let mut cursor: Option<String> = None;
+        for page in 0..3 {
+            let shaped = shaper
+                .call()
+                .paginate(codec(), query, cursor.as_deref())
+                .unwrap()
+                .shape_blocking(&rows)
+                .unwrap();
+            let expected = if page == 0 { first } else { later };
+            assert_eq!(
+                shaped.text().contains(clause),
+                expected,
+                "{left_out:?} page {page}: {}",
+                shaped.text()
+            );
+            assert_eq!(
+                shaped.structured()["omitted"]["fields"],
+                serde_json::json!(["node_id", "html_url", "forks_url"]),
+                "{left_out:?} page {page}"
+            );
+            cursor = shaped.next().map(str::to_owned);
+        }
+    }
+}
+
+/// `left_out` and `fetch_one` from configuration: a record too large for any page names the
+/// tool that shows it, and the view's left-out fields are named as configured.
+#[test]
+fn left_out_and_fetch_one_come_from_configuration() {
+    let config = toolshape::config::ShapeConfig::from_toml_str(
+        "[tools.list_projects]\nbudget = 90\nleft_out = \"never\"\nfetch_one = \"get_project\"\n",
+    )
+    .unwrap();
+    let shaper = config.shaper("list_projects").unwrap();
+    let rows = vec![
+        Project {
+            id: "p0".into(),
+            body: "small".into(),
+        },
+        Project {
+            id: "p1".into(),
+            body: "word ".repeat(200),
+        },
+    ];
+    let shaped = shaper
+        .call()
+        .paginate(
+            codec(),
+            QueryHash::of("list_projects", &serde_json::json!({})).unwrap(),
+            None,
+        )
+        .unwrap()
+        .shape_blocking(&rows)
+        .unwrap();
+    assert!(
+        shaped
+            .summary()
+            .contains("project p1 (place 2) alone exceeds the budget and is skipped")
+            && shaped
+                .summary()
+                .contains("; get_project shows it by its id"),
+        "{}",
+        shaped.summary()
+    );
+    let bad = toolshape::config::ShapeConfig::from_toml_str(
+        "[tools.list_projects]\nfetch_one = \"get\\u202eproject\"\n",
+    )
+    .unwrap();
+    let err = bad.shaper("list_projects").unwrap_err().to_string();
+    assert!(err.contains("fetch_one"), "{err}");
+}

@@ -971,11 +971,16 @@ fn the_readme_upstream_example_is_safe_at_the_smallest_budgets() {
             .map(|n| serde_json::json!({"number": n, "title": format!("issue {n}"), "user": {"login": "octo"}}))
             .collect();
         let link = (page * 20 < 45).then(|| {
-            format!("<https://api.example/issues?per_page=20&page={}>; rel=\"next\"", page + 1)
+            format!(
+                "<https://api.example/issues?per_page=20&page={}>; rel=\"next\"",
+                page + 1
+            )
         });
         (serde_json::to_string(&issues).unwrap(), link)
     }
-    let codec = Arc::new(CursorCodec::new(CursorKeys::new(b"a signing key, 16+ bytes").unwrap()));
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a signing key, 16+ bytes").unwrap(),
+    ));
     let query = QueryHash::of("list_issues", &serde_json::json!({"repo": "octo/hello"})).unwrap();
     let fetch = |cursor: Option<&str>, budget: Budget, page_size: Option<usize>| -> Shaped {
         let mut shaper = Shaper::for_tool("list_issues").budget(budget);
@@ -987,15 +992,23 @@ fn the_readme_upstream_example_is_safe_at_the_smallest_budgets() {
             Err(refused) => return shaper.cursor_error(&refused),
         };
         let at = call.upstream_position();
-        let url = at.page.clone().unwrap_or_else(|| "https://api.example/issues?per_page=20".into());
+        let url = at
+            .page
+            .clone()
+            .unwrap_or_else(|| "https://api.example/issues?per_page=20".into());
         let (body, link) = get(&url);
         let rows: Vec<ReadmeIssue> = serde_json::from_str(&body).unwrap();
         let next = link.as_deref().and_then(next_link);
-        call.upstream(at.page.as_deref(), next).shape_blocking(&rows).unwrap()
+        call.upstream(at.page.as_deref(), next)
+            .shape_blocking(&rows)
+            .unwrap()
     };
     let truth: Vec<String> = (1..=45u64).rev().map(|n| n.to_string()).collect();
     let least = crate::smallest_budget(|b| {
-        let one = [ReadmeIssue { number: 45, title: "issue 45".into() }];
+        let one = [ReadmeIssue {
+            number: 45,
+            title: "issue 45".into(),
+        }];
         Shaper::for_tool("list_issues")
             .budget(Budget::tokens(b))
             .shape_blocking(&one)
@@ -1022,7 +1035,11 @@ fn the_readme_upstream_example_is_safe_at_the_smallest_budgets() {
             smallest_whole = Some(budget);
         }
         if smallest_whole.is_some() {
-            assert_eq!(walked.seen.len(), 45, "at {budget}, past the smallest whole walk");
+            assert_eq!(
+                walked.seen.len(),
+                45,
+                "at {budget}, past the smallest whole walk"
+            );
         }
     }
     let smallest = smallest_whole.expect("a budget that shows all 45");
