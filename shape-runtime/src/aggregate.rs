@@ -9,7 +9,7 @@
 //! - [`AggregateResult`], what was counted, for the JSON channel and as one
 //!   [sentence](AggregateResult::sentence);
 //! - [`FieldMeta`], a field of the record description ([`Projection`]) with the type of value
-//!   the rows hold, which aggregation and [`query`](crate::query) validate against, and
+//!   the rows hold, which aggregation and `query` (the `open_result` query language) validate against, and
 //!   [`FieldError`], what they say when a field is unknown or unfit for an operation.
 //!
 //! Aggregation works over projected records as JSON rows (`serde_json::Map`): dates are

@@ -51,6 +51,27 @@ pub enum BudgetError {
     },
 }
 
+/// Where a client cuts or refuses a tool's output: in tokens (its own count), bytes or
+/// lines. `None` where no limit is known.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientLimits {
+    /// Tokens.
+    pub tokens: Option<usize>,
+    /// Bytes (UTF-8).
+    pub bytes: Option<usize>,
+    /// Lines.
+    pub lines: Option<usize>,
+}
+
+impl ClientLimits {
+    /// No known limit.
+    pub const NONE: ClientLimits = ClientLimits {
+        tokens: None,
+        bytes: None,
+        lines: None,
+    };
+}
+
 /// The smallest budget that can hold an envelope with a summary.
 pub const MIN_BUDGET: usize = 24;
 
@@ -98,7 +119,7 @@ impl Budget {
     /// let budget = Budget::tokens(8_000).within(limits_for("codex-mcp-client"));
     /// assert_eq!((budget.max_tokens(), budget.max_bytes(), budget.max_lines()), (8_000, Some(10_240), Some(256)));
     /// ```
-    pub fn within(self, limits: crate::clients::ClientLimits) -> Budget {
+    pub fn within(self, limits: ClientLimits) -> Budget {
         let min = |a: Option<usize>, b: Option<usize>| match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -20,7 +20,8 @@
 //! assert_eq!(profile_for("my-own-agent"), DEFAULT_PROFILE);
 //! ```
 
-use crate::admit::ChannelPolicy;
+pub use crate::budget::ClientLimits;
+use crate::channel::ChannelPolicy;
 
 /// What a client not in [`KNOWN_CLIENTS`] gets: both channels, each within the budget, so
 /// the answer is whole whichever channel its model reads.
@@ -43,27 +44,6 @@ pub struct KnownClient {
     pub limits: ClientLimits,
     /// The issue or code the fact comes from.
     pub source: &'static str,
-}
-
-/// Where a client cuts or refuses a tool's output: in tokens (its own count), bytes or
-/// lines. `None` where no limit is known.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClientLimits {
-    /// Tokens.
-    pub tokens: Option<usize>,
-    /// Bytes (UTF-8).
-    pub bytes: Option<usize>,
-    /// Lines.
-    pub lines: Option<usize>,
-}
-
-impl ClientLimits {
-    /// No known limit.
-    pub const NONE: ClientLimits = ClientLimits {
-        tokens: None,
-        bytes: None,
-        lines: None,
-    };
 }
 
 /// The clients whose reading is known (see the README's client table).

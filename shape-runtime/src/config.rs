@@ -28,11 +28,11 @@
 //! );
 //! ```
 
-use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
+use crate::channel::ChannelPolicy;
+use crate::handle::HandlePolicy;
 use crate::render::{Format, StructuredForm};
 use crate::shaper::Shaper;
-use crate::store::HandlePolicy;
 use crate::tokens::{Bpe, Encoding};
 use crate::untrusted::UntrustedPolicy;
 use serde::Deserialize;

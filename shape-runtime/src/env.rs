@@ -1,20 +1,11 @@
 //! Per-call rendering state: which channel is being rendered, how dates are written, and what
 //! the call noticed ([`CallEnv`], [`Diagnostics`]).
 
+pub use crate::channel::Channel;
 use crate::tokens::Tokenizer;
 use crate::untrusted::{UntrustedCall, UntrustedPolicy, UntrustedStats};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
-
-/// Which channel a record is being rendered for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
-    /// MCP `structuredContent`: the envelope as JSON; untrusted values are neutralised, not
-    /// wrapped, and the envelope names their fields (`"untrusted": […]`).
-    Structured,
-    /// The text content: provenance tags around untrusted values.
-    Text,
-}
 
 /// How dates are written in the text channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,9 +16,9 @@ pub mod clients;
 pub mod config;
 pub mod cursor;
 pub mod handle;
+pub use handle::query;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
-pub mod query;
 pub mod questions;
 pub mod record;
 pub mod report;
@@ -31,26 +31,22 @@ pub mod untrusted;
 // Internals: one concept each, in floors (a module imports only modules below it).
 mod admit;
 mod budget;
-#[cfg(feature = "redis")]
-mod cursor_redis;
+mod channel;
 mod date;
 mod digits;
 mod env;
 mod envelope;
-#[cfg(feature = "redis")]
-mod handle_redis;
 mod ids;
 mod legend;
 mod nested;
-mod open;
 mod page;
 mod path;
 mod project;
 mod rank;
+mod reference;
 mod render;
 mod shaped;
 mod shaper;
-mod store;
 mod text;
 mod view;
 
@@ -63,8 +59,8 @@ pub struct ReadmeDoctests;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use admit::ChannelPolicy;
 pub use budget::{Budget, BudgetError};
+pub use channel::ChannelPolicy;
 pub use date::{DateField, DateValue, Day, DayError, iso_date};
 pub use envelope::{Frame, LeftOut, Needs, OmitReason, Omitted, Skipped, Status};
 pub use ids::{IdField, IdKey, IdText, short_id};

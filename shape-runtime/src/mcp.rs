@@ -68,8 +68,8 @@ mod lines;
 
 pub use lines::{Guarded, MAX_DEPTH, guarded};
 
-use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
+use crate::channel::ChannelPolicy;
 use crate::project::ToolResult;
 use crate::shaped::Shaped;
 use crate::shaper::Shaper;
@@ -213,7 +213,7 @@ pub fn open_result_output_schema() -> Arc<JsonObject> {
 /// The `inputSchema` of the `open_result` companion, as rmcp takes it
 /// ([`OpenResult::input_schema`](crate::handle::OpenResult::input_schema)).
 pub fn open_result_input_schema() -> Arc<JsonObject> {
-    into_object(crate::query::OpenQuery::input_schema())
+    into_object(crate::handle::query::OpenQuery::input_schema())
 }
 
 /// The most characters a result shaped within `budget` can take, per channel:

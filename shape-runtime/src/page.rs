@@ -9,19 +9,20 @@
 //! nonce's tokens depend on their length alone ([`crate::digits`]), so the envelope is sized
 //! before any cursor is made, and the same rows at the same budget give the same page.
 
-use crate::admit::ChannelPolicy;
-use crate::admit::{Admission, PerChannel, Segment, Size};
+use crate::admit::{Admission, Segment, Size};
 use crate::budget::Budget;
+use crate::channel::ChannelPolicy;
+use crate::channel::PerChannel;
 use crate::cursor::{Continuation, CursorForm, Cursors, UpstreamPosition};
 use crate::env::{CallEnv, Channel, DateStyle};
 use crate::envelope::{
     self, Counts, Frame, LeftOut, Needs, OmitReason, Omitted, Skipped, Status, Words,
 };
+use crate::reference::{Handle, OPEN_RESULT};
 use crate::render::{Format, Layout, RenderRecord, Renderer, StructuredForm};
 use crate::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use crate::resolve::ResolverStats;
 use crate::shaped::{ShapeError, Shaped};
-use crate::store::{Handle, OPEN_RESULT};
 use crate::tokens::Tokenizer;
 use crate::untrusted::{Provenance, UntrustedPolicy};
 use std::time::Instant;

@@ -83,10 +83,10 @@ impl StructuredForm {
     /// assert_eq!(StructuredForm::for_profile(ChannelPolicy::Structured), StructuredForm::Rows);
     /// assert_eq!(StructuredForm::for_profile(ChannelPolicy::Both), StructuredForm::Objects);
     /// ```
-    pub fn for_profile(channels: crate::admit::ChannelPolicy) -> StructuredForm {
+    pub fn for_profile(channels: crate::channel::ChannelPolicy) -> StructuredForm {
         match channels {
-            crate::admit::ChannelPolicy::Structured => StructuredForm::Rows,
-            crate::admit::ChannelPolicy::Both | crate::admit::ChannelPolicy::Text => {
+            crate::channel::ChannelPolicy::Structured => StructuredForm::Rows,
+            crate::channel::ChannelPolicy::Both | crate::channel::ChannelPolicy::Text => {
                 StructuredForm::Objects
             }
         }

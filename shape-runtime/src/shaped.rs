@@ -1,7 +1,7 @@
 //! What a call answers: the text channel, the structured channel and the report
 //! ([`Shaped`]), or why it could not be shaped ([`ShapeError`]).
 
-use crate::admit::ChannelPolicy;
+use crate::channel::ChannelPolicy;
 use crate::envelope::{Frame, Status};
 use crate::report::Report;
 use crate::resolve::ResolveError;

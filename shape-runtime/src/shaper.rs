@@ -36,9 +36,9 @@
 //! assert!(shaped.report().tokens.text <= 200);
 //! ```
 
-use crate::admit::ChannelPolicy;
 use crate::budget::Budget;
-use crate::clients::ClientLimits;
+use crate::budget::ClientLimits;
+use crate::channel::ChannelPolicy;
 use crate::cursor::{
     Continuation, CursorCodec, CursorError, Cursors, Keyset, MAX_UPSTREAM_BYTES, QueryHash,
     UpstreamPosition,
@@ -46,10 +46,10 @@ use crate::cursor::{
 use crate::envelope::LeftOut;
 use crate::page::{Notes, PageInputs, PageSettings, Records, UpstreamPlan};
 use crate::project::ToolResult;
+use crate::reference::Handle;
 use crate::render::{Format, Layout, StructuredForm, Typed};
 use crate::resolve::{Needs, Supplies};
 use crate::shaped::{ShapeError, Shaped};
-use crate::store::Handle;
 use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
 use crate::view::{CallEnv, Channel, Cx};
@@ -1004,7 +1004,7 @@ impl<'a> Call<'a> {
         let text_cx = Cx::<T::Needs>::new(names, &text_env);
         let text = typed(&text_cx);
         f(Records {
-            rows: crate::admit::PerChannel {
+            rows: crate::channel::PerChannel {
                 structured: &structured,
                 text: &text,
             },

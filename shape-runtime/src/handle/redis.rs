@@ -41,7 +41,8 @@
 //!
 //! The store needs a Tokio runtime with I/O and time enabled (as `#[tokio::main]` builds).
 
-use crate::store::{Handle, HandleError, HandlePolicy, HandleStore, StoredResult};
+use super::store::{HandlePolicy, HandleStore, StoredResult};
+use crate::reference::{Handle, HandleError};
 use hmac::{Hmac, KeyInit, Mac};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Value};

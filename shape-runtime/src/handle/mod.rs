@@ -1,8 +1,8 @@
 //! Handles: a result too large to be worth paging is stored outside the transcript, and the
 //! model gets a short, unguessable handle to reopen it with a query.
 //!
-//! This module owns the handle itself ([`Handle`]: 96 random bits, `h_` + 16 base64url
-//! characters), what is stored under it ([`StoredResult`]), when to store
+//! This module owns the handle itself ([`Handle`]: 96 random bits, `h_` and 30 digits),
+//! what is stored under it ([`StoredResult`]), when to store
 //! ([`HandlePolicy`]), the storage interface ([`HandleStore`], small enough for a shared
 //! store such as Redis to implement) and the embedded default, [`MemoryStore`]: a byte cap,
 //! a per-result cap, a time to live and least-recently-used eviction.
@@ -30,7 +30,18 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod keep;
+mod memory;
+mod open;
+pub mod query;
 #[cfg(feature = "redis")]
-pub use crate::handle_redis::RedisStore;
-pub use crate::open::{Keep, OpenResult};
-pub use crate::store::*;
+mod redis;
+mod store;
+
+pub use crate::reference::{HANDLE_BYTES, Handle, HandleError, OPEN_RESULT};
+pub use keep::Keep;
+pub use memory::{Clock, ManualClock, MemoryStore, StoreStats, SystemClock};
+pub use open::OpenResult;
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
+pub use store::{HandlePolicy, HandleStore, StoredField, StoredResult, StoredSegment};

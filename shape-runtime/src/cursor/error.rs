@@ -1,0 +1,87 @@
+//! Why a cursor, a signing key, a query hash or a SQL column was refused: each message says
+//! what to do.
+
+use super::keys::MIN_KEY_LEN;
+
+/// Why a cursor was refused. Every message ends with what to do: start again without a
+/// cursor (or, for a foreign query, repeat the original arguments).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorError {
+    /// Not a cursor this server issued: not base64url, cut short, or an unknown format.
+    #[error(
+        "the cursor could not be read (it was cut or altered in copying, or is not one this \
+         tool issued); call the tool again without a cursor to start from the first page"
+    )]
+    Malformed,
+    /// The signature does not match: altered, or signed with a key no longer accepted.
+    #[error(
+        "the cursor's signature does not match: it was altered, or was issued under a signing \
+         key this server no longer accepts; call the tool again without a cursor to start \
+         from the first page"
+    )]
+    Tampered,
+    /// Issued for a different tool or different arguments.
+    #[error(
+        "the cursor belongs to a different query: it continues only the call with the same \
+         tool and arguments that returned it; repeat those arguments with this cursor, or call \
+         again without a cursor to start from the first page"
+    )]
+    ForeignQuery,
+    /// A server-held cursor ([`CursorCodec::held_in`]) whose position the server no longer
+    /// holds: it expired from the store, was evicted, or the server restarted.
+    #[error(
+        "the cursor is no longer held by this server (it expired or the server restarted); \
+         call the tool again without a cursor to start from the first page"
+    )]
+    Forgotten,
+    /// Older than the configured maximum age.
+    #[error(
+        "the cursor expired: it was issued {age_secs}s ago and cursors last {max_age_secs}s; \
+         call the tool again without a cursor to start from the first page"
+    )]
+    Expired {
+        /// Seconds since the cursor was issued.
+        age_secs: u64,
+        /// The configured maximum age in seconds.
+        max_age_secs: u64,
+    },
+}
+
+/// A signing key that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorKeyError {
+    /// Shorter than [`MIN_KEY_LEN`].
+    #[error(
+        "a cursor signing key must be at least {MIN_KEY_LEN} bytes, got {len}; use 32 random \
+         bytes (for example `openssl rand -base64 32`, decoded)"
+    )]
+    TooShort {
+        /// The length given.
+        len: usize,
+    },
+    /// The operating system's random source failed ([`CursorKeys::random`]).
+    #[error("no randomness for a cursor signing key: {reason}; pass a key of your own")]
+    NoRandomness {
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// The arguments of a query could not be serialised for hashing.
+#[derive(Debug, thiserror::Error)]
+#[error("the query arguments could not be serialised for the cursor's query hash: {0}")]
+pub struct QueryHashError(#[from] serde_json::Error);
+
+/// A SQL column name that is not a plain identifier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{column}` is not a plain SQL column name; pass a column name from your code (letters, \
+     digits and `_`, optionally table-qualified with `.` or double-quoted), never text from a \
+     request"
+)]
+pub struct SqlColumnError {
+    /// The column name refused.
+    pub column: String,
+}

@@ -1,0 +1,281 @@
+//! Storing a result behind a handle as a call shapes it ([`Call::shape_or_store`]): when the
+//! whole result is worth storing, what the summary says of it, and the walk that states one
+//! handle and one aggregate on every page.
+
+use super::store::{HandlePolicy, HandleStore, StoredResult};
+use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
+use crate::date::Day;
+use crate::page::PageInputs;
+use crate::project::ToolResult;
+use crate::record::Projection;
+use crate::reference::HandleError;
+use crate::render::{Layout, RenderRecord, Typed};
+use crate::resolve::{Needs, Supplies};
+use crate::shaped::{ShapeError, Shaped};
+use crate::shaper::{Call, Shaper};
+use crate::tokens::Tokenizer;
+use serde_json::Value;
+use std::time::Instant;
+
+/// Where and for whom a large result is kept.
+///
+/// ```
+/// use toolshape::handle::{HandlePolicy, Keep, MemoryStore};
+///
+/// let store = MemoryStore::default();
+/// let policy = HandlePolicy::default();
+/// let keep = Keep::new(&store, "alice", &policy); // counts the whole result, today in UTC
+/// # let _ = keep;
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Keep<'a, S> {
+    /// The store.
+    pub store: &'a S,
+    /// The principal the handle is bound to (the user or session the caller serves).
+    pub owner: &'a str,
+    /// TTL, size cap, and how many budgets a result must exceed to be stored.
+    pub policy: &'a HandlePolicy,
+    /// What the summary says about the whole result; `None` counts it.
+    pub aggregate: Option<&'a Aggregate>,
+    /// Today, for "opened in the last 30 days"; `None` is today in UTC.
+    pub today: Option<Day>,
+}
+
+impl<'a, S> Keep<'a, S> {
+    /// Keep large results in `store` for `owner`, under `policy`; the summary counts the whole
+    /// result.
+    pub fn new(store: &'a S, owner: &'a str, policy: &'a HandlePolicy) -> Self {
+        Keep {
+            store,
+            owner,
+            policy,
+            aggregate: None,
+            today: None,
+        }
+    }
+
+    /// What the summary says about the whole result.
+    pub fn aggregate(self, aggregate: &'a Aggregate) -> Self {
+        Keep {
+            aggregate: Some(aggregate),
+            ..self
+        }
+    }
+
+    /// The day that "the last 30 days" counts back from (default: today in UTC).
+    pub fn today(self, today: Day) -> Self {
+        Keep {
+            today: Some(today),
+            ..self
+        }
+    }
+}
+
+impl Call<'_> {
+    /// Shapes `rows` like [`shape_with`](Call::shape_with); when the whole result would
+    /// take more than `policy.store_when_over_budget_factor` budgets, it is stored behind a
+    /// handle and the answer carries the handle, an aggregate of the whole result in the
+    /// summary, and the first page. Every key is resolved (one call per resolver), since the
+    /// stored result is complete.
+    ///
+    /// A store that fails is not fatal: the answer is the plain page, and the failure is
+    /// logged (`tracing`, target `shape`).
+    pub async fn shape_or_store<T, C, S>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        keep: Keep<'_, S>,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        S: HandleStore,
+    {
+        let start = Instant::now();
+        let upstream = self.upstream_plan(rows.len())?;
+        // A later page of a walk whose first page stored the result: the same handle, and
+        // the same figures about the whole result, from the store.
+        let kept = match self.walk_handle() {
+            Some(handle) => match keep.store.get(keep.owner, &handle).await {
+                Ok(stored) => Some((handle, stored.details.clone())),
+                Err(e) => {
+                    tracing::debug!(target: "shape", tool = self.shaper().tool(), error = %e, "the walk's stored result is gone; storing it again");
+                    None
+                }
+            },
+            None => None,
+        };
+        let layout = Layout::of(T::PROJECTION);
+        let (order, given, keyset) = self.ranked_rows(rows, self.reach());
+        let (details, handle) = match kept {
+            Some((handle, details)) => (details, Some(handle)),
+            None => {
+                // The stored result is every row given, whatever the cursor, so every row is
+                // ordered and every key resolved (one call per resolver).
+                let (whole, _) = self.ranked_whole(rows);
+                let mut keys = <T::Needs as Needs>::Keys::default();
+                for &i in &whole {
+                    rows[i].collect_keys(&mut keys);
+                }
+                let (names, _) = ctx.resolve_all(keys).await?;
+                let coverage = self.coverage(rows);
+                // The rendering state (`CallEnv`) is not `Sync`, so it must not live across
+                // the store's await, or this future would not be `Send` (and could not serve
+                // a tool in a multi-threaded server): the stored form is made in a scope of
+                // its own.
+                let prepared = self.with_records(rows, &whole, &names, &layout, |records| {
+                    let records = records.rows.structured;
+                    let tokenizer = self.shaper().current_tokenizer();
+                    match self.worth_storing(records, tokenizer, keep.policy) {
+                        Ok(true) => Ok(Some(self.prepare(records, T::PROJECTION, &keep, coverage))),
+                        Ok(false) => Ok(None),
+                        Err(message) => Err(ShapeError::Render {
+                            record: T::PROJECTION.name.to_owned(),
+                            message,
+                        }),
+                    }
+                })?;
+                let stored = match prepared {
+                    Some(Ok(result)) => {
+                        let details = result.details.clone();
+                        keep.store
+                            .put(keep.owner, result, keep.policy)
+                            .await
+                            .map(|handle| Some((details, handle)))
+                            .map_err(StoreFailure::Store)
+                    }
+                    Some(Err(failure)) => Err(failure),
+                    None => Ok(None),
+                };
+                match stored {
+                    Ok(Some((details, handle))) => (details, Some(handle)),
+                    Ok(None) => (None, None),
+                    Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
+                    Err(StoreFailure::Store(e)) => {
+                        tracing::warn!(target: "shape", tool = self.shaper().tool(), error = %e, "result not stored behind a handle");
+                        (None, None)
+                    }
+                }
+            }
+        };
+
+        let mut keys = <T::Needs as Needs>::Keys::default();
+        for &i in &order {
+            rows[i].collect_keys(&mut keys);
+        }
+        let (names, resolvers) = ctx.resolve_all(keys).await?;
+        let page = PageInputs {
+            given,
+            resolvers,
+            lead: None,
+            details: details.as_deref(),
+            handle,
+            keyset,
+            upstream,
+        };
+        self.with_records(rows, &order, &names, &layout, |records| {
+            crate::page::render(&self.page_settings(), records, &layout, page, start)
+        })
+    }
+
+    /// Whether the whole result exceeds the policy's number of budgets. Tokens are
+    /// extrapolated from the first record's exact count over the JSON bytes of the records
+    /// (serialising is 15–60× cheaper than tokenizing, so nothing else is tokenized), stopping
+    /// at the first record that takes the estimate over the line.
+    fn worth_storing<T: ToolResult>(
+        &self,
+        records: &[Typed<'_, T>],
+        tokenizer: &dyn Tokenizer,
+        policy: &HandlePolicy,
+    ) -> Result<bool, String> {
+        let budget = self.shaper().current_budget().max_tokens();
+        let mut tokens_per_byte: Option<f64> = None;
+        let mut bytes = 0usize;
+        let mut buf = Vec::new();
+        for record in records {
+            buf.clear();
+            record.write_json(&mut buf)?;
+            let per_byte = *tokens_per_byte.get_or_insert_with(|| {
+                tokenizer.count(&String::from_utf8_lossy(&buf)).max(1) as f64
+                    / buf.len().max(1) as f64
+            });
+            bytes = bytes.saturating_add(buf.len() + 1);
+            // Decided as soon as the running estimate crosses the line: a result worth
+            // storing is not serialised twice beyond that point.
+            if policy.should_store((bytes as f64 * per_byte) as usize, budget) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The stored form of the rows given, with the aggregate's details for the summary (what
+    /// part of the result they are, when not the whole: `(first, whole)`).
+    fn prepare<T: ToolResult, S: HandleStore>(
+        &self,
+        records: &[Typed<'_, T>],
+        projection: &Projection,
+        keep: &Keep<'_, S>,
+        (first, whole): (u64, bool),
+    ) -> Result<StoredResult, StoreFailure> {
+        let mut rows: Vec<Row> = Vec::with_capacity(records.len());
+        for record in records {
+            let value = record
+                .record
+                .serialize_record(record.cx, serde_json::value::Serializer)
+                .map_err(|e| {
+                    StoreFailure::Store(HandleError::Unavailable {
+                        reason: e.to_string(),
+                    })
+                })?;
+            if let Value::Object(map) = value {
+                rows.push(map);
+            }
+        }
+        let mut fields = FieldMeta::from_projection(projection);
+        FieldMeta::infer_values(&mut fields, &rows);
+        let aggregate = keep.aggregate.cloned().unwrap_or_default();
+        let result = aggregate
+            .compute(&fields, &rows, keep.today.unwrap_or_else(Day::today_utc))
+            .map_err(StoreFailure::Aggregate)?;
+        // The page states the count; the aggregate adds what it does not, and says what it
+        // counts when the rows are a part of the result.
+        let details = result.details();
+        let details = if whole || details.is_empty() {
+            details
+        } else {
+            let last = first.saturating_add(rows.len().saturating_sub(1) as u64);
+            format!(
+                "of {} {}–{}: {details}",
+                projection.plural,
+                crate::envelope::thousands(first),
+                crate::envelope::thousands(last)
+            )
+        };
+        let mut stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);
+        stored.details = Some(details);
+        Ok(stored)
+    }
+}
+
+impl Shaper {
+    /// [`Call::shape_or_store`] for a call with nothing set.
+    pub async fn shape_or_store<T, C, S>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        keep: Keep<'_, S>,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        S: HandleStore,
+    {
+        self.call().shape_or_store(rows, ctx, keep).await
+    }
+}
+
+enum StoreFailure {
+    Aggregate(AggregateError),
+    Store(HandleError),
+}

@@ -1,0 +1,322 @@
+//! The companion tool that reopens a stored result ([`OpenResult`], `open_result`): the
+//! query it takes, the stored rows read back as records, the same page pipeline.
+
+use super::query::{OpenQuery, QueryError};
+use super::store::{HandleStore, StoredResult};
+use crate::aggregate::{FieldMeta, Row};
+use crate::channel::PerChannel;
+use crate::cursor::{CursorCodec, QueryHash};
+use crate::date::Day;
+use crate::env::{CallEnv, Channel};
+use crate::ids::IdKey;
+use crate::page::{Notes, PageInputs, Records};
+use crate::rank::{KeyValue, Order};
+use crate::record::{Field, FieldRole, Owned};
+use crate::reference::{Handle, HandleError, OPEN_RESULT};
+use crate::render::{Layout, RenderRecord};
+use crate::shaped::{ShapeError, Shaped};
+use crate::shaper::Shaper;
+use crate::text::{TextMode, TextSerializer};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The companion tool that reopens a stored result: filter, select, sort, page, aggregate.
+///
+/// Register it next to the tools that store results, under [`OpenResult::NAME`], with
+/// [`OpenResult::input_schema`] as its input schema; answer a call with
+/// [`OpenResult::call`].
+pub struct OpenResult<'a, S> {
+    store: &'a S,
+    codec: Arc<CursorCodec>,
+    shaper: Shaper,
+}
+
+impl<'a, S: HandleStore> OpenResult<'a, S> {
+    /// The tool's name.
+    pub const NAME: &'static str = OPEN_RESULT;
+
+    /// What the tool does, for its description.
+    pub const DESCRIPTION: &'static str = "Reopen a result that another tool stored behind a handle: filter it \
+         (equals, contains, range on its fields), keep some fields (select), sort it, page through it \
+         (page_size, cursor), or aggregate it (count_by, top, recent, stats). Answers with the same \
+         envelope as the tool that stored it.";
+
+    /// The companion for `store`, signing its cursors with `codec`; pages are shaped with
+    /// the defaults of [`Shaper::for_tool`] unless [`shaper`](Self::shaper) says otherwise.
+    pub fn new(store: &'a S, codec: Arc<CursorCodec>) -> Self {
+        OpenResult {
+            store,
+            codec,
+            shaper: Shaper::for_tool(OPEN_RESULT),
+        }
+    }
+
+    /// Budget, format and tokenizer of the pages it returns.
+    pub fn shaper(mut self, shaper: Shaper) -> Self {
+        self.shaper = shaper;
+        self
+    }
+
+    /// The JSON Schema of the tool's input.
+    pub fn input_schema() -> schemars::Schema {
+        OpenQuery::input_schema()
+    }
+
+    /// Answers one call: `input` is the tool call's arguments, `owner` the principal the
+    /// caller serves. Every failure is an error envelope that says how to recover. Recent
+    /// counts ("opened in the last 30 days") count back from today in UTC.
+    pub async fn call(&self, owner: &str, input: Value) -> Shaped {
+        self.call_on(owner, input, Day::today_utc()).await
+    }
+
+    /// [`call`](Self::call), counting recent records back from `today`.
+    pub async fn call_on(&self, owner: &str, input: Value, today: Day) -> Shaped {
+        let query = match OpenQuery::from_value(input) {
+            Ok(q) => q,
+            Err(e) => {
+                return self
+                    .shaper
+                    .error(&e.to_string(), "fix the arguments and call again");
+            }
+        };
+        let Ok(handle) = query.handle.parse::<Handle>() else {
+            return self.shaper.error(&HandleError::NotFound.to_string(), "");
+        };
+        let stored = match self.store.get(owner, &handle).await {
+            Ok(stored) => stored,
+            Err(e) => return self.shaper.error(&e.to_string(), ""),
+        };
+        match self.answer(&query, &stored, today) {
+            Ok(shaped) => shaped,
+            Err(Refusal::Query(e)) => self
+                .shaper
+                .error(&e.to_string(), "fix the arguments and call again"),
+            Err(Refusal::Cursor(e)) => self.shaper.cursor_error(&e),
+            Err(Refusal::Shape(e)) => self.shaper.error(&e.to_string(), "call again"),
+        }
+    }
+
+    fn answer(
+        &self,
+        query: &OpenQuery,
+        stored: &StoredResult,
+        today: Day,
+    ) -> Result<Shaped, Refusal> {
+        let start = Instant::now();
+        let mut fields_meta = FieldMeta::from_projection(&stored.record);
+        FieldMeta::infer_values(&mut fields_meta, &stored.records);
+        let valid = query.validate(&fields_meta).map_err(Refusal::Query)?;
+        let matches = valid.apply(&stored.records);
+
+        // Offsets are stable here: a stored result never changes. The cursor is still signed
+        // and bound to the handle and every argument but itself.
+        let mut unpaged = query.clone();
+        unpaged.cursor = None;
+        let query_hash = QueryHash::of(OPEN_RESULT, &unpaged).map_err(|e| {
+            Refusal::Shape(ShapeError::Render {
+                record: "query".to_owned(),
+                message: e.to_string(),
+            })
+        })?;
+        let call = self
+            .shaper
+            .call()
+            .page_size(valid.page_size() as usize)
+            .total(matches.len() as u64)
+            .paginate(Arc::clone(&self.codec), query_hash, valid.cursor())
+            .map_err(Refusal::Cursor)?;
+        let offset = usize::try_from(call.covered_before())
+            .unwrap_or(usize::MAX)
+            .min(matches.len());
+        let lead = valid
+            .compute_aggregate(&stored.records, today)
+            .map(|a| a.sentence_with(&stored.record.name, &stored.record.plural));
+
+        // The slice shows the selected fields, in stored order.
+        let shown = stored.record.select(
+            |name| {
+                valid
+                    .select()
+                    .is_none_or(|sel| sel.iter().any(|s| s == name))
+            },
+            valid.left_out(),
+        );
+        let order = match valid.sort() {
+            Some((field, Order::Desc)) => {
+                format!("sorted by {} descending", field.replace('_', " "))
+            }
+            Some((field, Order::Asc)) => format!("sorted by {}", field.replace('_', " ")),
+            None => stored
+                .record
+                .order_phrase()
+                .unwrap_or_else(|| "in stored order".to_owned()),
+        };
+        // Nested records' untrusted fields, for those whose field this slice shows.
+        let nested_untrusted = stored
+            .nested_untrusted
+            .iter()
+            .filter(|path| {
+                let top = path.split('.').next().unwrap_or_default();
+                shown.fields.iter().any(|f| f.name == top)
+            })
+            .cloned()
+            .collect();
+        let layout = Layout::stored(&shown, order).with_nested_untrusted(nested_untrusted);
+
+        let page_size = valid.page_size() as usize;
+        let budget = self.shaper.current_budget().max_tokens();
+        let remaining = &matches[offset..];
+        let reach = remaining
+            .len()
+            .min(page_size.saturating_add(1))
+            .min(budget.saturating_add(1));
+        let nonce = crate::untrusted::nonce();
+        let env = |channel, counting| {
+            CallEnv::new(
+                &stored.tool,
+                self.shaper.current_tokenizer(),
+                self.shaper.untrusted_policy(),
+                &nonce,
+            )
+            .with_pass(channel, counting)
+        };
+        let rows_in = |env| -> Vec<StoredRow<'_>> {
+            remaining[..reach]
+                .iter()
+                .map(|&i| StoredRow {
+                    row: &stored.records[i],
+                    fields: &shown.fields,
+                    env,
+                })
+                .collect()
+        };
+        let structured_env = env(Channel::Structured, true);
+        let structured = rows_in(&structured_env);
+        let notes = Notes::of(
+            self.shaper.current_format(),
+            self.shaper.untrusted_policy(),
+            &layout,
+            &structured,
+            &stored.tool,
+        );
+        structured_env.take_diagnostics();
+        let text_env = env(Channel::Text, false)
+            .with_date_style(notes.date_style)
+            .with_compact_marks(notes.compact_marks)
+            .with_named_fields(notes.named_fields);
+        let text = rows_in(&text_env);
+        let page = PageInputs {
+            given: remaining.len(),
+            resolvers: Vec::new(),
+            lead: lead.as_deref(),
+            details: None,
+            handle: None,
+            keyset: false,
+            upstream: None,
+        };
+        let records = Records {
+            rows: PerChannel {
+                structured: &structured,
+                text: &text,
+            },
+            counting: &structured_env,
+            notes: &notes,
+            nonce: &nonce,
+        };
+        crate::page::render(&call.page_settings(), records, &layout, page, start)
+            .map_err(Refusal::Shape)
+    }
+}
+
+enum Refusal {
+    Query(QueryError),
+    Cursor(crate::cursor::CursorError),
+    Shape(ShapeError),
+}
+
+/// A stored row, rendered like the typed record it came from.
+struct StoredRow<'a> {
+    row: &'a Row,
+    fields: &'a [Field<Owned>],
+    env: &'a CallEnv<'a>,
+}
+
+/// One stored value, in the channel being rendered.
+struct StoredValue<'a> {
+    value: Option<&'a Value>,
+    field: &'a Field<Owned>,
+    env: &'a CallEnv<'a>,
+}
+
+impl Serialize for StoredValue<'_> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        match (self.value, self.field.kind.role()) {
+            (None | Some(Value::Null), _) => s.serialize_none(),
+            // Already sanitised and capped when stored: only the provenance is added here.
+            (Some(Value::String(text)), FieldRole::Untrusted) => {
+                crate::untrusted::serialize_untrusted(text, &self.field.name, None, self.env, s)
+            }
+            (Some(Value::String(text)), FieldRole::Date)
+                if crate::date::iso_date(text) == Some(text.as_str()) =>
+            {
+                crate::view::serialize_date(text, self.env, s)
+            }
+            (Some(value), _) => value.serialize(s),
+        }
+    }
+}
+
+impl StoredRow<'_> {
+    fn value(&self, i: usize) -> StoredValue<'_> {
+        let field = &self.fields[i];
+        StoredValue {
+            value: self.row.get(&field.name),
+            field,
+            env: self.env,
+        }
+    }
+}
+
+impl RenderRecord for StoredRow<'_> {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        let mut ser = serde_json::Serializer::new(out);
+        let mut map = ser
+            .serialize_map(Some(self.fields.len()))
+            .map_err(|e| e.to_string())?;
+        for (i, field) in self.fields.iter().enumerate() {
+            map.serialize_entry(&field.name, &self.value(i))
+                .map_err(|e| e.to_string())?;
+        }
+        map.end().map_err(|e| e.to_string())
+    }
+
+    fn write_json_field(&self, index: usize, out: &mut Vec<u8>) -> Result<(), String> {
+        if index >= self.fields.len() {
+            return Err(format!("no output field {index}"));
+        }
+        self.value(index)
+            .serialize(&mut serde_json::Serializer::new(out))
+            .map_err(|e| e.to_string())
+    }
+
+    fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String> {
+        if index >= self.fields.len() {
+            return Err(format!("no output field {index}"));
+        }
+        let absent = self.fields[index].absent.as_deref();
+        self.value(index)
+            .serialize(TextSerializer::new(out, mode).absent(absent))
+            .map_err(|e| e.to_string())
+    }
+
+    fn rank_key(&self) -> Option<KeyValue> {
+        None
+    }
+
+    fn id_key(&self) -> Option<IdKey<'_>> {
+        None
+    }
+}
