@@ -798,6 +798,8 @@ fn the_same_call_gives_the_same_page_on_every_run() {
 #[test]
 fn the_fields_a_view_leaves_out_are_named_on_the_pages_the_tool_chooses() {
     use toolshape::LeftOut;
+    // The skipped fields are there to be left out, never read.
+    #[allow(dead_code)]
     #[derive(ToolResult)]
     #[shape(name = "repo", plural = "repos", prose = "{id}: {stars}")]
     struct Repo {

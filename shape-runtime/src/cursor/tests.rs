@@ -4,8 +4,6 @@ use super::sql::*;
 use super::wire::*;
 use super::*;
 use crate::rank::{KeyValue, Order};
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 fn codec() -> CursorCodec {
     CursorCodec::new(CursorKeys::new([7u8; 32]).unwrap_or_else(|e| panic!("{e}")))
