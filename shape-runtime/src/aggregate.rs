@@ -42,9 +42,9 @@
 //! ```
 
 use crate::date::Day;
-use crate::envelope::thousands;
 use crate::record::FieldRole;
 use crate::record::{FieldRef, Projection, Storage};
+use crate::text::thousands;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};

@@ -31,7 +31,7 @@
 use crate::budget::Budget;
 use crate::channel::ChannelPolicy;
 use crate::handle::HandlePolicy;
-use crate::render::{Format, StructuredForm};
+use crate::page::render::{Format, StructuredForm};
 use crate::shaper::Shaper;
 use crate::tokens::{Bpe, Encoding};
 use crate::untrusted::UntrustedPolicy;

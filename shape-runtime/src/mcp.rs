@@ -70,8 +70,8 @@ pub use lines::{Guarded, MAX_DEPTH, guarded};
 
 use crate::budget::Budget;
 use crate::channel::ChannelPolicy;
+use crate::page::Shaped;
 use crate::project::ToolResult;
-use crate::shaped::Shaped;
 use crate::shaper::Shaper;
 use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;

@@ -6,9 +6,9 @@ pub mod digits {
     pub use crate::digits::{decode, encode, encode_into, encoded_len};
 }
 pub use crate::env::{CallEnv, Channel, DateStyle};
-pub use crate::envelope::left_out_fields;
 pub use crate::ids::{IdField, IdKey, IdText};
 pub use crate::nested::{Nested, NestedField};
+pub use crate::page::envelope::left_out_fields;
 pub use crate::path::{
     Each, Opt, iter_is_empty, key_value_opt, leaf_type, may_be_absent, rank_cmp_opt,
 };

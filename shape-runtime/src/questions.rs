@@ -42,9 +42,9 @@
 //! In a test, [`Coverage::assert_complete`] fails with every gap named; rerun the question
 //! set when the question mix changes with the one command that runs the test.
 
+use crate::page::render::Format;
 use crate::project::ToolResult;
 use crate::record::{FieldRef, Projection, Segment, Storage};
-use crate::render::Format;
 use std::fmt;
 
 /// Names a field of a domain struct deriving [`ToolResult`](crate::ToolResult), shown or

@@ -405,19 +405,19 @@ fn envelope_with(
         serde_json::json!({ "enum": untrusted })
     };
     let statuses: Vec<&str> = [
-        crate::envelope::Status::Ok,
-        crate::envelope::Status::Partial,
-        crate::envelope::Status::Empty,
-        crate::envelope::Status::Error,
+        crate::page::envelope::Status::Ok,
+        crate::page::envelope::Status::Partial,
+        crate::page::envelope::Status::Empty,
+        crate::page::envelope::Status::Error,
     ]
     .iter()
     .map(|s| s.as_str())
     .collect();
     let reasons: Vec<&str> = [
-        crate::envelope::OmitReason::ResultBudget,
-        crate::envelope::OmitReason::PageSize,
-        crate::envelope::OmitReason::RecordTooLarge,
-        crate::envelope::OmitReason::Filtered,
+        crate::page::envelope::OmitReason::ResultBudget,
+        crate::page::envelope::OmitReason::PageSize,
+        crate::page::envelope::OmitReason::RecordTooLarge,
+        crate::page::envelope::OmitReason::Filtered,
     ]
     .iter()
     .map(|r| r.as_str())

@@ -7,7 +7,7 @@
 //! that comes next ([`call`](Session::call)); no model is involved, so the count is exact and
 //! the same on every run. Each lookup is a `tracing` event (target `shape`, "follow-up
 //! lookup"), goes into the report of the call that made it
-//! ([`Report::lookups`](crate::report::Report::lookups)), and is tallied per tool and per field
+//! ([`Report::lookups`](crate::page::report::Report::lookups)), and is tallied per tool and per field
 //! in the [`SessionSummary`]: the payload telling the tool's author which field it is short of.
 //!
 //! ```
@@ -43,10 +43,10 @@
 //! assert_eq!(session.summary().follow_up_calls, 1);
 //! ```
 
+use crate::page::Shaped;
+use crate::page::report::{Lookup, LookupKind};
 use crate::project::ToolResult;
 use crate::record::{FieldKind, Projection, Storage};
-use crate::report::{Lookup, LookupKind};
-use crate::shaped::Shaped;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -43,13 +43,13 @@ use crate::cursor::{
     Continuation, CursorCodec, CursorError, Cursors, Keyset, MAX_UPSTREAM_BYTES, QueryHash,
     UpstreamPosition,
 };
-use crate::envelope::LeftOut;
+use crate::page::envelope::LeftOut;
+use crate::page::render::{Format, Layout, StructuredForm, Typed};
 use crate::page::{Notes, PageInputs, PageSettings, Records, UpstreamPlan};
+use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
 use crate::reference::Handle;
-use crate::render::{Format, Layout, StructuredForm, Typed};
 use crate::resolve::{Needs, Supplies};
-use crate::shaped::{ShapeError, Shaped};
 use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
 use crate::view::{CallEnv, Channel, Cx};

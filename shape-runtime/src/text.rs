@@ -394,3 +394,16 @@ impl<T: MayBeAbsent + ?Sized> MayBeAbsent for &T {}
 impl<T> MayBeAbsent for std::collections::BTreeSet<T> {}
 impl<T, S> MayBeAbsent for std::collections::HashSet<T, S> {}
 impl<T> MayBeAbsent for std::collections::VecDeque<T> {}
+
+/// `1412` as `1,412`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

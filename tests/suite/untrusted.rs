@@ -1691,13 +1691,16 @@ fn a_cut_estimate_is_within_fifteen_percent_on_real_bodies() {
         })
         .collect();
     let bodies = [
-        ("README.md", read("README.md")),
-        ("CHANGELOG.md", read("CHANGELOG.md")),
-        ("ARCHITECTURE.md", read("ARCHITECTURE.md")),
-        ("cursor.rs", read("shape-runtime/src/cursor.rs")),
-        ("page.rs", read("shape-runtime/src/page.rs")),
-        ("paging.rs", read("tests/suite/paging.rs")),
-        ("mcp_interop.py", read("tests/mcp_interop.py")),
+        ("README.md", read("tests/data/bodies/readme.md")),
+        ("CHANGELOG.md", read("tests/data/bodies/changelog.md")),
+        ("ARCHITECTURE.md", read("tests/data/bodies/architecture.md")),
+        ("cursor.rs", read("tests/data/bodies/cursor.rs.txt")),
+        ("page.rs", read("tests/data/bodies/page.rs.txt")),
+        ("paging.rs", read("tests/data/bodies/paging.rs.txt")),
+        (
+            "mcp_interop.py",
+            read("tests/data/bodies/mcp_interop.py.txt"),
+        ),
         ("cjk.txt", read("tests/data/bodies/cjk.txt")),
         ("links", links),
         ("issue bodies", bodies_of_issues),

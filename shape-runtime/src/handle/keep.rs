@@ -6,12 +6,12 @@ use super::store::{HandlePolicy, HandleStore, StoredResult};
 use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
 use crate::date::Day;
 use crate::page::PageInputs;
+use crate::page::render::{Layout, RenderRecord, Typed};
+use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
 use crate::record::Projection;
 use crate::reference::HandleError;
-use crate::render::{Layout, RenderRecord, Typed};
 use crate::resolve::{Needs, Supplies};
-use crate::shaped::{ShapeError, Shaped};
 use crate::shaper::{Call, Shaper};
 use crate::tokens::Tokenizer;
 use serde_json::Value;
@@ -248,8 +248,8 @@ impl Call<'_> {
             format!(
                 "of {} {}–{}: {details}",
                 projection.plural,
-                crate::envelope::thousands(first),
-                crate::envelope::thousands(last)
+                crate::text::thousands(first),
+                crate::text::thousands(last)
             )
         };
         let mut stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);

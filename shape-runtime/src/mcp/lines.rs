@@ -255,8 +255,8 @@ where
             format!(
                 "the message is {} bytes, over the {} bytes this server reads in one message; \
                  send less (a large value belongs in a stored result, passed by its handle)",
-                crate::envelope::thousands(total as u64),
-                crate::envelope::thousands(self.max_line_length as u64),
+                crate::text::thousands(total as u64),
+                crate::text::thousands(self.max_line_length as u64),
             ),
             Some(json!({ "bytes": total, "max_bytes": self.max_line_length })),
         );

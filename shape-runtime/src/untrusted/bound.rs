@@ -210,7 +210,7 @@ impl fmt::Display for AttackerBound {
     /// assumes the tokenizer counts no more tokens in a piece of text than in the text
     /// around it`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = |n: u64| crate::envelope::thousands(n);
+        let n = |n: u64| crate::text::thousands(n);
         if self.per_call == 0 {
             return f.write_str("no attacker-controlled tokens: no field shows untrusted text");
         }

@@ -4,7 +4,7 @@
 use super::links::apply_links;
 use super::policy::UrlPolicy;
 use super::sanitise::{Removed, before_unended_tags, sanitize, sanitize_limited};
-use crate::envelope::thousands;
+use crate::text::thousands;
 use crate::tokens::{Tokenizer, last_split};
 use std::borrow::Cow;
 use std::fmt;

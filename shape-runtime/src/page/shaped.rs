@@ -2,8 +2,8 @@
 //! ([`Shaped`]), or why it could not be shaped ([`ShapeError`]).
 
 use crate::channel::ChannelPolicy;
-use crate::envelope::{Frame, Status};
-use crate::report::Report;
+use crate::page::envelope::{Frame, Status};
+use crate::page::report::Report;
 use crate::resolve::ResolveError;
 
 /// Why a call could not be shaped.

@@ -4,7 +4,7 @@
 
 use crate::budget::Budget;
 use crate::channel::{Channel, PerChannel};
-use crate::envelope::{Needs, OmitReason};
+use crate::page::envelope::{Needs, OmitReason};
 
 /// One record rendered for a page: its segment on each channel and the segment's tokens.
 #[derive(Debug)]

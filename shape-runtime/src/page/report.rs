@@ -5,7 +5,7 @@
 //! not an investigation.
 
 pub use crate::env::Diagnostics;
-use crate::envelope::OmitReason;
+use crate::page::envelope::OmitReason;
 use crate::resolve::ResolverStats;
 use crate::tokens::Tokenizer;
 use serde::Serialize;

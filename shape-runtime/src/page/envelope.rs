@@ -444,18 +444,7 @@ fn skip_notes(s: &mut String, skipped: &[Skipped], w: &Words<'_>, stored: bool) 
 /// `next:` line instead (`next: same call with cursor=…`).
 pub(crate) const MORE: &str = "pass next as cursor for more";
 
-/// `1412` as `1,412`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::thousands;
 
 /// Two strings written as one, `first; second` (a summary and its way on).
 struct JoinedStr<'a>(&'a str, &'a str);

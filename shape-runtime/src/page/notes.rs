@@ -1,0 +1,95 @@
+//! Facts a page's text states once in its head (`«…» is untrusted text from …; dates are in
+//! 2026`), and how its values are written because of them.
+
+use super::render::{Format, Layout, RenderRecord};
+use crate::env::DateStyle;
+use crate::untrusted::{Provenance, UntrustedPolicy};
+
+/// Facts the text channel states once in its head, and how its values are written because
+/// of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Notes {
+    /// The head's note (`«…» is untrusted text from …; dates are in 2026`).
+    pub line: Option<String>,
+    /// `Feb 11` when every date shares the year the note states.
+    pub date_style: DateStyle,
+    /// Untrusted values wrapped in `«…»`, their sources named once in the note.
+    pub compact_marks: bool,
+    /// A JSON text channel names its untrusted fields once in the envelope (`"untrusted"`)
+    /// instead of tagging each value.
+    pub named_fields: bool,
+}
+
+impl Notes {
+    /// No notes: every value written in full.
+    pub fn none() -> Self {
+        Notes {
+            line: None,
+            date_style: DateStyle::Iso,
+            compact_marks: false,
+            named_fields: false,
+        }
+    }
+
+    /// The notes for `records` (the page's reach) in the text `format`.
+    pub fn of<R: RenderRecord>(
+        format: Format,
+        policy: &UntrustedPolicy,
+        layout: &Layout<'_>,
+        records: &[R],
+        tool: &str,
+    ) -> Self {
+        let mut notes = Notes::none();
+        if format == Format::Json {
+            // The compact form of a JSON text channel: the envelope's `untrusted` key, as on
+            // the structured channel, at no cost a value (a tag is about 14 tokens).
+            notes.named_fields =
+                policy.provenance == Provenance::Compact && !layout.untrusted_paths().is_empty();
+            return notes;
+        }
+        let mut parts: Vec<String> = Vec::new();
+        // Nested records' untrusted fields too (`comments.body`): their values get the same
+        // marks, so the note names where each comes from.
+        let paths = layout.untrusted_paths();
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        if let Some(line) = crate::untrusted::note_line(policy, tool, &paths) {
+            notes.compact_marks = true;
+            parts.push(line);
+        }
+        if let Some(year) = shared_year(records, layout) {
+            notes.date_style = DateStyle::MonthDay { year };
+            parts.push(format!("dates are in {year}"));
+        }
+        notes.line = (!parts.is_empty()).then(|| parts.join("; "));
+        notes
+    }
+}
+
+/// The year every parsed date of the records shares, if there is at least one date. The
+/// records are rendered on the structured channel, where dates are ISO.
+fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<u16> {
+    let dates: Vec<usize> = layout.date_fields().collect();
+    if dates.is_empty() {
+        return None;
+    }
+    let mut year = None;
+    let mut buf = String::new();
+    for record in records {
+        for &field in &dates {
+            buf.clear();
+            record
+                .write_field(field, &mut buf, crate::text::TextMode::Prose)
+                .ok()?;
+            if crate::date::iso_date(&buf).is_none() {
+                continue; // null or unparsed: written as given either way
+            }
+            let y = crate::view::date_year(&buf)?;
+            match year {
+                None => year = Some(y),
+                Some(seen) if seen != y => return None,
+                Some(_) => {}
+            }
+        }
+    }
+    year
+}
