@@ -44,15 +44,14 @@ use crate::cursor::{
     UpstreamPosition,
 };
 use crate::page::envelope::LeftOut;
-use crate::page::render::{Format, Layout, StructuredForm, Typed};
-use crate::page::{Notes, PageInputs, PageSettings, Records, UpstreamPlan};
+use crate::page::render::{Format, Layout, StructuredForm};
+use crate::page::{PageInputs, PageSettings, TypedRows, UpstreamPlan};
 use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
 use crate::reference::Handle;
 use crate::resolve::{Needs, Supplies};
 use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
-use crate::view::{CallEnv, Channel, Cx};
 use std::cmp::Ordering;
 use std::future::Future;
 use std::sync::Arc;
@@ -864,14 +863,7 @@ impl<'a> Call<'a> {
     /// no more than `budget` of them fit, and no more than `page_size`; one more is looked at
     /// to know where the cut is. Only these need ranking, resolving and rendering.
     pub(crate) fn reach(&self) -> usize {
-        self.shaper
-            .current_budget()
-            .max_tokens()
-            .saturating_add(1)
-            .min(
-                self.page_size_limit()
-                    .map_or(usize::MAX, |p| p.saturating_add(1)),
-            )
+        self.page_settings().reach()
     }
 
     /// Shapes `rows` whose records need no resolver.
@@ -961,57 +953,12 @@ impl<'a> Call<'a> {
             keyset,
             upstream,
         };
-        self.with_records(rows, &order, &names, &layout, |records| {
-            crate::page::render(&self.page_settings(), records, &layout, page, start)
-        })
-    }
-
-    /// Runs `f` over the records at `order`, projected for each channel in a fresh per-call
-    /// state (tokenizer, policies, counters, a nonce for delimiters) with the page's resolved
-    /// `names`; the text channel's state carries the notes its head states.
-    pub(crate) fn with_records<T: ToolResult, R>(
-        &self,
-        rows: &[T],
-        order: &[usize],
-        names: &<T::Needs as Needs>::Names,
-        layout: &Layout<'_>,
-        f: impl FnOnce(Records<'_, Typed<'_, T>>) -> R,
-    ) -> R {
-        let s = &self.shaper.settings;
-        let nonce = crate::untrusted::nonce();
-        let env = |channel, counting| {
-            CallEnv::new(&s.tool, &*s.tokenizer, &s.untrusted, &nonce).with_pass(channel, counting)
+        let source = TypedRows {
+            rows,
+            order: &order,
+            names: &names,
         };
-        let typed = |cx| -> Vec<Typed<'_, T>> {
-            order
-                .iter()
-                .map(|&i| Typed {
-                    record: &rows[i],
-                    cx,
-                })
-                .collect()
-        };
-        let structured_env = env(Channel::Structured, true);
-        let structured_cx = Cx::<T::Needs>::new(names, &structured_env);
-        let structured = typed(&structured_cx);
-        let notes = Notes::of(s.format, &s.untrusted, layout, &structured, &s.tool);
-        // Looking at the dates for the notes noticed nothing that counts.
-        structured_env.take_diagnostics();
-        let text_env = env(Channel::Text, false)
-            .with_date_style(notes.date_style)
-            .with_compact_marks(notes.compact_marks)
-            .with_named_fields(notes.named_fields);
-        let text_cx = Cx::<T::Needs>::new(names, &text_env);
-        let text = typed(&text_cx);
-        f(Records {
-            rows: crate::channel::PerChannel {
-                structured: &structured,
-                text: &text,
-            },
-            counting: &structured_env,
-            notes: &notes,
-            nonce: &nonce,
-        })
+        crate::page::shape(&self.page_settings(), &source, &layout, page, start)
     }
 }
 

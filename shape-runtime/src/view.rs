@@ -7,7 +7,7 @@
 //! (adds the names from resolvers).
 
 use crate::date::{DateField, DateValue, EpochField, EpochUnit};
-pub use crate::env::{CallEnv, Channel, DateStyle};
+pub use crate::env::{CallEnv, DateStyle};
 use crate::ids::{IdField, IdKey, short_id};
 use crate::resolve::{KeyField, Needs};
 use crate::untrusted;
@@ -18,6 +18,14 @@ pub struct Cx<'a, N: Needs> {
     names: &'a N::Names,
     env: &'a CallEnv<'a>,
 }
+
+impl<N: Needs> Clone for Cx<'_, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<N: Needs> Copy for Cx<'_, N> {}
 
 impl<'a, N: Needs> Cx<'a, N> {
     /// A context over resolved names.

@@ -5,8 +5,8 @@
 use super::store::{HandlePolicy, HandleStore, StoredResult};
 use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
 use crate::date::Day;
-use crate::page::PageInputs;
 use crate::page::render::{Layout, RenderRecord, Typed};
+use crate::page::{PageInputs, Records, TypedRows, UseRecords};
 use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
 use crate::record::Projection;
@@ -71,6 +71,40 @@ impl<'a, S> Keep<'a, S> {
     }
 }
 
+/// What a page's records become when the result is stored: nothing when it is not worth
+/// storing, else its stored form (the structured channel's records, serialised).
+struct StoredForm<'c, 'k, 'a, S> {
+    call: &'c Call<'a>,
+    keep: &'k Keep<'k, S>,
+    coverage: (u64, bool),
+}
+
+impl<'t, T: ToolResult, S: HandleStore> UseRecords<TypedRows<'t, T>> for StoredForm<'_, '_, '_, S> {
+    type Out = Result<Option<Result<StoredResult, StoreFailure>>, ShapeError>;
+
+    fn use_records<'r, 'e: 'r>(self, records: Records<'r, Typed<'e, T>>) -> Self::Out
+    where
+        TypedRows<'t, T>: 'e,
+    {
+        let records = records.rows.structured;
+        let call = self.call;
+        let tokenizer = call.shaper().current_tokenizer();
+        match call.worth_storing(records, tokenizer, self.keep.policy) {
+            Ok(true) => Ok(Some(call.prepare(
+                records,
+                T::PROJECTION,
+                self.keep,
+                self.coverage,
+            ))),
+            Ok(false) => Ok(None),
+            Err(message) => Err(ShapeError::Render {
+                record: T::PROJECTION.name.to_owned(),
+                message,
+            }),
+        }
+    }
+}
+
 impl Call<'_> {
     /// Shapes `rows` like [`shape_with`](Call::shape_with); when the whole result would
     /// take more than `policy.store_when_over_budget_factor` budgets, it is stored behind a
@@ -123,18 +157,18 @@ impl Call<'_> {
                 // the store's await, or this future would not be `Send` (and could not serve
                 // a tool in a multi-threaded server): the stored form is made in a scope of
                 // its own.
-                let prepared = self.with_records(rows, &whole, &names, &layout, |records| {
-                    let records = records.rows.structured;
-                    let tokenizer = self.shaper().current_tokenizer();
-                    match self.worth_storing(records, tokenizer, keep.policy) {
-                        Ok(true) => Ok(Some(self.prepare(records, T::PROJECTION, &keep, coverage))),
-                        Ok(false) => Ok(None),
-                        Err(message) => Err(ShapeError::Render {
-                            record: T::PROJECTION.name.to_owned(),
-                            message,
-                        }),
-                    }
-                })?;
+                let source = TypedRows {
+                    rows,
+                    order: &whole,
+                    names: &names,
+                };
+                let settings = self.page_settings();
+                let then = StoredForm {
+                    call: self,
+                    keep: &keep,
+                    coverage,
+                };
+                let prepared = crate::page::prepare(&settings, &source, &layout, then)?;
                 let stored = match prepared {
                     Some(Ok(result)) => {
                         let details = result.details.clone();
@@ -173,9 +207,12 @@ impl Call<'_> {
             keyset,
             upstream,
         };
-        self.with_records(rows, &order, &names, &layout, |records| {
-            crate::page::render(&self.page_settings(), records, &layout, page, start)
-        })
+        let source = TypedRows {
+            rows,
+            order: &order,
+            names: &names,
+        };
+        crate::page::shape(&self.page_settings(), &source, &layout, page, start)
     }
 
     /// Whether the whole result exceeds the policy's number of budgets. Tokens are
@@ -222,7 +259,7 @@ impl Call<'_> {
         for record in records {
             let value = record
                 .record
-                .serialize_record(record.cx, serde_json::value::Serializer)
+                .serialize_record(&record.cx, serde_json::value::Serializer)
                 .map_err(|e| {
                     StoreFailure::Store(HandleError::Unavailable {
                         reason: e.to_string(),

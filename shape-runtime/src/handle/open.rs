@@ -4,13 +4,12 @@
 use super::query::{OpenQuery, QueryError};
 use super::store::{HandleStore, StoredResult};
 use crate::aggregate::{FieldMeta, Row};
-use crate::channel::PerChannel;
 use crate::cursor::{CursorCodec, QueryHash};
 use crate::date::Day;
-use crate::env::{CallEnv, Channel};
+use crate::env::CallEnv;
 use crate::ids::IdKey;
 use crate::page::render::{Layout, RenderRecord};
-use crate::page::{Notes, PageInputs, Records};
+use crate::page::{PageInputs, Source};
 use crate::page::{ShapeError, Shaped};
 use crate::rank::{KeyValue, Order};
 use crate::record::{Field, FieldRole, Owned};
@@ -166,48 +165,9 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             .collect();
         let layout = Layout::stored(&shown, order).with_nested_untrusted(nested_untrusted);
 
-        let page_size = valid.page_size() as usize;
-        let budget = self.shaper.current_budget().max_tokens();
+        let settings = call.page_settings();
         let remaining = &matches[offset..];
-        let reach = remaining
-            .len()
-            .min(page_size.saturating_add(1))
-            .min(budget.saturating_add(1));
-        let nonce = crate::untrusted::nonce();
-        let env = |channel, counting| {
-            CallEnv::new(
-                &stored.tool,
-                self.shaper.current_tokenizer(),
-                self.shaper.untrusted_policy(),
-                &nonce,
-            )
-            .with_pass(channel, counting)
-        };
-        let rows_in = |env| -> Vec<StoredRow<'_>> {
-            remaining[..reach]
-                .iter()
-                .map(|&i| StoredRow {
-                    row: &stored.records[i],
-                    fields: &shown.fields,
-                    env,
-                })
-                .collect()
-        };
-        let structured_env = env(Channel::Structured, true);
-        let structured = rows_in(&structured_env);
-        let notes = Notes::of(
-            self.shaper.current_format(),
-            self.shaper.untrusted_policy(),
-            &layout,
-            &structured,
-            &stored.tool,
-        );
-        structured_env.take_diagnostics();
-        let text_env = env(Channel::Text, false)
-            .with_date_style(notes.date_style)
-            .with_compact_marks(notes.compact_marks)
-            .with_named_fields(notes.named_fields);
-        let text = rows_in(&text_env);
+        let reach = remaining.len().min(settings.reach());
         let page = PageInputs {
             given: remaining.len(),
             resolvers: Vec::new(),
@@ -217,17 +177,13 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             keyset: false,
             upstream: None,
         };
-        let records = Records {
-            rows: PerChannel {
-                structured: &structured,
-                text: &text,
-            },
-            counting: &structured_env,
-            notes: &notes,
-            nonce: &nonce,
+        let source = StoredRows {
+            rows: &stored.records,
+            order: &remaining[..reach],
+            fields: &shown.fields,
+            tool: &stored.tool,
         };
-        crate::page::render(&call.page_settings(), records, &layout, page, start)
-            .map_err(Refusal::Shape)
+        crate::page::shape(&settings, &source, &layout, page, start).map_err(Refusal::Shape)
     }
 }
 
@@ -235,6 +191,37 @@ enum Refusal {
     Query(QueryError),
     Cursor(crate::cursor::CursorError),
     Shape(ShapeError),
+}
+
+/// A stored result's rows as a page's source: the rows at `order`, showing `fields`.
+struct StoredRows<'a> {
+    rows: &'a [Row],
+    order: &'a [usize],
+    fields: &'a [Field<Owned>],
+    /// The tool that stored them: their untrusted values' provenance names it.
+    tool: &'a str,
+}
+
+impl Source for StoredRows<'_> {
+    type Record<'e>
+        = StoredRow<'e>
+    where
+        Self: 'e;
+
+    fn records<'e>(&'e self, env: &'e CallEnv<'e>) -> Vec<StoredRow<'e>> {
+        self.order
+            .iter()
+            .map(|&i| StoredRow {
+                row: &self.rows[i],
+                fields: self.fields,
+                env,
+            })
+            .collect()
+    }
+
+    fn origin(&self) -> Option<&str> {
+        Some(self.tool)
+    }
 }
 
 /// A stored row, rendered like the typed record it came from.

@@ -1,4 +1,5 @@
-//! One page, in stages: notes (facts stated once in the head) → plan (which records the page
+//! One page, in stages: its records in each channel's state (`source`: every entry point
+//! comes in here) → notes (facts stated once in the head) → plan (which records the page
 //! shows, and which it skips as too large for any page of their own; each rendered and
 //! counted once per channel, the envelope sized with its true counts and cursor) →
 //! assemble both channels → report. A page that can make no progress within the budget is
@@ -18,6 +19,7 @@ mod plan;
 pub(crate) mod render;
 pub mod report;
 mod shaped;
+mod source;
 mod upstream;
 
 pub(crate) use admit::{Admission, Segment, Size};
@@ -26,6 +28,7 @@ pub(crate) use error::{ErrorSettings, error_page};
 pub(crate) use notes::Notes;
 pub(crate) use shaped::reads_back;
 pub use shaped::{ShapeError, Shaped};
+pub(crate) use source::{Source, TypedRows, UseRecords, prepare, shape};
 pub(crate) use upstream::UpstreamPlan;
 
 use crate::budget::Budget;
@@ -85,6 +88,17 @@ impl PageSettings<'_> {
             format: self.format,
             channels: self.channels,
         }
+    }
+
+    /// How many ranked records a page can reach: every record costs at least one token, so
+    /// no more than the budget's tokens of them fit, and no more than the page size; one
+    /// more is looked at to know where the cut is. Only these need ranking, resolving and
+    /// rendering.
+    pub fn reach(&self) -> usize {
+        self.budget
+            .max_tokens()
+            .saturating_add(1)
+            .min(self.page_size.map_or(usize::MAX, |p| p.saturating_add(1)))
     }
 }
 

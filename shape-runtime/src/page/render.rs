@@ -223,7 +223,7 @@ pub struct Typed<'a, T: ToolResult> {
     /// The record.
     pub record: &'a T,
     /// The context.
-    pub cx: &'a Cx<'a, T::Needs>,
+    pub cx: Cx<'a, T::Needs>,
 }
 
 impl<T: ToolResult> RenderRecord for Typed<'_, T> {
@@ -238,14 +238,14 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
         let mut ser = serde_json::Serializer::new(out);
         self.record
-            .serialize_record(self.cx, &mut ser)
+            .serialize_record(&self.cx, &mut ser)
             .map_err(|e| e.to_string())
     }
 
     fn write_json_field(&self, index: usize, out: &mut Vec<u8>) -> Result<(), String> {
         let mut ser = serde_json::Serializer::new(out);
         self.record
-            .serialize_field(index, self.cx, &mut ser)
+            .serialize_field(index, &self.cx, &mut ser)
             .map_err(|e| e.to_string())
     }
 
@@ -256,7 +256,7 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
             .as_words(|| {
                 self.record.serialize_field(
                     index,
-                    self.cx,
+                    &self.cx,
                     TextSerializer::new(out, mode).absent(absent),
                 )
             })
