@@ -68,7 +68,7 @@ pub enum HandleError {
 /// tokens. 2^96 is far beyond guessing (OWASP asks 64 bits of a session id), and a handle
 /// stored with an owner opens only for that owner. Digits, not base64: a handle's tokens
 /// then depend on nothing random (ten, wherever it stands), so a page that states one holds
-/// the same records on every call ([`crate::digits`]). Handles of the first format (`h_` and
+/// the same records on every call. Handles of the first format (`h_` and
 /// 16 base64url characters) still parse.
 ///
 /// ```

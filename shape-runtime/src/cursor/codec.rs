@@ -42,12 +42,13 @@ pub(super) const MAX_CURSOR_CHARS: usize = 4096;
 
 /// Encodes and decodes cursors with one set of keys.
 ///
-/// A cursor is the letter `c` and decimal digits ([`crate::digits`]: a cursor's tokens depend
-/// on its length alone) over a compact binary record — format version, order, extensions,
-/// query fingerprint, issue time, count shown, count skipped, rank key, id (a trailing
-/// lowercase UUID is packed into 16 bytes), for an upstream cursor (flag bit 6) the
-/// upstream's continuation and the count of its page to skip, and the walk's handle —
-/// followed by HMAC-SHA256 truncated to 16 bytes over the record and the full [`QueryHash`].
+/// A cursor is the letter `c` and decimal digits (seven bytes to seventeen digits: a
+/// cursor's tokens depend on its length alone) over a compact binary record — format
+/// version, order, extensions, query fingerprint, issue time, count shown, count skipped,
+/// rank key, id (a trailing lowercase UUID is packed into 16 bytes), for an upstream cursor
+/// (flag bit 6) the upstream's continuation and the count of its page to skip, and the
+/// walk's handle — followed by HMAC-SHA256 truncated to 16 bytes over the record and the
+/// full [`QueryHash`].
 /// A cursor after a timestamp-ranked record with a 40-character prefixed-UUID id is 145
 /// characters, 49 tokens of digits (193 and 65 for a 40-character id of another shape); an
 /// upstream cursor is about 70 characters plus 2.4 a byte of its continuation. Cursors of

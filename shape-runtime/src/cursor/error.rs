@@ -28,7 +28,7 @@ pub enum CursorError {
          again without a cursor to start from the first page"
     )]
     ForeignQuery,
-    /// A server-held cursor ([`CursorCodec::held_in`]) whose position the server no longer
+    /// A server-held cursor ([`CursorCodec::held_in`](crate::cursor::CursorCodec::held_in)) whose position the server no longer
     /// holds: it expired from the store, was evicted, or the server restarted.
     #[error(
         "the cursor is no longer held by this server (it expired or the server restarted); \
@@ -61,7 +61,7 @@ pub enum CursorKeyError {
         /// The length given.
         len: usize,
     },
-    /// The operating system's random source failed ([`CursorKeys::random`]).
+    /// The operating system's random source failed ([`CursorKeys::random`](crate::cursor::CursorKeys::random)).
     #[error("no randomness for a cursor signing key: {reason}; pass a key of your own")]
     NoRandomness {
         /// What failed.

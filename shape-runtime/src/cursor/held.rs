@@ -27,7 +27,7 @@ pub(super) fn process_memory() -> Arc<MemoryCursorStore> {
     }))
 }
 
-/// Where a codec keeps positions server-side ([`CursorCodec::held_in`]), so a cursor is 20
+/// Where a codec keeps positions server-side ([`CursorCodec::held_in`](crate::cursor::CursorCodec::held_in)), so a cursor is 20
 /// characters whatever its keyset. Synchronous, as cursors are made while a page is sized:
 /// a shared store for several replicas (`RedisCursorStore`, feature `redis`) answers from a
 /// local cache and writes behind.
@@ -99,7 +99,7 @@ impl MemoryCursorStore {
     /// Holds at most `max_bytes` of positions (64 MiB by default): past it, the oldest are
     /// forgotten first. A position is a few dozen bytes plus its rank key and id, so the
     /// bound matters only where keys are long; a position larger than the whole bound is not
-    /// held, and its cursor reads as [`CursorError::Forgotten`].
+    /// held, and its cursor reads as [`CursorError::Forgotten`](crate::cursor::CursorError::Forgotten).
     ///
     /// ```
     /// use std::time::Duration;

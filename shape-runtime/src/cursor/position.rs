@@ -45,8 +45,8 @@ pub enum CursorForm {
     /// key reads it back.
     #[default]
     Signed,
-    /// Kept on the server ([`CursorCodec::held_in`]'s store, else the codec's own memory) and
-    /// named by a short cursor of [`HELD_CURSOR_CHARS`] characters, whatever the position
+    /// Kept on the server ([`CursorCodec::held_in`](crate::cursor::CursorCodec::held_in)'s store, else the codec's own memory) and
+    /// named by a short cursor of [`HELD_CURSOR_CHARS`](crate::cursor::HELD_CURSOR_CHARS) characters, whatever the position
     /// holds. A page asks for it only when the signed cursor would crowd out a record.
     Held,
 }

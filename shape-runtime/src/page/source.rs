@@ -58,8 +58,13 @@ pub(crate) fn prepare<S: Source, U: UseRecords<S>>(
             .with_pass(channel, counting)
     };
     let structured_env = env(Channel::Structured, true);
-    // Declared before the structured records so that it outlives them: the text channel's
-    // state is made from the notes those records give.
+    // Declared before the structured records so that it outlives them (values drop in the
+    // reverse order of declaration, and a record type may borrow both states): the text
+    // channel's state is made from the notes those records give.
+    #[expect(
+        clippy::needless_late_init,
+        reason = "the declaration sets the drop order"
+    )]
     let text_env;
     let structured = source.records(&structured_env);
     let notes = Notes::of(

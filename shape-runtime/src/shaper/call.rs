@@ -1,0 +1,273 @@
+//! One call of a tool ([`Call`]): where its rows stand in the whole result, the cursor, the
+//! raw payload; and the shaping of its rows into a page.
+
+use super::order::{Resume, RowOrder};
+use super::upstream::UpstreamRows;
+use super::{Shaper, block_on};
+use crate::cursor::{Continuation, CursorCodec, CursorError, Cursors, Keyset, QueryHash};
+use crate::page::render::Layout;
+use crate::page::{PageInputs, PageSettings, TypedRows};
+use crate::page::{ShapeError, Shaped};
+use crate::project::ToolResult;
+use crate::reference::Handle;
+use crate::resolve::{Needs, Supplies};
+use std::cmp::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One call of a tool: the rows' place in the whole result (total, earlier pages, cursor),
+/// what was asked, the raw payload. Made by [`Shaper::call`]; the shaper's settings are
+/// shared, not copied.
+#[derive(Clone)]
+pub struct Call<'a> {
+    pub(super) shaper: Shaper,
+    pub(super) page_size: Option<usize>,
+    pub(super) total: Option<u64>,
+    pub(super) shown_before: u64,
+    /// Records earlier pages skipped as too large for any page of their own (from the cursor).
+    pub(super) skipped_before: u64,
+    /// The handle the walk's first page stored the whole result under (from the cursor).
+    pub(super) walk_handle: Option<Handle>,
+    pub(super) query: Option<String>,
+    pub(super) raw: Option<&'a str>,
+    pub(super) keep_order: bool,
+    pub(super) cursor: Option<Cursors>,
+    pub(super) after: Option<Resume>,
+    pub(super) upstream: Option<UpstreamRows>,
+}
+
+impl std::fmt::Debug for Call<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("shaper", &self.shaper)
+            .field("total", &self.total)
+            .field("shown_before", &self.shown_before)
+            .field("keep_order", &self.keep_order)
+            .field("after", &self.after)
+            .field("upstream", &self.upstream)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Call<'a> {
+    /// At most this many records on this page (instead of the shaper's page size).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = Some(page_size.max(1));
+        self
+    }
+
+    /// The number of records matching the query, when the rows are one page of more (a
+    /// database `LIMIT`); defaults to the rows given plus the earlier pages.
+    pub fn total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// Records shown by earlier pages of this query (from the cursor).
+    pub fn shown_before(mut self, shown: u64) -> Self {
+        self.shown_before = shown;
+        self
+    }
+
+    /// What was asked, in words (`status=open`), for the summary of an empty answer.
+    pub fn query(mut self, query: impl Into<String>) -> Self {
+        self.query = Some(query.into());
+        self
+    }
+
+    /// The raw payload the rows came from, to report the pre-shaping size.
+    pub fn raw_payload(mut self, raw: &'a str) -> Self {
+        self.raw = Some(raw);
+        self
+    }
+
+    /// Keep the rows in the order given (already ranked, say by the database). Pages then
+    /// continue by count, so the rows must be the whole result on every call.
+    pub fn keep_order(mut self) -> Self {
+        self.keep_order = true;
+        self
+    }
+
+    /// Pages with signed cursors: `cursor` is what the model passed back (or `None` for the
+    /// first page), `query` the hash of the tool and its other arguments. Rows before the
+    /// cursor's position are skipped (push [`after_keyset`](Self::after_keyset) into the
+    /// database query to avoid loading them); the next cursor is signed by `codec`.
+    ///
+    /// A bad cursor is an error whose message says how to recover; answer it with
+    /// [`Shaper::cursor_error`].
+    pub fn paginate(
+        mut self,
+        codec: Arc<CursorCodec>,
+        query: QueryHash,
+        cursor: Option<&str>,
+    ) -> Result<Self, CursorError> {
+        if let Some(cursor) = cursor {
+            let position = codec.decode(cursor, &query)?;
+            self.shown_before = position.shown;
+            self.skipped_before = position.skipped;
+            self.walk_handle = position.handle;
+            // A cursor without a key is a count of records (shown or skipped): see
+            // `Resume::Offset`.
+            let covered = position.covered();
+            self.after = Some(match position.upstream {
+                Some(upstream) => Resume::Upstream(upstream),
+                None if position.keyset.is_start() => Resume::Offset(covered),
+                None => Resume::Keyset(position.keyset),
+            });
+        }
+        self.cursor = Some(Cursors::Codec { codec, query });
+        Ok(self)
+    }
+
+    /// Makes the `next` cursor when records remain, from the last record this page covers.
+    pub fn cursor_with(
+        mut self,
+        make: impl for<'c> Fn(Continuation<'c>) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.cursor = Some(Cursors::Custom(Arc::new(make)));
+        self
+    }
+
+    /// Where the page starts: the keyset to push into a database query
+    /// (`WHERE (updated_at, id) < (?, ?)`, see [`Keyset::sql_predicate`]); `None` on the
+    /// first page.
+    ///
+    /// Keyset cursors are used for records with an id in the library's order; records in the
+    /// caller's order, or without an id, continue by count (`None` here, and the rows must be
+    /// the whole result on every call).
+    pub fn after_keyset(&self) -> Option<&Keyset> {
+        match &self.after {
+            Some(Resume::Keyset(keyset)) => Some(keyset),
+            _ => None,
+        }
+    }
+
+    /// The shaper this call belongs to.
+    pub fn shaper(&self) -> &Shaper {
+        &self.shaper
+    }
+
+    /// An error envelope for this tool: what happened and what to do instead.
+    pub fn error(&self, what: &str, remedy: &str) -> Shaped {
+        self.shaper.error(what, remedy)
+    }
+
+    /// What the page pipeline reads of the shaper and this call.
+    pub(crate) fn page_settings(&self) -> PageSettings<'_> {
+        let s = &*self.shaper.settings;
+        PageSettings {
+            tool: &s.tool,
+            tokenizer: &*s.tokenizer,
+            budget: self.shaper.current_budget(),
+            format: s.format,
+            form: self.shaper.current_structured_form(),
+            channels: s.channels,
+            untrusted: &s.untrusted,
+            page_size: self.page_size_limit(),
+            total: self.total,
+            shown_before: self.shown_before,
+            skipped_before: self.skipped_before,
+            keep_order: self.keep_order,
+            query: self.query.as_deref(),
+            raw: self.raw,
+            cursor: self.cursor.as_ref(),
+            left_out: s.left_out,
+            fetch_one: s.fetch_one.as_deref(),
+        }
+    }
+
+    /// Shapes `rows` whose records need no resolver.
+    pub async fn shape<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.shape_with(rows, &()).await
+    }
+
+    /// Shapes `rows`, resolving keys through `ctx` (one batched call per resolver). Records
+    /// are ranked by the rank key, ties by id (by id alone without a rank field), unless
+    /// [`keep_order`](Self::keep_order) is set.
+    pub async fn shape_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        let start = Instant::now();
+        let page = self.page_order(rows, RowOrder::Ranked, self.reach());
+        self.shape_page(rows, ctx, page, start).await
+    }
+
+    /// Shapes `rows` ranked by the caller's comparator (ties keep the given order). Pages
+    /// continue by count, so the rows must be the whole result on every call.
+    pub async fn shape_ordered<T, C, F>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        cmp: F,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        F: Fn(&T, &T) -> Ordering,
+    {
+        let start = Instant::now();
+        let page = self.page_order(rows, RowOrder::Custom(&cmp), self.reach());
+        self.shape_page(rows, ctx, page, start).await
+    }
+
+    /// [`shape`](Call::shape) for synchronous callers.
+    pub fn shape_blocking<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.shape_blocking_with(rows, &())
+    }
+
+    /// [`shape_with`](Call::shape_with) for synchronous callers (see
+    /// [`Shaper::shape_blocking_with`]).
+    pub fn shape_blocking_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        block_on(self.shape_with(rows, ctx))
+    }
+
+    /// Resolves and renders the page's records, from `page_order`'s answer.
+    async fn shape_page<T, C>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        (order, given, keyset): (Vec<usize>, usize, bool),
+        start: Instant,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        let upstream = self.upstream_plan(rows.len())?;
+        let mut keys = <T::Needs as Needs>::Keys::default();
+        for &i in &order {
+            rows[i].collect_keys(&mut keys);
+        }
+        let (names, resolvers) = ctx.resolve_all(keys).await?;
+        let layout = Layout::of(T::PROJECTION);
+        let page = PageInputs {
+            given,
+            resolvers,
+            lead: None,
+            details: None,
+            handle: None,
+            keyset,
+            upstream,
+        };
+        let source = TypedRows {
+            rows,
+            order: &order,
+            names: &names,
+        };
+        crate::page::shape(&self.page_settings(), &source, &layout, page, start)
+    }
+}

@@ -1,0 +1,151 @@
+//! Where a call's page starts and in what order its rows come: the cursor's position
+//! ([`Resume`]), ranking to the page's reach, and what part of the whole result the rows are.
+
+use super::Call;
+use crate::cursor::{Keyset, UpstreamPosition};
+use crate::project::ToolResult;
+use crate::reference::Handle;
+use std::cmp::Ordering;
+
+/// Where a page resumes, from the cursor the model passed back.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Resume {
+    /// After this rank key and id: records are in the library's `(rank, id)` order and have
+    /// ids, so a record inserted or deleted between calls neither repeats nor hides another.
+    Keyset(Keyset),
+    /// After this many records of the ordered rows: the caller's order (`keep_order`,
+    /// [`Shaper::shape_ordered`](crate::Shaper::shape_ordered)) or records without an id, where no key says where a record
+    /// stands. The rows must be the whole result on every call.
+    Offset(u64),
+    /// In an upstream that pages itself: the upstream page to fetch and how many of its
+    /// records to skip.
+    Upstream(UpstreamPosition),
+}
+
+/// How a call orders its rows.
+pub(super) enum RowOrder<'f, T> {
+    /// By the rank key, ties by id; by id alone without a rank.
+    Ranked,
+    /// By the caller's comparator, ties in the given order.
+    Custom(&'f dyn Fn(&T, &T) -> Ordering),
+    /// As given.
+    Given,
+}
+
+impl<'a> Call<'a> {
+    pub(super) fn page_size_limit(&self) -> Option<usize> {
+        self.page_size.or(self.shaper.settings.page_size)
+    }
+
+    /// Indices of the rows this page can start from, in page order: what earlier pages
+    /// covered is skipped (a no-op when the database already did), and at most `reach` are
+    /// ordered. Returns them with how many records remain from this position in all (the
+    /// page's `given`) and whether the next cursor is a keyset (else a count).
+    pub(super) fn page_order<T: ToolResult>(
+        &self,
+        rows: &[T],
+        order: RowOrder<'_, T>,
+        reach: usize,
+    ) -> (Vec<usize>, usize, bool) {
+        // An upstream's rows keep its order; the cursor says how many of its page to skip.
+        let upstream = self.upstream_plan(rows.len()).ok().flatten();
+        let order = if self.keep_order || upstream.is_some() {
+            RowOrder::Given
+        } else {
+            order
+        };
+        let keyset = matches!(order, RowOrder::Ranked) && T::PROJECTION.id.is_some();
+        let mut indices: Vec<usize> = match &self.after {
+            Some(Resume::Keyset(k)) if keyset => (0..rows.len())
+                .filter(|&i| k.admits(rows[i].rank_key().as_ref(), rows[i].id_key()))
+                .collect(),
+            _ => (0..rows.len()).collect(),
+        };
+        let skip = match (&upstream, &self.after) {
+            (Some(plan), _) => plan.skip,
+            (None, Some(Resume::Offset(n))) if !keyset => usize::try_from(*n).unwrap_or(usize::MAX),
+            _ => 0,
+        };
+        let given = indices.len().saturating_sub(skip);
+        let upto = skip.saturating_add(reach).min(indices.len());
+        // Rank-then-truncate: only the records up to the page's reach are sorted.
+        match order {
+            RowOrder::Ranked => crate::rank::top_k(&mut indices, upto, |a, b| {
+                let (x, y) = (&rows[*a], &rows[*b]);
+                x.rank_cmp(y)
+                    .then_with(|| x.id_key().cmp(&y.id_key()))
+                    .then(a.cmp(b))
+            }),
+            RowOrder::Custom(f) => crate::rank::top_k(&mut indices, upto, |a, b| {
+                f(&rows[*a], &rows[*b]).then(a.cmp(b))
+            }),
+            RowOrder::Given => indices.truncate(upto),
+        }
+        indices.drain(..skip.min(indices.len()));
+        (indices, given, keyset)
+    }
+
+    /// Records the earlier pages covered, shown or skipped (from the cursor).
+    pub(crate) fn covered_before(&self) -> u64 {
+        self.shown_before.saturating_add(self.skipped_before)
+    }
+
+    /// The handle the walk's first page stored the whole result under, from the cursor.
+    pub(crate) fn walk_handle(&self) -> Option<Handle> {
+        self.walk_handle
+    }
+
+    /// All the rows in ranked order (or as given), whatever the cursor: what a stored result
+    /// holds.
+    pub(crate) fn ranked_whole<T: ToolResult>(&self, rows: &[T]) -> (Vec<usize>, bool) {
+        let whole = Call {
+            after: None,
+            ..self.clone()
+        };
+        let (order, _, keyset) = whole.page_order(rows, RowOrder::Ranked, usize::MAX);
+        (order, keyset)
+    }
+
+    /// What part of the whole result `rows` are: the place of the first (1-based), and
+    /// whether they are all of it. Rows after a keyset cursor that none of the earlier
+    /// records are among are the rest of the result, not the whole; rows paged by count are
+    /// the whole (as the count needs); an upstream page is the part of it the cursor names.
+    pub(crate) fn coverage<T: ToolResult>(&self, rows: &[T]) -> (u64, bool) {
+        let covered = self.shown_before.saturating_add(self.skipped_before);
+        let first = match &self.after {
+            None | Some(Resume::Offset(_)) => 1,
+            Some(Resume::Keyset(k)) => {
+                let earlier = rows
+                    .iter()
+                    .any(|r| !k.admits(r.rank_key().as_ref(), r.id_key()));
+                if earlier {
+                    1
+                } else {
+                    covered.saturating_add(1)
+                }
+            }
+            Some(Resume::Upstream(at)) => covered.saturating_sub(at.skip).saturating_add(1),
+        };
+        let last = first.saturating_sub(1).saturating_add(rows.len() as u64);
+        let more_upstream = self.upstream.as_ref().is_some_and(|u| u.next.is_some());
+        let more = more_upstream || self.total.is_some_and(|t| last < t);
+        (first, first == 1 && !more)
+    }
+
+    /// The rows in ranked order (or as given with `keep_order`) after the cursor, at most
+    /// `reach` of them; see `page_order`.
+    pub(crate) fn ranked_rows<T: ToolResult>(
+        &self,
+        rows: &[T],
+        reach: usize,
+    ) -> (Vec<usize>, usize, bool) {
+        self.page_order(rows, RowOrder::Ranked, reach)
+    }
+
+    /// How many ranked records a page can reach: every record costs at least one token, so
+    /// no more than `budget` of them fit, and no more than `page_size`; one more is looked at
+    /// to know where the cut is. Only these need ranking, resolving and rendering.
+    pub(crate) fn reach(&self) -> usize {
+        self.page_settings().reach()
+    }
+}
