@@ -30,6 +30,7 @@ pub mod untrusted;
 
 // Internals: one concept each, in floors (a module imports only modules below it).
 mod budget;
+mod catalogue;
 mod channel;
 mod date;
 mod digits;

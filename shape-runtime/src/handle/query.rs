@@ -43,9 +43,9 @@
 //! # Ok::<(), toolshape::query::QueryError>(())
 //! ```
 
-use crate::aggregate::{
-    Aggregate, AggregateError, AggregateResult, FieldError, FieldMeta, FieldName, Row,
-    ValidAggregate, ValueType, find_field, value_cmp, value_eq,
+use crate::aggregate::{Aggregate, AggregateError, AggregateResult, ValidAggregate};
+use crate::catalogue::{
+    FieldError, FieldMeta, FieldName, Row, ValueType, find_field, num_cmp, value_cmp, value_eq,
 };
 use crate::date::Day;
 use crate::rank::Order;
@@ -706,8 +706,7 @@ fn check(filter: &Filter, fields: &[FieldMeta]) -> Result<Check, QueryError> {
                 };
                 let lo = num(min, "a number as min")?;
                 let hi = num(max, "a number as max")?;
-                if matches!((&lo, &hi), (Some(a), Some(b)) if crate::aggregate::num_cmp(a, b) == Ordering::Greater)
-                {
+                if matches!((&lo, &hi), (Some(a), Some(b)) if num_cmp(a, b) == Ordering::Greater) {
                     return Err(inverted());
                 }
                 Ok(Check::Numbers {
@@ -740,11 +739,10 @@ impl Check {
             },
             Check::Numbers { field, min, max } => match row.get(field) {
                 Some(Value::Number(n)) => {
-                    min.as_ref()
-                        .is_none_or(|m| crate::aggregate::num_cmp(n, m) != Ordering::Less)
+                    min.as_ref().is_none_or(|m| num_cmp(n, m) != Ordering::Less)
                         && max
                             .as_ref()
-                            .is_none_or(|m| crate::aggregate::num_cmp(n, m) != Ordering::Greater)
+                            .is_none_or(|m| num_cmp(n, m) != Ordering::Greater)
                 }
                 _ => false,
             },
