@@ -41,6 +41,7 @@ mod nested;
 mod page;
 mod path;
 mod project;
+mod prose;
 mod rank;
 mod reference;
 mod shaper;

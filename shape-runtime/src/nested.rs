@@ -4,7 +4,8 @@
 //! appears, and its skipped fields are named in `omitted.fields` as `field.name`.
 
 use crate::project::ToolResult;
-use crate::record::{Projection, Segment};
+use crate::prose::Fallback;
+use crate::record::Projection;
 use crate::text::{TextMode, TextSerializer};
 use crate::view::{CallEnv, Cx};
 use schemars::{Schema, SchemaGenerator, json_schema};
@@ -55,26 +56,13 @@ impl<T: ToolResult<Needs = ()>> NestedField for T {
             self.serialize_field(index, &cx, words)
                 .map_err(serde::ser::Error::custom)
         };
-        match projection.prose {
-            Some(segments) => {
-                for segment in segments {
-                    match segment {
-                        Segment::Text(text) => line.push_str(text),
-                        Segment::Field(index) => field(*index, &mut line)?,
-                    }
-                }
-            }
-            None => {
-                for (index, f) in projection.fields.iter().enumerate() {
-                    if index > 0 {
-                        line.push_str(", ");
-                    }
-                    line.push_str(&f.name.replace('_', " "));
-                    line.push(' ');
-                    field(index, &mut line)?;
-                }
-            }
-        }
+        crate::prose::fill(
+            projection,
+            Fallback::Inline,
+            &mut line,
+            |line, text| line.push_str(text),
+            field,
+        )?;
         s.serialize_str(&line)
     }
 

@@ -10,8 +10,9 @@
 
 use crate::ids::IdKey;
 use crate::project::ToolResult;
+use crate::prose::Fallback;
 use crate::rank::{KeyValue, Order};
-use crate::record::{Owned, Projection, Segment, Storage};
+use crate::record::{Owned, Projection, Storage};
 use crate::text::{TextMode, TextSerializer, push_escaped};
 use crate::view::Cx;
 use serde::{Deserialize, Serialize};
@@ -352,26 +353,13 @@ fn table_header<S: Storage>(p: &Projection<S>) -> String {
 /// The record's line from the template, or `name: value; …` without one.
 fn prose_line<S: Storage>(p: &Projection<S>, record: &dyn RenderRecord) -> Result<String, String> {
     let mut out = String::with_capacity(128);
-    match &p.prose {
-        Some(segments) => {
-            for segment in segments.as_ref() {
-                match segment {
-                    Segment::Text(text) => push_escaped(&mut out, text.as_ref(), TextMode::Prose),
-                    Segment::Field(i) => record.write_field(*i, &mut out, TextMode::Prose)?,
-                }
-            }
-        }
-        None => {
-            for (i, name) in p.output_names().enumerate() {
-                if i > 0 {
-                    out.push_str("; ");
-                }
-                out.push_str(name);
-                out.push_str(": ");
-                record.write_field(i, &mut out, TextMode::Prose)?;
-            }
-        }
-    }
+    crate::prose::fill(
+        p,
+        Fallback::Line,
+        &mut out,
+        |out, text| push_escaped(out, text, TextMode::Prose),
+        |index, out| record.write_field(index, out, TextMode::Prose),
+    )?;
     Ok(out)
 }
 
