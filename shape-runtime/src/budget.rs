@@ -73,13 +73,13 @@ impl ClientLimits {
 }
 
 /// The smallest budget that can hold an envelope with a summary.
-pub const MIN_BUDGET: usize = 24;
+pub(crate) const MIN_BUDGET: usize = 24;
 
 /// The smallest byte ceiling configuration accepts (an envelope with a summary).
-pub const MIN_BYTES: usize = 256;
+pub(crate) const MIN_BYTES: usize = 256;
 
 /// The smallest line ceiling configuration accepts (a summary, a record, what was left out).
-pub const MIN_LINES: usize = 4;
+pub(crate) const MIN_LINES: usize = 4;
 
 impl Budget {
     /// A fixed ceiling.

@@ -57,7 +57,7 @@ pub(crate) struct PerChannel<T> {
 
 impl PerChannel<usize> {
     /// Adds two counts channel by channel.
-    pub fn plus(self, other: PerChannel<usize>) -> PerChannel<usize> {
+    pub(crate) fn plus(self, other: PerChannel<usize>) -> PerChannel<usize> {
         PerChannel {
             structured: self.structured.saturating_add(other.structured),
             text: self.text.saturating_add(other.text),

@@ -7,6 +7,7 @@
 //! the runtime shapes every tool call the same way: one envelope, an exact token budget,
 //! rank-then-truncate on record boundaries, stable cursors, handles, aggregation, and
 //! untrusted text that is sanitised, capped and marked.
+#![deny(unreachable_pub)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -17,10 +17,20 @@ pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::record::NestedInfo;
 pub use crate::record::{Field, FieldRole, Owned, Segment, Static, Storage};
-pub use crate::record::{FieldInfo, FieldKind, FieldRef, Projection, ProseSegment, RankInfo};
-pub use crate::resolve::{KeyField, Needs, Resolver};
-pub use crate::schema;
-pub use crate::schema::{Probe, Step, ViaJsonSchema, ViaSerde};
+pub use crate::record::{FieldKind, FieldRef, Projection, RankInfo};
+/// One output field of a derived record type.
+pub type FieldInfo = Field<Static>;
+/// A piece of a derived record type's prose template.
+pub type ProseSegment = Segment<Static>;
+pub use crate::resolve::Resolver;
+pub use crate::resolve::batch::Needs;
+pub use crate::resolve::field::KeyField;
+/// The schema of each kind of field.
+pub mod schema {
+    pub use crate::schema::fields::*;
+    pub use schemars::Schema;
+}
+pub use crate::schema::fields::{Probe, Step, ViaJsonSchema, ViaSerde};
 pub use crate::text::MayBeAbsent;
 pub use crate::text::{TextMode, TextSerializer};
 pub use crate::untrusted::echo::clean as echo_clean;
@@ -58,6 +68,7 @@ where
     value.coded(legend, field, env)
 }
 
+#[cfg(feature = "test-seams")]
 /// `body` signed with `codec`'s current key as a cursor for `query`, whatever it holds: lets
 /// tests and fuzz targets reach the decoder past the signature check with malformed bodies.
 pub fn sign_cursor_body(

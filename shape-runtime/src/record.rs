@@ -117,9 +117,6 @@ pub struct Field<S: Storage = Static> {
     pub absent: Option<S::Str>,
 }
 
-/// One output field of a derived record type.
-pub type FieldInfo = Field<Static>;
-
 /// How a field's value is shaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind<S: Storage = Static> {
@@ -215,9 +212,6 @@ pub enum Segment<S: Storage = Static> {
     /// The output field with this index.
     Field(usize),
 }
-
-/// A piece of a derived record type's prose template.
-pub type ProseSegment = Segment<Static>;
 
 /// The rank key: which output field, which order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,7 @@ pub enum TextMode {
 }
 
 /// Writes `text` escaped for `mode`.
-pub fn push_escaped(out: &mut String, text: &str, mode: TextMode) {
+pub(crate) fn push_escaped(out: &mut String, text: &str, mode: TextMode) {
     if mode == TextMode::Raw {
         out.push_str(text);
         return;
@@ -396,7 +396,7 @@ impl<T, S> MayBeAbsent for std::collections::HashSet<T, S> {}
 impl<T> MayBeAbsent for std::collections::VecDeque<T> {}
 
 /// `1412` as `1,412`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

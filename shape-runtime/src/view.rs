@@ -7,7 +7,7 @@
 //! (adds the names from resolvers).
 
 use crate::date::{DateField, DateValue, EpochField, EpochUnit};
-pub use crate::env::{CallEnv, DateStyle};
+pub(crate) use crate::env::{CallEnv, DateStyle};
 use crate::ids::{IdField, IdKey, short_id};
 use crate::resolve::{KeyField, Needs};
 use crate::untrusted;

@@ -842,3 +842,45 @@ fn an_optional_legend_field_is_null_in_its_schema_too() {
     assert!(allows_null("from"), "{schema}");
     assert!(!allows_null("to"), "{schema}");
 }
+
+/// A result stored behind a handle resolves every key of the whole result once, and the page
+/// shown uses those names: one call per resolver, not one for the store and one for the page.
+#[tokio::test]
+async fn a_stored_result_calls_each_resolver_once() {
+    use toolshape::handle::{HandlePolicy, Keep, MemoryStore};
+    let rows = many_tickets(1_000, 300, 7);
+    let recorder = Recorder::default();
+    let store = MemoryStore::default();
+    let policy = HandlePolicy::default();
+    let shaped = Shaper::for_tool("t")
+        .budget(Budget::tokens(2_000))
+        .call()
+        .shape_or_store(
+            &rows,
+            &recorder,
+            Keep {
+                store: &store,
+                owner: "alice",
+                policy: &policy,
+                aggregate: None,
+                today: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(shaped.frame().omitted.handle.is_some(), "{}", shaped.text());
+    assert_eq!(
+        *recorder.batches.lock().unwrap(),
+        [("users", 300), ("orgs", 7)]
+    );
+    let report = shaped.report();
+    assert_eq!(
+        report
+            .resolvers
+            .iter()
+            .map(|r| (r.resolver, r.calls))
+            .collect::<Vec<_>>(),
+        [("users", 1), ("orgs", 1)]
+    );
+    assert!(report.records.shown > 0 && report.records.shown < 1_000);
+}

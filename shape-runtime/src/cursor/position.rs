@@ -88,7 +88,7 @@ pub(crate) enum Cursors {
 
 impl Cursors {
     /// The cursor for `c`.
-    pub fn make(&self, c: Continuation<'_>) -> String {
+    pub(crate) fn make(&self, c: Continuation<'_>) -> String {
         match self {
             Cursors::Codec { codec, query } => codec.encode_position(&c.position(), query, c.form),
             Cursors::Custom(make) => make(c),
@@ -98,7 +98,7 @@ impl Cursors {
     /// Text that counts as many tokens, bytes and lines as [`make`](Self::make)'s cursor for
     /// `c`: the codec's prefix and as many zeros as the cursor has digits, made without
     /// signing or storing; a tool's own function's cursor itself.
-    pub fn sized(&self, c: Continuation<'_>) -> String {
+    pub(crate) fn sized(&self, c: Continuation<'_>) -> String {
         match self {
             Cursors::Codec { codec, .. } => {
                 let len = codec.encoded_len(&c.position(), c.form);
@@ -112,7 +112,7 @@ impl Cursors {
     }
 
     /// Whether asking for [`CursorForm::Held`] can give a shorter cursor.
-    pub fn can_hold(&self) -> bool {
+    pub(crate) fn can_hold(&self) -> bool {
         matches!(self, Cursors::Codec { .. })
     }
 }

@@ -141,6 +141,9 @@ impl Call<'_> {
         };
         let layout = Layout::of(T::PROJECTION);
         let (order, given, keyset) = self.ranked_rows(rows, self.reach());
+        // The names of every key of the whole result, when this call resolved them for the
+        // stored form: the page's keys are among them, so no resolver is called twice.
+        let mut resolved_whole = None;
         let (details, handle) = match kept {
             Some((handle, details)) => (details, Some(handle)),
             None => {
@@ -151,7 +154,7 @@ impl Call<'_> {
                 for &i in &whole {
                     rows[i].collect_keys(&mut keys);
                 }
-                let (names, _) = ctx.resolve_all(keys).await?;
+                let (names, resolvers) = ctx.resolve_all(keys).await?;
                 let coverage = self.coverage(rows);
                 // The rendering state (`CallEnv`) is not `Sync`, so it must not live across
                 // the store's await, or this future would not be `Send` (and could not serve
@@ -169,6 +172,7 @@ impl Call<'_> {
                     coverage,
                 };
                 let prepared = crate::page::prepare(&settings, &source, &layout, then)?;
+                resolved_whole = Some((names, resolvers));
                 let stored = match prepared {
                     Some(Ok(result)) => {
                         let details = result.details.clone();
@@ -193,11 +197,16 @@ impl Call<'_> {
             }
         };
 
-        let mut keys = <T::Needs as Needs>::Keys::default();
-        for &i in &order {
-            rows[i].collect_keys(&mut keys);
-        }
-        let (names, resolvers) = ctx.resolve_all(keys).await?;
+        let (names, resolvers) = match resolved_whole {
+            Some(resolved) => resolved,
+            None => {
+                let mut keys = <T::Needs as Needs>::Keys::default();
+                for &i in &order {
+                    rows[i].collect_keys(&mut keys);
+                }
+                ctx.resolve_all(keys).await?
+            }
+        };
         let page = PageInputs {
             given,
             resolvers,

@@ -17,7 +17,7 @@ pub(crate) struct Segment {
 
 impl Segment {
     /// What the segment takes on each channel.
-    pub fn size(&self) -> PerChannel<Size> {
+    pub(crate) fn size(&self) -> PerChannel<Size> {
         PerChannel {
             structured: Size::of(&self.structured, self.tokens.structured),
             text: Size::of(self.on(Channel::Text), self.tokens.text),
@@ -25,7 +25,7 @@ impl Segment {
     }
 
     /// The segment for `channel`.
-    pub fn on(&self, channel: Channel) -> &str {
+    pub(crate) fn on(&self, channel: Channel) -> &str {
         match (channel, &self.text) {
             (Channel::Text, Some(text)) => text,
             _ => &self.structured,
@@ -45,7 +45,7 @@ pub(crate) struct Size {
 
 impl Size {
     /// The size of `text` counted as `tokens`.
-    pub fn of(text: &str, tokens: usize) -> Size {
+    pub(crate) fn of(text: &str, tokens: usize) -> Size {
         Size {
             tokens,
             bytes: text.len(),
@@ -53,7 +53,7 @@ impl Size {
         }
     }
 
-    pub fn plus(self, other: Size) -> Size {
+    pub(crate) fn plus(self, other: Size) -> Size {
         Size {
             tokens: self.tokens.saturating_add(other.tokens),
             bytes: self.bytes.saturating_add(other.bytes),
@@ -71,7 +71,7 @@ impl Size {
 
     /// Whether a page of this size keeps within `budget`: its tokens, and its bytes and
     /// lines where the budget sets them.
-    pub fn within(self, budget: &Budget) -> bool {
+    pub(crate) fn within(self, budget: &Budget) -> bool {
         self.tokens <= budget.max_tokens()
             && budget.max_bytes().is_none_or(|max| self.bytes <= max)
             && budget
@@ -81,7 +81,7 @@ impl Size {
 }
 
 impl PerChannel<Size> {
-    pub fn plus(self, other: PerChannel<Size>) -> PerChannel<Size> {
+    pub(crate) fn plus(self, other: PerChannel<Size>) -> PerChannel<Size> {
         PerChannel {
             structured: self.structured.plus(other.structured),
             text: self.text.plus(other.text),
@@ -89,7 +89,7 @@ impl PerChannel<Size> {
     }
 
     /// The tokens alone, per channel.
-    pub fn tokens(self) -> PerChannel<usize> {
+    pub(crate) fn tokens(self) -> PerChannel<usize> {
         PerChannel {
             structured: self.structured.tokens,
             text: self.text.tokens,
@@ -110,7 +110,7 @@ pub(crate) struct Admission {
 }
 
 impl Admission {
-    pub fn new(budget: Budget, held: PerChannel<bool>, reserve: PerChannel<Size>) -> Self {
+    pub(crate) fn new(budget: Budget, held: PerChannel<bool>, reserve: PerChannel<Size>) -> Self {
         Admission {
             budget,
             held,
@@ -130,7 +130,7 @@ impl Admission {
     /// Admits `segment` if it fits after the records already admitted; otherwise returns it
     /// with why it was not: it would fit on an empty page (the budget is full), or not even
     /// then (the record alone is too large).
-    pub fn offer(&mut self, segment: Segment) -> Result<(), (Segment, OmitReason)> {
+    pub(crate) fn offer(&mut self, segment: Segment) -> Result<(), (Segment, OmitReason)> {
         let size = segment.size();
         if self.fits(self.reserve.plus(self.sum), size) {
             self.sum = self.sum.plus(size);
@@ -145,7 +145,7 @@ impl Admission {
 
     /// Admits `segment` after the records admitted so far: the caller has checked that the
     /// page with it fits.
-    pub fn push(&mut self, segment: Segment) {
+    pub(crate) fn push(&mut self, segment: Segment) {
         self.sum = self.sum.plus(segment.size());
         self.shown.push(segment);
     }
@@ -153,7 +153,7 @@ impl Admission {
     /// What the admitted records and `more` take with an envelope of `envelope`, on the limit
     /// that must give for such a page: bytes or lines where they are exceeded (raising the
     /// token budget does not help past them), else tokens.
-    pub fn needs_with(&self, envelope: PerChannel<Size>, more: PerChannel<Size>) -> Needs {
+    pub(crate) fn needs_with(&self, envelope: PerChannel<Size>, more: PerChannel<Size>) -> Needs {
         let total = envelope.plus(self.sum).plus(more);
         let held: Vec<Size> = [
             (self.held.structured, total.structured),
@@ -181,13 +181,13 @@ impl Admission {
 
     /// Whether `segment` would fit after the admitted records with an envelope of
     /// `envelope` (rather than the reserve).
-    pub fn would_fit_with(&self, envelope: PerChannel<Size>, segment: &Segment) -> bool {
+    pub(crate) fn would_fit_with(&self, envelope: PerChannel<Size>, segment: &Segment) -> bool {
         self.fits(envelope.plus(self.sum), segment.size())
     }
 
     /// The tokens left, on the tightest held channel, after the admitted records, `more`
     /// and an envelope of `envelope` (0 when they do not fit).
-    pub fn room_with(&self, envelope: PerChannel<Size>, more: &Segment) -> usize {
+    pub(crate) fn room_with(&self, envelope: PerChannel<Size>, more: &Segment) -> usize {
         let total = envelope.plus(self.sum).plus(more.size());
         let max = self.budget.max_tokens();
         [
@@ -203,17 +203,17 @@ impl Admission {
 
     /// Whether `more` (records' sizes, summed) would fit after the admitted records with an
     /// envelope of `envelope`.
-    pub fn fits_more(&self, envelope: PerChannel<Size>, more: PerChannel<Size>) -> bool {
+    pub(crate) fn fits_more(&self, envelope: PerChannel<Size>, more: PerChannel<Size>) -> bool {
         self.fits(envelope.plus(self.sum), more)
     }
 
     /// Whether the admitted records fit with an envelope of `envelope`.
-    pub fn fits_with(&self, envelope: PerChannel<Size>) -> bool {
+    pub(crate) fn fits_with(&self, envelope: PerChannel<Size>) -> bool {
         self.fits(envelope, self.sum)
     }
 
     /// Gives back the last admitted record.
-    pub fn pop(&mut self) -> Option<Segment> {
+    pub(crate) fn pop(&mut self) -> Option<Segment> {
         let segment = self.shown.pop()?;
         let size = segment.size();
         self.sum = PerChannel {
@@ -224,22 +224,22 @@ impl Admission {
     }
 
     /// How many records are admitted.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.shown.len()
     }
 
     /// The admitted records' tokens, per channel.
-    pub fn tokens(&self) -> PerChannel<usize> {
+    pub(crate) fn tokens(&self) -> PerChannel<usize> {
         self.sum.tokens()
     }
 
     /// Whether the page with an envelope of `envelope` is over the budget.
-    pub fn over_budget(&self, envelope: PerChannel<Size>) -> bool {
+    pub(crate) fn over_budget(&self, envelope: PerChannel<Size>) -> bool {
         !self.fits_with(envelope)
     }
 
     /// The admitted records.
-    pub fn shown(&self) -> &[Segment] {
+    pub(crate) fn shown(&self) -> &[Segment] {
         &self.shown
     }
 }

@@ -444,7 +444,7 @@ fn skip_notes(s: &mut String, skipped: &[Skipped], w: &Words<'_>, stored: bool) 
 /// `next:` line instead (`next: same call with cursor=…`).
 pub(crate) const MORE: &str = "pass next as cursor for more";
 
-pub use crate::text::thousands;
+pub(crate) use crate::text::thousands;
 
 /// Two strings written as one, `first; second` (a summary and its way on).
 struct JoinedStr<'a>(&'a str, &'a str);
@@ -473,7 +473,7 @@ fn json_string<T: std::fmt::Display + ?Sized>(out: &mut String, text: &T) {
 
 /// What a JSON envelope states before its records besides the frame.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct JsonHead<'a> {
+pub(crate) struct JsonHead<'a> {
     /// The fields whose values are outsiders' text (`"untrusted": ["subject", "body"]`;
     /// a nested record's as `field.name`), left out when empty.
     pub untrusted: &'a [String],
@@ -492,7 +492,7 @@ fn json_names<S: serde::Serialize>(out: &mut String, names: &[S]) {
 /// The JSON envelope before the records: `{"status":…,"summary":…,` then `"untrusted":[…],`
 /// when fields hold outsiders' text, then `"fields":[…],` in the rows form, then `"data":[`
 /// and a newline when records follow.
-pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String {
+pub(crate) fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String {
     let mut out = String::with_capacity(96 + frame.summary.len());
     out.push_str("{\"status\":\"");
     out.push_str(frame.status.as_str());
@@ -520,7 +520,7 @@ pub fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) -> String
 }
 
 /// The JSON envelope after the records: `],"omitted":{…},"next":…}`.
-pub fn json_tail(frame: &Frame) -> String {
+pub(crate) fn json_tail(frame: &Frame) -> String {
     let mut out = String::from("],\"omitted\":");
     match serde_json::to_string(&frame.omitted) {
         Ok(json) => out.push_str(&json),
@@ -537,7 +537,7 @@ pub fn json_tail(frame: &Frame) -> String {
 
 /// The text envelope before the records: `partial: 20 of 1,412 tickets, …` and a newline.
 /// `note` is a fact shared by every record, stated once (`dates are in 2026`).
-pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
+pub(crate) fn text_head(frame: &Frame, note: Option<&str>) -> String {
     let mut out = String::with_capacity(16 + frame.summary.len());
     out.push_str(frame.status.as_str());
     out.push_str(": ");
@@ -552,9 +552,9 @@ pub fn text_head(frame: &Frame, note: Option<&str>) -> String {
 }
 
 /// Types wider than this name only their first [`LEFT_OUT_NAMED`] left-out fields.
-pub const LEFT_OUT_ALL_UP_TO: usize = 8;
+pub(crate) const LEFT_OUT_ALL_UP_TO: usize = 8;
 /// How many left-out fields a wide type names.
-pub const LEFT_OUT_NAMED: usize = 5;
+pub(crate) const LEFT_OUT_NAMED: usize = 5;
 
 /// `omitted.fields`: every field this view leaves out, by the names the API gives them; on a
 /// type that leaves out more than 8 (`LEFT_OUT_ALL_UP_TO`), the first 5 (`LEFT_OUT_NAMED`) and
@@ -585,7 +585,7 @@ pub fn left_out_fields<S: AsRef<str>>(skipped: &[S]) -> Vec<String> {
 /// omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; open_result handle=h_9NvXuGHRSHajq4Sx reopens the whole result.
 /// next: same call with cursor=AlOCi7DHUjnwkBeQZ26a
 /// ```
-pub fn text_tail(frame: &Frame, plural: &str, reopen_with: &str, left_out: bool) -> String {
+pub(crate) fn text_tail(frame: &Frame, plural: &str, reopen_with: &str, left_out: bool) -> String {
     let o = &frame.omitted;
     let mut out = String::from("omitted: ");
     if o.count == Some(0) {

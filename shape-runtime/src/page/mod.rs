@@ -80,7 +80,7 @@ pub(crate) struct PageSettings<'a> {
 
 impl PageSettings<'_> {
     /// What an error envelope of this tool reads.
-    pub fn errors(&self) -> ErrorSettings<'_> {
+    pub(crate) fn errors(&self) -> ErrorSettings<'_> {
         ErrorSettings {
             tool: self.tool,
             tokenizer: self.tokenizer,
@@ -94,7 +94,7 @@ impl PageSettings<'_> {
     /// no more than the budget's tokens of them fit, and no more than the page size; one
     /// more is looked at to know where the cut is. Only these need ranking, resolving and
     /// rendering.
-    pub fn reach(&self) -> usize {
+    pub(crate) fn reach(&self) -> usize {
         self.budget
             .max_tokens()
             .saturating_add(1)

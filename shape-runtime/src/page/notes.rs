@@ -22,7 +22,7 @@ pub(crate) struct Notes {
 
 impl Notes {
     /// No notes: every value written in full.
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         Notes {
             line: None,
             date_style: DateStyle::Iso,
@@ -32,7 +32,7 @@ impl Notes {
     }
 
     /// The notes for `records` (the page's reach) in the text `format`.
-    pub fn of<R: RenderRecord>(
+    pub(crate) fn of<R: RenderRecord>(
         format: Format,
         policy: &UntrustedPolicy,
         layout: &Layout<'_>,

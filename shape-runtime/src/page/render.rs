@@ -95,10 +95,10 @@ impl StructuredForm {
 }
 
 /// The cell separator of the table form.
-pub const TABLE_SEPARATOR: &str = " | ";
+pub(crate) const TABLE_SEPARATOR: &str = " | ";
 
 /// A record that can be rendered: a typed record in its context, or a stored row.
-pub trait RenderRecord {
+pub(crate) trait RenderRecord {
     /// Appends the record as compact JSON.
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String>;
     /// Appends output field `index` as compact JSON (a value of the rows form).
@@ -115,7 +115,7 @@ pub trait RenderRecord {
 /// derive's static or from a stored result, and how the page names its order. `name`,
 /// `plural`, `skipped` and `rank_order` are the description's, read once.
 #[derive(Debug, Clone)]
-pub struct Layout<'a> {
+pub(crate) struct Layout<'a> {
     record: Described<'a>,
     /// One record.
     pub name: &'a str,
@@ -151,7 +151,7 @@ macro_rules! with_record {
 
 impl Layout<'static> {
     /// The layout of a derived record type.
-    pub fn of(projection: &'static Projection) -> Layout<'static> {
+    pub(crate) fn of(projection: &'static Projection) -> Layout<'static> {
         Layout::new(Described::Static(projection), projection.order_phrase())
     }
 }
@@ -191,12 +191,12 @@ impl<'a> Layout<'a> {
     }
 
     /// Whether any field is untrusted.
-    pub fn has_untrusted(&self) -> bool {
+    pub(crate) fn has_untrusted(&self) -> bool {
         with_record!(self.record, p => p.has_untrusted())
     }
 
     /// Indices of the date fields.
-    pub fn date_fields(&self) -> impl Iterator<Item = usize> + use<> {
+    pub(crate) fn date_fields(&self) -> impl Iterator<Item = usize> + use<> {
         let dates: Vec<usize> = with_record!(self.record, p => p.date_fields().collect());
         dates.into_iter()
     }
@@ -220,7 +220,7 @@ impl<'a> Layout<'a> {
 }
 
 /// A typed record with the context it is projected in.
-pub struct Typed<'a, T: ToolResult> {
+pub(crate) struct Typed<'a, T: ToolResult> {
     /// The record.
     pub record: &'a T,
     /// The context.
@@ -266,24 +266,24 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
 }
 
 /// Renders record segments for one layout, in any format.
-pub struct Renderer<'p> {
+pub(crate) struct Renderer<'p> {
     layout: &'p Layout<'p>,
 }
 
 impl<'p> Renderer<'p> {
     /// A renderer for `layout`.
-    pub fn new(layout: &'p Layout<'p>) -> Self {
+    pub(crate) fn new(layout: &'p Layout<'p>) -> Self {
         Renderer { layout }
     }
 
     /// The table's header row (with its newline), for the table form.
-    pub fn table_header(&self) -> String {
+    pub(crate) fn table_header(&self) -> String {
         with_record!(self.layout.record, p => table_header(p))
     }
 
     /// The segment of the record at output position `position` (0 for the first shown); a
     /// JSON segment in `form`.
-    pub fn segment(
+    pub(crate) fn segment(
         &self,
         record: &dyn RenderRecord,
         position: usize,

@@ -17,7 +17,7 @@ pub(crate) struct UpstreamPlan<'c> {
 impl UpstreamPlan<'_> {
     /// Where the next answer starts after `consumed` rows from the first row not skipped;
     /// `None` when the upstream has nothing after them.
-    pub fn after(&self, consumed: usize) -> Option<UpstreamPosition> {
+    pub(crate) fn after(&self, consumed: usize) -> Option<UpstreamPosition> {
         let mut at = self.skip.saturating_add(consumed);
         for (page, len) in &self.pages {
             if at < *len {
@@ -35,12 +35,12 @@ impl UpstreamPlan<'_> {
     }
 
     /// Whether the upstream has pages after these rows, so the whole count is unknown.
-    pub fn has_next(&self) -> bool {
+    pub(crate) fn has_next(&self) -> bool {
         self.next.is_some()
     }
 
     /// The longest position a cursor of this call can carry, to reserve room for it.
-    pub fn widest(&self) -> UpstreamPosition {
+    pub(crate) fn widest(&self) -> UpstreamPosition {
         let page = self
             .pages
             .iter()

@@ -11,7 +11,7 @@ use std::fmt;
 
 /// How much of a value was cut at its cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cut {
+pub struct Truncation {
     /// Tokens cut.
     pub tokens: u64,
     /// Whether `tokens` is exact; false when the value was so long that only its beginning was
@@ -25,7 +25,7 @@ pub struct Cut {
     pub brief: bool,
 }
 
-impl Cut {
+impl Truncation {
     /// The marker with its figure, whatever it costs.
     fn full(&self) -> String {
         let about = if self.exact { "" } else { "about " };
@@ -34,7 +34,7 @@ impl Cut {
     }
 }
 
-impl fmt::Display for Cut {
+impl fmt::Display for Truncation {
     /// The marker shown after the kept text: `… [cut: 1,840 more tokens]`, or
     /// `… [cut: about 25,000,000 more tokens]` when estimated, or a bare `…` when the figure
     /// would cost more tokens than were cut.
@@ -53,7 +53,7 @@ pub struct Prepared<'t> {
     /// attacker-controlled; markers and delimiters are not part of it.
     pub content: Cow<'t, str>,
     /// Set when the value was cut at its cap; its `Display` is the marker.
-    pub cut: Option<Cut>,
+    pub cut: Option<Truncation>,
     /// What sanitising removed (in the part that was read).
     pub removed: Removed,
     /// Links and images flagged or stripped.
@@ -203,7 +203,7 @@ fn prepare_capped<'t>(
             tokenizer,
         ))
     } else {
-        (cut_tokens > 0).then_some(Cut {
+        (cut_tokens > 0).then_some(Truncation {
             tokens: cut_tokens as u64,
             exact: true,
             byte_capped,
@@ -274,7 +274,7 @@ fn fit(
 /// a few tokens over the cap: counting it costs about what counting the cap did.
 pub(crate) fn refit(
     content: &mut Cow<'_, str>,
-    cut: &mut Option<Cut>,
+    cut: &mut Option<Truncation>,
     cap: u32,
     tokenizer: &dyn Tokenizer,
 ) -> Option<usize> {
@@ -288,11 +288,11 @@ pub(crate) fn refit(
     truncate_cow(content, end);
     let more = u64::try_from(total.saturating_sub(kept)).unwrap_or(u64::MAX);
     let mut now = match *cut {
-        Some(c) => Cut {
+        Some(c) => Truncation {
             tokens: c.tokens.saturating_add(more),
             ..c
         },
-        None => Cut {
+        None => Truncation {
             tokens: more,
             exact: true,
             byte_capped: false,
@@ -315,7 +315,7 @@ fn estimated_cut(
     unread: &str,
     window: (usize, usize),
     tokenizer: &dyn Tokenizer,
-) -> Cut {
+) -> Truncation {
     let (tokens, bytes) = window;
     let in_window = (window_rest as u128 * tokens as u128).div_ceil(bytes.max(1) as u128);
     let (sampled_tokens, sampled_bytes) = sample(unread, tokenizer);
@@ -325,7 +325,7 @@ fn estimated_cut(
     };
     let rest = (unread.len() as u128 * per_tokens as u128).div_ceil(per_bytes.max(1) as u128);
     let estimate = (cut_tokens as u128 + in_window + rest).max(1);
-    Cut {
+    Truncation {
         tokens: u64::try_from(estimate).unwrap_or(u64::MAX),
         exact: false,
         byte_capped: true,

@@ -6,9 +6,9 @@ use super::sanitise::{is_tag, sanitize, unseen, valid_flag};
 use std::borrow::Cow;
 
 /// The most characters of one quoted piece (between backticks or double quotes) kept.
-pub const MAX_QUOTED_CHARS: usize = 40;
+pub(crate) const MAX_QUOTED_CHARS: usize = 40;
 /// The most characters of a whole echoed message kept.
-pub const MAX_ECHO_CHARS: usize = 600;
+pub(crate) const MAX_ECHO_CHARS: usize = 600;
 
 /// `text` cleaned for an error summary: sanitised as untrusted text is (tag characters, bidi
 /// controls, zero-width and other invisible characters, controls and ANSI escapes removed),

@@ -55,7 +55,7 @@ mod sanitise;
 mod tests;
 
 pub use bound::{AttackerBound, Unbounded, attacker_bound, record_cap};
-pub use cap::{Cut, Prepared, prepare};
+pub use cap::{Prepared, Truncation, prepare};
 pub use links::apply_url_policy;
 pub use neutralise::neutralize;
 pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};

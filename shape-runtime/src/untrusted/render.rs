@@ -3,7 +3,7 @@
 //! delimiter), the call's nonce, the note line that names the sources of compact marks, and
 //! what a call counted ([`UntrustedStats`]).
 
-use super::cap::{Cut, prepare, refit};
+use super::cap::{Truncation, prepare, refit};
 use super::neutralise::{may_begin_delimiter, neutralize_counted, neutralize_guillemets};
 use super::policy::{Provenance, UntrustedPolicy, UrlPolicy};
 use super::sanitise::Removed;
@@ -19,7 +19,7 @@ pub struct UntrustedStats {
     pub values: u32,
     /// Values cut at their cap.
     pub cut: u32,
-    /// Tokens cut in all (estimated for values cut in bytes first; see [`Cut::exact`](super::Cut::exact)).
+    /// Tokens cut in all (estimated for values cut in bytes first; see [`Truncation::exact`](super::Truncation::exact)).
     pub cut_tokens: u64,
     /// Attacker-controlled tokens that reached the output: the tokens of each value's content
     /// after sanitising, link policy and caps, without markers and delimiters.
@@ -93,7 +93,7 @@ struct Shown<'a> {
     tag: Option<(Nonce<'a>, &'a str, &'a str)>,
     guillemets: bool,
     content: Datamarked<'a>,
-    cut: Option<Cut>,
+    cut: Option<Truncation>,
 }
 
 impl fmt::Display for Shown<'_> {
