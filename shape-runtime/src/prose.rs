@@ -47,7 +47,7 @@ pub(crate) fn fill<S: Storage, E>(
                         if index > 0 {
                             out.push_str(", ");
                         }
-                        out.push_str(&name.replace('_', " "));
+                        out.extend(name.chars().map(|c| if c == '_' { ' ' } else { c }));
                         out.push(' ');
                     }
                 }

@@ -845,42 +845,93 @@ fn an_optional_legend_field_is_null_in_its_schema_too() {
 
 /// A result stored behind a handle resolves every key of the whole result once, and the page
 /// shown uses those names: one call per resolver, not one for the store and one for the page.
+/// A result too small to store is resolved once as well; a later page of a stored walk
+/// resolves its own page's keys, once.
 #[tokio::test]
 async fn a_stored_result_calls_each_resolver_once() {
+    use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
     use toolshape::handle::{HandlePolicy, Keep, MemoryStore};
-    let rows = many_tickets(1_000, 300, 7);
-    let recorder = Recorder::default();
+    let rows = many_tickets(1_000, 1_000, 7);
     let store = MemoryStore::default();
     let policy = HandlePolicy::default();
-    let shaped = Shaper::for_tool("t")
+    let codec = std::sync::Arc::new(CursorCodec::new(
+        CursorKeys::new(b"0123456789abcdef0123456789abcdef").unwrap(),
+    ));
+    let query = QueryHash::of("t", &serde_json::json!({})).unwrap();
+    // Pages of at most 20: a page resolves the keys of the rows it could reach (21 from its
+    // position), far fewer than the whole result's 1,000 users.
+    let shaper = Shaper::for_tool("t")
         .budget(Budget::tokens(2_000))
-        .call()
-        .shape_or_store(
-            &rows,
-            &recorder,
-            Keep {
-                store: &store,
-                owner: "alice",
-                policy: &policy,
-                aggregate: None,
-                today: None,
-            },
-        )
-        .await
-        .unwrap();
-    assert!(shaped.frame().omitted.handle.is_some(), "{}", shaped.text());
-    assert_eq!(
-        *recorder.batches.lock().unwrap(),
-        [("users", 300), ("orgs", 7)]
-    );
-    let report = shaped.report();
-    assert_eq!(
-        report
+        .page_size(20);
+    let keep = || Keep {
+        store: &store,
+        owner: "alice",
+        policy: &policy,
+        aggregate: None,
+        today: None,
+    };
+    let calls = |shaped: &toolshape::Shaped| {
+        shaped
+            .report()
             .resolvers
             .iter()
             .map(|r| (r.resolver, r.calls))
-            .collect::<Vec<_>>(),
-        [("users", 1), ("orgs", 1)]
+            .collect::<Vec<_>>()
+    };
+
+    let recorder = Recorder::default();
+    let first = shaper
+        .call()
+        .paginate(codec.clone(), query, None)
+        .unwrap()
+        .shape_or_store(&rows, &recorder, keep())
+        .await
+        .unwrap();
+    assert!(first.frame().omitted.handle.is_some(), "{}", first.text());
+    assert_eq!(
+        *recorder.batches.lock().unwrap(),
+        [("users", 1_000), ("orgs", 7)]
     );
-    assert!(report.records.shown > 0 && report.records.shown < 1_000);
+    assert_eq!(calls(&first), [("users", 1), ("orgs", 1)]);
+    assert_eq!(first.report().records.shown, 20);
+
+    // The walk's second page: the stored result's handle comes from the cursor, so only
+    // the keys this page could reach are resolved (rows 20..41: 21 users).
+    let recorder = Recorder::default();
+    let second = shaper
+        .call()
+        .paginate(codec.clone(), query, first.next())
+        .unwrap()
+        .shape_or_store(&rows, &recorder, keep())
+        .await
+        .unwrap();
+    assert_eq!(
+        second.frame().omitted.handle,
+        first.frame().omitted.handle,
+        "{}",
+        second.text()
+    );
+    let batches = recorder.batches.lock().unwrap().clone();
+    assert_eq!(
+        batches.iter().map(|b| b.0).collect::<Vec<_>>(),
+        ["users", "orgs"]
+    );
+    assert_eq!(batches[0], ("users", 21));
+    assert!(batches[1].1 <= 7, "{batches:?}");
+    assert_eq!(second.report().records.shown, 20);
+    assert_eq!(calls(&second), [("users", 1), ("orgs", 1)]);
+
+    // Too small to store: one call per resolver all the same.
+    let few = many_tickets(3, 3, 2);
+    let recorder = Recorder::default();
+    let small = shaper
+        .call()
+        .shape_or_store(&few, &recorder, keep())
+        .await
+        .unwrap();
+    assert!(small.frame().omitted.handle.is_none(), "{}", small.text());
+    assert_eq!(
+        *recorder.batches.lock().unwrap(),
+        [("users", 3), ("orgs", 2)]
+    );
 }

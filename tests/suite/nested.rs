@@ -618,3 +618,42 @@ mod sdk {
         assert_eq!(props["number"]["type"], "integer");
     }
 }
+
+/// A nested record without a template reads inline in its parent's prose line: its fields'
+/// names with underscores as spaces, `, ` between them (`:` and `;` are the parent's).
+#[test]
+fn a_nested_record_without_a_template_reads_inline() {
+    #[derive(ToolResult)]
+    struct Account {
+        #[shape(show)]
+        login: String,
+        #[shape(show)]
+        site_admin: bool,
+    }
+    #[derive(ToolResult)]
+    #[shape(name = "repo", plural = "repos", prose = "{name} owned by {owner}")]
+    struct Repo {
+        #[shape(id)]
+        name: String,
+        #[shape(nested)]
+        owner: Account,
+    }
+    let rows = [Repo {
+        name: "shape".into(),
+        owner: Account {
+            login: "alice".into(),
+            site_admin: false,
+        },
+    }];
+    let shaped = Shaper::for_tool("repos")
+        .format(Format::Prose)
+        .shape_blocking(&rows)
+        .unwrap();
+    assert!(
+        shaped
+            .text()
+            .contains("shape owned by login alice, site admin false"),
+        "{}",
+        shaped.text()
+    );
+}

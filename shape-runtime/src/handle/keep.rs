@@ -11,8 +11,8 @@ use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
 use crate::record::Projection;
 use crate::reference::HandleError;
-use crate::resolve::{Needs, Supplies};
-use crate::shaper::{Call, Shaper};
+use crate::resolve::Supplies;
+use crate::shaper::{Call, Shaper, resolve_rows};
 use crate::tokens::Tokenizer;
 use serde_json::Value;
 use std::time::Instant;
@@ -141,20 +141,20 @@ impl Call<'_> {
         };
         let layout = Layout::of(T::PROJECTION);
         let (order, given, keyset) = self.ranked_rows(rows, self.reach());
-        // The names of every key of the whole result, when this call resolved them for the
-        // stored form: the page's keys are among them, so no resolver is called twice.
-        let mut resolved_whole = None;
-        let (details, handle) = match kept {
-            Some((handle, details)) => (details, Some(handle)),
+        // A first page resolves every key of the whole result for the stored form (one call
+        // per resolver) and shows its page with those names; a later page of the walk
+        // resolves its own keys only.
+        let (details, handle, (names, resolvers)) = match kept {
+            Some((handle, details)) => (
+                details,
+                Some(handle),
+                resolve_rows(rows, &order, ctx).await?,
+            ),
             None => {
                 // The stored result is every row given, whatever the cursor, so every row is
-                // ordered and every key resolved (one call per resolver).
+                // ordered and every key resolved.
                 let (whole, _) = self.ranked_whole(rows);
-                let mut keys = <T::Needs as Needs>::Keys::default();
-                for &i in &whole {
-                    rows[i].collect_keys(&mut keys);
-                }
-                let (names, resolvers) = ctx.resolve_all(keys).await?;
+                let resolved = resolve_rows(rows, &whole, ctx).await?;
                 let coverage = self.coverage(rows);
                 // The rendering state (`CallEnv`) is not `Sync`, so it must not live across
                 // the store's await, or this future would not be `Send` (and could not serve
@@ -163,7 +163,7 @@ impl Call<'_> {
                 let source = TypedRows {
                     rows,
                     order: &whole,
-                    names: &names,
+                    names: &resolved.0,
                 };
                 let settings = self.page_settings();
                 let then = StoredForm {
@@ -172,7 +172,6 @@ impl Call<'_> {
                     coverage,
                 };
                 let prepared = crate::page::prepare(&settings, &source, &layout, then)?;
-                resolved_whole = Some((names, resolvers));
                 let stored = match prepared {
                     Some(Ok(result)) => {
                         let details = result.details.clone();
@@ -186,25 +185,14 @@ impl Call<'_> {
                     None => Ok(None),
                 };
                 match stored {
-                    Ok(Some((details, handle))) => (details, Some(handle)),
-                    Ok(None) => (None, None),
+                    Ok(Some((details, handle))) => (details, Some(handle), resolved),
+                    Ok(None) => (None, None, resolved),
                     Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
                     Err(StoreFailure::Store(e)) => {
                         tracing::warn!(target: "shape", tool = self.shaper().tool(), error = %e, "result not stored behind a handle");
-                        (None, None)
+                        (None, None, resolved)
                     }
                 }
-            }
-        };
-
-        let (names, resolvers) = match resolved_whole {
-            Some(resolved) => resolved,
-            None => {
-                let mut keys = <T::Needs as Needs>::Keys::default();
-                for &i in &order {
-                    rows[i].collect_keys(&mut keys);
-                }
-                ctx.resolve_all(keys).await?
             }
         };
         let page = PageInputs {
@@ -216,12 +204,7 @@ impl Call<'_> {
             keyset,
             upstream,
         };
-        let source = TypedRows {
-            rows,
-            order: &order,
-            names: &names,
-        };
-        crate::page::shape(&self.page_settings(), &source, &layout, page, start)
+        self.typed_page(rows, &order, &names, &layout, page, start)
     }
 
     /// Whether the whole result exceeds the policy's number of budgets. Tokens are

@@ -25,6 +25,10 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, in the order the schema lists them (keep beside the enum: the schema's
+    /// `enum` is made from it).
+    pub(crate) const ALL: [Status; 4] = [Status::Ok, Status::Partial, Status::Empty, Status::Error];
+
     /// The status as written in the envelope.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -51,6 +55,14 @@ pub enum OmitReason {
 }
 
 impl OmitReason {
+    /// Every reason, in the order the schema lists them (the schema's `enum` is made from it).
+    pub(crate) const ALL: [OmitReason; 4] = [
+        OmitReason::ResultBudget,
+        OmitReason::PageSize,
+        OmitReason::RecordTooLarge,
+        OmitReason::Filtered,
+    ];
+
     /// The reason as written in the envelope.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -636,6 +648,35 @@ pub(crate) fn text_tail(frame: &Frame, plural: &str, reopen_with: &str, left_out
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ALL` lists every variant (the schema's `enum` is made from it, so a variant left out
+    /// would make the schema reject answers that carry it): the matches below stop compiling
+    /// when a variant is added, and each variant must be in `ALL`, written as serde writes it.
+    #[test]
+    fn all_lists_every_status_and_reason_as_serde_writes_them() {
+        for status in [Status::Ok, Status::Partial, Status::Empty, Status::Error] {
+            match status {
+                Status::Ok | Status::Partial | Status::Empty | Status::Error => {}
+            }
+            assert!(Status::ALL.contains(&status), "{status:?}");
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+        }
+        for reason in [
+            OmitReason::ResultBudget,
+            OmitReason::PageSize,
+            OmitReason::RecordTooLarge,
+            OmitReason::Filtered,
+        ] {
+            match reason {
+                OmitReason::ResultBudget
+                | OmitReason::PageSize
+                | OmitReason::RecordTooLarge
+                | OmitReason::Filtered => {}
+            }
+            assert!(OmitReason::ALL.contains(&reason), "{reason:?}");
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
+        }
+    }
 
     #[test]
     fn the_text_tail_states_the_handle_once_and_how_to_go_on() {

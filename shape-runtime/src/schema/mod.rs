@@ -11,6 +11,7 @@
 
 pub(crate) mod fields;
 
+use crate::page::envelope::{OmitReason, Status};
 use schemars::{Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value};
 
@@ -157,24 +158,8 @@ fn envelope_with(
     } else {
         serde_json::json!({ "enum": untrusted })
     };
-    let statuses: Vec<&str> = [
-        crate::page::envelope::Status::Ok,
-        crate::page::envelope::Status::Partial,
-        crate::page::envelope::Status::Empty,
-        crate::page::envelope::Status::Error,
-    ]
-    .iter()
-    .map(|s| s.as_str())
-    .collect();
-    let reasons: Vec<&str> = [
-        crate::page::envelope::OmitReason::ResultBudget,
-        crate::page::envelope::OmitReason::PageSize,
-        crate::page::envelope::OmitReason::RecordTooLarge,
-        crate::page::envelope::OmitReason::Filtered,
-    ]
-    .iter()
-    .map(|r| r.as_str())
-    .collect();
+    let statuses: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    let reasons: Vec<&str> = OmitReason::ALL.iter().map(|r| r.as_str()).collect();
     let mut schema = json_schema!({
         "$schema": DIALECT,
         "title": title,

@@ -10,7 +10,7 @@ use crate::page::{PageInputs, PageSettings, TypedRows};
 use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
 use crate::reference::Handle;
-use crate::resolve::{Needs, Supplies};
+use crate::resolve::{Needs, ResolverStats, Supplies};
 use std::cmp::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -248,12 +248,7 @@ impl<'a> Call<'a> {
         C: Supplies<T::Needs> + ?Sized,
     {
         let upstream = self.upstream_plan(rows.len())?;
-        let mut keys = <T::Needs as Needs>::Keys::default();
-        for &i in &order {
-            rows[i].collect_keys(&mut keys);
-        }
-        let (names, resolvers) = ctx.resolve_all(keys).await?;
-        let layout = Layout::of(T::PROJECTION);
+        let (names, resolvers) = resolve_rows(rows, &order, ctx).await?;
         let page = PageInputs {
             given,
             resolvers,
@@ -263,11 +258,45 @@ impl<'a> Call<'a> {
             keyset,
             upstream,
         };
-        let source = TypedRows {
+        self.typed_page(
             rows,
-            order: &order,
-            names: &names,
-        };
-        crate::page::shape(&self.page_settings(), &source, &layout, page, start)
+            &order,
+            &names,
+            &Layout::of(T::PROJECTION),
+            page,
+            start,
+        )
     }
+
+    /// Renders the page of `rows` at `order` (their keys resolved to `names`): the typed
+    /// entry into the page pipeline, for plain and for stored pages alike.
+    pub(crate) fn typed_page<T: ToolResult>(
+        &self,
+        rows: &[T],
+        order: &[usize],
+        names: &<T::Needs as Needs>::Names,
+        layout: &Layout<'_>,
+        page: PageInputs<'_>,
+        start: Instant,
+    ) -> Result<Shaped, ShapeError> {
+        let source = TypedRows { rows, order, names };
+        crate::page::shape(&self.page_settings(), &source, layout, page, start)
+    }
+}
+
+/// The names of the keys of `rows` at `order`: one batched call per resolver.
+pub(crate) async fn resolve_rows<T, C>(
+    rows: &[T],
+    order: &[usize],
+    ctx: &C,
+) -> Result<(<T::Needs as Needs>::Names, Vec<ResolverStats>), ShapeError>
+where
+    T: ToolResult,
+    C: Supplies<T::Needs> + ?Sized,
+{
+    let mut keys = <T::Needs as Needs>::Keys::default();
+    for &i in order {
+        rows[i].collect_keys(&mut keys);
+    }
+    Ok(ctx.resolve_all(keys).await?)
 }

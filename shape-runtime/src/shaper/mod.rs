@@ -44,4 +44,5 @@ mod upstream;
 
 pub(crate) use blocking::block_on;
 pub use call::Call;
+pub(crate) use call::resolve_rows;
 pub use settings::Shaper;
