@@ -1,22 +1,15 @@
 //! Counting: an [`Aggregate`](super::Aggregate) checked against the fields
-//! ([`ValidAggregate`]) computed over the rows.
+//! ([`ValidAggregate`]) computed over the rows ([`AggregateResult`]).
 
-use super::result::{share, significant};
-use super::*;
+use super::result::{
+    AggregateResult, CountBy, Others, RecentResult, Stats, TopValues, share, significant,
+};
+use super::spec::{COUNT_BY_MAX, ValidAggregate};
 use crate::catalogue::{Row, int_of, num_cmp, value_cmp};
 use crate::date::Day;
 use serde_json::{Number, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;
-
-/// An [`Aggregate`] checked against the fields; computing it cannot fail.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ValidAggregate {
-    pub(super) count_by: Option<String>,
-    pub(super) top: Vec<(String, usize)>,
-    pub(super) recent: Option<(String, u32)>,
-    pub(super) stats: Vec<String>,
-}
 
 impl ValidAggregate {
     /// Counts over `rows`; `today` is the last day of the `recent` window.

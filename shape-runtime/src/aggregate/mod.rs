@@ -48,15 +48,8 @@ mod spec;
 mod tests;
 
 pub use crate::catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType};
-pub use compute::ValidAggregate;
 pub use result::{AggregateResult, CountBy, Others, RecentResult, Stats, TopValues, percent};
-pub use spec::{Aggregate, AggregateError, Recent, Top};
-
-/// Most values `count_by` lists by name; the rest are summed into one "others" bucket.
-pub const COUNT_BY_MAX: usize = 20;
-/// Largest `k` a `top` may ask for.
-pub const TOP_K_MAX: u32 = 50;
-/// `k` when a `top` does not say.
-pub const TOP_K_DEFAULT: u32 = 3;
-/// Largest `days` a `recent` may ask for (about a hundred years).
-pub const RECENT_DAYS_MAX: u32 = 36_500;
+pub use spec::{
+    Aggregate, AggregateError, COUNT_BY_MAX, RECENT_DAYS_MAX, Recent, TOP_K_DEFAULT, TOP_K_MAX,
+    Top, ValidAggregate,
+};

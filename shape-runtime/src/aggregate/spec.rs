@@ -1,12 +1,21 @@
 //! What to count ([`Aggregate`]): the request a model or a Rust caller makes, validated
 //! against the fields.
 
-use super::*;
+use super::result::AggregateResult;
 use crate::catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType, find_field};
 use crate::date::Day;
 use crate::record::FieldRole;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// Most values `count_by` lists by name; the rest are summed into one "others" bucket.
+pub const COUNT_BY_MAX: usize = 20;
+/// Largest `k` a `top` may ask for.
+pub const TOP_K_MAX: u32 = 50;
+/// `k` when a `top` does not say.
+pub const TOP_K_DEFAULT: u32 = 3;
+/// Largest `days` a `recent` may ask for (about a hundred years).
+pub const RECENT_DAYS_MAX: u32 = 36_500;
 
 /// What to count over a result's records. Every part is optional; the total is always given.
 ///
@@ -69,6 +78,15 @@ pub struct Recent {
     /// How many days back, today included (1 to 36500).
     #[schemars(range(min = 1, max = 36500))]
     pub days: u32,
+}
+
+/// An [`Aggregate`] checked against the fields; computing it cannot fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidAggregate {
+    pub(super) count_by: Option<String>,
+    pub(super) top: Vec<(String, usize)>,
+    pub(super) recent: Option<(String, u32)>,
+    pub(super) stats: Vec<String>,
 }
 
 impl Aggregate {

@@ -1,14 +1,15 @@
 //! The codec ([`CursorCodec`]): a position signed into a cursor of digits, or held on the
-//! server and named by a short one, and read back with every check.
+//! server and named by a short one, and read back with every check; and how a page makes its
+//! cursor (`Cursors`: the codec's, sized without being made, or the tool's own function).
 
 use super::error::CursorError;
 use super::held::{
-    CursorStore, MemoryCursorStore, OVERFLOW_CAPACITY, OVERFLOW_MAX_BYTES, OVERFLOW_TTL,
-    process_memory,
+    CursorStore, HELD_TOKEN_LEN, MemoryCursorStore, OVERFLOW_CAPACITY, OVERFLOW_MAX_BYTES,
+    OVERFLOW_TTL, process_memory,
 };
 use super::keys::{CursorKeys, HmacSha256, QueryHash};
 use super::keyset::Keyset;
-use super::position::{CursorForm, Position, UpstreamPosition};
+use super::position::{Continuation, CursorFn, CursorForm, Position, UpstreamPosition, unix_now};
 use super::wire::*;
 use crate::project::ToolResult;
 use crate::rank::Order;
@@ -16,14 +17,11 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::Mac;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Format version of a server-held cursor: the version, a token naming the position in the
 /// store, and a tag.
 pub(super) const VERSION_HELD: u8 = 3;
-/// A held cursor's token: 64 bits of HMAC over the position, so the same position under the
-/// same key is the same entry, and a token is unguessable without the key.
-pub const HELD_TOKEN_LEN: usize = 8;
 /// A held cursor's tag: HMAC-SHA256 over the token and the whole query hash, truncated to 48
 /// bits. The tag only has to make an altered or rebound cursor fail, never to resist offline
 /// search (checking a guess takes the key): each guess is a tool call, so 2^-48 a guess is
@@ -402,12 +400,6 @@ impl CursorCodec {
     }
 }
 
-pub(super) fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 pub(super) fn sign(mut mac: HmacSha256, body: &[u8], query: &QueryHash) -> [u8; 32] {
     mac.update(body);
     mac.update(query.as_bytes());
@@ -446,4 +438,49 @@ pub(super) fn held_tag(
 ) -> [u8; 32] {
     held_tag_input(&mut mac, token, query);
     mac.finalize().into_bytes().into()
+}
+
+/// How a page makes its `next` cursor: with the library's codec, which a page can size
+/// without signing or storing anything (a cursor's tokens depend on its length alone), or
+/// with a function of the tool's own, called to size as well.
+#[derive(Clone)]
+pub(crate) enum Cursors {
+    /// Signed (or held) by `codec` for `query`.
+    Codec {
+        codec: Arc<CursorCodec>,
+        query: QueryHash,
+    },
+    /// The tool's own ([`Call::cursor_with`](crate::Call::cursor_with)).
+    Custom(Arc<CursorFn>),
+}
+
+impl Cursors {
+    /// The cursor for `c`.
+    pub(crate) fn make(&self, c: Continuation<'_>) -> String {
+        match self {
+            Cursors::Codec { codec, query } => codec.encode_position(&c.position(), query, c.form),
+            Cursors::Custom(make) => make(c),
+        }
+    }
+
+    /// Text that counts as many tokens, bytes and lines as [`make`](Self::make)'s cursor for
+    /// `c`: the codec's prefix and as many zeros as the cursor has digits, made without
+    /// signing or storing; a tool's own function's cursor itself.
+    pub(crate) fn sized(&self, c: Continuation<'_>) -> String {
+        match self {
+            Cursors::Codec { codec, .. } => {
+                let len = codec.encoded_len(&c.position(), c.form);
+                let mut text = String::with_capacity(len);
+                text.push(DIGITS_PREFIX);
+                text.extend(std::iter::repeat_n('0', len.saturating_sub(1)));
+                text
+            }
+            Cursors::Custom(make) => make(c),
+        }
+    }
+
+    /// Whether asking for [`CursorForm::Held`] can give a shorter cursor.
+    pub(crate) fn can_hold(&self) -> bool {
+        matches!(self, Cursors::Codec { .. })
+    }
 }

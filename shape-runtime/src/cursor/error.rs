@@ -1,7 +1,4 @@
-//! Why a cursor, a signing key, a query hash or a SQL column was refused: each message says
-//! what to do.
-
-use super::keys::MIN_KEY_LEN;
+//! Why a cursor or a SQL column was refused: each message says what to do.
 
 /// Why a cursor was refused. Every message ends with what to do: start again without a
 /// cursor (or, for a foreign query, repeat the original arguments).
@@ -47,32 +44,6 @@ pub enum CursorError {
         max_age_secs: u64,
     },
 }
-
-/// A signing key that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CursorKeyError {
-    /// Shorter than [`MIN_KEY_LEN`].
-    #[error(
-        "a cursor signing key must be at least {MIN_KEY_LEN} bytes, got {len}; use 32 random \
-         bytes (for example `openssl rand -base64 32`, decoded)"
-    )]
-    TooShort {
-        /// The length given.
-        len: usize,
-    },
-    /// The operating system's random source failed ([`CursorKeys::random`](crate::cursor::CursorKeys::random)).
-    #[error("no randomness for a cursor signing key: {reason}; pass a key of your own")]
-    NoRandomness {
-        /// What failed.
-        reason: String,
-    },
-}
-
-/// The arguments of a query could not be serialised for hashing.
-#[derive(Debug, thiserror::Error)]
-#[error("the query arguments could not be serialised for the cursor's query hash: {0}")]
-pub struct QueryHashError(#[from] serde_json::Error);
 
 /// A SQL column name that is not a plain identifier.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

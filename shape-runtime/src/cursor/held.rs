@@ -1,11 +1,14 @@
 //! Positions held on the server ([`CursorStore`]): the in-process [`MemoryCursorStore`] and
 //! the memory every codec of a process shares when it has no store of its own.
 
-use super::codec::{HELD_TOKEN_LEN, unix_now};
+use super::position::unix_now;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A held cursor's token: 64 bits of HMAC over the position, so the same position under the
+/// same key is the same entry, and a token is unguessable without the key.
+pub const HELD_TOKEN_LEN: usize = 8;
 /// Positions a codec without a store holds in the process's memory (too long for a cursor,
 /// or held so that a small page keeps room for its records): at most this many, the oldest
 /// forgotten first ...

@@ -1,8 +1,6 @@
 //! The keys cursors are signed with ([`CursorKeys`], with rotation) and the hash that binds a
 //! cursor to one query ([`QueryHash`]).
 
-use super::error::{CursorKeyError, QueryHashError};
-use super::wire::FINGERPRINT_LEN;
 use hmac::{Hmac, KeyInit};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -11,6 +9,9 @@ use std::fmt;
 pub(super) type HmacSha256 = Hmac<Sha256>;
 /// The shortest signing key accepted, in bytes.
 pub const MIN_KEY_LEN: usize = 16;
+/// Leading bytes of the query hash carried in the clear, only to tell "another query" from
+/// "altered" when the signature does not verify; the whole hash is signed.
+pub(super) const FINGERPRINT_LEN: usize = 4;
 
 /// The keys cursors are signed with: the current one, and during a rotation the previous one,
 /// which is still accepted when decoding (never used to sign).
@@ -176,3 +177,29 @@ pub(super) fn canonical(
     }
     Ok(())
 }
+
+/// A signing key that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorKeyError {
+    /// Shorter than [`MIN_KEY_LEN`].
+    #[error(
+        "a cursor signing key must be at least {MIN_KEY_LEN} bytes, got {len}; use 32 random \
+         bytes (for example `openssl rand -base64 32`, decoded)"
+    )]
+    TooShort {
+        /// The length given.
+        len: usize,
+    },
+    /// The operating system's random source failed ([`CursorKeys::random`](crate::cursor::CursorKeys::random)).
+    #[error("no randomness for a cursor signing key: {reason}; pass a key of your own")]
+    NoRandomness {
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// The arguments of a query could not be serialised for hashing.
+#[derive(Debug, thiserror::Error)]
+#[error("the query arguments could not be serialised for the cursor's query hash: {0}")]
+pub struct QueryHashError(#[from] serde_json::Error);

@@ -69,12 +69,12 @@ mod sql;
 mod tests;
 mod wire;
 
-pub use codec::{CursorCodec, HELD_CURSOR_CHARS, HELD_TOKEN_LEN};
-pub use error::{CursorError, CursorKeyError, QueryHashError, SqlColumnError};
-pub use held::{CursorStore, MemoryCursorStore};
-pub use keys::{CursorKeys, MIN_KEY_LEN, QueryHash};
+pub(crate) use codec::Cursors;
+pub use codec::{CursorCodec, HELD_CURSOR_CHARS};
+pub use error::{CursorError, SqlColumnError};
+pub use held::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
+pub use keys::{CursorKeyError, CursorKeys, MIN_KEY_LEN, QueryHash, QueryHashError};
 pub use keyset::{Keyset, after_cursor};
-pub(crate) use position::Cursors;
 pub use position::{Continuation, CursorForm, Position, UpstreamPosition};
 #[cfg(feature = "redis")]
 pub use redis::{RedisCursorStore, RedisCursorStoreBuilder, RedisCursorStoreError};

@@ -1,13 +1,10 @@
 //! What a cursor says: the position a page continues from ([`Position`], [`Continuation`],
-//! [`UpstreamPosition`]), the form it takes ([`CursorForm`]), and how a page makes one
-//! (`Cursors`: the codec's, sized without being made, or a function of the tool's own).
+//! [`UpstreamPosition`]) and the form it takes ([`CursorForm`]); the codec's `Cursors` makes
+//! one from a page's continuation.
 
-use super::codec::{CursorCodec, unix_now};
-use super::keys::QueryHash;
 use super::keyset::Keyset;
-use super::wire::DIGITS_PREFIX;
 use crate::rank::{KeyValue, Order};
-use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What the next page continues after: the last record's rank key and id, and how many
 /// records the pages so far have shown. Records in the caller's order or without an id
@@ -69,51 +66,6 @@ impl Continuation<'_> {
             upstream: self.upstream.clone(),
             handle: self.handle,
         }
-    }
-}
-
-/// How a page makes its `next` cursor: with the library's codec, which a page can size
-/// without signing or storing anything (a cursor's tokens depend on its length alone), or
-/// with a function of the tool's own, called to size as well.
-#[derive(Clone)]
-pub(crate) enum Cursors {
-    /// Signed (or held) by `codec` for `query`.
-    Codec {
-        codec: Arc<CursorCodec>,
-        query: QueryHash,
-    },
-    /// The tool's own ([`Call::cursor_with`](crate::Call::cursor_with)).
-    Custom(Arc<CursorFn>),
-}
-
-impl Cursors {
-    /// The cursor for `c`.
-    pub(crate) fn make(&self, c: Continuation<'_>) -> String {
-        match self {
-            Cursors::Codec { codec, query } => codec.encode_position(&c.position(), query, c.form),
-            Cursors::Custom(make) => make(c),
-        }
-    }
-
-    /// Text that counts as many tokens, bytes and lines as [`make`](Self::make)'s cursor for
-    /// `c`: the codec's prefix and as many zeros as the cursor has digits, made without
-    /// signing or storing; a tool's own function's cursor itself.
-    pub(crate) fn sized(&self, c: Continuation<'_>) -> String {
-        match self {
-            Cursors::Codec { codec, .. } => {
-                let len = codec.encoded_len(&c.position(), c.form);
-                let mut text = String::with_capacity(len);
-                text.push(DIGITS_PREFIX);
-                text.extend(std::iter::repeat_n('0', len.saturating_sub(1)));
-                text
-            }
-            Cursors::Custom(make) => make(c),
-        }
-    }
-
-    /// Whether asking for [`CursorForm::Held`] can give a shorter cursor.
-    pub(crate) fn can_hold(&self) -> bool {
-        matches!(self, Cursors::Codec { .. })
     }
 }
 
@@ -188,4 +140,11 @@ impl UpstreamPosition {
     pub fn start() -> Self {
         UpstreamPosition::default()
     }
+}
+
+/// Seconds since the Unix epoch, now (0 on a clock before it).
+pub(super) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

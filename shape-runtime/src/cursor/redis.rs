@@ -30,7 +30,7 @@
 //!   it. After a failure a connection waits a second before reconnecting, so a down server
 //!   costs at most one timeout a second, never a panic.
 
-use crate::cursor::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
+use super::held::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::fmt;

@@ -1,7 +1,7 @@
 //! The binary body a cursor carries, written as digits: its versions, flags and extensions,
 //! and the writer and reader of a [`Position`](super::Position).
 
-use super::keys::QueryHash;
+use super::keys::{FINGERPRINT_LEN, QueryHash};
 use super::keyset::Keyset;
 use super::position::{Position, UpstreamPosition};
 use crate::rank::{KeyValue, Order};
@@ -13,9 +13,6 @@ pub(super) const VERSION: u8 = 1;
 pub(super) const VERSION_2: u8 = 2;
 /// HMAC-SHA256 truncated to 128 bits (RFC 2104 §5 allows truncation to half the output).
 pub(super) const TAG_LEN: usize = 16;
-/// Leading bytes of the query hash carried in the clear, only to tell "another query" from
-/// "altered" when the signature does not verify; the whole hash is signed.
-pub(super) const FINGERPRINT_LEN: usize = 4;
 /// Version 1: version, flags, fingerprint.
 pub(super) const HEADER_LEN: usize = 2 + FINGERPRINT_LEN;
 /// Version 2: version, flags, extensions, fingerprint.

@@ -1,8 +1,14 @@
 //! A page's envelope: its frame (status, summary, omission, cursor) for the records it
 //! shows and skips, the text around the records on each channel, and what it takes.
 
+use super::admit::Size;
+use super::envelope::{Counts, Frame, OmitReason, Omitted};
 use super::plan::{Make, Shape};
-use super::*;
+use super::render::{Format, RenderRecord};
+use super::state::Page;
+use crate::channel::PerChannel;
+use crate::cursor::{Continuation, CursorForm};
+use crate::env::Channel;
 
 /// An envelope on both channels: the text before and after the records, and its size.
 pub(super) struct Envelope {
@@ -101,17 +107,17 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     pub(super) fn head(&self, frame: &Frame, channel: Channel, has_records: bool) -> String {
         let note = self.records.notes.line.as_deref();
         match (channel, self.settings.format) {
-            (Channel::Structured, _) | (Channel::Text, Format::Json) => envelope::json_head(
+            (Channel::Structured, _) | (Channel::Text, Format::Json) => super::envelope::json_head(
                 frame,
                 has_records,
-                envelope::JsonHead {
+                super::envelope::JsonHead {
                     untrusted: &self.untrusted,
                     fields: self.fields.as_deref(),
                 },
             ),
-            (Channel::Text, Format::Prose) => envelope::text_head(frame, note),
+            (Channel::Text, Format::Prose) => super::envelope::text_head(frame, note),
             (Channel::Text, Format::Table) => {
-                let mut head = envelope::text_head(frame, note);
+                let mut head = super::envelope::text_head(frame, note);
                 head.push_str(&self.renderer.table_header());
                 head
             }
@@ -120,8 +126,10 @@ impl<'p, R: RenderRecord> Page<'p, R> {
 
     pub(super) fn tail(&self, frame: &Frame, channel: Channel) -> String {
         match (channel, self.settings.format) {
-            (Channel::Structured, _) | (Channel::Text, Format::Json) => envelope::json_tail(frame),
-            (Channel::Text, _) => envelope::text_tail(
+            (Channel::Structured, _) | (Channel::Text, Format::Json) => {
+                super::envelope::json_tail(frame)
+            }
+            (Channel::Text, _) => super::envelope::text_tail(
                 frame,
                 self.layout.plural,
                 self.words.reopen_with,
@@ -192,7 +200,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             if let Some(cursor) = &widest {
                 frame.next = Some(cursor.clone());
                 if frame.way_on.is_none() {
-                    frame.way_on = Some(envelope::MORE.to_owned());
+                    frame.way_on = Some(super::envelope::MORE.to_owned());
                 }
             }
             let size = self.envelope(&frame, shape.shown > 0).size;

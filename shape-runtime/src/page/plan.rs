@@ -1,7 +1,13 @@
 //! Planning a page: which ranked records it shows, and which it skips as too large for any
 //! page of their own; the budget a page that can do neither asks for.
 
-use super::*;
+use super::admit::{Admission, Segment};
+use super::envelope::{Needs, OmitReason, Skipped};
+use super::render::RenderRecord;
+use super::shaped::ShapeError;
+use super::state::Page;
+use crate::channel::PerChannel;
+use crate::cursor::{CursorForm, Cursors};
 
 /// What a page decided, as planning goes: the records it shows (rendered and counted), the
 /// records it skips, where it stops and why.
@@ -15,18 +21,6 @@ pub(super) struct Plan {
     pub(super) cut: Option<OmitReason>,
     /// The cursor's form.
     pub(super) form: CursorForm,
-}
-
-/// What rendering records for a page has done: records tokenized, what rendering had noticed
-/// before each (by index in the reach: the report's diagnostics are those before the first
-/// record not covered; a skipped record's are taken back), and a record rendered, counted and
-/// given back, kept so it is not rendered again (its index, whether it was rendered to
-/// follow another record, the segment).
-#[derive(Default)]
-pub(super) struct Ledger {
-    pub(super) tokenized: usize,
-    pub(super) noticed_before: Vec<crate::env::Diagnostics>,
-    pub(super) pending: Option<(usize, bool, Segment)>,
 }
 
 impl Plan {

@@ -3,8 +3,10 @@
 //! the head states worked out once and applied to the text channel. Every entry point (typed
 //! rows, a stored result reopened) hands a [`Source`] in here and gets a page out.
 
+use super::inputs::{PageInputs, PageSettings, Records};
+use super::notes::Notes;
 use super::render::{Layout, RenderRecord, Typed};
-use super::{Notes, PageInputs, PageSettings, Records, ShapeError, Shaped};
+use super::shaped::{ShapeError, Shaped};
 use crate::channel::PerChannel;
 use crate::env::{CallEnv, Channel};
 use crate::project::ToolResult;
@@ -92,7 +94,7 @@ pub(crate) fn prepare<S: Source, U: UseRecords<S>>(
     })
 }
 
-/// The page of `source`'s records: [`prepare`] then [`render`](super::render).
+/// The page of `source`'s records: [`prepare`] then [`render`](super::pipeline::render).
 pub(crate) fn shape<S: Source>(
     settings: &PageSettings<'_>,
     source: &S,
@@ -112,7 +114,7 @@ pub(crate) fn shape<S: Source>(
         where
             S: 'e,
         {
-            super::render(self.settings, records, self.layout, self.page, self.start)
+            super::pipeline::render(self.settings, records, self.layout, self.page, self.start)
         }
     }
     let then = Render {

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use super::{KeySet, NameMap, Resolve, ResolveError, Resolver, ResolverStats, Supplies};
+use super::resolver::{KeySet, NameMap, Resolve, ResolveError, Resolver, ResolverStats};
 
 /// The set of resolvers a record type needs: a tuple of [`Resolver`] types.
 pub trait Needs: 'static {
@@ -89,3 +89,12 @@ tuple_needs!(A.0, B.1, C.2, D.3, E.4);
 tuple_needs!(A.0, B.1, C.2, D.3, E.4, F.5);
 tuple_needs!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
 tuple_needs!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
+
+/// A context that supplies every resolver in `N`.
+pub trait Supplies<N: Needs> {
+    /// Resolves every key set, one call per resolver.
+    fn resolve_all(
+        &self,
+        keys: N::Keys,
+    ) -> impl Future<Output = Result<(N::Names, Vec<ResolverStats>), ResolveError>> + Send;
+}

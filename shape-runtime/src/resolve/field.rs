@@ -6,7 +6,7 @@ use serde::Serializer;
 use std::fmt::Display;
 use std::hash::Hash;
 
-use super::{KeySet, NameMap};
+use super::resolver::{KeySet, NameMap};
 
 /// A field a resolver over `K` can read: `K`, `Option<K>` or `Vec<K>`.
 #[diagnostic::on_unimplemented(

@@ -1,10 +1,12 @@
-//! One call of a tool ([`Call`]): where its rows stand in the whole result, the cursor, the
-//! raw payload; and the shaping of its rows into a page.
+//! One call of a tool ([`Call`]): where its rows stand in the whole result (the cursor's
+//! position, `Resume`; upstream pages, `UpstreamRows`), the raw payload; starting a call from a
+//! [`Shaper`]; and the shaping of its rows into a page.
 
-use super::order::{Resume, RowOrder};
-use super::upstream::UpstreamRows;
-use super::{Shaper, block_on};
-use crate::cursor::{Continuation, CursorCodec, CursorError, Cursors, Keyset, QueryHash};
+use super::blocking::block_on;
+use super::settings::Shaper;
+use crate::cursor::{
+    Continuation, CursorCodec, CursorError, Cursors, Keyset, QueryHash, UpstreamPosition,
+};
 use crate::page::render::Layout;
 use crate::page::{PageInputs, PageSettings, TypedRows};
 use crate::page::{ShapeError, Shaped};
@@ -46,6 +48,148 @@ impl std::fmt::Debug for Call<'_> {
             .field("after", &self.after)
             .field("upstream", &self.upstream)
             .finish_non_exhaustive()
+    }
+}
+
+/// Where a page resumes, from the cursor the model passed back.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Resume {
+    /// After this rank key and id: records are in the library's `(rank, id)` order and have
+    /// ids, so a record inserted or deleted between calls neither repeats nor hides another.
+    Keyset(Keyset),
+    /// After this many records of the ordered rows: the caller's order (`keep_order`,
+    /// [`Shaper::shape_ordered`](crate::Shaper::shape_ordered)) or records without an id, where no key says where a record
+    /// stands. The rows must be the whole result on every call.
+    Offset(u64),
+    /// In an upstream that pages itself: the upstream page to fetch and how many of its
+    /// records to skip.
+    Upstream(UpstreamPosition),
+}
+
+/// How a call orders its rows.
+pub(super) enum RowOrder<'f, T> {
+    /// By the rank key, ties by id; by id alone without a rank.
+    Ranked,
+    /// By the caller's comparator, ties in the given order.
+    Custom(&'f dyn Fn(&T, &T) -> Ordering),
+    /// As given.
+    Given,
+}
+
+/// The upstream pages a call's rows are, as the tool declared them ([`Call::upstream`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct UpstreamRows {
+    /// Each page's continuation (`None` for the upstream's first page) and how many rows it
+    /// gave; `None` for the last page declared: the rest of the rows.
+    pub(super) pages: Vec<(Option<String>, Option<usize>)>,
+    /// The upstream's continuation after the last page; `None` when it was the last.
+    pub(super) next: Option<String>,
+}
+
+/// Starting a call, and shaping rows in one.
+impl Shaper {
+    /// Starts one call: set where the rows stand in the whole result (the total, the
+    /// cursor), then shape them.
+    pub fn call<'a>(&self) -> Call<'a> {
+        Call {
+            shaper: self.clone(),
+            page_size: None,
+            total: None,
+            shown_before: 0,
+            skipped_before: 0,
+            walk_handle: None,
+            query: None,
+            raw: None,
+            keep_order: false,
+            cursor: None,
+            after: None,
+            upstream: None,
+        }
+    }
+
+    /// Shapes `rows` whose records need no resolver: a [`call`](Self::call) with nothing set.
+    pub async fn shape<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.call().shape_with(rows, &()).await
+    }
+
+    /// Shapes `rows`, resolving keys through `ctx`: a [`call`](Self::call) with nothing set.
+    pub async fn shape_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        self.call().shape_with(rows, ctx).await
+    }
+
+    /// Shapes `rows` ranked by the caller's comparator: a [`call`](Self::call) with nothing
+    /// set.
+    pub async fn shape_ordered<T, C, F>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        cmp: F,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        F: Fn(&T, &T) -> Ordering,
+    {
+        self.call().shape_ordered(rows, ctx, cmp).await
+    }
+
+    /// [`shape`](Shaper::shape) for synchronous callers.
+    pub fn shape_blocking<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.shape_blocking_with(rows, &())
+    }
+
+    /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
+    /// this thread, so they must not need a runtime of their own (a synchronous resolver
+    /// returning `std::future::ready`, or one awaiting only its own work).
+    pub fn shape_blocking_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        block_on(self.shape_with(rows, ctx))
+    }
+
+    /// The error envelope for a cursor that was refused: what happened and how to recover.
+    pub fn cursor_error(&self, error: &CursorError) -> Shaped {
+        self.error(&error.to_string(), "")
+    }
+
+    /// An error envelope for this tool: what happened and what to do instead.
+    ///
+    /// Both parts are cleaned as echoed text is (invisible characters removed, each quoted
+    /// piece cut to 40 characters), and held to the budget on every channel a model may read
+    /// an error on. When the whole message does not fit, it is cut by priority, each cut
+    /// marked `…`: what happened keeps its start (at least its first two words) and gives
+    /// way from its end first, the remedy staying whole; then the remedy gives way from its
+    /// end; then the two words. When not even the bare envelope fits, the report says the
+    /// budget was too small for any answer (`over_budget`).
+    ///
+    /// ```
+    /// use toolshape::{Budget, Shaper};
+    ///
+    /// let shaper = Shaper::for_tool("search").budget(Budget::tokens(40));
+    /// let key = format!("\u{202e}{}", "k".repeat(20_000));
+    /// let shaped = shaper.error(&format!("unknown field `{key}`"), "fix the arguments and call again");
+    /// assert!(shaped.report().tokens.text <= 40 && shaped.report().tokens.structured <= 40);
+    /// assert!(!shaped.summary().contains('\u{202e}'));
+    /// assert!(shaped.summary().starts_with("unknown field"), "{}", shaped.summary());
+    /// assert!(shaped.summary().ends_with("call again"), "{}", shaped.summary());
+    /// assert!(!shaped.report().over_budget);
+    /// ```
+    pub fn error(&self, what: &str, remedy: &str) -> Shaped {
+        crate::page::error_page(&self.call().page_settings().errors(), what, remedy)
     }
 }
 

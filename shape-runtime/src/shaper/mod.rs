@@ -42,7 +42,6 @@ mod order;
 mod settings;
 mod upstream;
 
-pub(crate) use blocking::block_on;
 pub use call::Call;
 pub(crate) use call::resolve_rows;
 pub use settings::Shaper;

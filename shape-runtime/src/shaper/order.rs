@@ -1,36 +1,9 @@
-//! Where a call's page starts and in what order its rows come: the cursor's position
-//! ([`Resume`]), ranking to the page's reach, and what part of the whole result the rows are.
+//! Where a call's page starts and in what order its rows come: skipping what the cursor
+//! covered, ranking to the page's reach, and what part of the whole result the rows are.
 
-use super::Call;
-use crate::cursor::{Keyset, UpstreamPosition};
+use super::call::{Call, Resume, RowOrder};
 use crate::project::ToolResult;
 use crate::reference::Handle;
-use std::cmp::Ordering;
-
-/// Where a page resumes, from the cursor the model passed back.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Resume {
-    /// After this rank key and id: records are in the library's `(rank, id)` order and have
-    /// ids, so a record inserted or deleted between calls neither repeats nor hides another.
-    Keyset(Keyset),
-    /// After this many records of the ordered rows: the caller's order (`keep_order`,
-    /// [`Shaper::shape_ordered`](crate::Shaper::shape_ordered)) or records without an id, where no key says where a record
-    /// stands. The rows must be the whole result on every call.
-    Offset(u64),
-    /// In an upstream that pages itself: the upstream page to fetch and how many of its
-    /// records to skip.
-    Upstream(UpstreamPosition),
-}
-
-/// How a call orders its rows.
-pub(super) enum RowOrder<'f, T> {
-    /// By the rank key, ties by id; by id alone without a rank.
-    Ranked,
-    /// By the caller's comparator, ties in the given order.
-    Custom(&'f dyn Fn(&T, &T) -> Ordering),
-    /// As given.
-    Given,
-}
 
 impl<'a> Call<'a> {
     pub(super) fn page_size_limit(&self) -> Option<usize> {

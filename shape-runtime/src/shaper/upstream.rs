@@ -1,21 +1,10 @@
 //! Rows that are pages of an upstream that pages itself (a REST API's `Link` header, a page
 //! token): which upstream page a call fetches, and the plan the page pipeline follows.
 
-use super::Call;
-use super::order::Resume;
+use super::call::{Call, Resume, UpstreamRows};
 use crate::cursor::{MAX_UPSTREAM_BYTES, UpstreamPosition};
 use crate::page::ShapeError;
 use crate::page::UpstreamPlan;
-
-/// The upstream pages a call's rows are, as the tool declared them ([`Call::upstream`]).
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct UpstreamRows {
-    /// Each page's continuation (`None` for the upstream's first page) and how many rows it
-    /// gave; `None` for the last page declared: the rest of the rows.
-    pub(super) pages: Vec<(Option<String>, Option<usize>)>,
-    /// The upstream's continuation after the last page; `None` when it was the last.
-    pub(super) next: Option<String>,
-}
 
 impl<'a> Call<'a> {
     /// Which upstream page to fetch, and how many of its records earlier answers showed:
