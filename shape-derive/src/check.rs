@@ -9,7 +9,8 @@
 //! The record is built even when a rule fails, as far as the input allows, so the fallback
 //! impl can still name the fields a caller refers to.
 
-use crate::ast::{Container, Field, FieldAttrs, PathStep};
+use crate::ast::{Container, Field};
+use crate::attr::{FieldAttrs, PathStep, unraw};
 use crate::ctxt::Ctxt;
 use crate::model::{self, Rank, Record, Segment, Transform};
 use crate::template;
@@ -107,7 +108,7 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
             };
             let (path, source): (&[PathStep], String) = match attrs.from.get() {
                 Some(path) => (&path.steps, path.text.clone()),
-                None => (&[], crate::ast::unraw(field.ident)),
+                None => (&[], unraw(field.ident)),
             };
             record.fields.push(model::Field {
                 member: field.ident,
@@ -132,14 +133,14 @@ fn check_path(cx: &Ctxt, field: &Field, attrs: &FieldAttrs) {
     let Some(path) = attrs.from.get() else {
         return;
     };
-    let field_name = crate::ast::unraw(field.ident);
-    if crate::ast::unraw(&path.root) != field_name {
+    let field_name = unraw(field.ident);
+    if unraw(&path.root) != field_name {
         cx.error(
             path.root.span(),
             format!(
                 "a `from` path starts at the field it is written on: write `{field_name}.…` \
                  (this #[shape] is on `{field_name}`, the path starts at `{}`)",
-                crate::ast::unraw(&path.root)
+                unraw(&path.root)
             ),
         );
     }

@@ -8,8 +8,8 @@
 //! at the macro's own site, wherever the tokens around them come from, so a struct written
 //! inside a `macro_rules!` template expands as well as one written by hand.
 
-use crate::ast::Order;
-use crate::ast::PathStep;
+use crate::attr::Order;
+use crate::attr::PathStep;
 use crate::model::{Field, Record, Segment, Transform};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -743,10 +743,10 @@ fn walk(
     }
 }
 
-fn epoch_unit(p: &TokenStream, epoch: crate::ast::Epoch) -> TokenStream {
+fn epoch_unit(p: &TokenStream, epoch: crate::attr::Epoch) -> TokenStream {
     match epoch {
-        crate::ast::Epoch::Seconds => quote!(#p::EpochUnit::Seconds),
-        crate::ast::Epoch::Millis => quote!(#p::EpochUnit::Millis),
+        crate::attr::Epoch::Seconds => quote!(#p::EpochUnit::Seconds),
+        crate::attr::Epoch::Millis => quote!(#p::EpochUnit::Millis),
     }
 }
 

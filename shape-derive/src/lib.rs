@@ -3,18 +3,21 @@
 //! Users depend on `toolshape`, which re-exports this macro; the generated code reaches the
 //! runtime only through `::toolshape::__private`.
 
-// The macro is a three-stage pipeline, one file a stage: `ast` parses the attributes, `check`
-// applies the rules that need the whole struct and resolves them into a `model::Record`,
-// `expand` writes the impl from that record alone. Errors from every stage are collected in a
+// The macro is a three-stage pipeline: `ast` (the struct and its fields) and `attr` (their
+// `#[shape]` keys, each word spelled once in `symbol`) parse the input; `check` applies the
+// rules that need the whole struct and resolves them into a `model::Record`; `expand` writes
+// the impl from that record alone. Errors from every stage are collected in a
 // `ctxt::Ctxt` and reported together, so four mistakes cost one compile, not four; with them
 // comes a `fallback` impl, so the mistakes cause no further errors where the struct is used.
 
 mod ast;
+mod attr;
 mod check;
 mod ctxt;
 mod expand;
 mod fallback;
 mod model;
+mod symbol;
 mod template;
 
 use proc_macro::TokenStream;

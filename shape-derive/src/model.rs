@@ -3,7 +3,7 @@
 //! `expand` reads this and nothing else, so the prose template is parsed once, the rank and
 //! id fields are found once, and a literal such as `max_tokens` is never parsed again.
 
-use crate::ast::Order;
+use crate::attr::Order;
 use proc_macro2::Span;
 use syn::{Expr, Generics, Ident, Path, Type, Visibility};
 
@@ -33,7 +33,7 @@ pub struct Field<'a> {
     /// The Rust field's type (not the type a path ends at).
     pub ty: &'a Type,
     /// The path's steps after `member` (`from = user.login` → `.login`); empty without `from`.
-    pub path: &'a [crate::ast::PathStep],
+    pub path: &'a [crate::attr::PathStep],
     /// Where the value comes from, as the projection states it: `user.login`.
     pub source: String,
     /// The name in tool results.
@@ -59,7 +59,7 @@ pub enum Transform<'a> {
         short: bool,
     },
     /// `Some` for a number since the epoch.
-    Date(Option<crate::ast::Epoch>),
+    Date(Option<crate::attr::Epoch>),
     Untrusted {
         max_tokens: Option<u32>,
     },

@@ -1,3 +1,5 @@
+//! MCP integration (feature `rmcp`): rmcp answers, output schemas and channel profiles.
+//!
 //! MCP integration (feature `rmcp`): a [`Shaped`] result answers an `rmcp` tool call, the
 //! envelope's JSON Schema is the tool's `outputSchema`, and the budget gives the `tools/list`
 //! entry a result-size hint.

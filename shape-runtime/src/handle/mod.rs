@@ -1,3 +1,5 @@
+//! Handles: a result too large to page is kept outside the transcript, reopened by handle.
+//!
 //! Handles: a result too large to be worth paging is stored outside the transcript, and the
 //! model gets a short, unguessable handle to reopen it with a query.
 //!

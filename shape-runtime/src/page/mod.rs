@@ -1,3 +1,5 @@
+//! The page pipeline: rows and settings in, one budgeted page (or an error envelope) out.
+//!
 //! One page, in stages: its records in each channel's state (`source`: every entry point
 //! comes in here) → notes (facts stated once in the head) → plan (which records the page
 //! shows, and which it skips as too large for any page of their own; each rendered and

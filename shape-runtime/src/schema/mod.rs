@@ -1,3 +1,5 @@
+//! JSON Schemas of what is really returned: each record, and the envelope around a page.
+//!
 //! JSON Schemas of what is really returned: a projected record (built from the derive's view
 //! of each field) and the envelope around a page of them.
 //!

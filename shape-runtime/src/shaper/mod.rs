@@ -1,3 +1,5 @@
+//! Shaping one tool's results: its settings ([`Shaper`]) and one call of it ([`Call`]).
+//!
 //! How one tool's results are shaped ([`Shaper`]: budget, tokenizer, format, channels, page
 //! size, untrusted-text policy; built once, cheap to clone and share) and one call of it
 //! ([`Call`]: where the rows stand in the whole result, the cursor, the raw payload). A call

@@ -1,3 +1,5 @@
+//! Untrusted text: what outsiders wrote, sanitised, capped, marked and bounded for a model.
+//!
 //! Untrusted text: what someone outside the system wrote (ticket subjects, issue bodies, web
 //! pages), made safe to put in front of a model.
 //!
