@@ -1,13 +1,21 @@
-//! The configuration of one tool's shaping ([`Shaper`]): built once, shared by every call.
+//! The configuration of one tool's shaping ([`Shaper`]): built once, shared by every call; and
+//! its shorthands that shape rows in one call. These reach [`Call`](crate::Call) through
+//! [`Shaper::call`] (defined beside `Call`) and name no type of it, so this room imports nothing
+//! above it; they stay beside the `Shaper` so a compiler error names them `Shaper::…`.
 
+use super::blocking::block_on;
 use crate::budget::Budget;
 use crate::budget::ClientLimits;
 use crate::channel::ChannelPolicy;
+use crate::cursor::CursorError;
 use crate::page::envelope::LeftOut;
 use crate::page::render::{Format, StructuredForm};
+use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
+use crate::resolve::Supplies;
 use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// How one tool's results are shaped: budget, tokenizer, text format, channel policy, page
@@ -225,5 +233,90 @@ impl Shaper {
             Some(page) => bound.with_max_records(page),
             None => bound,
         }
+    }
+
+    /// Shapes `rows` whose records need no resolver: a [`call`](Self::call) with nothing set.
+    pub async fn shape<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.call().shape_with(rows, &()).await
+    }
+
+    /// Shapes `rows`, resolving keys through `ctx`: a [`call`](Self::call) with nothing set.
+    pub async fn shape_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        self.call().shape_with(rows, ctx).await
+    }
+
+    /// Shapes `rows` ranked by the caller's comparator: a [`call`](Self::call) with nothing
+    /// set.
+    pub async fn shape_ordered<T, C, F>(
+        &self,
+        rows: &[T],
+        ctx: &C,
+        cmp: F,
+    ) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+        F: Fn(&T, &T) -> Ordering,
+    {
+        self.call().shape_ordered(rows, ctx, cmp).await
+    }
+
+    /// [`shape`](Shaper::shape) for synchronous callers.
+    pub fn shape_blocking<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        (): Supplies<T::Needs>,
+    {
+        self.shape_blocking_with(rows, &())
+    }
+
+    /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
+    /// this thread, so they must not need a runtime of their own (a synchronous resolver
+    /// returning `std::future::ready`, or one awaiting only its own work).
+    pub fn shape_blocking_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
+    where
+        T: ToolResult,
+        C: Supplies<T::Needs> + ?Sized,
+    {
+        block_on(self.shape_with(rows, ctx))
+    }
+
+    /// The error envelope for a cursor that was refused: what happened and how to recover.
+    pub fn cursor_error(&self, error: &CursorError) -> Shaped {
+        self.error(&error.to_string(), "")
+    }
+
+    /// An error envelope for this tool: what happened and what to do instead.
+    ///
+    /// Both parts are cleaned as echoed text is (invisible characters removed, each quoted
+    /// piece cut to 40 characters), and held to the budget on every channel a model may read
+    /// an error on. When the whole message does not fit, it is cut by priority, each cut
+    /// marked `…`: what happened keeps its start (at least its first two words) and gives
+    /// way from its end first, the remedy staying whole; then the remedy gives way from its
+    /// end; then the two words. When not even the bare envelope fits, the report says the
+    /// budget was too small for any answer (`over_budget`).
+    ///
+    /// ```
+    /// use toolshape::{Budget, Shaper};
+    ///
+    /// let shaper = Shaper::for_tool("search").budget(Budget::tokens(40));
+    /// let key = format!("\u{202e}{}", "k".repeat(20_000));
+    /// let shaped = shaper.error(&format!("unknown field `{key}`"), "fix the arguments and call again");
+    /// assert!(shaped.report().tokens.text <= 40 && shaped.report().tokens.structured <= 40);
+    /// assert!(!shaped.summary().contains('\u{202e}'));
+    /// assert!(shaped.summary().starts_with("unknown field"), "{}", shaped.summary());
+    /// assert!(shaped.summary().ends_with("call again"), "{}", shaped.summary());
+    /// assert!(!shaped.report().over_budget);
+    /// ```
+    pub fn error(&self, what: &str, remedy: &str) -> Shaped {
+        crate::page::error_page(&self.call().page_settings().errors(), what, remedy)
     }
 }
