@@ -21,7 +21,7 @@ use desk::{Directory, Ticket};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use toolshape::session::Session;
-use toolshape::tokens::{Tiktoken, Tokenizer};
+use toolshape::tokens::{Bpe, Tokenizer};
 use toolshape::{Budget, Format, Shaper};
 
 const SYSTEM: &str = "You are a support agent. Use the tools to answer; get_user and get_org \
@@ -203,7 +203,7 @@ fn lookup_document(follow_up: &FollowUp, directory: &Directory, tickets: &[Ticke
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     let tickets = desk::parse_page(desk::PAGE)?;
     let directory = Directory::seed();
     let lookup = |f: &FollowUp| lookup_document(f, &directory, &tickets);

@@ -27,7 +27,7 @@ use desk_data::DeskData;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use toolshape::questions::Questions;
-use toolshape::tokens::{Tiktoken, Tokenizer};
+use toolshape::tokens::{Bpe, Tokenizer};
 use toolshape::{Budget, Format, Shaper, ToolResult, source_field};
 
 const BUDGETS: [usize; 5] = [500, 1_000, 2_000, 4_000, 8_000];
@@ -706,7 +706,7 @@ fn svg(results: &[[f64; BUDGETS.len()]; METHODS.len()]) -> String {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     let data = desk_data::generate();
     let issues: Vec<tracker::Issue> = tracker::issues().into_iter().map(|(i, _)| i).collect();
     let raw_issues: Vec<Value> = tracker::issues().into_iter().map(|(_, r)| r).collect();

@@ -8,14 +8,14 @@
 use shape_examples::github::{self, Issue};
 use toolshape::{
     Budget, Format, Shaper, ToolResult,
-    tokens::{Tiktoken, Tokenizer},
+    tokens::{Bpe, Tokenizer},
 };
 
 /// The small budget the whole list is paged through.
 const PAGE_BUDGET: usize = 1_500;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     let issues = github::issues()?;
     let raw_tokens = o200k.count(github::PAYLOAD);
     println!(

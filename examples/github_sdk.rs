@@ -15,7 +15,7 @@ use octocrab::models::issues::Issue as SdkIssue;
 use shape_examples::github;
 use toolshape::{
     Budget, Format, Shaper, ToolResult,
-    tokens::{Tiktoken, Tokenizer},
+    tokens::{Bpe, Tokenizer},
 };
 
 /// An SDK issue as a tool shows it. The value is moved in, not copied: `Issue::from`.
@@ -51,7 +51,7 @@ impl From<SdkIssue> for Issue {
 const PAGE_BUDGET: usize = 1_500;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     // The same REST payload as `github_issues`, parsed by the SDK's own models.
     let sdk: Vec<SdkIssue> = serde_json::from_str(github::PAYLOAD)?;
     let issues: Vec<Issue> = sdk.into_iter().map(Issue::from).collect();

@@ -13,12 +13,12 @@ use toolshape::{
     aggregate::Aggregate,
     cursor::{CursorCodec, CursorKeys},
     handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
-    tokens::{Tiktoken, Tokenizer},
+    tokens::{Bpe, Tokenizer},
 };
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     let (issues, raw): (Vec<_>, Vec<_>) = tracker::issues().into_iter().unzip();
     let raw_text = serde_json::to_string_pretty(&raw)?;
     let today = Day::parse(tracker::TODAY).ok_or("bad date")?;

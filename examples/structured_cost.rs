@@ -7,7 +7,7 @@
 
 use shape_examples::github::{self, Issue};
 use shape_examples::github_minimal::Figures;
-use toolshape::tokens::{Tiktoken, Tokenizer};
+use toolshape::tokens::{Bpe, Tokenizer};
 use toolshape::untrusted::{Provenance, UntrustedPolicy};
 use toolshape::{Budget, ChannelPolicy, Format, Shaper};
 
@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The same comparison on the `github_issues` example's own projection of the REST schema
     // (its `Issue`: dates as days, a reaction total, a pull request link).
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     let issues: Vec<Issue> = github::issues()?.into_iter().take(30).collect();
     let text = |format, provenance, budget| -> Result<(usize, usize), Box<dyn std::error::Error>> {
         let shaped = Shaper::for_tool("list_issues")

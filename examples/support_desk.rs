@@ -1,7 +1,7 @@
 //! The seed's support desk, end to end: a JSON:API page of 12 tickets is loaded into domain
 //! structs and shaped, with ids resolved to names in one batched call per resolver.
 //!
-//! Run with `cargo run --example support_desk`.
+//! Run with `cargo run --example support_desk` (add `-- --raw` to print the raw page too).
 
 use shape_examples::desk;
 
@@ -9,38 +9,27 @@ use desk::{Directory, Ticket};
 use std::collections::HashSet;
 use toolshape::{
     Budget, Format, Shaper,
-    tokens::{Tiktoken, Tokenizer},
+    tokens::{Bpe, Tokenizer},
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let o200k = Tiktoken::o200k_base();
-    let cl100k = Tiktoken::cl100k_base();
+    let show_raw = std::env::args().any(|a| a == "--raw");
+    let o200k = Bpe::o200k_base();
+    let cl100k = Bpe::cl100k_base();
     let tickets: Vec<Ticket> = desk::parse_page(desk::PAGE)?;
     let directory = Directory::seed();
-
-    println!(
-        "== raw page (JSON:API, as the endpoint returns it) ==\n{}",
-        desk::PAGE
-    );
 
     let shaper = Shaper::for_tool("search_tickets").budget(Budget::tokens(2_000));
     let [json, prose, table] =
         desk::shape_formats(&shaper, Some(desk::PAGE), &tickets, &directory)?;
 
+    // The answer first: what a model reads from one call of `search_tickets`.
     println!(
-        "== shaped page, JSON envelope (structured channel) ==\n{}\n",
-        json.structured_json()
-    );
-    println!(
-        "== shaped page, prose (text channel) ==\n{}\n",
+        "== what the model reads: one call of search_tickets, 12 tickets, budget 2,000 tokens ==\n{}\n",
         prose.text()
     );
-    println!(
-        "== shaped page, table (text channel) ==\n{}\n",
-        table.text()
-    );
 
-    println!("== tokens ==");
+    println!("== tokens: the endpoint's raw page against the shaped answers ==");
     println!(
         "{:<28} {:>8} {:>8} {:>8} {:>10}",
         "", "bytes", "o200k", "cl100k", "bytes/4"
@@ -59,6 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             text.len()
         );
     }
+    println!(
+        "(o200k and cl100k: real tokenizers' counts; bytes/4 is the usual guess, shown with its error)"
+    );
 
     let users: HashSet<_> = tickets
         .iter()
@@ -82,7 +74,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "the directory saw {} batched calls for 3 shapings",
         directory.calls().len()
     );
-    println!("report (prose): {}", serde_json::to_string(prose.report())?);
+
+    println!(
+        "\n== the same answer as a JSON envelope (the structured channel, MCP structuredContent) ==\n{}\n",
+        json.structured_json()
+    );
+    println!(
+        "== the same answer as a table (text channel) ==\n{}\n",
+        table.text()
+    );
+
+    // The report every call makes (also a `tracing` event). Its `raw.tokens` is the raw
+    // page's size as the call measured it: a payload over 8 KiB is counted from samples
+    // (`"exact": false`), so it can differ a little from the table's whole count above.
+    println!(
+        "== the report of the prose call (what went in, what came out, what was cut) ==\n{}",
+        serde_json::to_string_pretty(prose.report())?
+    );
 
     let bound = Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(2_000))
@@ -97,20 +105,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         prose.report().diagnostics.untrusted.attacker_tokens
     );
 
-    // The seed's ticket on its own: the element as printed, its projected JSON record and
-    // its prose line.
+    // The first ticket on its own: the JSON:API element as the endpoint returns it, its
+    // record in the JSON envelope and its line in prose.
     let seed = &tickets[..1];
     let one = Shaper::for_tool("search_tickets")
         .format(Format::Prose)
         .shape_blocking_with(seed, &directory)?;
     let record = one.structured()["data"][0].to_string();
     let line = one.text().lines().nth(1).unwrap_or_default().to_owned();
-    println!("\nseed record: {record}\nseed line:   {line}");
+    println!("\n== the first ticket alone ==\nJSON record: {record}\nprose line:  {line}");
     println!(
-        "seed ticket o200k: raw={} json={} prose={}",
+        "o200k tokens: as the endpoint returns it {}, JSON record {}, prose line {}",
         o200k.count(desk::seed_element()),
         o200k.count(&record),
         o200k.count(&line)
     );
+
+    if show_raw {
+        println!(
+            "\n== the raw page (JSON:API, as the endpoint returns it) ==\n{}",
+            desk::PAGE
+        );
+    } else {
+        println!(
+            "\n(the raw page is {} lines of JSON:API: `cargo run --example support_desk -- --raw` prints it)",
+            desk::PAGE.lines().count()
+        );
+    }
     Ok(())
 }

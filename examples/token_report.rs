@@ -7,7 +7,7 @@ use shape_examples::desk;
 
 use toolshape::{
     Budget, Shaper,
-    tokens::{Tiktoken, Tokenizer},
+    tokens::{Bpe, Tokenizer},
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let toon = toon_format::encode_default(&records)?;
 
     println!("{toon}\n");
-    for tokenizer in [Tiktoken::o200k_base(), Tiktoken::cl100k_base()] {
+    for tokenizer in [Bpe::o200k_base(), Bpe::cl100k_base()] {
         let counts = [
             ("raw JSON:API page, as printed", tokenizer.count(desk::PAGE)),
             (
@@ -39,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     println!(
         "seed page o200k: raw={} json={} prose={} table={} toon={}",
         o200k.count(desk::PAGE),

@@ -172,10 +172,10 @@ where
     use std::collections::BTreeMap;
     use std::sync::Arc;
     use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-    use toolshape::tokens::{Tiktoken, Tokenizer};
+    use toolshape::tokens::{Bpe, Tokenizer};
     use toolshape::{Budget, Format, Shaper};
 
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     let codec = Arc::new(CursorCodec::new(CursorKeys::new(
         b"github-issues-example-signing-key-32b",
     )?));

@@ -12,7 +12,7 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use toolshape::tokens::{Tiktoken, Tokenizer};
+use toolshape::tokens::{Bpe, Tokenizer};
 use toolshape::untrusted::{Provenance, UntrustedPolicy, UrlPolicy, prepare};
 use toolshape::{Budget, ChannelPolicy, Format, Shaped, Shaper, StructuredForm, ToolResult};
 
@@ -111,7 +111,7 @@ pub fn github_minimal_json(
     payload: &[Value],
     capped: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
-    let o200k = Tiktoken::o200k_base();
+    let o200k = Bpe::o200k_base();
     let cap = |text: &str, tokens: u32| -> String {
         if !capped {
             return text.to_owned();
@@ -265,7 +265,7 @@ impl Figures {
 
     /// Measures the first `n` issues of the payload.
     pub fn measure(n: usize) -> Result<Figures, Box<dyn std::error::Error>> {
-        let o200k = Tiktoken::o200k_base();
+        let o200k = Bpe::o200k_base();
         let (raw, issues) = first_issues(n)?;
         let all = 1_000_000;
         let whole =

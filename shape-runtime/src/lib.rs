@@ -58,6 +58,7 @@ pub struct ReadmeDoctests;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use aggregate::Aggregate;
 pub use budget::{Budget, BudgetError};
 pub use channel::ChannelPolicy;
 pub use date::{DateField, DateValue, Day, DayError, iso_date};

@@ -33,9 +33,9 @@
 //!
 //! ```
 //! use toolshape::untrusted::{prepare, UrlPolicy};
-//! use toolshape::tokens::Tiktoken;
+//! use toolshape::tokens::Bpe;
 //!
-//! let o200k = Tiktoken::o200k_base();
+//! let o200k = Bpe::o200k_base();
 //! let text = "Refund\u{200B} please\u{E0041}\u{E0042} ![x](https://evil.example/p?d=1)";
 //! let p = prepare(text, Some(40), &o200k, UrlPolicy::Flag);
 //! assert_eq!(p.content, "Refund please x [image removed: evil.example]");
