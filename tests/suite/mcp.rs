@@ -828,16 +828,22 @@ fn example_server() -> std::path::PathBuf {
     if let Ok(path) = std::env::var("SHAPE_MCP_SERVER") {
         return path.into();
     }
+    example_binary("mcp_support_desk")
+}
+
+/// An example's binary, built by `cargo test --workspace --all-features` next to this test
+/// binary (`target/<profile>/examples/<name>`).
+fn example_binary(name: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let profile = exe
         .parent()
         .and_then(std::path::Path::parent)
         .expect("target/<profile>/deps");
-    let path = profile.join("examples").join("mcp_support_desk");
+    let path = profile.join("examples").join(name);
     assert!(
         path.exists(),
         "{} is missing: `cargo test --workspace --all-features` builds it, or build it with \
-         `cargo build --example mcp_support_desk --all-features` (or set SHAPE_MCP_SERVER)",
+         `cargo build --example {name} --all-features`",
         path.display()
     );
     path
@@ -856,10 +862,14 @@ const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl StdioServer {
     fn start() -> StdioServer {
+        StdioServer::start_at(&example_server(), "shape-depth-test")
+    }
+
+    /// The server at `path`, initialized by a client named `client`.
+    fn start_at(path: &std::path::Path, client: &str) -> StdioServer {
         use std::io::BufRead;
         use std::process::{Command, Stdio};
-        let path = example_server();
-        let mut child = Command::new(&path)
+        let mut child = Command::new(path)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -886,7 +896,7 @@ impl StdioServer {
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                 "protocolVersion": "2025-06-18",
                 "capabilities": {},
-                "clientInfo": {"name": "shape-depth-test", "version": "0.1.0"},
+                "clientInfo": {"name": client, "version": "0.1.0"},
             }})
             .to_string(),
         );
@@ -1173,4 +1183,125 @@ async fn the_guarded_transport_holds_its_limits_at_the_edge() {
             .starts_with("the message is not a JSON-RPC message this server reads"),
         "{refused}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The README's MCP server (`examples/mcp_minimal.rs`), shown in the README as it is and driven
+// here as a client drives it (issue 34).
+
+/// The README shows `examples/mcp_minimal.rs` whole, character for character.
+#[test]
+fn the_readme_shows_the_minimal_server_as_it_is() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README.md");
+    let file = std::fs::read_to_string(format!("{root}/examples/mcp_minimal.rs"))
+        .expect("examples/mcp_minimal.rs");
+    let block = format!("```rust,ignore\n{file}```");
+    assert!(
+        readme.contains(&block),
+        "README.md must show examples/mcp_minimal.rs whole in a ```rust,ignore block; copy it again"
+    );
+}
+
+/// Under every channel profile's client name, the README's server lists its tool and a walk
+/// of `next` shows each of its 120 tickets exactly once, read from the text the model reads.
+#[test]
+fn the_readme_server_pages_every_ticket_once_for_every_client() {
+    let path = example_binary("mcp_minimal");
+    for client in [
+        "claude-code",
+        "codex-mcp-client",
+        "open-webui",
+        "a-client-nobody-knows",
+    ] {
+        let mut server = StdioServer::start_at(&path, client);
+        let list = server.ask(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string(),
+            json!(1),
+        );
+        let tools = list["result"]["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), 1, "{client}: {list}");
+        assert_eq!(tools[0]["name"], "search_tickets", "{client}");
+
+        let mut seen = std::collections::BTreeMap::<String, usize>::new();
+        let mut cursor: Option<String> = None;
+        for id in 2..60u64 {
+            let mut arguments = json!({});
+            if let Some(c) = &cursor {
+                arguments["cursor"] = json!(c);
+            }
+            let answer = server.ask(
+                &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                        "params": {"name": "search_tickets", "arguments": arguments}})
+                .to_string(),
+                json!(id),
+            );
+            let result = &answer["result"];
+            assert_ne!(result["isError"], true, "{client}: {answer}");
+            // What the model reads: the text block (prose, or the JSON envelope under the
+            // structured profile), else `structuredContent`.
+            let text = result["content"]
+                .as_array()
+                .and_then(|c| c.iter().find_map(|b| b["text"].as_str()))
+                .map(str::to_owned);
+            let envelope = match &text {
+                Some(text) => serde_json::from_str::<Value>(text).ok(),
+                None => Some(result["structuredContent"].clone()),
+            };
+            let next = match (&envelope, &text) {
+                (Some(envelope), _) => {
+                    let data = envelope["data"].as_array().expect("data");
+                    for record in data {
+                        // Objects (`{"id": …}`) or rows (`["tkt_…", …]`, `id` first).
+                        let id = record["id"].as_str().or_else(|| record[0].as_str());
+                        *seen.entry(id.expect("an id").to_owned()).or_default() += 1;
+                    }
+                    envelope["next"].as_str().map(str::to_owned)
+                }
+                (None, Some(text)) => {
+                    for line in text.lines() {
+                        if let Some(id) = line
+                            .split_whitespace()
+                            .next()
+                            .filter(|w| w.starts_with("tkt_"))
+                        {
+                            *seen.entry(id.to_owned()).or_default() += 1;
+                        }
+                    }
+                    let next = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("next: "))
+                        .unwrap_or_else(|| panic!("{client}: no next line in {text}"));
+                    // `next: null`, or `next: same call with cursor=c…`.
+                    (next != "null").then(|| {
+                        next.split("cursor=")
+                            .nth(1)
+                            .and_then(|c| c.split_whitespace().next())
+                            .unwrap_or_else(|| panic!("{client}: no cursor in `next: {next}`"))
+                            .to_owned()
+                    })
+                }
+                (None, None) => unreachable!("an envelope or a text"),
+            };
+            match next {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(
+            seen.len(),
+            120,
+            "{client}: {} distinct tickets shown",
+            seen.len()
+        );
+        assert!(
+            seen.values().all(|&n| n == 1),
+            "{client}: shown more than once: {:?}",
+            seen.iter().filter(|(_, n)| **n > 1).collect::<Vec<_>>()
+        );
+        assert!(
+            cursor.is_some(),
+            "{client}: 120 tickets in one page, so paging was not walked"
+        );
+    }
 }

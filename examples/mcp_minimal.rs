@@ -1,0 +1,153 @@
+//! The README's MCP server, whole: one tool over an in-memory list of tickets, paged with
+//! signed cursors, answered in the form each client's model reads. The README shows this file
+//! as it is (a test checks they are the same); CI builds it and drives it with a client.
+//!
+//! Run with `cargo run --example mcp_minimal --features mcp` (it speaks MCP on stdio).
+
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use std::sync::Arc;
+use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+use toolshape::{Budget, Format, Legend, Shaped, Shaper, ToolResult, mcp};
+
+pub const STATUS: Legend<u8> = Legend::new(&[(1, "open"), (2, "pending"), (3, "closed")]);
+
+/// A ticket as the service has it; the derive decides what a model sees of it.
+#[derive(Clone, ToolResult)]
+#[shape(
+    name = "ticket",
+    plural = "tickets",
+    prose = "{id} {subject}: {status}, updated {updated}"
+)]
+pub struct Ticket {
+    #[shape(id)]
+    pub id: String,
+    /// Written by customers: sanitised, capped and marked.
+    #[shape(untrusted(max_tokens = 40))]
+    pub subject: String,
+    #[shape(legend = STATUS)]
+    pub status: u8,
+    #[shape(date, rank = desc)]
+    pub updated: String,
+    #[shape(skip)]
+    pub internal_notes: String,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct SearchArgs {
+    /// Only tickets whose subject contains this text (any case).
+    pub query: Option<String>,
+    /// The cursor from the last answer's `next`, for the next page.
+    pub cursor: Option<String>,
+}
+
+fn budget() -> Budget {
+    Budget::tokens(1_500)
+}
+
+#[derive(Clone)]
+pub struct Desk {
+    tickets: Arc<Vec<Ticket>>,
+    codec: Arc<CursorCodec>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Desk {
+    pub fn new(tickets: Vec<Ticket>, keys: CursorKeys) -> Self {
+        Desk {
+            tickets: Arc::new(tickets),
+            codec: Arc::new(CursorCodec::new(keys)),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        description = "Search support tickets, most recently updated first; page with the cursor from `next`.",
+        output_schema = mcp::output_schema::<Ticket>(),
+        meta = mcp::size_hint_meta(budget()),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn search_tickets(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Shaped {
+        // The channel this client's model reads and its own size cuts, from its name.
+        let shaper = mcp::shaper_for(
+            &Shaper::for_tool("search_tickets")
+                .budget(budget())
+                .format(Format::Prose),
+            &context,
+        );
+        // A cursor is bound to the arguments it was issued for (all but the cursor itself).
+        let query = match QueryHash::of("search_tickets", &args.query) {
+            Ok(query) => query,
+            Err(e) => return shaper.error(&e.to_string(), "call again"),
+        };
+        let call =
+            match shaper
+                .call()
+                .paginate(Arc::clone(&self.codec), query, args.cursor.as_deref())
+            {
+                Ok(call) => call,
+                Err(e) => return shaper.cursor_error(&e),
+            };
+        let needle = args.query.unwrap_or_default().to_lowercase();
+        let rows: Vec<Ticket> = self
+            .tickets
+            .iter()
+            .filter(|t| t.subject.to_lowercase().contains(&needle))
+            .cloned()
+            .collect();
+        match call.shape(&rows).await {
+            Ok(shaped) => shaped,
+            Err(e) => shaper.error(&e.to_string(), "call again"),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Desk {
+    /// The tools as this client should see them: a client whose model reads only the text
+    /// gets no `outputSchema`, so its answers may leave `structuredContent` out.
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = mcp::tools_for(self.tool_router.list_all(), mcp::profile_of(&context));
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let subjects = [
+        "Card declined at checkout",
+        "Cannot reset password",
+        "Export times out",
+    ];
+    let tickets = (1..=120)
+        .map(|i| Ticket {
+            id: format!("tkt_{i:04}"),
+            subject: subjects[i % subjects.len()].to_owned(),
+            status: (i % 3 + 1) as u8,
+            updated: format!("2026-11-{:02}T09:30:00Z", i % 28 + 1),
+            internal_notes: String::new(),
+        })
+        .collect();
+    // In production: a key of 32 random bytes from configuration, the same on every replica.
+    let keys = CursorKeys::random()?;
+    let service = Desk::new(tickets, keys)
+        .serve(mcp::guarded(rmcp::transport::stdio()))
+        .await?;
+    service.waiting().await?;
+    Ok(())
+}
