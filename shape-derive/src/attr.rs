@@ -304,22 +304,19 @@ impl ContainerAttrs {
         for attr in input.iter().filter(|a| a.path() == SHAPE) {
             let result = attr.parse_nested_meta(|meta| {
                 let span = meta.path.span();
-                if meta.path == NAME {
-                    // #[shape(name = "ticket")]
+                // #[shape(name = "ticket", plural = "tickets", prose = "{id}: {subject}",
+                // absent = "no {field}")]: each a string.
+                let slot = [
+                    &mut attrs.name,
+                    &mut attrs.plural,
+                    &mut attrs.prose,
+                    &mut attrs.absent,
+                ]
+                .into_iter()
+                .find(|slot| meta.path.is_ident(slot.name()));
+                if let Some(slot) = slot {
                     let lit: LitStr = meta.value()?.parse()?;
-                    attrs.name.set(cx, span, lit);
-                } else if meta.path == PLURAL {
-                    // #[shape(plural = "tickets")]
-                    let lit: LitStr = meta.value()?.parse()?;
-                    attrs.plural.set(cx, span, lit);
-                } else if meta.path == PROSE {
-                    // #[shape(prose = "{id}: {subject}")]
-                    let lit: LitStr = meta.value()?.parse()?;
-                    attrs.prose.set(cx, span, lit);
-                } else if meta.path == ABSENT {
-                    // #[shape(absent = "no {field}")]
-                    let lit: LitStr = meta.value()?.parse()?;
-                    attrs.absent.set(cx, span, lit);
+                    slot.set(cx, span, lit);
                 } else {
                     cx.error(span, unknown_key(&meta.path, CONTAINER_KEYS, true));
                     skip_value(&meta)?;

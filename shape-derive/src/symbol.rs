@@ -83,12 +83,6 @@ impl PartialEq<Symbol> for Ident {
     }
 }
 
-impl PartialEq<Symbol> for &Ident {
-    fn eq(&self, word: &Symbol) -> bool {
-        *self == word.0
-    }
-}
-
 impl PartialEq<Symbol> for Path {
     fn eq(&self, word: &Symbol) -> bool {
         self.is_ident(word.0)
