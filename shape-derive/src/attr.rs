@@ -70,6 +70,22 @@ pub enum Order {
     Desc,
 }
 
+/// How `rank(order, fold)` makes one key of the values a `[]` path reaches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Fold {
+    Sum,
+    Max,
+    Min,
+    Count,
+}
+
+/// A field's `rank`: its order and, for a path through `[]`, how its values make one key.
+#[derive(Clone, Copy)]
+pub struct RankSpec {
+    pub order: Order,
+    pub fold: Option<(Fold, Span)>,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Epoch {
     Seconds,
@@ -93,7 +109,7 @@ pub enum PathStep {
     /// `.name` (or `.0`).
     Member(syn::Member),
     /// `?`: through an `Option`.
-    Opt(Span),
+    Opt,
     /// `[]`: through each item of a collection.
     Each(Span),
 }
@@ -135,7 +151,7 @@ impl syn::parse::Parse for FieldPath {
                 let q: syn::Token![?] = input.parse()?;
                 end = q.span;
                 text.push('?');
-                steps.push(PathStep::Opt(q.span));
+                steps.push(PathStep::Opt);
             } else if input.peek(syn::token::Bracket) {
                 let content;
                 let bracket = syn::bracketed!(content in input);
@@ -195,7 +211,7 @@ pub struct FieldAttrs {
     /// `date`, or `date(epoch_seconds)` / `date(epoch_millis)`.
     pub date: Slot<Option<Epoch>>,
     pub untrusted: Slot<Untrusted>,
-    pub rank: Slot<Order>,
+    pub rank: Slot<RankSpec>,
     pub absent: Slot<LitStr>,
     /// `from = user.login`: the output's value is reached by this path.
     pub from: Slot<FieldPath>,
@@ -446,20 +462,63 @@ pub fn parse_field_attr(
             // #[shape(empty_is_absent)]
             attrs.empty_is_absent.set(cx, span, ());
         } else if meta.path == RANK {
-            // #[shape(rank = desc)]
-            let ident: Ident = meta.value()?.parse()?;
-            let order = if ident == ASC {
-                Order::Asc
-            } else if ident == DESC {
-                Order::Desc
-            } else {
-                cx.error(
-                    ident.span(),
-                    format!("unknown rank order `{ident}`: write `rank = asc` or `rank = desc`"),
-                );
-                Order::Asc
+            // #[shape(rank = desc)], or over a list #[shape(rank(desc, max))]
+            let order_of = |ident: &Ident| {
+                if *ident == ASC {
+                    Order::Asc
+                } else if *ident == DESC {
+                    Order::Desc
+                } else {
+                    cx.error(
+                        ident.span(),
+                        format!(
+                            "unknown rank order `{ident}`: write `rank = asc` or `rank = desc` \
+                             (over a list: `rank(desc, max)`; folds are sum, max, min, count)"
+                        ),
+                    );
+                    Order::Asc
+                }
             };
-            attrs.rank.set(cx, span, order);
+            let spec = if meta.input.peek(syn::Token![=]) {
+                let ident: Ident = meta.value()?.parse()?;
+                RankSpec {
+                    order: order_of(&ident),
+                    fold: None,
+                }
+            } else {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let order: Ident = content.parse()?;
+                let order = order_of(&order);
+                let fold = if content.is_empty() {
+                    None
+                } else {
+                    content.parse::<syn::Token![,]>()?;
+                    let ident: Ident = content.parse()?;
+                    let fold = if ident == SUM {
+                        Fold::Sum
+                    } else if ident == MAX {
+                        Fold::Max
+                    } else if ident == MIN {
+                        Fold::Min
+                    } else if ident == COUNT {
+                        Fold::Count
+                    } else {
+                        cx.error(
+                            ident.span(),
+                            format!(
+                                "unknown rank fold `{ident}`: write one of sum, max, min, count \
+                                 (`rank(desc, max)`)"
+                            ),
+                        );
+                        Fold::Max
+                    };
+                    let _ = content.parse::<Option<syn::Token![,]>>()?;
+                    Some((fold, ident.span()))
+                };
+                RankSpec { order, fold }
+            };
+            attrs.rank.set(cx, span, spec);
         } else {
             cx.error(span, unknown_key(&meta.path, FIELD_KEYS, false));
             skip_value(&meta)?;

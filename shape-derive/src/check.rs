@@ -10,7 +10,7 @@
 //! impl can still name the fields a caller refers to.
 
 use crate::ast::{Container, Field};
-use crate::attr::{FieldAttrs, PathStep, unraw};
+use crate::attr::{FieldAttrs, PathStep, RankSpec, unraw};
 use crate::ctxt::Ctxt;
 use crate::model::{self, Rank, Record, Segment, Transform};
 use crate::template;
@@ -87,12 +87,13 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
             if matches!(transform, Transform::Id { .. }) && record.id.is_none() {
                 record.id = Some(index);
             }
-            if let Some((span, order)) = attrs.rank.get_spanned()
+            if let Some((span, spec)) = attrs.rank.get_spanned()
                 && record.rank.is_none()
             {
                 record.rank = Some(Rank {
                     field: index,
-                    order: *order,
+                    order: spec.order,
+                    fold: spec.fold.map(|(fold, _)| fold),
                     span,
                 });
             }
@@ -127,10 +128,23 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
     record
 }
 
-/// A `from` path starts at its own field; an id is one value, so its path has no `?` or `[]`;
-/// a rank key is one value, so its path has no `[]`; `nested` shows the whole field.
+/// A `from` path starts at its own field; an id is one value, so its path has no `[]` (a `?`
+/// is allowed: a record without its id pages by count); a rank key is one value, so a path
+/// through `[]` needs a fold and a fold needs one; `nested` shows the whole field.
 fn check_path(cx: &Ctxt, field: &Field, attrs: &FieldAttrs) {
     let Some(path) = attrs.from.get() else {
+        if let Some(RankSpec {
+            fold: Some((_, span)),
+            ..
+        }) = attrs.rank.get()
+        {
+            cx.error(
+                *span,
+                "a rank fold reads the values of a `from` path through `[]` \
+                 (`from = statuses[].restarts`); this field has no path: \
+                 write `rank = asc` or `rank = desc`",
+            );
+        }
         return;
     };
     let field_name = unraw(field.ident);
@@ -145,30 +159,37 @@ fn check_path(cx: &Ctxt, field: &Field, attrs: &FieldAttrs) {
         );
     }
     let first = |want: fn(&PathStep) -> Option<Span>| path.steps.iter().find_map(want);
-    let opt = first(|s| match s {
-        PathStep::Opt(span) => Some(*span),
-        _ => None,
-    });
     let each = first(|s| match s {
         PathStep::Each(span) => Some(*span),
         _ => None,
     });
     if attrs.id.is_set()
-        && let Some(span) = opt.or(each)
-    {
-        cx.error(
-            span,
-            "an `id` path cannot go through `?` or `[]`: a record has exactly one id; \
-             put `id` on a path to a value every record has",
-        );
-    }
-    if attrs.rank.is_set()
         && let Some(span) = each
     {
         cx.error(
             span,
-            "a `rank` path cannot go through `[]`: a record is ranked by one value",
+            "an `id` path cannot go through `[]`: a record has exactly one id; \
+             put `id` on a path to one value (`?` is allowed)",
         );
+    }
+    match (attrs.rank.get(), each) {
+        (Some(RankSpec { fold: None, .. }), Some(span)) => cx.error(
+            span,
+            "a `rank` path through `[]` needs a fold that makes its values one key: \
+             `rank(desc, max)`, or sum, min, count",
+        ),
+        (
+            Some(RankSpec {
+                fold: Some((_, span)),
+                ..
+            }),
+            None,
+        ) => cx.error(
+            *span,
+            "a rank fold reads the values of a path through `[]`; this path has none: \
+             write `rank = asc` or `rank = desc`",
+        ),
+        _ => {}
     }
     if let Some(span) = attrs.nested.span() {
         cx.error(

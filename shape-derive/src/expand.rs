@@ -8,8 +8,8 @@
 //! at the macro's own site, wherever the tokens around them come from, so a struct written
 //! inside a `macro_rules!` template expands as well as one written by hand.
 
-use crate::attr::Order;
 use crate::attr::PathStep;
+use crate::attr::{Fold, Order};
 use crate::model::{Field, Record, Segment, Transform};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -73,7 +73,7 @@ pub fn fields_item<'f, 'a: 'f>(
             #(pub #idents: #p::FieldRef,)*
         }
 
-        #[allow(clippy::all)]
+        #[allow(clippy::all, dead_code)]
         impl #impl_generics #ident #ty_generics #where_clause {
             #[doc = #doc]
             #vis const FIELDS: #fields_ty = #fields_ty {
@@ -354,7 +354,14 @@ impl<'r, 'a> Gen<'r, 'a> {
         let f = &record.fields[rank.field];
         let span = rank.span;
         let (this_at, other_at) = (local("self", span), local("__other", span));
-        let cmp = if has_opt(f.path) {
+        let cmp = if let Some(fold) = rank.fold {
+            let fold = fold_fn(p, fold, span);
+            let (a, b) = (
+                each_chain(f, &this_at, span),
+                each_chain(f, &other_at, span),
+            );
+            quote_spanned!(span=> #p::KeyValue::total_cmp(&#fold(#a), &#fold(#b)))
+        } else if has_opt(f.path) {
             let (a, b) = (opt_chain(f, &this_at, span), opt_chain(f, &other_at, span));
             quote_spanned!(span=> #p::rank_cmp_opt(#a, #b))
         } else if f.has_path() {
@@ -381,7 +388,11 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let f = &record.fields[rank.field];
                 let span = rank.span;
                 let this = local("self", span);
-                if has_opt(f.path) {
+                if let Some(fold) = rank.fold {
+                    let fold = fold_fn(p, fold, span);
+                    let values = each_chain(f, &this, span);
+                    quote_spanned!(span=> #p::Some(#fold(#values)))
+                } else if has_opt(f.path) {
                     let chain = opt_chain(f, &this, span);
                     quote_spanned!(span=> #p::Some(#p::key_value_opt(#chain)))
                 } else if f.has_path() {
@@ -410,8 +421,15 @@ impl<'r, 'a> Gen<'r, 'a> {
             Some(id) => {
                 let f = &record.fields[id];
                 let span = f.span;
-                let place = place(f, &local("self", span), span);
-                quote_spanned!(span=> #p::Some(#p::IdField::id_key(&#place)))
+                let this = local("self", span);
+                if has_opt(f.path) {
+                    // An id through `?`: a record without it has none (and pages by count).
+                    let chain = opt_chain(f, &this, span);
+                    quote_spanned!(span=> #chain.map(#p::IdField::id_key))
+                } else {
+                    let place = place(f, &this, span);
+                    quote_spanned!(span=> #p::Some(#p::IdField::id_key(&#place)))
+                }
             }
             None => return quote!(),
         };
@@ -452,7 +470,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                     Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted_at(#leaf)),
                 };
                 let steps = f.path.iter().filter_map(|step| match step {
-                    PathStep::Opt(_) => Some(quote!(#p::Step::Opt)),
+                    PathStep::Opt => Some(quote!(#p::Step::Opt)),
                     PathStep::Each(_) => Some(quote!(#p::Step::Each)),
                     PathStep::Member(_) => None,
                 });
@@ -530,7 +548,7 @@ impl<'r, 'a> Gen<'r, 'a> {
         for step in f.path {
             cur = match step {
                 PathStep::Member(m) => quote_spanned!(span=> #cur.#m),
-                PathStep::Opt(_) => quote_spanned!(span=> (*#p::through_option(&#cur))),
+                PathStep::Opt => quote_spanned!(span=> (*#p::through_option(&#cur))),
                 PathStep::Each(_) => quote_spanned!(span=> (*#p::through_items(&#cur))),
             };
         }
@@ -621,7 +639,7 @@ impl<'r, 'a> Gen<'r, 'a> {
 
 /// Whether a path goes through an `Option`.
 fn has_opt(path: &[PathStep]) -> bool {
-    path.iter().any(|s| matches!(s, PathStep::Opt(_)))
+    path.iter().any(|s| matches!(s, PathStep::Opt))
 }
 
 /// Whether a path goes through a collection.
@@ -648,13 +666,43 @@ fn opt_chain(f: &Field, this: &Ident, span: Span) -> TokenStream {
     for step in f.path {
         chain = match step {
             PathStep::Member(m) => quote_spanned!(span=> #chain.map(|#o| &#o.#m)),
-            PathStep::Opt(_) => {
+            PathStep::Opt => {
                 quote_spanned!(span=> #chain.and_then(|#o| ::core::option::Option::as_ref(#o)))
             }
             PathStep::Each(_) => chain,
         };
     }
     chain
+}
+
+/// Every value a path through `[]` reaches, as an iterator of references: `?` drops an
+/// absent value, `[]` goes into each element of a collection iterated by reference.
+fn each_chain(f: &Field, this: &Ident, span: Span) -> TokenStream {
+    let member = f.member;
+    let o = local("__o", span);
+    let mut chain = quote_spanned!(span=> ::core::iter::once(&#this.#member));
+    for step in f.path {
+        chain = match step {
+            PathStep::Member(m) => quote_spanned!(span=> #chain.map(|#o| &#o.#m)),
+            PathStep::Opt => {
+                quote_spanned!(span=> #chain.filter_map(|#o| ::core::option::Option::as_ref(#o)))
+            }
+            PathStep::Each(_) => {
+                quote_spanned!(span=> #chain.flat_map(|#o| ::core::iter::IntoIterator::into_iter(#o)))
+            }
+        };
+    }
+    chain
+}
+
+/// The runtime function that makes one rank key of a list's values.
+fn fold_fn(p: &TokenStream, fold: Fold, span: Span) -> TokenStream {
+    match fold {
+        Fold::Sum => quote_spanned!(span=> #p::rank_sum),
+        Fold::Max => quote_spanned!(span=> #p::rank_max),
+        Fold::Min => quote_spanned!(span=> #p::rank_min),
+        Fold::Count => quote_spanned!(span=> #p::rank_count),
+    }
 }
 
 /// The view of a value reached by `steps` from the place `base`: `leaf` builds the view of
@@ -681,7 +729,7 @@ fn view_along(
             empty,
             leaf,
         ),
-        PathStep::Opt(_) => {
+        PathStep::Opt => {
             let v = local(&format!("__v{depth}"), span);
             let inner = view_along(
                 p,
@@ -730,7 +778,7 @@ fn walk(
     };
     match step {
         PathStep::Member(m) => walk(quote_spanned!(span=> #base.#m), rest, depth, span, leaf),
-        PathStep::Opt(_) => {
+        PathStep::Opt => {
             let v = local(&format!("__v{depth}"), span);
             let inner = walk(quote_spanned!(span=> (*#v)), rest, depth + 1, span, leaf);
             quote_spanned!(span=> if let ::core::option::Option::Some(#v) = ::core::option::Option::as_ref(&#base) { #inner })

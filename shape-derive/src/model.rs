@@ -3,7 +3,7 @@
 //! `expand` reads this and nothing else, so the prose template is parsed once, the rank and
 //! id fields are found once, and a literal such as `max_tokens` is never parsed again.
 
-use crate::attr::Order;
+use crate::attr::{Fold, Order};
 use proc_macro2::Span;
 use syn::{Expr, Generics, Ident, Path, Type, Visibility};
 
@@ -84,6 +84,8 @@ pub struct Rank {
     /// An index into [`Record::fields`].
     pub field: usize,
     pub order: Order,
+    /// How a path through `[]` makes one key of its values (`rank(desc, max)`).
+    pub fold: Option<Fold>,
     /// The `rank` key, where errors about the field's order belong.
     pub span: Span,
 }

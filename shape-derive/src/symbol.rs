@@ -57,6 +57,14 @@ pub const MAX_TOKENS: Symbol = Symbol("max_tokens");
 pub const ASC: Symbol = Symbol("asc");
 /// `rank = desc`.
 pub const DESC: Symbol = Symbol("desc");
+/// `rank(desc, sum)`: the sum of a list's values.
+pub const SUM: Symbol = Symbol("sum");
+/// `rank(desc, max)`: the largest of a list's values.
+pub const MAX: Symbol = Symbol("max");
+/// `rank(asc, min)`: the smallest of a list's values.
+pub const MIN: Symbol = Symbol("min");
+/// `rank(desc, count)`: how many values a list has.
+pub const COUNT: Symbol = Symbol("count");
 
 /// The keys a struct's `#[shape]` accepts, in the order an error lists them.
 pub const CONTAINER_KEYS: &[Symbol] = &[NAME, PLURAL, PROSE, ABSENT];

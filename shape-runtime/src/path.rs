@@ -111,5 +111,67 @@ pub fn key_value_opt<T: RankKey + ?Sized>(value: Option<&T>) -> KeyValue {
     }
 }
 
+/// A number a rank can sum (`#[shape(rank(desc, sum))]` over a path through `[]`).
+#[diagnostic::on_unimplemented(
+    message = "`rank(…, sum)` adds numbers; `{Self}` is not one",
+    label = "not a number",
+    note = "sum integers or floats; over other values rank by `max`, `min` or `count`"
+)]
+pub trait RankNumber: RankKey {}
+
+macro_rules! rank_number {
+    ($($t:ty),*) => {$( impl RankNumber for $t {} )*};
+}
+rank_number!(i8, i16, i32, i64, u8, u16, u32, u64, usize, isize, f32, f64);
+
+/// The sum of a list's values as one rank key: integers exactly (an `Int` while it fits
+/// `i64`, a `UInt` while it fits `u64`, a float past both), a float once any value is one.
+/// An empty list sums to 0.
+pub fn rank_sum<'a, T: RankNumber + 'a>(values: impl Iterator<Item = &'a T>) -> KeyValue {
+    let mut int: i128 = 0;
+    let mut float: Option<f64> = None;
+    for value in values {
+        match value.key_value() {
+            KeyValue::Int(v) => int = int.saturating_add(i128::from(v)),
+            KeyValue::UInt(v) => int = int.saturating_add(i128::from(v)),
+            KeyValue::Float(v) => *float.get_or_insert(0.0) += v,
+            // `RankNumber` types are numbers; anything else adds nothing.
+            _ => {}
+        }
+    }
+    match float {
+        Some(f) => KeyValue::Float(f + int as f64),
+        None => match (i64::try_from(int), u64::try_from(int)) {
+            (Ok(v), _) => KeyValue::Int(v),
+            (_, Ok(v)) => KeyValue::UInt(v),
+            _ => KeyValue::Float(int as f64),
+        },
+    }
+}
+
+/// The largest of a list's values as one rank key (`rank(desc, max)`); an empty list ranks
+/// as an absent value (`Null`, first in ascending order).
+pub fn rank_max<'a, T: RankKey + 'a>(values: impl Iterator<Item = &'a T>) -> KeyValue {
+    values
+        .map(RankKey::key_value)
+        .max_by(KeyValue::total_cmp)
+        .unwrap_or(KeyValue::Null)
+}
+
+/// The smallest of a list's values as one rank key (`rank(asc, min)`); an empty list ranks
+/// as an absent value (`Null`).
+pub fn rank_min<'a, T: RankKey + 'a>(values: impl Iterator<Item = &'a T>) -> KeyValue {
+    values
+        .map(RankKey::key_value)
+        .min_by(KeyValue::total_cmp)
+        .unwrap_or(KeyValue::Null)
+}
+
+/// How many values a list has, as one rank key (`rank(desc, count)`).
+pub fn rank_count<'a, T: 'a>(values: impl Iterator<Item = &'a T>) -> KeyValue {
+    let n = values.count();
+    i64::try_from(n).map_or(KeyValue::UInt(n as u64), KeyValue::Int)
+}
+
 /// The bound `absent = "…"` needs, for a path with no `?` or `[]` (those can be absent).
 pub fn may_be_absent<T: crate::text::MayBeAbsent + ?Sized>(_leaf: PhantomData<T>) {}

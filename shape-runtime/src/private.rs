@@ -12,6 +12,7 @@ pub use crate::page::envelope::left_out_fields;
 pub use crate::path::{
     Each, Opt, iter_is_empty, key_value_opt, leaf_type, may_be_absent, rank_cmp_opt,
 };
+pub use crate::path::{RankNumber, rank_count, rank_max, rank_min, rank_sum};
 pub use crate::path::{through_items, through_option};
 pub use crate::project::ToolResult;
 pub use crate::rank::{KeyValue, Order, RankKey};

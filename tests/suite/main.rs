@@ -15,6 +15,7 @@ mod open;
 mod paging;
 mod questions;
 mod robustness;
+mod sdk_paths;
 mod session;
 mod tokenizers;
 mod untrusted;

@@ -27,7 +27,16 @@ impl<'a> Call<'a> {
         } else {
             order
         };
-        let keyset = matches!(order, RowOrder::Ranked) && T::PROJECTION.id.is_some();
+        // Ranked records with ids resume after the last one shown (a keyset). An id through
+        // `?` may be missing: a walk whose first page finds a record without one pages by
+        // count, and the cursor it hands out keeps saying which, page after page.
+        let keyset = matches!(order, RowOrder::Ranked)
+            && T::PROJECTION.id.is_some()
+            && match &self.after {
+                Some(Resume::Keyset(_)) => true,
+                Some(Resume::Offset(_)) => false,
+                _ => rows.iter().all(|r| r.id_key().is_some()),
+            };
         let mut indices: Vec<usize> = match &self.after {
             Some(Resume::Keyset(k)) if keyset => (0..rows.len())
                 .filter(|&i| k.admits(rows[i].rank_key().as_ref(), rows[i].id_key()))
