@@ -25,7 +25,9 @@ pub fn check<'c>(cx: &Ctxt, container: &'c Container<'_>) -> Record<'c> {
         check_combinations(cx, &field.attrs);
         for view in &field.views {
             check_combinations(cx, view);
-            check_path(cx, field, view);
+        }
+        for output in field.outputs() {
+            check_path(cx, field, output);
         }
     }
     check_unique_outputs(cx, container);

@@ -6,8 +6,8 @@ struct Key {
 
 #[derive(ToolResult)]
 struct Issue {
-    #[shape(from = key?.id, id)]
-    key: Option<Key>,
+    #[shape(from = keys[].id, id)]
+    keys: Vec<Key>,
     #[shape(show)]
     title: String,
 }

@@ -1,0 +1,15 @@
+use toolshape::ToolResult;
+
+struct Container {
+    restarts: i32,
+}
+
+#[derive(ToolResult)]
+struct Pod {
+    #[shape(from = containers[].restarts, rank(desc))]
+    containers: Vec<Container>,
+    #[shape(show)]
+    name: String,
+}
+
+fn main() {}
