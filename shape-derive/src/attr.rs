@@ -463,61 +463,7 @@ pub fn parse_field_attr(
             attrs.empty_is_absent.set(cx, span, ());
         } else if meta.path == RANK {
             // #[shape(rank = desc)], or over a list #[shape(rank(desc, max))]
-            let order_of = |ident: &Ident| {
-                if *ident == ASC {
-                    Order::Asc
-                } else if *ident == DESC {
-                    Order::Desc
-                } else {
-                    cx.error(
-                        ident.span(),
-                        format!(
-                            "unknown rank order `{ident}`: write `rank = asc` or `rank = desc` \
-                             (over a list: `rank(desc, max)`; folds are sum, max, min, count)"
-                        ),
-                    );
-                    Order::Asc
-                }
-            };
-            let spec = if meta.input.peek(syn::Token![=]) {
-                let ident: Ident = meta.value()?.parse()?;
-                RankSpec {
-                    order: order_of(&ident),
-                    fold: None,
-                }
-            } else {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                let order: Ident = content.parse()?;
-                let order = order_of(&order);
-                let fold = if content.is_empty() {
-                    None
-                } else {
-                    content.parse::<syn::Token![,]>()?;
-                    let ident: Ident = content.parse()?;
-                    let fold = if ident == SUM {
-                        Fold::Sum
-                    } else if ident == MAX {
-                        Fold::Max
-                    } else if ident == MIN {
-                        Fold::Min
-                    } else if ident == COUNT {
-                        Fold::Count
-                    } else {
-                        cx.error(
-                            ident.span(),
-                            format!(
-                                "unknown rank fold `{ident}`: write one of sum, max, min, count \
-                                 (`rank(desc, max)`)"
-                            ),
-                        );
-                        Fold::Max
-                    };
-                    let _ = content.parse::<Option<syn::Token![,]>>()?;
-                    Some((fold, ident.span()))
-                };
-                RankSpec { order, fold }
-            };
+            let spec = parse_rank(cx, &meta)?;
             attrs.rank.set(cx, span, spec);
         } else {
             cx.error(span, unknown_key(&meta.path, FIELD_KEYS, false));
@@ -595,4 +541,64 @@ fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
         let _group: proc_macro2::TokenTree = meta.input.parse()?;
     }
     Ok(())
+}
+
+/// `rank = asc | desc`, or over a list `rank(desc, max)` (folds: sum, max, min, count). An
+/// unknown order or fold is an error at its word; parsing goes on with a stand-in.
+fn parse_rank(cx: &Ctxt, meta: &syn::meta::ParseNestedMeta) -> syn::Result<RankSpec> {
+    let order_of = |ident: &Ident| {
+        if *ident == ASC {
+            Order::Asc
+        } else if *ident == DESC {
+            Order::Desc
+        } else {
+            cx.error(
+                ident.span(),
+                format!(
+                    "unknown rank order `{ident}`: write `rank = asc` or `rank = desc` \
+                     (over a list: `rank(desc, max)`; folds are sum, max, min, count)"
+                ),
+            );
+            Order::Asc
+        }
+    };
+    Ok(if meta.input.peek(syn::Token![=]) {
+        let ident: Ident = meta.value()?.parse()?;
+        RankSpec {
+            order: order_of(&ident),
+            fold: None,
+        }
+    } else {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let order: Ident = content.parse()?;
+        let order = order_of(&order);
+        let fold = if content.is_empty() {
+            None
+        } else {
+            content.parse::<syn::Token![,]>()?;
+            let ident: Ident = content.parse()?;
+            let fold = if ident == SUM {
+                Fold::Sum
+            } else if ident == MAX {
+                Fold::Max
+            } else if ident == MIN {
+                Fold::Min
+            } else if ident == COUNT {
+                Fold::Count
+            } else {
+                cx.error(
+                    ident.span(),
+                    format!(
+                        "unknown rank fold `{ident}`: write one of sum, max, min, count \
+                         (`rank(desc, max)`)"
+                    ),
+                );
+                Fold::Max
+            };
+            let _ = content.parse::<Option<syn::Token![,]>>()?;
+            Some((fold, ident.span()))
+        };
+        RankSpec { order, fold }
+    })
 }
