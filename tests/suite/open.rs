@@ -724,3 +724,79 @@ async fn every_page_of_a_stored_walk_states_the_whole_results_aggregate_and_one_
         assert!(open.summary().starts_with("300 pods"), "{}", open.summary());
     }
 }
+
+/// The same walk as a plain paged call (`Call::aggregate`, no store): with the whole result
+/// given each call, every page states the whole result's figures; with only the rows after
+/// the cursor, every page says which part its figures cover ("of pods 13–300"), and they are
+/// that part's, counted naively here from the rows given. Below the smallest budget that
+/// fits the clause and a record, the walk still shows every pod once.
+#[tokio::test]
+async fn a_plain_paged_call_states_its_aggregate_for_the_part_it_covers() {
+    let rows = pods();
+    let by_phase = Aggregate::new().count_by("phase");
+    let mut ranked = rows.clone();
+    ranked.sort_by(|a, b| b.restarts.cmp(&a.restarts).then(b.name.cmp(&a.name)));
+    for (rows_given, budget) in [(true, 600), (false, 600), (true, 150), (false, 150)] {
+        let label = format!("whole {rows_given}, budget {budget}");
+        let codec = codec();
+        let query = QueryHash::of("list_pods", &json!({})).unwrap();
+        let shaper = Shaper::for_tool("list_pods").budget(Budget::tokens(budget));
+        let (mut cursor, mut seen, mut pages) = (None::<String>, Vec::new(), 0);
+        loop {
+            pages += 1;
+            assert!(pages <= 301, "{label}: `next` never ends");
+            let call = shaper
+                .call()
+                .paginate(Arc::clone(&codec), query, cursor.as_deref())
+                .unwrap()
+                .aggregate(&by_phase);
+            let given: Vec<Pod> = match (rows_given, call.after_keyset()) {
+                (false, Some(k)) => toolshape::cursor::after_cursor(&ranked, k).to_vec(),
+                _ => rows.clone(),
+            };
+            let shaped = call.shape(&given).await.unwrap();
+            assert!(
+                shaped.report().tokens.text <= budget,
+                "{label}: {}",
+                shaped.text()
+            );
+            let summary = shaped.summary().to_owned();
+            let running = given.iter().filter(|p| p.phase == "Running").count();
+            let pending = given.iter().filter(|p| p.phase == "Pending").count();
+            let phases: HashSet<&str> = given.iter().map(|p| p.phase.as_str()).collect();
+            if budget == 600 && phases.len() == 1 {
+                // One phase holding every row given: the records say it; no list of one.
+                assert!(!summary.contains("by phase:"), "{label}: {summary}");
+            } else if budget == 600 {
+                let clause = summary
+                    .split("; ")
+                    .find(|c| c.contains("by phase:"))
+                    .unwrap_or_else(|| panic!("{label}, page {pages}: no aggregate: {summary}"));
+                assert!(
+                    clause.contains(&format!("Running {running}"))
+                        && clause.contains(&format!("Pending {pending}")),
+                    "{label}, page {pages}: {clause}"
+                );
+                let part = given.len() < rows.len();
+                let first = rows.len() - given.len() + 1;
+                assert_eq!(
+                    clause.starts_with(&format!("of pods {first}–300: ")),
+                    part,
+                    "{label}, page {pages}: says it covers a part exactly when it does: {clause}"
+                );
+            }
+            seen.extend(
+                crate::records(&shaped.structured())
+                    .iter()
+                    .map(|r| r["name"].as_str().unwrap().to_owned()),
+            );
+            match shaped.next() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        let expected: Vec<String> = ranked.iter().map(|p| p.name.clone()).collect();
+        assert_eq!(seen, expected, "{label}: every pod once, in rank order");
+        assert!(pages > 3, "{label}: {pages} pages");
+    }
+}

@@ -56,10 +56,10 @@ macro_rules! folded {
             #[shape(from = metadata.uid?, id, rename = "uid")]
             pub metadata: ObjectMeta,
             #[shape(
-                        from = status?.container_statuses?[].restart_count,
-                        rank($order, $fold),
-                        rename = "restarts"
-                    )]
+                                from = status?.container_statuses?[].restart_count,
+                                rank($order, $fold),
+                                rename = "restarts"
+                            )]
             pub status: Option<PodStatus>,
         }
     };

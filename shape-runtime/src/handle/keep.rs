@@ -3,7 +3,7 @@
 //! handle and one aggregate on every page.
 
 use super::store::{HandlePolicy, HandleStore, StoredResult};
-use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
+use crate::aggregate::{Aggregate, AggregateError};
 use crate::date::Day;
 use crate::page::render::{Layout, RenderRecord, Typed};
 use crate::page::{PageInputs, Records, TypedRows, UseRecords};
@@ -12,9 +12,8 @@ use crate::project::ToolResult;
 use crate::record::Projection;
 use crate::reference::HandleError;
 use crate::resolve::Supplies;
-use crate::shaper::{Call, Shaper, resolve_rows};
+use crate::shaper::{Call, Shaper, SummaryError, resolve_rows, summarise};
 use crate::tokens::Tokenizer;
-use serde_json::Value;
 use std::time::Instant;
 
 /// Where and for whom a large result is kept.
@@ -245,44 +244,20 @@ impl Call<'_> {
         records: &[Typed<'_, T>],
         projection: &Projection,
         keep: &Keep<'_, S>,
-        (first, whole): (u64, bool),
+        coverage: (u64, bool),
     ) -> Result<StoredResult, StoreFailure> {
-        let mut rows: Vec<Row> = Vec::with_capacity(records.len());
-        for record in records {
-            let value = record
-                .record
-                .serialize_record(&record.cx, serde_json::value::Serializer)
-                .map_err(|e| {
-                    StoreFailure::Store(HandleError::Unavailable {
-                        reason: e.to_string(),
-                    })
-                })?;
-            if let Value::Object(map) = value {
-                rows.push(map);
-            }
-        }
-        let mut fields = FieldMeta::from_projection(projection);
-        FieldMeta::infer_values(&mut fields, &rows);
-        let aggregate = keep.aggregate.cloned().unwrap_or_default();
-        let result = aggregate
-            .compute(&fields, &rows, keep.today.unwrap_or_else(Day::today_utc))
-            .map_err(StoreFailure::Aggregate)?;
-        // The page states the count; the aggregate adds what it does not, and says what it
-        // counts when the rows are a part of the result.
-        let details = result.details();
-        let details = if whole || details.is_empty() {
-            details
-        } else {
-            let last = first.saturating_add(rows.len().saturating_sub(1) as u64);
-            format!(
-                "of {} {}–{}: {details}",
-                projection.plural,
-                crate::text::thousands(first),
-                crate::text::thousands(last)
-            )
-        };
-        let mut stored = StoredResult::from_projection(self.shaper().tool(), projection, rows);
-        stored.details = Some(details);
+        let aggregate = keep.aggregate.or(self.aggregate);
+        let today = keep.today.or(self.today);
+        let summary =
+            summarise(records, projection, aggregate, today, coverage).map_err(|e| match e {
+                SummaryError::Serialise(reason) => {
+                    StoreFailure::Store(HandleError::Unavailable { reason })
+                }
+                SummaryError::Aggregate(e) => StoreFailure::Aggregate(e),
+            })?;
+        let mut stored =
+            StoredResult::from_projection(self.shaper().tool(), projection, summary.rows);
+        stored.details = Some(summary.details);
         Ok(stored)
     }
 }

@@ -4,9 +4,11 @@
 
 use super::blocking::block_on;
 use super::settings::Shaper;
+use crate::aggregate::Aggregate;
 use crate::cursor::{
     Continuation, CursorCodec, CursorError, Cursors, Keyset, QueryHash, UpstreamPosition,
 };
+use crate::date::Day;
 use crate::page::render::Layout;
 use crate::page::{PageInputs, PageSettings, TypedRows};
 use crate::page::{ShapeError, Shaped};
@@ -36,6 +38,10 @@ pub struct Call<'a> {
     pub(super) cursor: Option<Cursors>,
     pub(super) after: Option<Resume>,
     pub(super) upstream: Option<UpstreamRows>,
+    /// What the summary says of the rows beyond their count ([`Call::aggregate`]).
+    pub(crate) aggregate: Option<&'a Aggregate>,
+    /// The day "the last 30 days" counts back from; `None` is today in UTC.
+    pub(crate) today: Option<Day>,
 }
 
 impl std::fmt::Debug for Call<'_> {
@@ -105,6 +111,8 @@ impl Shaper {
             cursor: None,
             after: None,
             upstream: None,
+            aggregate: None,
+            today: None,
         }
     }
 }
@@ -138,6 +146,51 @@ impl<'a> Call<'a> {
     /// The raw payload the rows came from, to report the pre-shaping size.
     pub fn raw_payload(mut self, raw: &'a str) -> Self {
         self.raw = Some(raw);
+        self
+    }
+
+    /// States `aggregate` of the rows in the summary ("312 tickets: 40 open, 12 urgent…"),
+    /// on every page of a walk alike: the rows given must be the whole result, as for
+    /// paging by count, or the summary says which part they are ("of pods 13–300: …", rows
+    /// after a keyset cursor or an upstream page). Every key of every row is resolved (one
+    /// call per resolver), since the aggregate reads them all.
+    ///
+    /// ```
+    /// use toolshape::{Aggregate, Budget, Shaper, ToolResult};
+    ///
+    /// #[derive(ToolResult)]
+    /// #[shape(name = "pod", plural = "pods")]
+    /// struct Pod {
+    ///     #[shape(id)]
+    ///     name: String,
+    ///     #[shape(show)]
+    ///     phase: String,
+    /// }
+    ///
+    /// let pods: Vec<Pod> = (0..30)
+    ///     .map(|i| Pod {
+    ///         name: format!("web-{i:02}"),
+    ///         phase: if i % 3 == 0 { "Pending" } else { "Running" }.into(),
+    ///     })
+    ///     .collect();
+    /// let by_phase = Aggregate::new().count_by(Pod::FIELDS.phase);
+    /// let page = Shaper::for_tool("list_pods")
+    ///     .budget(Budget::tokens(150))
+    ///     .call()
+    ///     .aggregate(&by_phase)
+    ///     .shape_blocking(&pods)
+    ///     .unwrap();
+    /// assert!(page.text().contains("Running 20"), "{}", page.text());
+    /// assert!(page.text().contains("Pending 10"), "{}", page.text());
+    /// ```
+    pub fn aggregate(mut self, aggregate: &'a Aggregate) -> Self {
+        self.aggregate = Some(aggregate);
+        self
+    }
+
+    /// The day the aggregate's "the last 30 days" counts back from (default: today in UTC).
+    pub fn today(mut self, today: Day) -> Self {
+        self.today = Some(today);
         self
     }
 
@@ -308,12 +361,25 @@ impl<'a> Call<'a> {
         C: Supplies<T::Needs> + ?Sized,
     {
         let upstream = self.upstream_plan(rows.len())?;
-        let (names, resolvers) = resolve_rows(rows, &order, ctx).await?;
+        // An aggregate reads every row, so every key is resolved; the page shows its part
+        // of them with the same names.
+        let (names, resolvers, details) = match self.aggregate {
+            None => {
+                let (names, resolvers) = resolve_rows(rows, &order, ctx).await?;
+                (names, resolvers, None)
+            }
+            Some(aggregate) => {
+                let (whole, _) = self.ranked_whole(rows);
+                let (names, resolvers) = resolve_rows(rows, &whole, ctx).await?;
+                let details = self.aggregate_details(rows, &whole, &names, aggregate)?;
+                (names, resolvers, Some(details))
+            }
+        };
         let page = PageInputs {
             given,
             resolvers,
             lead: None,
-            details: None,
+            details: details.as_deref(),
             handle: None,
             keyset,
             upstream,

@@ -42,8 +42,10 @@ mod blocking;
 mod call;
 mod order;
 mod settings;
+mod summary;
 mod upstream;
 
 pub use call::Call;
 pub(crate) use call::resolve_rows;
 pub use settings::Shaper;
+pub(crate) use summary::{SummaryError, summarise};
