@@ -48,6 +48,8 @@ pub struct Pod {
 }
 
 /// The same pods ranked by the other folds, to check each against the naive reference.
+// Skipped by rustfmt: it indents an attribute inside a macro body further on every run.
+#[rustfmt::skip]
 macro_rules! folded {
     ($name:ident, $order:ident, $fold:ident) => {
         #[derive(ToolResult)]
@@ -56,10 +58,10 @@ macro_rules! folded {
             #[shape(from = metadata.uid?, id, rename = "uid")]
             pub metadata: ObjectMeta,
             #[shape(
-                                from = status?.container_statuses?[].restart_count,
-                                rank($order, $fold),
-                                rename = "restarts"
-                            )]
+                from = status?.container_statuses?[].restart_count,
+                rank($order, $fold),
+                rename = "restarts"
+            )]
             pub status: Option<PodStatus>,
         }
     };
