@@ -1,12 +1,4 @@
-//! # shape
-//!
-//! Typed, budgeted, injection-aware tool results for LLM agents.
-//!
-//! Annotate the domain structs a service already has with `#[derive(ToolResult)]`; the
-//! compiler checks the projection contract (every field shown or skipped, explicitly), and
-//! the runtime shapes every tool call the same way: one envelope, an exact token budget,
-//! rank-then-truncate on record boundaries, stable cursors, handles, aggregation, and
-//! untrusted text that is sanitised, capped and marked.
+#![doc = include_str!("../docs/guide.md")]
 #![deny(unreachable_pub)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
