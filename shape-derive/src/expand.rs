@@ -197,10 +197,16 @@ impl<'r, 'a> Gen<'r, 'a> {
             let index = syn::Index::from(i);
             if f.has_path() {
                 let base = quote_spanned!(span=> #this.#member);
+                // By autoref (`LeafOf`): a key type the leaf misses is reported once, in
+                // `serialize_field`.
+                let p = &respan(p.clone(), span);
                 return Some(walk(base, f.path, 0, span, &|place| {
-                    quote_spanned!(span=>
-                        #p::KeyField::<<#path as #p::Resolver>::Key>::collect_keys(&#place, &mut #keys.#index);
-                    )
+                    quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{AnyValueLeaf as _, KeyLeaf as _};
+                        (&&#p::LeafOf::<_, <#path as #p::Resolver>::Key>::of(&#place))
+                            .leaf_collect_keys(&#place, &mut #keys.#index);
+                    })
                 }));
             }
             Some(quote_spanned!(span=>
@@ -259,8 +265,8 @@ impl<'r, 'a> Gen<'r, 'a> {
             let member = f.member;
             return self.leaf_view(f, quote_spanned!(f.span=> #this.#member), Some(f.ty));
         }
-        let p = &self.p;
         let span = f.span;
+        let p = &respan(self.p.clone(), span);
         let this = local("self", span);
         let member = f.member;
         let base = quote_spanned!(span=> #this.#member);
@@ -289,11 +295,18 @@ impl<'r, 'a> Gen<'r, 'a> {
         let p = &respan(self.p.clone(), f.span);
         let (name, span) = (&f.name, f.span);
         let cx = local("__cx", span);
-        let ty = match ty {
-            Some(ty) => quote!(::<#ty>),
-            None => quote!(),
+        // A value a path reaches is bound to a local at the attribute: the argument rustc
+        // blames for a missing bound is there, where every other use of the type is, so the
+        // bound is stated once; a misspelt path is still reported at the path.
+        let (ty, place, bind) = match ty {
+            Some(ty) => (quote!(::<#ty>), place, quote!()),
+            None => {
+                let leaf = local("__leaf", span);
+                let bind = quote_spanned!(span=> let #leaf = &(#place););
+                (quote!(), quote_spanned!(span=> (*#leaf)), bind)
+            }
         };
-        match &f.transform {
+        let view = match &f.transform {
             Transform::Show => {
                 quote_spanned!(span=> #p::Shown #ty::new(&#place))
             }
@@ -337,6 +350,11 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let cap = option(p, max_tokens.as_ref());
                 quote_spanned!(span=> #p::Untrusted #ty::new(&#place, #name, #cap, #cx.env()))
             }
+        };
+        if bind.is_empty() {
+            view
+        } else {
+            quote!({ #bind #view })
         }
     }
 
@@ -344,11 +362,12 @@ impl<'r, 'a> Gen<'r, 'a> {
     /// breaks ties by id and applies the order. Nothing without a rank (the provided method
     /// says `Equal`).
     fn cmp_rank_field(&self) -> TokenStream {
-        let p = &self.p;
         let record = self.record;
         let Some(rank) = &record.rank else {
             return quote!();
         };
+        // At the `rank` key, where the rank's other uses are: rustc states a bound once.
+        let p = &respan(self.p.clone(), rank.span);
         let site = Span::call_site();
         let (this, other) = (local("self", site), local("__other", site));
         let f = &record.fields[rank.field];
@@ -387,17 +406,29 @@ impl<'r, 'a> Gen<'r, 'a> {
             Some(rank) => {
                 let f = &record.fields[rank.field];
                 let span = rank.span;
+                // At the `rank` key, as in `cmp_rank_field`: a bound is stated once.
+                let p = &respan(p.clone(), span);
                 let this = local("self", span);
                 if let Some(fold) = rank.fold {
                     let fold = fold_fn(p, fold, span);
                     let values = each_chain(f, &this, span);
                     quote_spanned!(span=> #p::Some(#fold(#values)))
-                } else if has_opt(f.path) {
-                    let chain = opt_chain(f, &this, span);
-                    quote_spanned!(span=> #p::Some(#p::key_value_opt(#chain)))
                 } else if f.has_path() {
-                    let place = place(f, &this, span);
-                    quote_spanned!(span=> #p::Some(#p::RankKey::key_value(&#place)))
+                    // By autoref (`LeafOf`): a bound the key misses is reported once, where
+                    // the records are compared.
+                    let chain = if has_opt(f.path) {
+                        opt_chain(f, &this, span)
+                    } else {
+                        let place = place(f, &this, span);
+                        quote_spanned!(span=> #p::Some(&#place))
+                    };
+                    let c = local("__chain", span);
+                    quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{AnyValueLeaf as _, RankLeaf as _};
+                        let #c = #chain;
+                        #p::Some((&&#p::LeafOf::<_, ()>::of_opt(&#c)).leaf_key_value(#c))
+                    })
                 } else {
                     let (member, ty) = (f.member, f.ty);
                     quote_spanned!(span=> #p::Some(<#ty as #p::RankKey>::key_value(&#this.#member)))
@@ -422,13 +453,29 @@ impl<'r, 'a> Gen<'r, 'a> {
                 let f = &record.fields[id];
                 let span = f.span;
                 let this = local("self", span);
-                if has_opt(f.path) {
-                    // An id through `?`: a record without it has none (and pages by count).
-                    let chain = opt_chain(f, &this, span);
-                    quote_spanned!(span=> #chain.map(#p::IdField::id_key))
+                let p = &respan(p.clone(), span);
+                // An id through `?`: a record without it has none (and pages by count). A
+                // path's id by autoref (`LeafOf`): a bound it misses is reported once, in
+                // `serialize_field`.
+                let chain = if has_opt(f.path) {
+                    opt_chain(f, &this, span)
                 } else {
                     let place = place(f, &this, span);
-                    quote_spanned!(span=> #p::Some(#p::IdField::id_key(&#place)))
+                    quote_spanned!(span=> #p::Some(&#place))
+                };
+                if f.has_path() {
+                    let c = local("__chain", span);
+                    let v = local("__v", span);
+                    let l = local("__leaf", span);
+                    quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{AnyValueLeaf as _, IdValueLeaf as _};
+                        let #c = #chain;
+                        let #l = #p::LeafOf::<_, ()>::of_opt(&#c);
+                        #c.map(|#v| (&&#l).leaf_id_key(#v))
+                    })
+                } else {
+                    quote_spanned!(span=> #chain.map(#p::IdField::id_key))
                 }
             }
             None => return quote!(),
@@ -462,12 +509,35 @@ impl<'r, 'a> Gen<'r, 'a> {
                     Transform::Legend(expr) => self.legend_schema(f, expr),
                     Transform::Resolve(i) => {
                         let path = self.resolver(*i);
-                        quote_spanned!(span=> #p::schema::resolved_at::<_, <#path as #p::Resolver>::Key>(#leaf, <#path as #p::Resolver>::NOUN))
+                        quote_spanned!(span=> {
+                            #[allow(unused_imports)]
+                            #[allow(unused_imports)]
+                        use #p::{AnyLeaf as _, ResolvedLeaf as _};
+                            (&&#p::KeyProbe::at(#leaf, #p::PhantomData::<<#path as #p::Resolver>::Key>)).resolved_schema(<#path as #p::Resolver>::NOUN)
+                        })
                     }
-                    Transform::Id { .. } => quote_spanned!(span=> #p::schema::id_at(#leaf)),
-                    Transform::Date(None) => quote_spanned!(span=> #p::schema::date_at(#leaf)),
-                    Transform::Date(Some(_)) => quote_spanned!(span=> #p::schema::epoch_date_at(#leaf)),
-                    Transform::Untrusted { .. } => quote_spanned!(span=> #p::schema::untrusted_at(#leaf)),
+                    // Each found by autoref on `Probe`: a bound the leaf misses is reported
+                    // once, in `serialize_field` (see `AnyLeaf`).
+                    Transform::Id { .. } => quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{AnyLeaf as _, IdLeaf as _};
+                        (&&#p::Probe::at(#leaf)).id_schema()
+                    }),
+                    Transform::Date(None) => quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{AnyLeaf as _, DateLeaf as _};
+                        (&&#p::Probe::at(#leaf)).date_schema()
+                    }),
+                    Transform::Date(Some(_)) => quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{AnyLeaf as _, EpochLeaf as _};
+                        (&&#p::Probe::at(#leaf)).epoch_date_schema()
+                    }),
+                    Transform::Untrusted { .. } => quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #p::{AnyLeaf as _, UntrustedLeaf as _};
+                        (&&#p::Probe::at(#leaf)).untrusted_schema()
+                    }),
                 };
                 let steps = f.path.iter().filter_map(|step| match step {
                     PathStep::Opt => Some(quote!(#p::Step::Opt)),
@@ -540,8 +610,8 @@ impl<'r, 'a> Gen<'r, 'a> {
     /// `PhantomData` of the type a field's path ends at, inferred from a closure that walks
     /// the path and is never called.
     fn leaf_type(&self, f: &Field) -> TokenStream {
-        let p = &self.p;
         let span = f.span;
+        let p = &respan(self.p.clone(), span);
         let r = local("__r", span);
         let member = f.member;
         let mut cur = quote_spanned!(span=> (*#r).#member);

@@ -175,3 +175,75 @@ pub fn rank_count<'a, T: 'a>(values: impl Iterator<Item = &'a T>) -> KeyValue {
 
 /// The bound `absent = "…"` needs, for a path with no `?` or `[]` (those can be absent).
 pub fn may_be_absent<T: crate::text::MayBeAbsent + ?Sized>(_leaf: PhantomData<T>) {}
+
+/// A value a `from` path reaches, probed by autoref as the schema's leaves are
+/// (`schema::fields::AnyLeaf`): `(&&LeafOf::<_, ()>::of(&value)).leaf_id_key(&value)` with the
+/// use's trait ([`RankLeaf`], [`IdLeaf`], [`KeyLeaf`]) and [`AnyValueLeaf`] in scope. A leaf
+/// type that misses the bound takes [`AnyValueLeaf`]'s answer, and the bound is reported
+/// once, where the value is written (`serialize_field`); a crate with that mistake does not
+/// compile, so the fallback never runs.
+pub struct LeafOf<T: ?Sized, K>(std::marker::PhantomData<K>, std::marker::PhantomData<T>);
+
+impl<T: ?Sized, K> LeafOf<T, K> {
+    /// The probe of `value`'s type.
+    pub fn of(_value: &T) -> Self {
+        LeafOf(std::marker::PhantomData, std::marker::PhantomData)
+    }
+
+    /// The probe of the type of the value an `Option<&T>` may hold.
+    pub fn of_opt(_value: &Option<&T>) -> Self {
+        LeafOf(std::marker::PhantomData, std::marker::PhantomData)
+    }
+}
+
+/// The fallback of [`LeafOf`]: never in a compiled crate (see there).
+pub trait AnyValueLeaf {
+    /// Never in a compiled crate: the value is no rank key.
+    fn leaf_key_value<T: ?Sized>(&self, _value: Option<&T>) -> KeyValue {
+        KeyValue::Null
+    }
+    /// Never in a compiled crate: the value is no id.
+    fn leaf_id_key<'a, T: ?Sized>(&self, _value: &'a T) -> crate::ids::IdKey<'a> {
+        crate::ids::IdKey::Text("")
+    }
+    /// Never in a compiled crate: the value holds no key of the resolver.
+    fn leaf_collect_keys<T: ?Sized, K>(&self, _value: &T, _keys: &mut crate::resolve::KeySet<K>) {}
+}
+
+impl<T: ?Sized, K> AnyValueLeaf for LeafOf<T, K> {}
+
+/// A rank key a path reaches, for cursors (see [`LeafOf`]).
+pub trait RankLeaf<T: ?Sized> {
+    /// The key, `Null` when absent.
+    fn leaf_key_value(&self, value: Option<&T>) -> KeyValue;
+}
+
+impl<T: RankKey + ?Sized> RankLeaf<T> for &LeafOf<T, ()> {
+    fn leaf_key_value(&self, value: Option<&T>) -> KeyValue {
+        key_value_opt(value)
+    }
+}
+
+/// An id a path reaches (see [`LeafOf`]).
+pub trait IdLeaf<T: ?Sized> {
+    /// The id.
+    fn leaf_id_key<'a>(&self, value: &'a T) -> crate::ids::IdKey<'a>;
+}
+
+impl<T: crate::ids::IdField> IdLeaf<T> for &LeafOf<T, ()> {
+    fn leaf_id_key<'a>(&self, value: &'a T) -> crate::ids::IdKey<'a> {
+        value.id_key()
+    }
+}
+
+/// Keys a path reaches, for the resolver whose key is `K` (see [`LeafOf`]).
+pub trait KeyLeaf<T: ?Sized, K> {
+    /// Adds the value's keys to the page's key set.
+    fn leaf_collect_keys(&self, value: &T, keys: &mut crate::resolve::KeySet<K>);
+}
+
+impl<T: crate::resolve::KeyField<K> + ?Sized, K> KeyLeaf<T, K> for &LeafOf<T, K> {
+    fn leaf_collect_keys(&self, value: &T, keys: &mut crate::resolve::KeySet<K>) {
+        value.collect_keys(keys)
+    }
+}

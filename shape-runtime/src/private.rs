@@ -9,6 +9,7 @@ pub use crate::env::{CallEnv, Channel, DateStyle};
 pub use crate::ids::{IdField, IdKey, IdText};
 pub use crate::nested::{Nested, NestedField};
 pub use crate::page::envelope::left_out_fields;
+pub use crate::path::{AnyValueLeaf, IdLeaf as IdValueLeaf, KeyLeaf, LeafOf, RankLeaf};
 pub use crate::path::{
     Each, Opt, iter_is_empty, key_value_opt, leaf_type, may_be_absent, rank_cmp_opt,
 };
@@ -31,7 +32,10 @@ pub mod schema {
     pub use crate::schema::fields::*;
     pub use schemars::Schema;
 }
-pub use crate::schema::fields::{Probe, Step, ViaJsonSchema, ViaSerde};
+pub use crate::schema::fields::{
+    AnyLeaf, DateLeaf, EpochLeaf, IdLeaf, KeyProbe, Probe, ResolvedLeaf, Step, UntrustedLeaf,
+    ViaJsonSchema, ViaSerde,
+};
 pub use crate::text::MayBeAbsent;
 pub use crate::text::{TextMode, TextSerializer};
 pub use crate::untrusted::echo::clean as echo_clean;

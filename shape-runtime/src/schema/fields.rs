@@ -217,29 +217,105 @@ pub fn untrusted<F: UntrustedText + ?Sized>() -> Schema {
     nullable(one, F::nullable())
 }
 
-/// [`resolved`] for the type a path ends at.
-pub fn resolved_at<F: KeyField<K>, K>(_leaf: std::marker::PhantomData<F>, noun: &str) -> Schema {
-    resolved::<F, K>(noun)
+/// The schema of what a `from` path reaches, by its transform: `(&&Probe::at(leaf)).date_schema()`
+/// with the transform's trait ([`DateLeaf`] …) and [`AnyLeaf`] in scope. A leaf type that
+/// misses the transform's bound takes [`AnyLeaf`]'s answer here, and the bound is reported
+/// once, where the value is written (`serialize_field`), not again in `record_schema`: a
+/// crate with that mistake does not compile, so `AnyLeaf`'s answer is never published.
+pub trait AnyLeaf {
+    /// Never in a compiled crate: the leaf type is no date.
+    fn date_schema(&self) -> Schema {
+        Schema::default()
+    }
+    /// Never in a compiled crate: the leaf type is no epoch number.
+    fn epoch_date_schema(&self) -> Schema {
+        Schema::default()
+    }
+    /// Never in a compiled crate: the leaf type is no text.
+    fn untrusted_schema(&self) -> Schema {
+        Schema::default()
+    }
+    /// Never in a compiled crate: the leaf type is no id.
+    fn id_schema(&self) -> Schema {
+        Schema::default()
+    }
+    /// Never in a compiled crate: the leaf type holds no key of the resolver.
+    fn resolved_schema(&self, _noun: &str) -> Schema {
+        Schema::default()
+    }
 }
 
-/// [`id`] for the type a path ends at.
-pub fn id_at<F: IdField>(_leaf: std::marker::PhantomData<F>) -> Schema {
-    id::<F>()
+impl<F: ?Sized> AnyLeaf for Probe<F> {}
+impl<F: ?Sized, K> AnyLeaf for KeyProbe<F, K> {}
+
+/// A [`Probe`] for a leaf and a resolver's key type.
+pub struct KeyProbe<F: ?Sized, K>(std::marker::PhantomData<K>, std::marker::PhantomData<F>);
+
+impl<F: ?Sized, K> KeyProbe<F, K> {
+    /// The probe for the type a path ends at, resolved by a resolver whose key is `K`.
+    pub fn at(_leaf: std::marker::PhantomData<F>, _key: std::marker::PhantomData<K>) -> Self {
+        KeyProbe(std::marker::PhantomData, std::marker::PhantomData)
+    }
 }
 
-/// [`date`] for the type a path ends at.
-pub fn date_at<F: DateField + ?Sized>(_leaf: std::marker::PhantomData<F>) -> Schema {
-    date::<F>()
+/// [`date`] for the type a path ends at (see [`AnyLeaf`]).
+pub trait DateLeaf {
+    /// The schema.
+    fn date_schema(&self) -> Schema;
 }
 
-/// [`epoch_date`] for the type a path ends at.
-pub fn epoch_date_at<F: EpochField + ?Sized>(_leaf: std::marker::PhantomData<F>) -> Schema {
-    epoch_date::<F>()
+impl<F: DateField + ?Sized> DateLeaf for &Probe<F> {
+    fn date_schema(&self) -> Schema {
+        date::<F>()
+    }
 }
 
-/// [`untrusted`] for the type a path ends at.
-pub fn untrusted_at<F: UntrustedText + ?Sized>(_leaf: std::marker::PhantomData<F>) -> Schema {
-    untrusted::<F>()
+/// [`epoch_date`] for the type a path ends at (see [`AnyLeaf`]).
+pub trait EpochLeaf {
+    /// The schema.
+    fn epoch_date_schema(&self) -> Schema;
+}
+
+impl<F: EpochField + ?Sized> EpochLeaf for &Probe<F> {
+    fn epoch_date_schema(&self) -> Schema {
+        epoch_date::<F>()
+    }
+}
+
+/// [`untrusted`] for the type a path ends at (see [`AnyLeaf`]).
+pub trait UntrustedLeaf {
+    /// The schema.
+    fn untrusted_schema(&self) -> Schema;
+}
+
+impl<F: UntrustedText + ?Sized> UntrustedLeaf for &Probe<F> {
+    fn untrusted_schema(&self) -> Schema {
+        untrusted::<F>()
+    }
+}
+
+/// [`id`] for the type a path ends at (see [`AnyLeaf`]).
+pub trait IdLeaf {
+    /// The schema.
+    fn id_schema(&self) -> Schema;
+}
+
+impl<F: IdField> IdLeaf for &Probe<F> {
+    fn id_schema(&self) -> Schema {
+        id::<F>()
+    }
+}
+
+/// [`resolved`] for the type a path ends at (see [`AnyLeaf`]).
+pub trait ResolvedLeaf {
+    /// The schema.
+    fn resolved_schema(&self, noun: &str) -> Schema;
+}
+
+impl<F: KeyField<K>, K> ResolvedLeaf for &KeyProbe<F, K> {
+    fn resolved_schema(&self, noun: &str) -> Schema {
+        resolved::<F, K>(noun)
+    }
 }
 
 fn regex_escape(text: &str) -> String {
