@@ -257,3 +257,121 @@ impl From<Budget> for BudgetSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(json: &str) -> Result<Budget, String> {
+        serde_json::from_str::<Budget>(json).map_err(|e| e.to_string())
+    }
+
+    /// Every bound configuration checks, at the edge, one before and one past.
+    #[test]
+    fn configured_budgets_are_checked_at_each_bound() {
+        assert_eq!(spec("23"), Err(BudgetError::TooSmall(23).to_string()));
+        assert_eq!(spec("24"), Ok(Budget::tokens(24)));
+        assert_eq!(spec("25"), Ok(Budget::tokens(25)));
+        assert_eq!(
+            spec(r#"{"tokens": 23}"#),
+            Err(BudgetError::TooSmall(23).to_string())
+        );
+        assert_eq!(spec(r#"{"tokens": 24}"#), Ok(Budget::tokens(24)));
+        let bytes = |b: usize| spec(&format!(r#"{{"tokens": 100, "bytes": {b}}}"#));
+        let too_few = |unit, value, min| Err(BudgetError::TooFew { unit, value, min }.to_string());
+        assert_eq!(bytes(255), too_few("bytes", 255, 256));
+        assert_eq!(bytes(256), Ok(Budget::tokens(100).bytes(256)));
+        assert_eq!(bytes(257), Ok(Budget::tokens(100).bytes(257)));
+        let lines = |l: usize| spec(&format!(r#"{{"tokens": 100, "lines": {l}}}"#));
+        assert_eq!(lines(3), too_few("lines", 3, 4));
+        assert_eq!(lines(4), Ok(Budget::tokens(100).lines(4)));
+        assert_eq!(lines(5), Ok(Budget::tokens(100).lines(5)));
+        // Both at once: the first that fails is named.
+        assert_eq!(
+            spec(r#"{"tokens": 100, "bytes": 255, "lines": 3}"#),
+            too_few("bytes", 255, 256)
+        );
+        assert_eq!(
+            spec(r#"{"tokens": 100, "bytes": 256, "lines": 4}"#),
+            Ok(Budget::tokens(100).bytes(256).lines(4))
+        );
+        assert!(spec(r#"{"tokens": 100, "bites": 300}"#).is_err());
+    }
+
+    #[test]
+    fn a_run_budget_is_checked_at_each_bound() {
+        let run = Budget::from_run;
+        assert_eq!(run(24, 1.0, 1), Ok(Budget::tokens(24)));
+        assert_eq!(run(23, 1.0, 1), Err(BudgetError::TooSmall(23)));
+        assert_eq!(run(25, 1.0, 1), Ok(Budget::tokens(25)));
+        // 71 / 3 is 23.67, rounded down: too small; 72 / 3 is 24.
+        assert_eq!(run(71, 1.0, 3), Err(BudgetError::TooSmall(23)));
+        assert_eq!(run(72, 1.0, 3), Ok(Budget::tokens(24)));
+        assert_eq!(run(48, 0.5, 1), Ok(Budget::tokens(24)));
+        assert_eq!(run(1_000, 0.0, 1), Err(BudgetError::Share(0.0)));
+        assert_eq!(run(1_000, -0.5, 1), Err(BudgetError::Share(-0.5)));
+        assert_eq!(
+            run(1_000, 1.0 + f64::EPSILON, 1),
+            Err(BudgetError::Share(1.0 + f64::EPSILON))
+        );
+        assert_eq!(
+            run(1_000, f64::MIN_POSITIVE, 1),
+            Err(BudgetError::TooSmall(0))
+        );
+        assert!(matches!(run(1_000, f64::NAN, 1), Err(BudgetError::Share(s)) if s.is_nan()));
+        assert_eq!(run(1_000, 1.0, 0), Err(BudgetError::Calls));
+        assert_eq!(run(1_000, 1.0, 1), Ok(Budget::tokens(1_000)));
+        let spec = spec(r#"{"window": 200000, "share": 0.33, "expected_calls": 30}"#);
+        assert_eq!(spec, Ok(Budget::tokens(2_200)));
+    }
+
+    #[test]
+    fn within_takes_the_smaller_of_each_ceiling() {
+        let limits = |tokens, bytes, lines| ClientLimits {
+            tokens,
+            bytes,
+            lines,
+        };
+        let b = Budget::tokens(1_000);
+        assert_eq!(b.within(ClientLimits::NONE), b);
+        assert_eq!(b.within(limits(Some(999), None, None)), Budget::tokens(999));
+        assert_eq!(b.within(limits(Some(1_001), None, None)), b);
+        assert_eq!(b.within(limits(Some(1_000), None, None)), b);
+        let set = b.bytes(500).lines(10);
+        assert_eq!(set.within(ClientLimits::NONE), set);
+        assert_eq!(
+            set.within(limits(None, Some(499), Some(11))),
+            b.bytes(499).lines(10)
+        );
+        assert_eq!(
+            set.within(limits(None, Some(501), Some(9))),
+            b.bytes(500).lines(9)
+        );
+        assert_eq!(
+            b.within(limits(None, Some(300), Some(5))),
+            b.bytes(300).lines(5)
+        );
+    }
+
+    #[test]
+    fn a_budget_writes_back_as_it_was_written() {
+        for budget in [
+            Budget::tokens(24),
+            Budget::tokens(100).bytes(256),
+            Budget::tokens(100).lines(4),
+            Budget::tokens(100).bytes(300).lines(7),
+        ] {
+            let json = serde_json::to_string(&budget).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Budget>(&json).unwrap(),
+                budget,
+                "{json}"
+            );
+        }
+        assert_eq!(serde_json::to_string(&Budget::tokens(30)).unwrap(), "30");
+        assert_eq!(
+            serde_json::to_string(&Budget::tokens(30).lines(5)).unwrap(),
+            r#"{"tokens":30,"lines":5}"#
+        );
+    }
+}

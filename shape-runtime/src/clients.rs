@@ -187,4 +187,51 @@ mod tests {
         assert_eq!(profile_for("opencoder"), DEFAULT_PROFILE);
         assert_eq!(profile_for(""), DEFAULT_PROFILE);
     }
+
+    /// Each client the README's table names, by the names it sends, with what a model of it
+    /// reads and where it cuts, written out here (not read from the table).
+    #[test]
+    fn every_named_client_gets_its_profile_and_cuts() {
+        use ChannelPolicy::{Both, Structured, Text};
+        let none = ClientLimits::NONE;
+        let claude = ClientLimits {
+            tokens: Some(25_000),
+            ..none
+        };
+        let codex = ClientLimits {
+            bytes: Some(10_240),
+            lines: Some(256),
+            ..none
+        };
+        for (name, profile, limits) in [
+            ("claude-code", Structured, claude),
+            ("codex-mcp-client", Structured, codex),
+            ("Visual Studio Code", Structured, none),
+            ("Visual Studio Code - Insiders", Structured, none),
+            ("opencode", Structured, none),
+            ("open-webui", Text, none),
+            ("openai-agents", Text, none),
+            ("langchain-mcp-adapters", Text, none),
+            ("mcp", Text, none),
+            ("our-own-agent", Both, none),
+        ] {
+            assert_eq!(profile_for(name), profile, "{name}");
+            assert_eq!(limits_for(name), limits, "{name}");
+            assert_eq!(known(name).is_some(), profile != Both, "{name}");
+        }
+        // A several-word name matches as a prefix only up to a word boundary.
+        assert_eq!(profile_for("Visual Studio Codex"), DEFAULT_PROFILE);
+        assert_eq!(profile_for("Visual Studio"), DEFAULT_PROFILE);
+        assert_eq!(limits_for("codex"), codex, "the short name Codex also sends");
+        assert_eq!(limits_for("codexx"), none);
+    }
+
+    #[test]
+    fn names_are_normalised_by_words() {
+        assert_eq!(normalised("  Claude__Code\t"), "claude code");
+        assert_eq!(normalised("a--b - c"), "a b c");
+        assert_eq!(normalised("VS\u{a0}Code"), "vs code");
+        assert_eq!(normalised(""), "");
+        assert_eq!(normalised("-_-"), "");
+    }
 }
