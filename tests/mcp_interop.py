@@ -199,6 +199,7 @@ async def run(server: Path, log_path: Path, checks: Checks) -> None:
                 counts[name] = await profile_scenario(client, name, profile, checks, seen)
         first_page_figures(profile_log, name, profile)
     wrong_answer_checks(seen, checks)
+    await readme_server(server.parent / "mcp_minimal", checks)
     print("     first page's tickets by client: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
     both = counts["an-agent-nobody-knows"]
     checks.check(
@@ -206,6 +207,34 @@ async def run(server: Path, log_path: Path, checks: Checks) -> None:
         all(counts[n] >= both for n, p in PROFILE_CLIENTS if p == "text"),
         str(counts),
     )
+
+
+async def readme_server(server: Path, checks: Checks) -> None:
+    """The README's whole MCP server (`examples/mcp_minimal.rs`), as a user copies it: under
+    every profile's client name it lists its one tool with the schema the profile implies, and
+    a walk of `next` shows each of its 120 tickets exactly once (the SDK validating every
+    `structuredContent` against the tool's `outputSchema`)."""
+    if not checks.check("the README's server is built", server.is_file(), f"{server}: run `cargo build --example mcp_minimal --features mcp`"):
+        return
+    params = StdioServerParameters(command=str(server), args=[], env=dict(os.environ))
+    expected = {f"tkt_{i:04}" for i in range(1, 121)}
+    for name, profile in PROFILE_CLIENTS:
+        hello = Implementation(name=name, version="1.0")
+        with open(os.devnull, "w", encoding="utf-8") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S, client_info=hello) as client:
+                tools = (await client.list_tools()).tools
+                schema = tools[0].output_schema if len(tools) == 1 else None
+                checks.check(
+                    f"README server, {name}: one tool, an output schema exactly when the model reads structuredContent",
+                    len(tools) == 1 and tools[0].name == "search_tickets" and (schema is None) == (profile == "text"),
+                    str([(t.name, t.output_schema is not None) for t in tools]),
+                )
+                ids, pages, problems = await walk_as(client, profile)
+        checks.check(
+            f"README server, {name} ({profile}): every ticket once over {pages} pages",
+            not problems and len(ids) == len(set(ids)) and set(ids) == expected,
+            f"{len(ids)} ids, {len(set(ids))} distinct, {len(expected - set(ids))} missing; {problems[:3]}",
+        )
 
 
 def first_page_figures(log_path: Path, name: str, profile: str) -> None:
