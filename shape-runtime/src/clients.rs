@@ -222,7 +222,11 @@ mod tests {
         // A several-word name matches as a prefix only up to a word boundary.
         assert_eq!(profile_for("Visual Studio Codex"), DEFAULT_PROFILE);
         assert_eq!(profile_for("Visual Studio"), DEFAULT_PROFILE);
-        assert_eq!(limits_for("codex"), codex, "the short name Codex also sends");
+        assert_eq!(
+            limits_for("codex"),
+            codex,
+            "the short name Codex also sends"
+        );
         assert_eq!(limits_for("codexx"), none);
     }
 
