@@ -203,7 +203,7 @@ impl<'r, 'a> Gen<'r, 'a> {
                 return Some(walk(base, f.path, 0, span, &|place| {
                     quote_spanned!(span=> {
                         #[allow(unused_imports)]
-                        use #p::{AnyValueLeaf as _, KeyLeaf as _};
+                        use #p::{AnyKeyLeaf as _, KeyLeaf as _};
                         (&&#p::LeafOf::<_, <#path as #p::Resolver>::Key>::of(&#place))
                             .leaf_collect_keys(&#place, &mut #keys.#index);
                     })

@@ -178,7 +178,8 @@ pub fn may_be_absent<T: crate::text::MayBeAbsent + ?Sized>(_leaf: PhantomData<T>
 
 /// A value a `from` path reaches, probed by autoref as the schema's leaves are
 /// (`schema::fields::AnyLeaf`): `(&&LeafOf::<_, ()>::of(&value)).leaf_id_key(&value)` with the
-/// use's trait ([`RankLeaf`], [`IdLeaf`], [`KeyLeaf`]) and [`AnyValueLeaf`] in scope. A leaf
+/// use's trait ([`RankLeaf`], [`IdLeaf`], `resolve::field::KeyLeaf`) and its fallback
+/// ([`AnyValueLeaf`], `resolve::field::AnyKeyLeaf`) in scope. A leaf
 /// type that misses the bound takes [`AnyValueLeaf`]'s answer, and the bound is reported
 /// once, where the value is written (`serialize_field`); a crate with that mistake does not
 /// compile, so the fallback never runs.
@@ -206,8 +207,6 @@ pub trait AnyValueLeaf {
     fn leaf_id_key<'a, T: ?Sized>(&self, _value: &'a T) -> crate::ids::IdKey<'a> {
         crate::ids::IdKey::Text("")
     }
-    /// Never in a compiled crate: the value holds no key of the resolver.
-    fn leaf_collect_keys<T: ?Sized, K>(&self, _value: &T, _keys: &mut crate::resolve::KeySet<K>) {}
 }
 
 impl<T: ?Sized, K> AnyValueLeaf for LeafOf<T, K> {}
@@ -233,17 +232,5 @@ pub trait IdLeaf<T: ?Sized> {
 impl<T: crate::ids::IdField> IdLeaf<T> for &LeafOf<T, ()> {
     fn leaf_id_key<'a>(&self, value: &'a T) -> crate::ids::IdKey<'a> {
         value.id_key()
-    }
-}
-
-/// Keys a path reaches, for the resolver whose key is `K` (see [`LeafOf`]).
-pub trait KeyLeaf<T: ?Sized, K> {
-    /// Adds the value's keys to the page's key set.
-    fn leaf_collect_keys(&self, value: &T, keys: &mut crate::resolve::KeySet<K>);
-}
-
-impl<T: crate::resolve::KeyField<K> + ?Sized, K> KeyLeaf<T, K> for &LeafOf<T, K> {
-    fn leaf_collect_keys(&self, value: &T, keys: &mut crate::resolve::KeySet<K>) {
-        value.collect_keys(keys)
     }
 }

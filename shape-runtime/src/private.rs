@@ -9,7 +9,7 @@ pub use crate::env::{CallEnv, Channel, DateStyle};
 pub use crate::ids::{IdField, IdKey, IdText};
 pub use crate::nested::{Nested, NestedField};
 pub use crate::page::envelope::left_out_fields;
-pub use crate::path::{AnyValueLeaf, IdLeaf as IdValueLeaf, KeyLeaf, LeafOf, RankLeaf};
+pub use crate::path::{AnyValueLeaf, IdLeaf as IdValueLeaf, LeafOf, RankLeaf};
 pub use crate::path::{
     Each, Opt, iter_is_empty, key_value_opt, leaf_type, may_be_absent, rank_cmp_opt,
 };
@@ -20,6 +20,7 @@ pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::record::NestedInfo;
 pub use crate::record::{Field, FieldRole, Owned, Segment, Static, Storage};
 pub use crate::record::{FieldKind, FieldRef, Projection, RankInfo};
+pub use crate::resolve::field::{AnyKeyLeaf, KeyLeaf};
 /// One output field of a derived record type.
 pub type FieldInfo = Field<Static>;
 /// A piece of a derived record type's prose template.

@@ -133,3 +133,25 @@ impl<K: Eq + Hash + Clone + Display> KeyField<K> for Vec<K> {
         Arity::List
     }
 }
+
+/// The fallback for keys a `from` path reaches: never in a compiled crate (see
+/// [`LeafOf`](crate::path::LeafOf)).
+pub trait AnyKeyLeaf {
+    /// Never in a compiled crate: the value holds no key of the resolver.
+    fn leaf_collect_keys<T: ?Sized, K>(&self, _value: &T, _keys: &mut KeySet<K>) {}
+}
+
+impl<T: ?Sized, K> AnyKeyLeaf for crate::path::LeafOf<T, K> {}
+
+/// Keys a path reaches, for the resolver whose key is `K` (see
+/// [`LeafOf`](crate::path::LeafOf)).
+pub trait KeyLeaf<T: ?Sized, K> {
+    /// Adds the value's keys to the page's key set.
+    fn leaf_collect_keys(&self, value: &T, keys: &mut KeySet<K>);
+}
+
+impl<T: KeyField<K> + ?Sized, K> KeyLeaf<T, K> for &crate::path::LeafOf<T, K> {
+    fn leaf_collect_keys(&self, value: &T, keys: &mut KeySet<K>) {
+        value.collect_keys(keys)
+    }
+}
