@@ -46,6 +46,48 @@ pub fn smallest_budget(fits: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
+/// Follows `next` from the first page of `tool` over `rows` to the last, at `budget` in
+/// `format`, paging with a signed cursor; returns what `read` reads back from each page (in
+/// page order) and each page's text counted by an independent tokenizer (tiktoken-rs).
+pub fn walk_next<T, K>(
+    tool: &str,
+    rows: &[T],
+    budget: usize,
+    format: toolshape::Format,
+    read: impl Fn(&toolshape::Shaped) -> Vec<K>,
+) -> (Vec<K>, Vec<usize>)
+where
+    T: toolshape::ToolResult,
+    (): toolshape::resolve::Supplies<T::Needs>,
+{
+    use std::sync::Arc;
+    use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
+    use toolshape::tokens::Tokenizer;
+    let o200k = toolshape::tokens::Tiktoken::o200k_base();
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"walk-next-test-signing-key-32-bytes").unwrap(),
+    ));
+    let query = QueryHash::of(tool, &serde_json::json!({})).unwrap();
+    let (mut cursor, mut seen, mut sizes) = (None::<String>, Vec::new(), Vec::new());
+    for _ in 0..=rows.len() {
+        let page = toolshape::Shaper::for_tool(tool)
+            .budget(toolshape::Budget::tokens(budget))
+            .format(format)
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap()
+            .shape_blocking(rows)
+            .unwrap();
+        sizes.push(o200k.count(page.text()));
+        seen.extend(read(&page));
+        match page.structured()["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return (seen, sizes),
+        }
+    }
+    panic!("`next` did not end after {} pages", rows.len() + 1);
+}
+
 /// The records of a JSON envelope as objects, read back from either form: `data` of objects,
 /// or `fields` zipped with each array in `data` (a row must have exactly one value a field).
 pub fn records(envelope: &serde_json::Value) -> Vec<serde_json::Map<String, serde_json::Value>> {

@@ -4,9 +4,6 @@
 
 use shape_examples::github::{self, Issue};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
-use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-use toolshape::tokens::{Tiktoken, Tokenizer};
 use toolshape::{Budget, Format, Shaper, ToolResult};
 
 fn raw() -> Vec<serde_json::Value> {
@@ -209,22 +206,8 @@ fn schema_comes_from_the_projection_without_json_schema_on_shown_types() {
 /// Follows `next` from the first page to the last at `budget` in `format`, returns the issue
 /// numbers each page's text shows (read back from the text) and the pages' token counts.
 fn walk(issues: &[Issue], budget: usize, format: Format) -> (Vec<u64>, Vec<usize>) {
-    let o200k = Tiktoken::o200k_base();
-    let codec = Arc::new(CursorCodec::new(
-        CursorKeys::new(b"nested-types-test-signing-key-32b").unwrap(),
-    ));
-    let query = QueryHash::of("list_issues", &serde_json::json!({})).unwrap();
-    let (mut cursor, mut seen, mut sizes) = (None::<String>, Vec::new(), Vec::new());
-    for _ in 0..=issues.len() {
-        let page = Shaper::for_tool("list_issues")
-            .budget(Budget::tokens(budget))
-            .format(format)
-            .call()
-            .paginate(Arc::clone(&codec), query, cursor.as_deref())
-            .unwrap()
-            .shape_blocking(issues)
-            .unwrap();
-        sizes.push(o200k.count(page.text()));
+    crate::walk_next("list_issues", issues, budget, format, |page| {
+        let mut seen = Vec::new();
         match format {
             Format::Json => seen.extend(
                 page.structured()["data"]
@@ -238,12 +221,8 @@ fn walk(issues: &[Issue], budget: usize, format: Format) -> (Vec<u64>, Vec<usize
                 l.split([' ', '|']).next()?.trim().parse::<u64>().ok()
             })),
         }
-        match page.structured()["next"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return (seen, sizes),
-        }
-    }
-    panic!("`next` did not end after {} pages", issues.len() + 1);
+        seen
+    })
 }
 
 #[test]

@@ -4,9 +4,6 @@
 //! wrapper. Checked against a naive reference computed here from the raw values, and read
 //! back from what the model reads (the structured data's names, the text's lines).
 
-use std::sync::Arc;
-use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-use toolshape::tokens::{Bpe, Tokenizer};
 use toolshape::{Budget, Format, KeyValue, Shaper, ToolResult};
 
 /// `k8s-openapi`'s shapes, cut to the fields the tool reads: every one an `Option`.
@@ -128,41 +125,22 @@ fn expected_order(pods: &[Pod]) -> Vec<String> {
 /// Walks `next` to the end at `budget`, returning the pod names each page shows (read from
 /// the structured data for JSON, from the text's lines otherwise) and each page's size.
 fn walk(pods: &[Pod], budget: usize, format: Format) -> (Vec<String>, Vec<usize>) {
-    let bpe = Bpe::o200k_base();
-    let codec = Arc::new(CursorCodec::new(
-        CursorKeys::new(b"sdk-paths-test-signing-key-32-bytes").unwrap(),
-    ));
-    let query = QueryHash::of("list_pods", &serde_json::json!({})).unwrap();
-    let (mut cursor, mut seen, mut sizes) = (None::<String>, Vec::new(), Vec::new());
-    for _ in 0..=pods.len() {
-        let page = Shaper::for_tool("list_pods")
-            .budget(Budget::tokens(budget))
-            .format(format)
-            .call()
-            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+    crate::walk_next("list_pods", pods, budget, format, |page| match format {
+        Format::Json => page.structured()["data"]
+            .as_array()
             .unwrap()
-            .shape_blocking(pods)
-            .unwrap();
-        sizes.push(bpe.count(page.text()));
-        match format {
-            Format::Json => seen.extend(
-                page.structured()["data"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| r["name"].as_str().unwrap().to_owned()),
-            ),
-            _ => seen.extend(page.text().lines().filter_map(|l| {
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_owned())
+            .collect(),
+        _ => page
+            .text()
+            .lines()
+            .filter_map(|l| {
                 let at = l.find("web-")?;
                 Some(l[at..at + 7].to_owned())
-            })),
-        }
-        match page.structured()["next"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return (seen, sizes),
-        }
-    }
-    panic!("`next` did not end after {} pages", pods.len() + 1);
+            })
+            .collect(),
+    })
 }
 
 #[test]
