@@ -728,8 +728,8 @@ async fn every_page_of_a_stored_walk_states_the_whole_results_aggregate_and_one_
 /// The same walk as a plain paged call (`Call::aggregate`, no store): with the whole result
 /// given each call, every page states the whole result's figures; with only the rows after
 /// the cursor, every page says which part its figures cover ("of pods 13–300"), and they are
-/// that part's, counted naively here from the rows given; at 600 tokens and at 150 (about
-/// two pods a page) alike, every pod once and no page over budget.
+/// that part's, counted naively here from the rows given; at 600 tokens and at 150
+/// alike, every pod once and no page over budget.
 #[tokio::test]
 async fn a_plain_paged_call_states_its_aggregate_for_the_part_it_covers() {
     let rows = pods();
