@@ -25,6 +25,15 @@ pub fn expand(record: &Record) -> TokenStream {
     let where_clause = g.where_clause();
     let needs = g.needs();
     let projection = g.projection();
+    // An id through `?`: a walk checks every row for one (see `ToolResult::ID_MAY_BE_ABSENT`).
+    let id_may_be_absent = record
+        .id
+        .filter(|&id| has_opt(record.fields[id].path))
+        .map(|_| {
+            quote!(
+                const ID_MAY_BE_ABSENT: bool = true;
+            )
+        });
     let items = [
         g.collect_keys(),
         g.serialize_field(),
@@ -45,6 +54,8 @@ pub fn expand(record: &Record) -> TokenStream {
                 type Needs = #needs;
 
                 const PROJECTION: &'static #p::Projection = &#projection;
+
+                #id_may_be_absent
 
                 #(#items)*
             }

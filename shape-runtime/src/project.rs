@@ -38,6 +38,10 @@ pub trait ToolResult: Sized {
     /// The static description of the projection.
     const PROJECTION: &'static Projection;
 
+    /// Whether a record can lack its id (an `id` through `?`, `from = metadata.uid?`): only
+    /// then does a walk look at every row's id to choose keyset or count paging.
+    const ID_MAY_BE_ABSENT: bool = false;
+
     /// Adds this record's keys to the per-resolver key sets. (Generated only for a record with
     /// resolved fields: with none, there is nothing to add.)
     fn collect_keys(&self, keys: &mut <Self::Needs as Needs>::Keys) {

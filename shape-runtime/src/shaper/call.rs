@@ -369,7 +369,9 @@ impl<'a> Call<'a> {
                 (names, resolvers, None)
             }
             Some(aggregate) => {
-                let (whole, _) = self.ranked_whole(rows);
+                // Every row, in the order given: an aggregate does not depend on the order
+                // (counts by count then value), so the rows past the page are not sorted.
+                let whole: Vec<usize> = (0..rows.len()).collect();
                 let (names, resolvers) = resolve_rows(rows, &whole, ctx).await?;
                 let details = self.aggregate_details(rows, &whole, &names, aggregate)?;
                 (names, resolvers, Some(details))

@@ -35,7 +35,7 @@ impl<'a> Call<'a> {
             && match &self.after {
                 Some(Resume::Keyset(_)) => true,
                 Some(Resume::Offset(_)) => false,
-                _ => rows.iter().all(|r| r.id_key().is_some()),
+                _ => !T::ID_MAY_BE_ABSENT || rows.iter().all(|r| r.id_key().is_some()),
             };
         let mut indices: Vec<usize> = match &self.after {
             Some(Resume::Keyset(k)) if keyset => (0..rows.len())

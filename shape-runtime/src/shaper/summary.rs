@@ -72,8 +72,8 @@ pub(crate) fn summarise<T: ToolResult>(
 }
 
 impl Call<'_> {
-    /// The summary's details for the call's aggregate over every row given (`whole`, in
-    /// ranked order, its keys resolved to `names`).
+    /// The summary's details for the call's aggregate over every row given (`whole`, in any
+    /// order, its keys resolved to `names`).
     pub(crate) fn aggregate_details<T: ToolResult>(
         &self,
         rows: &[T],
