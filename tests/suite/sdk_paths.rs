@@ -164,11 +164,13 @@ fn an_id_through_an_option_pages_every_pod_once_in_rank_order() {
     }
 }
 
+// Only a type whose id can be absent has every row's id looked at to choose the paging:
+// checked as the suite compiles.
+const _: () = assert!(<Pod as ToolResult>::ID_MAY_BE_ABSENT);
+const _: () = assert!(!<crate::desk::Ticket as ToolResult>::ID_MAY_BE_ABSENT);
+
 #[test]
 fn an_id_through_an_option_reads_as_the_id_or_its_absence() {
-    // Only a type whose id can be absent has every row's id looked at to choose the paging.
-    assert!(<Pod as ToolResult>::ID_MAY_BE_ABSENT);
-    assert!(!<crate::desk::Ticket as ToolResult>::ID_MAY_BE_ABSENT);
     let pods = pods(true);
     let without = pods.iter().find(|p| p.metadata.uid.is_none()).unwrap();
     let with = pods.iter().find(|p| p.metadata.uid.is_some()).unwrap();
