@@ -428,6 +428,59 @@ fn civil_from_days(days: i64) -> (i128, u32, u32) {
 mod tests {
     use super::*;
 
+    /// A naive calendar, written apart from Hinnant's formulas: it walks day by day.
+    fn month_len(y: i64, m: i64) -> i64 {
+        let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        match m {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        }
+    }
+
+    fn next_day((y, m, d): (i64, i64, i64)) -> (i64, i64, i64) {
+        if d < month_len(y, m) {
+            (y, m, d + 1)
+        } else if m < 12 {
+            (y, m + 1, 1)
+        } else {
+            (y + 1, 1, 1)
+        }
+    }
+
+    #[test]
+    fn days_match_a_day_by_day_calendar_from_year_0_to_2401_and_at_9999() {
+        // 0000-01-01 is day -719,528 (the bound `EpochUnit::day` uses).
+        let mut civil = (0i64, 1i64, 1i64);
+        let mut n = -719_528i64;
+        while civil.0 <= 2401 {
+            assert_eq!(days_from_civil(civil.0, civil.1, civil.2), n, "{civil:?}");
+            let (y, m, d) = civil_from_days(n);
+            assert_eq!(
+                (y, i64::from(m), i64::from(d)),
+                (i128::from(civil.0), civil.1, civil.2),
+                "day {n}"
+            );
+            civil = next_day(civil);
+            n += 1;
+        }
+        // The last day `EpochUnit::day` accepts.
+        assert_eq!(days_from_civil(9999, 12, 31), 2_932_896);
+        assert_eq!(
+            Day::from_days_since_epoch(2_932_896).to_string(),
+            "9999-12-31"
+        );
+        assert_eq!(
+            Day::from_days_since_epoch(2_932_897).to_string(),
+            "10000-01-01"
+        );
+        assert_eq!(
+            Day::from_days_since_epoch(-719_529).to_string(),
+            "-001-12-31"
+        );
+    }
+
     #[test]
     fn days_round_trip_across_eras_and_leap_days() {
         for text in [
@@ -446,8 +499,166 @@ mod tests {
             Some(Day::from_days_since_epoch(-1))
         );
         assert_eq!(Day::parse("2026-02-29"), None);
+        assert_eq!(
+            "2026-02-29".parse::<Day>(),
+            Err(DayError("2026-02-29".into()))
+        );
         // Extreme values format without overflow.
         assert!(!Day::from_days_since_epoch(i64::MAX).to_string().is_empty());
         assert!(!Day::from_days_since_epoch(i64::MIN).to_string().is_empty());
+    }
+
+    #[test]
+    fn each_part_of_a_date_is_checked_at_its_edge() {
+        let yes = [
+            "0000-01-01",
+            "9999-12-31",
+            "2026-01-31",
+            "2026-04-30",
+            "2026-02-28",
+            "2024-02-29",
+            "2000-02-29",
+            "2026-12-01",
+        ];
+        let no = [
+            "2026-00-10",
+            "2026-13-10",
+            "2026-01-00",
+            "2026-01-32",
+            "2026-04-31",
+            "2026-02-29",
+            "1900-02-29",
+            "2026-2-101",
+            "2026/02/10",
+            "2026-02/10",
+            "2026-02-1",
+            "202a-02-10",
+            "2026-0b-10",
+            "2026-02-1c",
+            "",
+        ];
+        for text in yes {
+            assert_eq!(iso_date(text), Some(text), "{text}");
+            assert_eq!(
+                Day::parse(text).map(|d| d.to_string()).as_deref(),
+                Some(text)
+            );
+        }
+        for text in no {
+            assert_eq!(iso_date(text), None, "{text}");
+            assert_eq!(Day::parse(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn each_part_of_a_time_is_checked_at_its_edge() {
+        let date = "2026-02-11";
+        let yes = [
+            "T00:00",
+            "T23:59",
+            "t23:59",
+            " 23:59",
+            "T09:14:00",
+            "T09:14:59",
+            "T09:14:60", // a leap second
+            "T09:14:22.4",
+            "T09:14:22,481",
+            "T09:14:22.481123456Z",
+            "T09:14:22z",
+            "T09:14Z",
+            "T09:14:22+23",
+            "T09:14:22-00",
+            "T09:14:22+0530",
+            "T09:14:22+2359",
+            "T09:14:22+05:30",
+            "T09:14:22-23:59",
+        ];
+        let no = [
+            "T24:00",
+            "T09:60",
+            "T09:14:61",
+            "T9:14",
+            "T09-14",
+            "T09:1",
+            "T09:14:2",
+            "T09:14:22.",
+            "T09:14:22.Z",
+            "T09:14:22ZZ",
+            "T09:14:22Z ",
+            "T09:14:22+24",
+            "T09:14:22+2400",
+            "T09:14:22+0560",
+            "T09:14:22+05:60",
+            "T09:14:22+24:00",
+            "T09:14:22+5",
+            "T09:14:22+053",
+            "T09:14:22+05:3",
+            "T09:14:22+05-30",
+            "T09:14:22+05:300",
+            "T09:14:22 ",
+            "X09:14",
+            "T",
+            "T0a:14",
+            "T09:1a",
+            "T09:14:2a",
+            "T09:14:22+0a",
+            "T09:14:22+05:3a",
+        ];
+        for time in yes {
+            let text = format!("{date}{time}");
+            assert_eq!(iso_date(&text), Some(date), "{text}");
+        }
+        for time in no {
+            let text = format!("{date}{time}");
+            assert_eq!(iso_date(&text), None, "{text}");
+            assert_eq!(text.date_value(), DateValue::Unparsed(&text), "{text}");
+        }
+        assert_eq!(
+            "2026-02-11T09:14Z".date_value(),
+            DateValue::Date(Cow::Borrowed("2026-02-11"))
+        );
+        assert_eq!(None::<String>.date_value(), DateValue::Null);
+        assert!(<Option<String>>::nullable());
+        assert!(!String::nullable());
+    }
+
+    #[test]
+    fn epoch_numbers_are_dates_from_year_0_to_9999_and_not_one_past() {
+        let s = |v: i128| EpochUnit::Seconds.day(v).map(|d| d.to_string());
+        let ms = |v: i128| EpochUnit::Millis.day(v).map(|d| d.to_string());
+        // 0000-01-01T00:00:00Z is -62,167,219,200 s; 9999-12-31T23:59:59Z is 253,402,300,799 s.
+        assert_eq!(s(-62_167_219_200).as_deref(), Some("0000-01-01"));
+        assert_eq!(s(-62_167_219_201), None);
+        assert_eq!(s(253_402_300_799).as_deref(), Some("9999-12-31"));
+        assert_eq!(s(253_402_300_800), None);
+        assert_eq!(ms(-62_167_219_200_000).as_deref(), Some("0000-01-01"));
+        assert_eq!(ms(-62_167_219_200_001), None);
+        assert_eq!(ms(253_402_300_799_999).as_deref(), Some("9999-12-31"));
+        assert_eq!(ms(253_402_300_800_000), None);
+        // Around the epoch: the second before it is the day before.
+        assert_eq!(s(0).as_deref(), Some("1970-01-01"));
+        assert_eq!(s(86_399).as_deref(), Some("1970-01-01"));
+        assert_eq!(s(86_400).as_deref(), Some("1970-01-02"));
+        assert_eq!(s(-1).as_deref(), Some("1969-12-31"));
+        assert_eq!(s(-86_400).as_deref(), Some("1969-12-31"));
+        assert_eq!(s(-86_401).as_deref(), Some("1969-12-30"));
+        assert_eq!(ms(-1).as_deref(), Some("1969-12-31"));
+        assert_eq!(ms(86_399_999).as_deref(), Some("1970-01-01"));
+        assert_eq!(ms(86_400_000).as_deref(), Some("1970-01-02"));
+        assert_eq!(s(i128::MAX), None);
+        assert_eq!(s(i128::MIN), None);
+        assert_eq!(5u32.epoch_value(), Some(5));
+        assert_eq!(u64::MAX.epoch_value(), Some(i128::from(u64::MAX)));
+        assert_eq!(i64::MIN.epoch_value(), Some(i128::from(i64::MIN)));
+        assert_eq!(None::<i64>.epoch_value(), None);
+        assert!(<Option<i64>>::nullable());
+        assert!(!i64::nullable());
+    }
+
+    #[test]
+    fn today_is_read_from_the_clock() {
+        // Written on 2026-12-04: the clock is past it, and not a century on.
+        let today = Day::today_utc().days_since_epoch();
+        assert!((20_791..60_000).contains(&today), "{today}");
     }
 }
