@@ -8,6 +8,7 @@ mod aggregate;
 mod budget;
 mod cursor;
 mod derive;
+mod edges;
 mod handle;
 mod mcp;
 mod nested;
