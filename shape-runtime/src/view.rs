@@ -470,3 +470,205 @@ fn month_day(date: &str, year: u16) -> Option<(&'static str, u8)> {
 pub(crate) fn date_year(date: &str) -> Option<u16> {
     date.get(..4)?.parse().ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Tiktoken;
+    use crate::untrusted::UntrustedPolicy;
+
+    fn with_env<R>(f: impl FnOnce(&CallEnv<'_>) -> R) -> R {
+        let tokenizer = Tiktoken::o200k_base();
+        let policy = UntrustedPolicy::default();
+        let env = CallEnv::new("t", &tokenizer, &policy, "n0nce")
+            .with_pass(crate::env::Channel::Structured, true);
+        f(&env)
+    }
+
+    fn json(value: &impl Serialize) -> String {
+        serde_json::to_string(value).unwrap()
+    }
+
+    struct Wide(i128);
+    impl IdField for Wide {
+        fn id_key(&self) -> IdKey<'_> {
+            IdKey::Int(self.0)
+        }
+    }
+
+    #[test]
+    fn integer_ids_are_json_numbers_at_every_width() {
+        assert_eq!(json(&Ident::new(&i64::MIN, false)), "-9223372036854775808");
+        assert_eq!(json(&Ident::new(&i64::MAX, false)), "9223372036854775807");
+        assert_eq!(json(&Ident::new(&u64::MAX, true)), "18446744073709551615");
+        let past_u64 = i128::from(u64::MAX) + 1;
+        assert_eq!(
+            json(&Ident::new(&Wide(past_u64), false)),
+            "18446744073709551616"
+        );
+        let below_i64 = i128::from(i64::MIN) - 1;
+        assert_eq!(
+            json(&Ident::new(&Wide(below_i64), false)),
+            "-9223372036854775809"
+        );
+        assert_eq!(json(&Ident::new(&0u8, false)), "0");
+    }
+
+    #[test]
+    fn text_and_uuid_ids_shorten_only_when_asked() {
+        let id = "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90";
+        assert_eq!(json(&Ident::new(&id, false)), format!("\"{id}\""));
+        assert_eq!(json(&Ident::new(&id, true)), "\"tkt_9f3a71c4\"");
+        #[cfg(feature = "uuid")]
+        {
+            let uuid = uuid::Uuid::from_u128(0x9f3a71c4_2d18_4b6e_9c05_8ab3f2e17d90);
+            assert_eq!(
+                json(&Ident::new(&uuid, false)),
+                "\"9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90\""
+            );
+            assert_eq!(json(&Ident::new(&uuid, true)), "\"9f3a71c4\"");
+        }
+    }
+
+    #[test]
+    fn dates_that_do_not_parse_are_shown_and_counted_once_each() {
+        with_env(|env| {
+            assert_eq!(
+                json(&Dated::new(&"2026-02-11T09:14:22Z", env)),
+                "\"2026-02-11\""
+            );
+            assert_eq!(json(&Dated::new(&None::<String>, env)), "null");
+            assert_eq!(env.diagnostics().unparsed_dates, 0);
+            assert_eq!(json(&Dated::new(&"last tuesday", env)), "\"last tuesday\"");
+            assert_eq!(env.diagnostics().unparsed_dates, 1);
+            let s = EpochUnit::Seconds;
+            assert_eq!(json(&EpochDated::new(&86_400i64, s, env)), "\"1970-01-02\"");
+            assert_eq!(json(&EpochDated::new(&None::<i64>, s, env)), "null");
+            assert_eq!(env.diagnostics().unparsed_dates, 1);
+            let far = 253_402_300_800i64;
+            assert_eq!(json(&EpochDated::new(&far, s, env)), "\"253402300800\"");
+            assert_eq!(env.diagnostics().unparsed_dates, 2);
+        });
+    }
+
+    #[test]
+    fn dates_read_as_month_and_day_in_the_year_given_only() {
+        with_env(|env| {
+            let style = DateStyle::MonthDay { year: 2026 };
+            // The structured channel keeps ISO dates whatever the style.
+            let structured = CallEnv::new(env.tool(), env.tokenizer(), env.policy(), env.nonce())
+                .with_date_style(style);
+            assert_eq!(
+                json(&Dated::new(&"2026-01-01", &structured)),
+                "\"2026-01-01\""
+            );
+            let env = CallEnv::new(env.tool(), env.tokenizer(), env.policy(), env.nonce())
+                .with_pass(crate::env::Channel::Text, false)
+                .with_date_style(style);
+            let read = |date: &str| json(&Dated::new(&date, &env));
+            assert_eq!(read("2026-01-01"), "\"Jan 1\"");
+            assert_eq!(read("2026-02-11T09:14:22Z"), "\"Feb 11\"");
+            assert_eq!(read("2026-12-31"), "\"Dec 31\"");
+            for (m, name) in MONTHS.iter().enumerate() {
+                assert_eq!(
+                    read(&format!("2026-{:02}-09", m + 1)),
+                    format!("\"{name} 9\"")
+                );
+            }
+            // Another year keeps its year.
+            assert_eq!(read("2025-12-31"), "\"2025-12-31\"");
+            assert_eq!(read("2027-01-01"), "\"2027-01-01\"");
+            assert_eq!(month_day("2026-13-01", 2026), None);
+            assert_eq!(month_day("2026-00-01", 2026), None);
+            assert_eq!(month_day("2026-1", 2026), None);
+            assert_eq!(date_year("2026-02-11"), Some(2026));
+            assert_eq!(date_year("20x6-02-11"), None);
+        });
+    }
+
+    #[test]
+    fn a_list_shares_its_cap_and_counts_what_it_leaves_out() {
+        with_env(|env| {
+            // One token each.
+            let labels = ["bug", "ui", "docs", "api", "auth"];
+            let items =
+                |n: usize| -> Vec<String> { labels[..n].iter().map(|s| (*s).to_owned()).collect() };
+            let shown = |v: &Vec<String>, cap: Option<u32>| -> Vec<String> {
+                serde_json::from_str(&json(&Untrusted::new(v, "labels", cap, env))).unwrap()
+            };
+            // At the cap, one before it and one past it.
+            assert_eq!(shown(&items(3), Some(3)), ["bug", "ui", "docs"]);
+            assert_eq!(shown(&items(2), Some(3)), ["bug", "ui"]);
+            assert_eq!(
+                shown(&items(4), Some(3)),
+                ["bug", "ui", "docs", "[cut: 1 more item]"]
+            );
+            assert_eq!(
+                shown(&items(5), Some(3)),
+                ["bug", "ui", "docs", "[cut: 2 more items]"]
+            );
+            assert_eq!(shown(&items(5), None).len(), 5);
+            assert!(shown(&Vec::new(), Some(3)).is_empty());
+            // The share is the cap over the items shown: 7 over 3 is 2 tokens each, so a
+            // two-token item is whole and a three-token one is cut.
+            let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| (*s).to_owned()).collect() };
+            assert_eq!(env.tokenizer().count("a b"), 2);
+            assert_eq!(env.tokenizer().count("a b c"), 3);
+            let two = shown(&words(&["a b", "a b", "a b"]), Some(7));
+            assert_eq!(two, ["a b", "a b", "a b"]);
+            let three = shown(&words(&["a b c", "a b", "a b"]), Some(7));
+            assert_ne!(three[0], "a b c");
+            assert!(three[0].starts_with("a b"), "{three:?}");
+            // One item alone gets the whole cap: 3 tokens fit a cap of 3, not of 2.
+            assert_eq!(shown(&words(&["a b c"]), Some(3)), ["a b c"]);
+            assert_ne!(shown(&words(&["a b c"]), Some(2)), ["a b c"]);
+            let none: Option<Vec<String>> = None;
+            assert_eq!(json(&Untrusted::new(&none, "labels", Some(3), env)), "null");
+            assert_eq!(
+                json(&Untrusted::new(&Some(items(1)), "labels", Some(3), env)),
+                "[\"bug\"]"
+            );
+            assert!(<Option<Vec<String>> as UntrustedText>::is_list());
+            assert!(!<Option<String> as UntrustedText>::is_list());
+            assert!(<Option<String> as UntrustedText>::nullable());
+            assert!(!<String as UntrustedText>::nullable());
+            assert_eq!(
+                json(&Untrusted::new(&None::<String>, "body", Some(3), env)),
+                "null"
+            );
+            let boxed: Box<str> = "x".into();
+            assert_eq!(json(&Untrusted::new(&boxed, "body", None, env)), "\"x\"");
+            let cow = std::borrow::Cow::Borrowed("y");
+            assert_eq!(json(&Untrusted::new(&cow, "body", None, env)), "\"y\"");
+        });
+    }
+
+    #[test]
+    fn only_empty_text_lists_and_none_read_as_empty() {
+        use std::collections::{BTreeSet, HashSet, VecDeque};
+        assert!(is_empty_value(""));
+        assert!(!is_empty_value(" "));
+        assert!(is_empty_value(&String::new()));
+        assert!(!is_empty_value(&"x".to_owned()));
+        assert!(is_empty_value(&std::borrow::Cow::Borrowed("")));
+        assert!(!is_empty_value(&std::borrow::Cow::Borrowed("x")));
+        assert!(is_empty_value(&Vec::<u8>::new()));
+        assert!(!is_empty_value(&vec![String::new()]));
+        assert!(is_empty_value(&[0u8; 0][..]));
+        assert!(!is_empty_value(&[0u8][..]));
+        assert!(is_empty_value(&VecDeque::<u8>::new()));
+        assert!(!is_empty_value(&VecDeque::from([1u8])));
+        assert!(is_empty_value(&BTreeSet::<u8>::new()));
+        assert!(!is_empty_value(&BTreeSet::from([1u8])));
+        assert!(is_empty_value(&HashSet::<u8>::new()));
+        assert!(!is_empty_value(&HashSet::from([1u8])));
+        assert!(is_empty_value(&None::<String>));
+        assert!(is_empty_value(&Some(String::new())));
+        assert!(!is_empty_value(&Some("x".to_owned())));
+        assert!(is_empty_value(&Box::<str>::from("")));
+        assert!(!is_empty_value(&Box::<str>::from("x")));
+        assert!(is_empty_value(&&""));
+        assert_eq!(json(&OrAbsent::new(true, Shown::new(&"x"))), "null");
+        assert_eq!(json(&OrAbsent::new(false, Shown::new(&"x"))), "\"x\"");
+    }
+}
