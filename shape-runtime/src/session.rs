@@ -599,4 +599,121 @@ mod tests {
         assert_eq!(user[0].field, "data.relationships.assignee.data.id");
         assert_eq!(user[0].kind, LookupKind::Opaque);
     }
+
+    #[test]
+    fn an_opaque_id_is_8_to_80_characters_with_a_run_of_8_mixed_hex_digits() {
+        // Length: 8 and 80 are ids, 7 and 81 are not.
+        assert!(looks_opaque("41c2be09"));
+        assert!(!looks_opaque("41c2be0"));
+        let eighty = format!("41c2be09{}", "x".repeat(72));
+        assert!(looks_opaque(&eighty));
+        assert!(!looks_opaque(&format!("{eighty}x")));
+        // The run: 8 hex digits mixing digits and letters; 7, or 8 of one kind, are not.
+        assert!(looks_opaque("usr_41c2be09"));
+        assert!(!looks_opaque("usr_41c2be0_x"));
+        assert!(!looks_opaque("usr_12345678"));
+        assert!(!looks_opaque("usr_deadbeef"));
+        // A run is broken by any other character and starts over.
+        assert!(!looks_opaque("41c2-be09-77aa"));
+        assert!(looks_opaque("41c2-be0977aa"));
+        assert!(!looks_opaque("1111aaa_a1111"));
+        // One letter or digit past a pure run completes it.
+        assert!(looks_opaque("12345678a"));
+        assert!(looks_opaque("abcdefab1"));
+        // Not one word, or a link.
+        assert!(!looks_opaque("41c2be09 77aa"));
+        assert!(!looks_opaque("ftp://41c2be09"));
+        assert!(looks_opaque("ftp:/41c2be09"));
+    }
+
+    #[test]
+    fn a_short_id_needs_8_characters_and_a_dash_after_it() {
+        assert!(same_id("41c2be09", "41c2be09-77aa"));
+        assert!(same_id("41c2be09-77aa", "41c2be09"));
+        assert!(!same_id("41c2be0", "41c2be0-77aa"));
+        assert!(!same_id("41c2be09", "41c2be09_77aa"));
+        assert!(!same_id("41c2be09", "41c2be0977aa"));
+        assert!(same_id("x", "x"));
+        assert!(!same_id("41c2be09-77aa", "41c2be09-77ab"));
+        assert_eq!(short_key("usr_41c2be09-77aa-4f31"), "usr_41c2be09");
+        assert_eq!(short_key("usr_41c2be09"), "usr_41c2be09");
+    }
+
+    #[test]
+    fn an_id_in_a_sentence_or_a_list_is_found_by_its_words() {
+        let session = Session::new();
+        session.answer_raw(
+            "logs",
+            "user usr_41c2be09-77aa failed (org_5d8804f1); retried by \"svc_9f3a71c4\"",
+        );
+        for (args, field) in [
+            (
+                serde_json::json!({"q": "who is usr_41c2be09-77aa?"}),
+                "text",
+            ),
+            (serde_json::json!({"q": ["a", "[org_5d8804f1]"]}), "text"),
+            (
+                serde_json::json!({"q": {"deep": "'svc_9f3a71c4'!"}}),
+                "text",
+            ),
+        ] {
+            let lookups = session.call("get", &args);
+            assert_eq!(lookups.len(), 1, "{args}: {lookups:?}");
+            assert_eq!(lookups[0].field, field);
+            assert_eq!(lookups[0].kind, LookupKind::Opaque);
+        }
+        // A word that only contains an id is another word; a number is text.
+        assert!(
+            session
+                .call("get", &serde_json::json!({"q": "xusr_41c2be09-77aa"}))
+                .is_empty()
+        );
+        assert!(
+            session
+                .call("get", &serde_json::json!({"n": 41_222_009}))
+                .is_empty()
+        );
+        let summary = session.summary();
+        assert_eq!(
+            (summary.calls, summary.answers, summary.follow_up_calls),
+            (5, 1, 3)
+        );
+        assert_eq!(summary.hedged_calls, 0);
+        assert_eq!(
+            summary.to_string(),
+            "5 calls, 1 answers; 3 follow-up calls (logs.text opaque 3); 0 hedged calls (none)"
+        );
+    }
+
+    #[test]
+    fn a_raw_payload_skips_only_the_records_own_id() {
+        let session = Session::new();
+        session.answer_raw(
+            "t",
+            r#"{"id":"tkt_9f3a71c4","data":{"id":"tkt_1f3a71c4","owner":{"id":"usr_41c2be09"}},"x":{"id":"org_5d8804f1"},"link":"https://h/usr_77c2be09","n":12345678}"#,
+        );
+        assert!(
+            session
+                .call("a", &serde_json::json!(["tkt_9f3a71c4"]))
+                .is_empty()
+        );
+        assert!(
+            session
+                .call("a", &serde_json::json!(["tkt_1f3a71c4"]))
+                .is_empty()
+        );
+        assert_eq!(
+            session.call("a", &serde_json::json!(["usr_41c2be09"]))[0].field,
+            "data.owner.id"
+        );
+        assert_eq!(
+            session.call("a", &serde_json::json!(["org_5d8804f1"]))[0].field,
+            "x.id"
+        );
+        assert!(
+            session
+                .call("a", &serde_json::json!(["https://h/usr_77c2be09"]))
+                .is_empty()
+        );
+    }
 }

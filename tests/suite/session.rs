@@ -301,3 +301,95 @@ fn every_form_profile_and_format_counts_the_same_lookups() {
     }
     assert!(read_some && missed_some, "both edges were reached");
 }
+
+#[derive(Debug, Clone, toolshape::ToolResult)]
+#[shape(name = "row", plural = "rows", prose = "{id} {title}")]
+struct Row {
+    #[shape(id)]
+    id: u32,
+    #[shape(show)]
+    title: String,
+    #[shape(skip)]
+    #[allow(dead_code)] // left out, which is what the test is about
+    body: String,
+}
+
+/// The 64 latest cursors count as asking for more records; the 65th latest no longer does.
+/// A left-out field counts when a value names it whole, in its own case.
+#[test]
+fn the_latest_64_cursors_and_whole_left_out_names_count_and_no_more() {
+    let rows: Vec<Row> = (0..70)
+        .map(|id| Row {
+            id,
+            title: format!("row {id}"),
+            body: "text".into(),
+        })
+        .collect();
+    let codec = Arc::new(CursorCodec::new(
+        CursorKeys::new(b"a session test key of 16+ bytes").unwrap(),
+    ));
+    let query = QueryHash::of("list_rows", &json!({})).unwrap();
+    let session = Session::new();
+    let (mut cursor, mut cursors) = (None::<String>, Vec::new());
+    let page = |cursor: Option<&str>| {
+        Shaper::for_tool("list_rows")
+            .page_size(1)
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor)
+            .unwrap()
+            .shape_blocking(&rows)
+            .unwrap()
+    };
+    for _ in 0..64 {
+        let mut shaped = page(cursor.as_deref());
+        session.answer::<Row>(&mut shaped);
+        cursor = shaped.structured()["next"].as_str().map(str::to_owned);
+        cursors.push(cursor.clone().unwrap());
+    }
+    let more = |c: &str| session.call("list_rows", &json!({ "cursor": c }));
+    // 64 answers: the first cursor is still one of the latest 64.
+    let first = more(&cursors[0]);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(first[0].kind, LookupKind::MoreRecords);
+    let mut shaped = page(cursor.as_deref());
+    session.answer::<Row>(&mut shaped);
+    // 65 answers: it is not, the second is.
+    assert!(more(&cursors[0]).is_empty());
+    assert_eq!(more(&cursors[1]).len(), 1);
+    let last = shaped.structured()["next"].as_str().unwrap().to_owned();
+    assert_eq!(more(&last).len(), 1);
+    // Left out: `body`, named whole.
+    let hedge = session.call("get_row", &json!({ "id": 3, "fields": ["body"] }));
+    assert_eq!(hedge.len(), 1, "{hedge:?}");
+    assert_eq!(
+        (hedge[0].field.as_str(), hedge[0].kind),
+        ("body", LookupKind::LeftOut)
+    );
+    for args in [
+        json!({"text": "the body is wrong"}),
+        json!({"fields": ["Body"]}),
+        json!({"fields": ["bod"]}),
+        json!({"fields": ["body "]}),
+    ] {
+        assert!(session.call("get_row", &args).is_empty(), "{args}");
+    }
+    // One call naming `body` twice and a cursor counts one hedge of each kind.
+    let both = session.call("get_row", &json!({"a": "body", "b": "body", "c": last}));
+    assert_eq!(both.len(), 2, "{both:?}");
+    let summary = session.summary();
+    assert_eq!(summary.answers, 65);
+    assert_eq!(summary.follow_up_calls, 0);
+    assert_eq!(summary.hedged_calls, 5);
+    let tally: Vec<(String, LookupKind, u64)> = summary
+        .hedges
+        .iter()
+        .map(|t| (t.field.clone(), t.kind, t.calls))
+        .collect();
+    assert_eq!(
+        tally,
+        [
+            ("next".to_owned(), LookupKind::MoreRecords, 4),
+            ("body".to_owned(), LookupKind::LeftOut, 2)
+        ]
+    );
+}
