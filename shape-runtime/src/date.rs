@@ -651,6 +651,7 @@ mod tests {
         assert_eq!(u64::MAX.epoch_value(), Some(i128::from(u64::MAX)));
         assert_eq!(i64::MIN.epoch_value(), Some(i128::from(i64::MIN)));
         assert_eq!(None::<i64>.epoch_value(), None);
+        assert_eq!(Some(-7i64).epoch_value(), Some(-7));
         assert!(<Option<i64>>::nullable());
         assert!(!i64::nullable());
     }
