@@ -120,6 +120,11 @@ impl<'a> IdKey<'a> {
     }
 }
 
+/// The integer `text` is the canonical form of (`0`, `-7`, `1347`; never `+7` or `007`).
+pub(crate) fn canonical_int(text: &str) -> Option<i128> {
+    parse_int(text)
+}
+
 fn parse_int(text: &str) -> Option<i128> {
     if is_text_of_int(text) {
         text.parse().ok()

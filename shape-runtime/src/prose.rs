@@ -57,3 +57,73 @@ pub(crate) fn fill<S: Storage, E>(
     }
     Ok(())
 }
+
+/// A piece of a prose template as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Piece {
+    Text(String),
+    Field(String),
+}
+
+/// Splits a template into literal text and placeholders (`{{` and `}}` are literal braces),
+/// or says what is wrong with it: the runtime twin of the derive's parser (`template.rs` in
+/// `shape-derive`, which a proc-macro crate cannot share), with the same messages, for
+/// templates written in configuration.
+pub(crate) fn parse_template(template: &str) -> Result<Vec<Piece>, String> {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '}' => {
+                return Err(
+                    "unmatched `}` in prose template: write `}}` for a literal brace".into(),
+                );
+            }
+            '{' => {
+                let mut name = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some(c) => name.push(c),
+                        None => {
+                            return Err(format!(
+                                "unclosed `{{{name}` in prose template: close it with `}}`, \
+                                 or write `{{{{` for a literal brace"
+                            ));
+                        }
+                    }
+                }
+                let name = name.trim().to_owned();
+                if name.is_empty() {
+                    return Err(
+                        "empty `{}` in prose template: name an output field, as in `{id}`".into(),
+                    );
+                }
+                if name.contains(':') || name.contains('{') {
+                    return Err(format!(
+                        "`{{{name}}}` in prose template: placeholders take an output field name \
+                         only, with no format options"
+                    ));
+                }
+                if !text.is_empty() {
+                    pieces.push(Piece::Text(std::mem::take(&mut text)));
+                }
+                pieces.push(Piece::Field(name));
+            }
+            c => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        pieces.push(Piece::Text(text));
+    }
+    Ok(pieces)
+}

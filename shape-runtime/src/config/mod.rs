@@ -28,6 +28,9 @@
 //! );
 //! ```
 
+mod located;
+pub mod records;
+
 use crate::budget::Budget;
 use crate::channel::ChannelPolicy;
 use crate::handle::HandlePolicy;
@@ -54,6 +57,16 @@ pub struct ShapeConfig {
     /// gets wrong; matched as the table's names are.
     #[serde(default)]
     pub clients: BTreeMap<String, ChannelPolicy>,
+    /// `[legends.<name>]`, the code = "word" tables configured records' `legend` names, as
+    /// written; read through [`records`](Self::records).
+    #[serde(default)]
+    pub legends: BTreeMap<String, records::Unchecked>,
+    /// Each tool's configured records, checked when the configuration loaded.
+    #[serde(skip)]
+    checked: BTreeMap<String, records::ConfiguredRecords>,
+    /// `[legends]`, checked when the configuration loaded.
+    #[serde(skip)]
+    checked_legends: BTreeMap<String, records::ConfiguredLegend>,
 }
 
 /// One tool's settings; each one left out falls back to `[defaults]`, then to the built-in
@@ -87,6 +100,10 @@ pub struct ToolConfig {
     /// The tool that shows one record by its id, named where a record is skipped as too
     /// large ([`Shaper::fetch_one`]).
     pub fetch_one: Option<String>,
+    /// Where the tool's records are in its JSON result and what each shows, as written
+    /// ([`records`] says how); checked when the configuration loads and read
+    /// through [`ShapeConfig::records`].
+    pub records: Option<records::Unchecked>,
 }
 
 /// A configuration that cannot be used.
@@ -119,6 +136,9 @@ pub enum ConfigError {
         /// What is wrong with it, naming the character.
         problem: String,
     },
+    /// Mistakes in configured records, every one found.
+    #[error("{}", records::list(.0))]
+    Records(Vec<records::RecordsError>),
     /// A tool that is not configured.
     #[error("no tool `{tool}` in the configuration; configured tools: {known}")]
     UnknownTool {
@@ -132,18 +152,69 @@ pub enum ConfigError {
 impl ShapeConfig {
     /// Parses TOML, then [`check`](Self::check)s it.
     pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
-        let config: ShapeConfig = toml::from_str(text)
+        let mut config: ShapeConfig = toml::from_str(text)
             .map_err(|e| ConfigError::Toml(crate::untrusted::echo::clean(e.to_string().trim())))?;
         config.check()?;
+        let doc = located::Node::from_toml(text)
+            .map_err(|e| ConfigError::Toml(crate::untrusted::echo::clean(e.trim())))?;
+        config.check_records(&doc)?;
         Ok(config)
     }
 
     /// Parses JSON, then [`check`](Self::check)s it.
     pub fn from_json_str(text: &str) -> Result<Self, ConfigError> {
-        let config: ShapeConfig = serde_json::from_str(text)
+        let mut config: ShapeConfig = serde_json::from_str(text)
             .map_err(|e| ConfigError::Json(crate::untrusted::echo::clean(&e.to_string())))?;
         config.check()?;
+        let doc = located::Node::from_json(text)
+            .map_err(|e| ConfigError::Json(crate::untrusted::echo::clean(&e)))?;
+        config.check_records(&doc)?;
         Ok(config)
+    }
+
+    /// Checks every tool's `records` and the `[legends]` they name, all at once.
+    fn check_records(&mut self, doc: &located::Node) -> Result<(), ConfigError> {
+        let mut errors = Vec::new();
+        let legends = records::legends(doc, &mut errors);
+        if let Some(defaults) = doc.get("defaults")
+            && let Some(entry) = defaults.node.get("records")
+        {
+            errors.push(records::RecordsError {
+                place: "defaults".to_owned(),
+                output: None,
+                key: Some("records".to_owned()),
+                line: entry.line,
+                message: "records are described per tool, in `[tools.<name>.records]`".to_owned(),
+            });
+        }
+        let mut checked = BTreeMap::new();
+        if let Some(tools) = doc.get("tools") {
+            for tool in tools.node.entries() {
+                if let Some(entry) = tool.node.get("records")
+                    && let Some(r) =
+                        records::records(&shown_name(&tool.key), entry, &legends, &mut errors)
+                {
+                    checked.insert(tool.key.clone(), r);
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ConfigError::Records(errors));
+        }
+        self.checked = checked;
+        self.checked_legends = legends;
+        Ok(())
+    }
+
+    /// The configured records of `tool`, checked when the configuration loaded; `None` when
+    /// the tool has none (its results are shaped by its own types).
+    pub fn records(&self, tool: &str) -> Option<&records::ConfiguredRecords> {
+        self.checked.get(tool)
+    }
+
+    /// The legend `name` of `[legends]`, checked when the configuration loaded.
+    pub fn legend(&self, name: &str) -> Option<&records::ConfiguredLegend> {
+        self.checked_legends.get(name)
     }
 
     /// Refuses what would put unseen characters into every answer: a tool name or a datamark
@@ -261,6 +332,7 @@ impl ShapeConfig {
             handles: own.handles.or(d.handles),
             left_out: own.left_out.or(d.left_out),
             fetch_one: own.fetch_one.clone().or_else(|| d.fetch_one.clone()),
+            records: own.records,
         })
     }
 

@@ -1,0 +1,1337 @@
+//! Projections written as configuration: the records of a tool's JSON result, described in
+//! `[tools.<name>.records]` with the derive's decisions, and checked when the configuration
+//! loads with the derive's rules, every mistake at once, each naming the tool, the output,
+//! the key and (TOML) the line.
+//!
+//! ```
+//! use toolshape::config::ShapeConfig;
+//!
+//! let config = ShapeConfig::from_toml_str(r##"
+//!     [tools.list_issues.records]
+//!     at = "items"
+//!     name = "issue"
+//!     prose = "#{number} {title} ({state}), by {author}"
+//!     fields = [
+//!         { from = "number", id = true },
+//!         { from = "title", untrusted = { max_tokens = 40 } },
+//!         { from = "state", legend = "state" },
+//!         { from = "user.login", rename = "author" },
+//!         { from = "comments", rank = "desc" },
+//!         { from = "created_at", date = true },
+//!         { from = "labels[].name", rename = "labels", untrusted = { max_tokens = 12 }, absent = "no labels" },
+//!         { from = "node_id", skip = true },
+//!     ]
+//!
+//!     [legends.state]
+//!     open = "open"
+//!     closed = "closed"
+//! "##).unwrap();
+//! let records = config.records("list_issues").unwrap();
+//! assert_eq!(records.record.outputs.len(), 7);
+//! assert_eq!(records.record.plural, "issues");
+//!
+//! // Every mistake at once, each with its tool, output, key and line.
+//! let err = ShapeConfig::from_toml_str(r#"
+//!     [tools.list_issues.records]
+//!     prose = "{number}: {titel}"
+//!     fields = [
+//!         { from = "number", id = true },
+//!         { from = "title", untrusted = { max_tokens = 0 } },
+//!         { from = "state", legend = "states", renmae = "status" },
+//!     ]
+//! "#).unwrap_err();
+//! assert_eq!(err.to_string().lines().count(), 5);
+//! assert!(err.to_string().contains(
+//!     "tools.list_issues.records, output `state`, key `renmae` (line 7): unknown field key `renmae`"
+//! ));
+//! ```
+
+use super::located::{Entry, Node, Value};
+use crate::date::EpochUnit;
+use crate::rank::Order;
+use crate::record::{Owned, Segment};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A table of the configuration read when it loads (a tool's `records`, a legend), as serde
+/// sees it: accepted as written, checked by [`ShapeConfig`](super::ShapeConfig)'s loaders
+/// with every mistake named.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unchecked;
+
+impl<'de> serde::Deserialize<'de> for Unchecked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Unchecked)
+    }
+}
+
+/// The mistakes, one a line after a line that counts them.
+pub(crate) fn list(errors: &[RecordsError]) -> String {
+    let mut out = format!(
+        "{} mistake{} in the configured records:",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" }
+    );
+    for e in errors {
+        out.push_str("\n  ");
+        out.push_str(&e.to_string());
+    }
+    out
+}
+
+/// Where a tool's records are in its JSON result, and what each one shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfiguredRecords {
+    /// The tool.
+    pub tool: String,
+    /// The keys leading to the records from the top of the result (`["data", "issues"]`);
+    /// empty for the result itself. What is there is a list of records, or one record.
+    pub at: Vec<String>,
+    /// What one record shows.
+    pub record: RecordSpec,
+}
+
+/// What a record shows: the configured twin of the derive's projection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordSpec {
+    /// What one record is called.
+    pub name: String,
+    /// What several are called.
+    pub plural: String,
+    /// The prose line, over the outputs.
+    pub prose: Option<Vec<Segment<Owned>>>,
+    /// The absence word of every output without its own (`{field}` is the output's name).
+    pub absent: Option<String>,
+    /// The outputs, in output order.
+    pub outputs: Vec<Output>,
+    /// Keys named as left out (`skip = true`): always in `omitted.fields`, with the keys the
+    /// records have that no output reads.
+    pub skipped: Vec<String>,
+}
+
+/// One output of a configured record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    /// The name the model reads: `rename`, or the path's first key.
+    pub name: String,
+    /// Where the value is in the record.
+    pub from: JsonPath,
+    /// How the value is shaped.
+    pub kind: OutputKind,
+    /// The rank key, when this output is it.
+    pub rank: Option<RankSpec>,
+    /// The word text shows for an absent value.
+    pub absent: Option<String>,
+    /// Whether `""` and `[]` read as absent.
+    pub empty_is_absent: bool,
+}
+
+/// How a configured output's value is shaped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputKind {
+    /// As it is.
+    Show,
+    /// The record's id, shortened or not.
+    Id {
+        /// Prefix and first UUID group only.
+        short: bool,
+    },
+    /// A date: ISO-8601 text, or a number in this unit since the epoch.
+    Date(Option<EpochUnit>),
+    /// Text from outside the system.
+    Untrusted {
+        /// The cap in tokens.
+        max_tokens: Option<u32>,
+    },
+    /// A code expanded to a word by the named legend of `[legends]`.
+    Legend(String),
+    /// Records of their own (a list when the path ends in `[]`).
+    Nested(Box<RecordSpec>),
+}
+
+/// A configured rank key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankSpec {
+    /// Ascending or descending.
+    pub order: Order,
+    /// How a path through `[]` makes one key of its values.
+    pub fold: Option<Fold>,
+}
+
+/// How a rank path through `[]` makes one key of a list's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fold {
+    /// The largest.
+    Max,
+    /// The smallest.
+    Min,
+    /// The sum (numbers).
+    Sum,
+    /// How many.
+    Count,
+}
+
+/// A path into a record, in the derive's path language: keys joined by `.`, `?` through a
+/// value that may be absent, `[]` through each item of a list (`labels[].name`,
+/// `milestone?.title`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonPath {
+    /// As written.
+    pub text: String,
+    /// The steps.
+    pub steps: Vec<Step>,
+}
+
+/// One step of a [`JsonPath`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// The value under a key.
+    Key(String),
+    /// Through a value that may be absent.
+    Opt,
+    /// Through each item of a list.
+    Each,
+}
+
+impl JsonPath {
+    /// Parses a path, or says what is wrong with it.
+    ///
+    /// ```
+    /// use toolshape::config::records::{JsonPath, Step};
+    ///
+    /// let path = JsonPath::parse("milestone?.labels[].name").unwrap();
+    /// assert_eq!(path.steps, [
+    ///     Step::Key("milestone".into()), Step::Opt, Step::Key("labels".into()), Step::Each,
+    ///     Step::Key("name".into()),
+    /// ]);
+    /// assert!(JsonPath::parse("user..login").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<JsonPath, String> {
+        if text.trim().is_empty() {
+            return Err(
+                "`from` is empty: name the key the value is under (`title`, `user.login`)"
+                    .to_owned(),
+            );
+        }
+        let mut steps = Vec::new();
+        let mut rest = text;
+        loop {
+            let end = rest
+                .find(|c: char| matches!(c, '.' | '?' | '[' | ']') || c.is_whitespace())
+                .unwrap_or(rest.len());
+            if end == 0 {
+                return Err(match rest.chars().next() {
+                    Some(c) if c.is_whitespace() => {
+                        format!("`{text}`: a path has no spaces; keys are joined by `.`")
+                    }
+                    _ if steps.is_empty() => {
+                        format!("`{text}`: a path starts with a key: `user.login`")
+                    }
+                    _ => format!("`{text}`: a path continues with a key after `.`: `user.login`"),
+                });
+            }
+            steps.push(Step::Key(rest[..end].to_owned()));
+            rest = &rest[end..];
+            loop {
+                if let Some(r) = rest.strip_prefix('?') {
+                    steps.push(Step::Opt);
+                    rest = r;
+                } else if let Some(r) = rest.strip_prefix("[]") {
+                    steps.push(Step::Each);
+                    rest = r;
+                } else {
+                    break;
+                }
+            }
+            match rest.chars().next() {
+                None => break,
+                Some('.') => rest = &rest[1..],
+                Some('[' | ']') => {
+                    return Err(format!(
+                        "`{text}`: write `[]` to go through every item of a list: `labels[].name`"
+                    ));
+                }
+                Some(c) if c.is_whitespace() => {
+                    return Err(format!(
+                        "`{text}`: a path has no spaces; keys are joined by `.`"
+                    ));
+                }
+                Some(_) => {
+                    return Err(format!(
+                        "`{text}`: `?` and `[]` follow a key: `milestone?.title`, `labels[].name`"
+                    ));
+                }
+            }
+        }
+        Ok(JsonPath {
+            text: text.to_owned(),
+            steps,
+        })
+    }
+
+    /// The first key: the output's name unless renamed.
+    pub fn root(&self) -> &str {
+        match self.steps.first() {
+            Some(Step::Key(key)) => key,
+            _ => "",
+        }
+    }
+
+    /// Whether the path goes through `[]`.
+    pub fn through_each(&self) -> bool {
+        self.steps.contains(&Step::Each)
+    }
+}
+
+/// A legend of `[legends]`: codes (integers, or text) and their words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfiguredLegend {
+    /// Whether every code is an integer (data must then hold numbers).
+    pub integer_codes: bool,
+    /// Code (as its text) → word, in code order.
+    pub words: BTreeMap<String, String>,
+}
+
+/// A mistake in a configured projection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordsError {
+    /// Where: `tools.list_issues.records`, or `legends.state`.
+    pub place: String,
+    /// The output, as `comments.body` inside nested records.
+    pub output: Option<String>,
+    /// The key.
+    pub key: Option<String>,
+    /// The TOML line, where the parser gives one.
+    pub line: Option<usize>,
+    /// What is wrong, and what to write instead.
+    pub message: String,
+}
+
+impl fmt::Display for RecordsError {
+    /// `tools.list_issues.records, output `state`, key `legend` (line 7): no legend …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.place)?;
+        if let Some(output) = &self.output {
+            write!(f, ", output `{output}`")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ", key `{key}`")?;
+        }
+        if let Some(line) = self.line {
+            write!(f, " (line {line})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The keys of `[tools.<name>.records]` (and of a `nested` table, which has no `at`).
+const RECORD_KEYS: &[&str] = &["at", "name", "plural", "prose", "absent", "fields"];
+/// The keys of one output, in the order an error lists them.
+const FIELD_KEYS: &[&str] = &[
+    "from",
+    "show",
+    "skip",
+    "rename",
+    "nested",
+    "legend",
+    "id",
+    "date",
+    "untrusted",
+    "rank",
+    "absent",
+    "empty_is_absent",
+];
+/// The value transforms, in the derive's order: one a field.
+const TRANSFORMS: &[&str] = &["nested", "legend", "id", "date", "untrusted"];
+
+/// Collects the mistakes of one place.
+struct Errors<'a> {
+    place: String,
+    list: &'a mut Vec<RecordsError>,
+}
+
+impl Errors<'_> {
+    fn push(&mut self, output: Option<&str>, key: Option<&str>, line: Option<usize>, msg: String) {
+        self.list.push(RecordsError {
+            place: self.place.clone(),
+            output: output.map(str::to_owned),
+            key: key.map(str::to_owned),
+            line,
+            message: msg,
+        });
+    }
+}
+
+/// Reads and checks `[legends]`.
+pub(crate) fn legends(
+    doc: &Node,
+    errors: &mut Vec<RecordsError>,
+) -> BTreeMap<String, ConfiguredLegend> {
+    let mut out = BTreeMap::new();
+    let Some(table) = doc.get("legends") else {
+        return out;
+    };
+    let mut e = Errors {
+        place: "legends".to_owned(),
+        list: errors,
+    };
+    if !matches!(table.node.value, Value::Table(_)) {
+        e.push(
+            None,
+            None,
+            table.line,
+            format!(
+                "`legends` is {}; write a table of legends, each a table of code = \"word\"",
+                table.node.value
+            ),
+        );
+        return out;
+    }
+    for legend in table.node.entries() {
+        let mut e = Errors {
+            place: format!("legends.{}", legend.key),
+            list: e.list,
+        };
+        let entries = legend.node.entries();
+        if !matches!(legend.node.value, Value::Table(_)) || entries.is_empty() {
+            e.push(
+                None,
+                None,
+                legend.line,
+                format!(
+                    "a legend is a table of code = \"word\" with at least one code; this is {}",
+                    if entries.is_empty() && matches!(legend.node.value, Value::Table(_)) {
+                        "empty".to_owned()
+                    } else {
+                        legend.node.value.to_string()
+                    }
+                ),
+            );
+            continue;
+        }
+        let mut words = BTreeMap::new();
+        for entry in entries {
+            match &entry.node.value {
+                Value::Text(word) if !word.trim().is_empty() => {
+                    words.insert(entry.key.clone(), word.clone());
+                }
+                other => e.push(
+                    None,
+                    Some(&entry.key),
+                    entry.line,
+                    format!(
+                        "the word for code `{}` must be non-empty text; this is {}",
+                        entry.key,
+                        if matches!(other, Value::Text(_)) {
+                            "empty".to_owned()
+                        } else {
+                            other.to_string()
+                        }
+                    ),
+                ),
+            }
+        }
+        let integer_codes = words.keys().all(|k| crate::ids::canonical_int(k).is_some());
+        out.insert(
+            legend.key.clone(),
+            ConfiguredLegend {
+                integer_codes,
+                words,
+            },
+        );
+    }
+    out
+}
+
+/// Reads and checks the `records` table of `tool`.
+pub(crate) fn records(
+    tool: &str,
+    entry: &Entry,
+    legends: &BTreeMap<String, ConfiguredLegend>,
+    errors: &mut Vec<RecordsError>,
+) -> Option<ConfiguredRecords> {
+    let mut e = Errors {
+        place: format!("tools.{tool}.records"),
+        list: errors,
+    };
+    let before = e.list.len();
+    if !matches!(entry.node.value, Value::Table(_)) {
+        e.push(
+            None,
+            None,
+            entry.line,
+            format!(
+                "`records` is {}; write a table with `fields` (and `at`, `name`, `plural`, \
+                 `prose`, `absent`)",
+                entry.node.value
+            ),
+        );
+        return None;
+    }
+    let at = match entry.node.get("at") {
+        None => Vec::new(),
+        Some(at) => match at.node.as_text() {
+            Some("") => Vec::new(),
+            Some(text) => match JsonPath::parse(text) {
+                Ok(path) if path.steps.iter().all(|s| matches!(s, Step::Key(_))) => path
+                    .steps
+                    .into_iter()
+                    .filter_map(|s| match s {
+                        Step::Key(k) => Some(k),
+                        _ => None,
+                    })
+                    .collect(),
+                Ok(_) => {
+                    e.push(
+                        None,
+                        Some("at"),
+                        at.line,
+                        format!(
+                            "`{text}`: `at` is the keys leading to the records (`data.issues`), \
+                             with no `?` or `[]`"
+                        ),
+                    );
+                    Vec::new()
+                }
+                Err(msg) => {
+                    e.push(None, Some("at"), at.line, msg);
+                    Vec::new()
+                }
+            },
+            None => {
+                e.push(
+                    None,
+                    Some("at"),
+                    at.line,
+                    format!(
+                        "`at` is {}; write the keys leading to the records as text (`items`, \
+                         `data.issues`), or leave it out for the result itself",
+                        at.node.value
+                    ),
+                );
+                Vec::new()
+            }
+        },
+    };
+    let record = record(&entry.node, "", true, legends, &mut e);
+    (e.list.len() == before).then(|| ConfiguredRecords {
+        tool: tool.to_owned(),
+        at,
+        record,
+    })
+}
+
+/// One record table (the top one, or a `nested` one), its outputs at `prefix`.
+fn record(
+    table: &Node,
+    prefix: &str,
+    top: bool,
+    legends: &BTreeMap<String, ConfiguredLegend>,
+    e: &mut Errors<'_>,
+) -> RecordSpec {
+    let output = |name: &str| format!("{prefix}{name}");
+    let here = (!prefix.is_empty()).then(|| prefix.trim_end_matches('.').to_owned());
+    for entry in table.entries() {
+        let known = RECORD_KEYS.contains(&entry.key.as_str()) && (top || entry.key != "at");
+        if !known {
+            let keys: Vec<&str> = RECORD_KEYS
+                .iter()
+                .copied()
+                .filter(|k| top || *k != "at")
+                .collect();
+            e.push(
+                here.as_deref(),
+                Some(&entry.key),
+                entry.line,
+                format!(
+                    "unknown records key `{}`; expected one of: {}",
+                    entry.key,
+                    keys.join(", ")
+                ),
+            );
+        }
+    }
+    let text = |key: &str, e: &mut Errors<'_>| -> Option<(String, Option<usize>)> {
+        let entry = table.get(key)?;
+        match entry.node.as_text() {
+            Some(text) => Some((text.to_owned(), entry.line)),
+            None => {
+                e.push(
+                    here.as_deref(),
+                    Some(key),
+                    entry.line,
+                    format!("`{key}` is {}; write text", entry.node.value),
+                );
+                None
+            }
+        }
+    };
+    let mut names = [("name", None), ("plural", None)];
+    for (key, value) in &mut names {
+        if let Some((text, line)) = text(key, e) {
+            if text.trim().is_empty() {
+                e.push(
+                    here.as_deref(),
+                    Some(key),
+                    line,
+                    format!("`{key}` must not be empty: it is how summaries name the records"),
+                );
+            } else {
+                *value = Some(text);
+            }
+        }
+    }
+    let name = names[0].1.take().unwrap_or_else(|| "record".to_owned());
+    let plural = names[1].1.take().unwrap_or_else(|| format!("{name}s"));
+    let absent = text("absent", e).and_then(|(word, line)| {
+        absent_word(&word)
+            .map_err(|msg| e.push(here.as_deref(), Some("absent"), line, msg))
+            .ok()
+            .map(|()| word)
+    });
+
+    let mut outputs: Vec<Output> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    // (output, source path) of each output, for the unique-name check.
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut id_at: Option<String> = None;
+    let mut rank_at: Option<String> = None;
+    match table.get("fields") {
+        None => e.push(
+            here.as_deref(),
+            Some("fields"),
+            table.line,
+            "no `fields`: list the outputs, each `{ from = \"key\" }` with its decisions \
+             (everything not listed is left out)"
+                .to_owned(),
+        ),
+        Some(fields) => match &fields.node.value {
+            Value::List(items) => {
+                for item in items {
+                    if let Some(field) = field(item, prefix, legends, e, &mut skipped) {
+                        let shown = output(&field.name);
+                        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == field.name) {
+                            e.push(
+                                Some(&shown),
+                                Some(if field.name == field.from.root() {
+                                    "from"
+                                } else {
+                                    "rename"
+                                }),
+                                item.line,
+                                format!(
+                                    "two fields are shown as `{}` (`{first}` and `{}`): output \
+                                     names must be unique; give one of them `rename`",
+                                    field.name, field.from.text
+                                ),
+                            );
+                        }
+                        seen.push((field.name.clone(), field.from.text.clone()));
+                        for (is, slot, key, remedy) in [
+                            (
+                                matches!(field.kind, OutputKind::Id { .. }),
+                                &mut id_at,
+                                "id",
+                                "a record has one id; keep `id` on the value other tools take \
+                                 as an argument",
+                            ),
+                            (
+                                field.rank.is_some(),
+                                &mut rank_at,
+                                "rank",
+                                "the record is ranked by one key; remove `rank` from one of them",
+                            ),
+                        ] {
+                            if !is {
+                                continue;
+                            }
+                            match slot {
+                                None => *slot = Some(field.from.text.clone()),
+                                Some(first) => e.push(
+                                    Some(&shown),
+                                    Some(key),
+                                    item.line,
+                                    format!(
+                                        "`{key}` is on two fields (`{first}` and `{}`): {remedy}",
+                                        field.from.text
+                                    ),
+                                ),
+                            }
+                        }
+                        outputs.push(field);
+                    }
+                }
+                if items.is_empty() || (outputs.is_empty() && !skipped.is_empty()) {
+                    e.push(
+                        here.as_deref(),
+                        Some("fields"),
+                        fields.line,
+                        "every field is skipped: a record needs at least one output".to_owned(),
+                    );
+                }
+            }
+            other => e.push(
+                here.as_deref(),
+                Some("fields"),
+                fields.line,
+                format!(
+                    "`fields` is {other}; write a list of outputs, each `{{ from = \"key\" }}` \
+                     with its decisions"
+                ),
+            ),
+        },
+    }
+    let prose = text("prose", e).and_then(|(template, line)| {
+        prose(&template, &outputs, &skipped)
+            .map_err(|mistakes| {
+                for msg in mistakes {
+                    e.push(here.as_deref(), Some("prose"), line, msg);
+                }
+            })
+            .ok()
+    });
+    RecordSpec {
+        name,
+        plural,
+        prose,
+        absent,
+        outputs,
+        skipped,
+    }
+}
+
+/// One output entry; `None` when it is a skip (recorded in `skipped`) or has mistakes.
+fn field(
+    item: &Node,
+    prefix: &str,
+    legends: &BTreeMap<String, ConfiguredLegend>,
+    e: &mut Errors<'_>,
+    skipped: &mut Vec<String>,
+) -> Option<Output> {
+    let before = e.list.len();
+    if !matches!(item.value, Value::Table(_)) {
+        e.push(
+            (!prefix.is_empty()).then(|| prefix.trim_end_matches('.')),
+            Some("fields"),
+            item.line,
+            format!(
+                "an output is a table such as `{{ from = \"title\" }}`; this is {}",
+                item.value
+            ),
+        );
+        return None;
+    }
+    let from_entry = item.get("from");
+    let path = match from_entry.map(|f| (f, f.node.as_text())) {
+        None => None,
+        Some((f, Some(text))) => match JsonPath::parse(text) {
+            Ok(path) => Some(path),
+            Err(msg) => {
+                let named = item
+                    .get("rename")
+                    .and_then(|r| r.node.as_text())
+                    .unwrap_or(text);
+                let output = format!("{prefix}{named}");
+                e.push(
+                    (!named.trim().is_empty()).then_some(output.as_str()),
+                    Some("from"),
+                    f.line,
+                    msg,
+                );
+                None
+            }
+        },
+        Some((f, None)) => {
+            e.push(
+                None,
+                Some("from"),
+                f.line,
+                format!(
+                    "`from` is {}; write the path to the value as text",
+                    f.node.value
+                ),
+            );
+            None
+        }
+    };
+    let rename = item.get("rename").and_then(|r| match r.node.as_text() {
+        Some(text) => Some((text.to_owned(), r.line)),
+        None => {
+            e.push(
+                None,
+                Some("rename"),
+                r.line,
+                format!(
+                    "`rename` is {}; write the output name as text",
+                    r.node.value
+                ),
+            );
+            None
+        }
+    });
+    let name = rename
+        .as_ref()
+        .map(|(n, _)| n.clone())
+        .or_else(|| path.as_ref().map(|p| p.root().to_owned()))
+        .unwrap_or_default();
+    let shown = format!("{prefix}{name}");
+    let shown = if name.is_empty() {
+        None
+    } else {
+        Some(shown.as_str())
+    };
+    if from_entry.is_none() {
+        e.push(
+            shown,
+            Some("from"),
+            item.line,
+            "no `from`: every output names the path to its value (`from = \"user.login\"`)"
+                .to_owned(),
+        );
+    }
+    for entry in item.entries() {
+        if !FIELD_KEYS.contains(&entry.key.as_str()) {
+            e.push(
+                shown,
+                Some(&entry.key),
+                entry.line,
+                unknown_field_key(&entry.key),
+            );
+        }
+    }
+    // `skip` names a key left out, and nothing else.
+    if let Some(skip) = item.get("skip") {
+        if skip.node.value != Value::Bool(true) {
+            e.push(
+                shown,
+                Some("skip"),
+                skip.line,
+                format!("`skip` is {}; write `skip = true`", skip.node.value),
+            );
+        }
+        for entry in item.entries() {
+            if !matches!(entry.key.as_str(), "skip" | "from")
+                && FIELD_KEYS.contains(&entry.key.as_str())
+            {
+                e.push(
+                    shown,
+                    Some(&entry.key),
+                    entry.line,
+                    format!(
+                        "`skip` cannot be combined with `{0}`: a skipped field is not shown; \
+                         remove `{0}`, or remove `skip` to show the field",
+                        entry.key
+                    ),
+                );
+            }
+        }
+        if let Some(path) = &path {
+            if path.steps.len() == 1 {
+                skipped.push(path.text.clone());
+            } else {
+                e.push(
+                    shown,
+                    Some("from"),
+                    from_entry.and_then(|f| f.line),
+                    format!(
+                        "`{}`: `skip` names a key of the record itself (`node_id`); keys inside \
+                         a value are left out by not being listed",
+                        path.text
+                    ),
+                );
+            }
+        }
+        return None;
+    }
+    if let Some(show) = item.get("show")
+        && show.node.value != Value::Bool(true)
+    {
+        e.push(
+            shown,
+            Some("show"),
+            show.line,
+            format!(
+                "`show` is {}; write `show = true`, or leave it out",
+                show.node.value
+            ),
+        );
+    }
+    if let Some((text, line)) = &rename {
+        if text.trim().is_empty() {
+            e.push(
+                shown,
+                Some("rename"),
+                *line,
+                "`rename` must not be empty: write the name the model should read".to_owned(),
+            );
+        } else if text
+            .chars()
+            .any(|c| c.is_control() || c == '"' || c == '{' || c == '}' || c == '|')
+        {
+            e.push(
+                shown,
+                Some("rename"),
+                *line,
+                "`rename` must be a plain name: no quotes, braces, pipes or control characters"
+                    .to_owned(),
+            );
+        }
+    }
+    let transforms: Vec<&Entry> = TRANSFORMS.iter().filter_map(|key| item.get(key)).collect();
+    if let Some((first, rest)) = transforms.split_first() {
+        for other in rest {
+            e.push(
+                shown,
+                Some(&other.key),
+                other.line,
+                format!(
+                    "`{}` and `{}` cannot be combined on one field: a field gets one value \
+                     transform; keep one of them",
+                    first.key, other.key
+                ),
+            );
+        }
+    }
+    let kind = match transforms.first() {
+        None => Some(OutputKind::Show),
+        Some(t) => transform(t, path.as_ref(), prefix, shown, legends, e),
+    };
+    let rank = item
+        .get("rank")
+        .and_then(|r| rank(r, path.as_ref(), &kind, shown, e));
+    let absent = item.get("absent").and_then(|a| match a.node.as_text() {
+        Some(word) => absent_word(word)
+            .map_err(|msg| e.push(shown, Some("absent"), a.line, msg))
+            .ok()
+            .map(|()| word.to_owned()),
+        None => {
+            e.push(
+                shown,
+                Some("absent"),
+                a.line,
+                format!("`absent` is {}; write the word text shows", a.node.value),
+            );
+            None
+        }
+    });
+    let empty_is_absent = match item.get("empty_is_absent") {
+        None => false,
+        Some(entry) => match entry.node.value {
+            Value::Bool(b) => {
+                if b && let Some(t) = transforms.iter().find(|t| t.key != "untrusted") {
+                    e.push(
+                        shown,
+                        Some("empty_is_absent"),
+                        entry.line,
+                        format!(
+                            "`empty_is_absent` cannot be combined with `{}`: it reads an empty \
+                             text or list as absent, for a value shown as it is or as \
+                             `untrusted` text; remove one of them",
+                            t.key
+                        ),
+                    );
+                }
+                b
+            }
+            ref other => {
+                e.push(
+                    shown,
+                    Some("empty_is_absent"),
+                    entry.line,
+                    format!("`empty_is_absent` is {other}; write `true` or `false`"),
+                );
+                false
+            }
+        },
+    };
+    if e.list.len() != before {
+        return None;
+    }
+    Some(Output {
+        name,
+        from: path?,
+        kind: kind?,
+        rank,
+        absent,
+        empty_is_absent,
+    })
+}
+
+/// The message for a key an output does not take, with a hint for the likely intent.
+fn unknown_field_key(key: &str) -> String {
+    let hint = match key {
+        "hide" | "hidden" | "omit" | "exclude" => {
+            " (to leave a field out, leave it out of `fields`, or write `skip = true`)"
+        }
+        "include" | "visible" | "keep" => " (every listed output is shown)",
+        "alias" | "as" | "name" => " (to change the output name, write `rename = \"...\"`)",
+        "max_tokens" | "cap" => " (write `untrusted = { max_tokens = N }`)",
+        "sort" | "order" | "order_by" => " (write `rank = \"asc\"` or `rank = \"desc\"`)",
+        "short" | "short_id" => " (write `id = \"short\"`)",
+        "path" | "source" | "field" | "key" => " (the path to the value is `from`)",
+        "resolve" => " (a resolver is Rust code: shape the type with the derive to resolve ids)",
+        _ => "",
+    };
+    format!(
+        "unknown field key `{key}`{hint}; expected one of: {}",
+        FIELD_KEYS.join(", ")
+    )
+}
+
+/// An absence word is shown as is inside a prose line or a table cell.
+fn absent_word(word: &str) -> Result<(), String> {
+    if word.trim().is_empty() {
+        Err(
+            "`absent` must not be empty: write the word a reader should see, such as \
+             \"unassigned\" or \"no labels\""
+                .to_owned(),
+        )
+    } else if word.chars().any(|c| c.is_control() || c == '|') {
+        Err("`absent` must be plain words: no pipes or control characters".to_owned())
+    } else {
+        Ok(())
+    }
+}
+
+/// The output kind of the field's (first) transform.
+fn transform(
+    t: &Entry,
+    path: Option<&JsonPath>,
+    prefix: &str,
+    shown: Option<&str>,
+    legends: &BTreeMap<String, ConfiguredLegend>,
+    e: &mut Errors<'_>,
+) -> Option<OutputKind> {
+    let bad = |e: &mut Errors<'_>, want: &str| {
+        e.push(
+            shown,
+            Some(&t.key),
+            t.line,
+            format!("`{}` is {}; write {want}", t.key, t.node.value),
+        );
+        None
+    };
+    match t.key.as_str() {
+        "id" => {
+            let short = match &t.node.value {
+                Value::Bool(true) => false,
+                Value::Text(s) if s == "short" => true,
+                _ => {
+                    return bad(
+                        e,
+                        "`id = true`, or `id = \"short\"` for prefix and first UUID group",
+                    );
+                }
+            };
+            if let Some(path) = path
+                && path.through_each()
+            {
+                e.push(
+                    shown,
+                    Some("from"),
+                    t.line,
+                    format!(
+                        "`{}`: an `id` path cannot go through `[]`: a record has exactly one id; \
+                         put `id` on a path to one value (`?` is allowed)",
+                        path.text
+                    ),
+                );
+                return None;
+            }
+            Some(OutputKind::Id { short })
+        }
+        "date" => match &t.node.value {
+            Value::Bool(true) => Some(OutputKind::Date(None)),
+            Value::Text(s) if s == "epoch_seconds" => {
+                Some(OutputKind::Date(Some(EpochUnit::Seconds)))
+            }
+            Value::Text(s) if s == "epoch_millis" => {
+                Some(OutputKind::Date(Some(EpochUnit::Millis)))
+            }
+            _ => bad(
+                e,
+                "`date = true` for ISO-8601 text, or `date = \"epoch_seconds\"` / \
+                 `\"epoch_millis\"` for a number since 1970",
+            ),
+        },
+        "untrusted" => match &t.node.value {
+            Value::Bool(true) => Some(OutputKind::Untrusted { max_tokens: None }),
+            Value::Table(entries) => {
+                let mut max_tokens = None;
+                let mut ok = true;
+                for entry in entries {
+                    match (entry.key.as_str(), &entry.node.value) {
+                        ("max_tokens", Value::Integer(0)) => {
+                            ok = false;
+                            e.push(
+                                shown,
+                                Some("max_tokens"),
+                                entry.line,
+                                "`max_tokens` must be at least 1: a cap of 0 shows nothing; \
+                                 leave the field out of `fields` to leave it out"
+                                    .to_owned(),
+                            );
+                        }
+                        ("max_tokens", Value::Integer(n)) => match u32::try_from(*n) {
+                            Ok(n) => max_tokens = Some(n),
+                            Err(_) => {
+                                ok = false;
+                                e.push(
+                                    shown,
+                                    Some("max_tokens"),
+                                    entry.line,
+                                    "`max_tokens` must be a whole number of tokens up to \
+                                     4294967295"
+                                        .to_owned(),
+                                );
+                            }
+                        },
+                        ("max_tokens", other) => {
+                            ok = false;
+                            e.push(
+                                shown,
+                                Some("max_tokens"),
+                                entry.line,
+                                format!("`max_tokens` is {other}; write a whole number of tokens"),
+                            );
+                        }
+                        (key, _) => {
+                            ok = false;
+                            e.push(
+                                shown,
+                                Some(key),
+                                entry.line,
+                                format!(
+                                    "unknown `untrusted` key `{key}`; expected one of: max_tokens"
+                                ),
+                            );
+                        }
+                    }
+                }
+                ok.then_some(OutputKind::Untrusted { max_tokens })
+            }
+            _ => bad(
+                e,
+                "`untrusted = true`, or `untrusted = { max_tokens = N }` to cap it",
+            ),
+        },
+        "legend" => match t.node.as_text() {
+            Some(name) if legends.contains_key(name) => Some(OutputKind::Legend(name.to_owned())),
+            Some(name) => {
+                let defined: Vec<&str> = legends.keys().map(String::as_str).collect();
+                e.push(
+                    shown,
+                    Some("legend"),
+                    t.line,
+                    format!(
+                        "no legend `{name}` in `[legends]`; {}",
+                        if defined.is_empty() {
+                            "none is defined: add `[legends.<name>]` with code = \"word\" lines"
+                                .to_owned()
+                        } else {
+                            format!("defined: {}", defined.join(", "))
+                        }
+                    ),
+                );
+                None
+            }
+            None => bad(e, "the name of a legend in `[legends]`"),
+        },
+        "nested" => {
+            if !matches!(t.node.value, Value::Table(_)) {
+                return bad(e, "a table with the nested records' `fields`");
+            }
+            if let Some(path) = path {
+                let each = path.steps.iter().position(|s| *s == Step::Each);
+                if each.is_some_and(|i| i + 1 != path.steps.len()) {
+                    e.push(
+                        shown,
+                        Some("from"),
+                        t.line,
+                        format!(
+                            "`{}`: a `nested` path leads to the records: one (`milestone`, \
+                             `milestone?`), or a list ending in `[]` (`comments[]`)",
+                            path.text
+                        ),
+                    );
+                    return None;
+                }
+            }
+            let inner = format!("{}.", shown.unwrap_or(prefix.trim_end_matches('.')));
+            Some(OutputKind::Nested(Box::new(record(
+                &t.node, &inner, false, legends, e,
+            ))))
+        }
+        _ => Some(OutputKind::Show),
+    }
+}
+
+/// The rank key of an output.
+fn rank(
+    r: &Entry,
+    path: Option<&JsonPath>,
+    kind: &Option<OutputKind>,
+    shown: Option<&str>,
+    e: &mut Errors<'_>,
+) -> Option<RankSpec> {
+    let order = |text: &str| match text {
+        "asc" => Some(Order::Asc),
+        "desc" => Some(Order::Desc),
+        _ => None,
+    };
+    let want = "`rank = \"asc\"` or `\"desc\"`, or `rank = { order = \"desc\", fold = \"max\" }` \
+                for a path through `[]` (fold: max, min, sum, count)";
+    let spec = match &r.node.value {
+        Value::Text(text) => order(text).map(|order| RankSpec { order, fold: None }),
+        Value::Table(entries) => {
+            let mut problems = Vec::new();
+            for x in entries {
+                if !matches!(x.key.as_str(), "order" | "fold") {
+                    problems.push(format!("an unknown key `{}`", x.key));
+                }
+            }
+            let o = r
+                .node
+                .get("order")
+                .and_then(|o| o.node.as_text())
+                .and_then(order);
+            if o.is_none() {
+                problems.push(match r.node.get("order") {
+                    None => "no `order`".to_owned(),
+                    Some(o) => format!("`order` {}", describe(&o.node)),
+                });
+            }
+            let fold = match r.node.get("fold") {
+                None => None,
+                Some(f) => match f.node.as_text() {
+                    Some("max") => Some(Fold::Max),
+                    Some("min") => Some(Fold::Min),
+                    Some("sum") => Some(Fold::Sum),
+                    Some("count") => Some(Fold::Count),
+                    _ => {
+                        problems.push(format!("`fold` {}", describe(&f.node)));
+                        None
+                    }
+                },
+            };
+            if !problems.is_empty() {
+                e.push(
+                    shown,
+                    Some("rank"),
+                    r.line,
+                    format!("`rank` has {}; write {want}", problems.join(", ")),
+                );
+                return None;
+            }
+            o.map(|order| RankSpec { order, fold })
+        }
+        _ => None,
+    };
+    let Some(spec) = spec else {
+        e.push(
+            shown,
+            Some("rank"),
+            r.line,
+            format!("`rank` is {}; write {want}", describe(&r.node)),
+        );
+        return None;
+    };
+    for (is, name, why) in [
+        (
+            matches!(kind, Some(OutputKind::Untrusted { .. })),
+            "untrusted",
+            "attacker-controlled text must not decide what survives a cut",
+        ),
+        (
+            matches!(kind, Some(OutputKind::Nested(_))),
+            "nested",
+            "records of their own have no one key to order by",
+        ),
+    ] {
+        if is {
+            e.push(
+                shown,
+                Some("rank"),
+                r.line,
+                format!("`rank` cannot be used on a `{name}` field: {why}; rank by another field"),
+            );
+            return None;
+        }
+    }
+    let each = path.is_some_and(JsonPath::through_each);
+    match (spec.fold, each) {
+        (None, true) => {
+            e.push(
+                shown,
+                Some("rank"),
+                r.line,
+                "a `rank` path through `[]` needs a fold that makes its values one key: \
+                 `rank = { order = \"desc\", fold = \"max\" }`, or sum, min, count"
+                    .to_owned(),
+            );
+            None
+        }
+        (Some(_), false) => {
+            e.push(
+                shown,
+                Some("rank"),
+                r.line,
+                "a rank fold reads the values of a path through `[]`; this path has none: \
+                 write `rank = \"asc\"` or `rank = \"desc\"`"
+                    .to_owned(),
+            );
+            None
+        }
+        _ => Some(spec),
+    }
+}
+
+/// A value as an error quotes it: text in quotes, else its kind.
+fn describe(node: &Node) -> String {
+    match &node.value {
+        Value::Text(text) => format!("\"{text}\""),
+        other => other.to_string(),
+    }
+}
+
+/// The prose template as segments over the outputs, or every mistake in it.
+fn prose(
+    template: &str,
+    outputs: &[Output],
+    skipped: &[String],
+) -> Result<Vec<Segment<Owned>>, Vec<String>> {
+    use crate::prose::Piece;
+    let pieces = crate::prose::parse_template(template).map_err(|msg| vec![msg])?;
+    if !pieces.iter().any(|p| matches!(p, Piece::Field(_))) {
+        return Err(vec![
+            "prose template names no field: add placeholders such as `{id}`".to_owned(),
+        ]);
+    }
+    let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
+    let mut segments = Vec::with_capacity(pieces.len());
+    let mut mistakes = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(text) => segments.push(Segment::Text(text)),
+            Piece::Field(name) => match names.iter().position(|n| *n == name) {
+                Some(index) => segments.push(Segment::Field(index)),
+                None => {
+                    let why = if skipped.contains(&name) {
+                        format!("`{name}` is skipped, so it is not in the output")
+                    } else {
+                        format!("`{name}` is not an output field")
+                    };
+                    mistakes.push(format!(
+                        "prose placeholder `{{{name}}}`: {why}; output fields are: {}",
+                        names.join(", ")
+                    ));
+                }
+            },
+        }
+    }
+    if mistakes.is_empty() {
+        Ok(segments)
+    } else {
+        Err(mistakes)
+    }
+}
