@@ -152,28 +152,42 @@ pub enum ConfigError {
 impl ShapeConfig {
     /// Parses TOML, then [`check`](Self::check)s it.
     pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        Self::from_toml_at(text, None)
+    }
+
+    fn from_toml_at(text: &str, base: Option<&Path>) -> Result<Self, ConfigError> {
         let mut config: ShapeConfig = toml::from_str(text)
             .map_err(|e| ConfigError::Toml(crate::untrusted::echo::clean(e.to_string().trim())))?;
         config.check()?;
         let doc = located::Node::from_toml(text)
             .map_err(|e| ConfigError::Toml(crate::untrusted::echo::clean(e.trim())))?;
-        config.check_records(&doc)?;
+        config.check_records(&doc, base)?;
         Ok(config)
     }
 
     /// Parses JSON, then [`check`](Self::check)s it.
     pub fn from_json_str(text: &str) -> Result<Self, ConfigError> {
+        Self::from_json_at(text, None)
+    }
+
+    fn from_json_at(text: &str, base: Option<&Path>) -> Result<Self, ConfigError> {
         let mut config: ShapeConfig = serde_json::from_str(text)
             .map_err(|e| ConfigError::Json(crate::untrusted::echo::clean(&e.to_string())))?;
         config.check()?;
         let doc = located::Node::from_json(text)
             .map_err(|e| ConfigError::Json(crate::untrusted::echo::clean(&e)))?;
-        config.check_records(&doc)?;
+        config.check_records(&doc, base)?;
         Ok(config)
     }
 
-    /// Checks every tool's `records` and the `[legends]` they name, all at once.
-    fn check_records(&mut self, doc: &located::Node) -> Result<(), ConfigError> {
+    /// Checks every tool's `records` and the `[legends]` they name, all at once, and each
+    /// one's paths against the JSON Schema file its `schema` names (relative to `base`, the
+    /// configuration file's folder; the current folder for a configuration read from text).
+    fn check_records(
+        &mut self,
+        doc: &located::Node,
+        base: Option<&Path>,
+    ) -> Result<(), ConfigError> {
         let mut errors = Vec::new();
         let legends = records::legends(doc, &mut errors);
         if let Some(defaults) = doc.get("defaults")
@@ -198,6 +212,34 @@ impl ShapeConfig {
                 }
             }
         }
+        for (tool, records) in &checked {
+            let Some(file) = &records.schema else {
+                continue;
+            };
+            let line = doc
+                .get("tools")
+                .and_then(|t| t.node.get(tool))
+                .and_then(|t| t.node.get("records"))
+                .and_then(|r| r.node.get("schema"))
+                .and_then(|s| s.line);
+            let path = base.map_or_else(|| Path::new(file).to_path_buf(), |b| b.join(file));
+            let schema = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read the schema file {}: {e}", path.display()))
+                .and_then(|text| {
+                    serde_json::from_str::<serde_json::Value>(&text)
+                        .map_err(|e| format!("the schema file {} is not JSON: {e}", path.display()))
+                });
+            match schema {
+                Ok(schema) => errors.extend(records::check_schema(records, &schema)),
+                Err(message) => errors.push(records::RecordsError {
+                    place: format!("tools.{}.records", shown_name(tool)),
+                    output: None,
+                    key: Some("schema".to_owned()),
+                    line,
+                    message: crate::untrusted::echo::clean(&message),
+                }),
+            }
+        }
         if !errors.is_empty() {
             return Err(ConfigError::Records(errors));
         }
@@ -210,6 +252,26 @@ impl ShapeConfig {
     /// the tool has none (its results are shaped by its own types).
     pub fn records(&self, tool: &str) -> Option<&records::ConfiguredRecords> {
         self.checked.get(tool)
+    }
+
+    /// Checks the paths of `tool`'s configured records against `schema`, a JSON Schema of the
+    /// tool's whole result (an upstream MCP tool's `outputSchema`): every path it lacks is
+    /// an error naming it ([`records::check_schema`]). A tool without configured records
+    /// passes.
+    pub fn check_records_against(
+        &self,
+        tool: &str,
+        schema: &serde_json::Value,
+    ) -> Result<(), ConfigError> {
+        let Some(records) = self.records(tool) else {
+            return Ok(());
+        };
+        let errors = records::check_schema(records, schema);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError::Records(errors))
+        }
     }
 
     /// The legend `name` of `[legends]`, checked when the configuration loaded.
@@ -304,9 +366,10 @@ impl ShapeConfig {
             path: shown.clone(),
             source,
         })?;
+        let base = path.parent();
         match path.extension().and_then(|e| e.to_str()) {
-            Some("toml") => Self::from_toml_str(&text),
-            Some("json") => Self::from_json_str(&text),
+            Some("toml") => Self::from_toml_at(&text, base),
+            Some("json") => Self::from_json_at(&text, base),
             _ => Err(ConfigError::Extension(shown)),
         }
     }

@@ -84,6 +84,9 @@ pub(crate) fn list(errors: &[RecordsError]) -> String {
 pub struct ConfiguredRecords {
     /// The tool.
     pub tool: String,
+    /// The JSON Schema file of the tool's result the paths were checked against (`schema`,
+    /// relative to the configuration file), as written.
+    pub schema: Option<String>,
     /// The keys leading to the records from the top of the result (`["data", "issues"]`);
     /// empty for the result itself. What is there is a list of records, or one record.
     pub at: Vec<String>,
@@ -124,6 +127,8 @@ pub struct Output {
     pub absent: Option<String>,
     /// Whether `""` and `[]` read as absent.
     pub empty_is_absent: bool,
+    /// The TOML line it was written on.
+    pub line: Option<usize>,
 }
 
 /// How a configured output's value is shaped.
@@ -325,7 +330,9 @@ impl fmt::Display for RecordsError {
 }
 
 /// The keys of `[tools.<name>.records]` (and of a `nested` table, which has no `at`).
-const RECORD_KEYS: &[&str] = &["at", "name", "plural", "prose", "absent", "fields"];
+const RECORD_KEYS: &[&str] = &[
+    "at", "schema", "name", "plural", "prose", "absent", "fields",
+];
 /// The keys of one output, in the order an error lists them.
 const FIELD_KEYS: &[&str] = &[
     "from",
@@ -513,9 +520,29 @@ pub(crate) fn records(
             }
         },
     };
+    let schema = entry
+        .node
+        .get("schema")
+        .and_then(|s| match s.node.as_text() {
+            Some(path) if !path.trim().is_empty() => Some(path.to_owned()),
+            _ => {
+                e.push(
+                None,
+                Some("schema"),
+                s.line,
+                format!(
+                    "`schema` is {}; write the path of a JSON Schema file of the tool's result, \
+                     relative to the configuration file",
+                    describe(&s.node)
+                ),
+            );
+                None
+            }
+        });
     let record = record(&entry.node, "", true, legends, &mut e);
     (e.list.len() == before).then(|| ConfiguredRecords {
         tool: tool.to_owned(),
+        schema,
         at,
         record,
     })
@@ -532,12 +559,13 @@ fn record(
     let output = |name: &str| format!("{prefix}{name}");
     let here = (!prefix.is_empty()).then(|| prefix.trim_end_matches('.').to_owned());
     for entry in table.entries() {
-        let known = RECORD_KEYS.contains(&entry.key.as_str()) && (top || entry.key != "at");
+        let known = RECORD_KEYS.contains(&entry.key.as_str())
+            && (top || !matches!(entry.key.as_str(), "at" | "schema"));
         if !known {
             let keys: Vec<&str> = RECORD_KEYS
                 .iter()
                 .copied()
-                .filter(|k| top || *k != "at")
+                .filter(|k| top || !matches!(*k, "at" | "schema"))
                 .collect();
             e.push(
                 here.as_deref(),
@@ -954,6 +982,7 @@ fn field(
         rank,
         absent,
         empty_is_absent,
+        line: item.line,
     })
 }
 
@@ -1333,5 +1362,272 @@ fn prose(
         Ok(segments)
     } else {
         Err(mistakes)
+    }
+}
+
+/// Checks every path of `records` against `schema`, a JSON Schema of the tool's whole result
+/// (its `outputSchema`, or the file `schema` names): `at` leads to the records (a list of
+/// them, or one), and each output's path must be one the schema has. Local `$ref`s
+/// (`#/$defs/…`, `#/definitions/…`), `anyOf` / `oneOf` / `allOf` and nullable types are
+/// followed; a part the schema leaves open (`{}`, `true`, additional properties) accepts any
+/// path below it. Returns every path the schema lacks.
+///
+/// ```
+/// use toolshape::config::{ShapeConfig, records::check_schema};
+///
+/// let config = ShapeConfig::from_toml_str(r#"
+///     [tools.list_issues.records]
+///     at = "items"
+///     fields = [{ from = "number", id = true }, { from = "user.logn" }, { from = "labels[].name" }]
+/// "#).unwrap();
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": { "items": { "type": "array", "items": { "$ref": "#/$defs/issue" } } },
+///     "$defs": { "issue": { "type": "object", "properties": {
+///         "number": { "type": "integer" },
+///         "user": { "type": "object", "properties": { "login": { "type": "string" } } },
+///         "labels": { "type": "array", "items": { "type": "object",
+///             "properties": { "name": { "type": "string" } } } }
+///     } } }
+/// });
+/// let errors = check_schema(config.records("list_issues").unwrap(), &schema);
+/// assert_eq!(errors.len(), 1);
+/// assert_eq!(
+///     errors[0].to_string(),
+///     "tools.list_issues.records, output `user`, key `from` (line 4): `user.logn`: the \
+///      schema has no `logn` under `user`; it has: login"
+/// );
+/// ```
+pub fn check_schema(records: &ConfiguredRecords, schema: &serde_json::Value) -> Vec<RecordsError> {
+    let mut errors = Vec::new();
+    let place = format!("tools.{}.records", records.tool);
+    let walker = SchemaWalk { root: schema };
+    let mut at = schema;
+    for (i, key) in records.at.iter().enumerate() {
+        match walker.step_key(at, key) {
+            Ok(Some(next)) => at = next,
+            Ok(None) => return errors,
+            Err(has) => {
+                let under = if i == 0 {
+                    "the result".to_owned()
+                } else {
+                    format!("`{}`", records.at[..i].join("."))
+                };
+                errors.push(RecordsError {
+                    place,
+                    output: None,
+                    key: Some("at".to_owned()),
+                    line: None,
+                    message: format!(
+                        "`{}`: the schema has no `{key}` under {under}{}",
+                        records.at.join("."),
+                        has_list(&has)
+                    ),
+                });
+                return errors;
+            }
+        }
+    }
+    // A list of records, or one.
+    let record = match walker.step_each(at) {
+        Ok(Some(items)) => items,
+        _ => at,
+    };
+    walker.record(&records.record, record, "", &place, &mut errors);
+    errors
+}
+
+fn has_list(has: &[String]) -> String {
+    if has.is_empty() {
+        String::new()
+    } else {
+        format!("; it has: {}", has.join(", "))
+    }
+}
+
+/// Walks a JSON Schema along configured paths.
+struct SchemaWalk<'s> {
+    root: &'s serde_json::Value,
+}
+
+impl<'s> SchemaWalk<'s> {
+    /// `schema` with local `$ref`s followed (a bounded number of times).
+    fn resolve(&self, mut schema: &'s serde_json::Value) -> &'s serde_json::Value {
+        for _ in 0..32 {
+            let Some(target) = schema.get("$ref").and_then(|r| r.as_str()) else {
+                return schema;
+            };
+            let Some(pointer) = target.strip_prefix('#') else {
+                return schema;
+            };
+            match self.root.pointer(pointer) {
+                Some(next) => schema = next,
+                None => return schema,
+            }
+        }
+        schema
+    }
+
+    /// The alternatives a schema allows: itself, or its `anyOf` / `oneOf` / `allOf` branches.
+    fn branches(&self, schema: &'s serde_json::Value) -> Vec<&'s serde_json::Value> {
+        let schema = self.resolve(schema);
+        let mut out = Vec::new();
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(list) = schema.get(key).and_then(|v| v.as_array()) {
+                for branch in list {
+                    out.extend(self.branches(branch));
+                }
+            }
+        }
+        if out.is_empty() || schema.get("properties").is_some() || schema.get("items").is_some() {
+            out.push(schema);
+        }
+        out
+    }
+
+    /// Whether a schema says nothing of what is below it.
+    fn open(schema: &serde_json::Value) -> bool {
+        match schema {
+            serde_json::Value::Bool(b) => *b,
+            serde_json::Value::Object(map) => ![
+                "type",
+                "properties",
+                "items",
+                "prefixItems",
+                "enum",
+                "const",
+            ]
+            .iter()
+            .any(|k| map.contains_key(*k)),
+            _ => true,
+        }
+    }
+
+    /// The schema under `key`: `Ok(None)` where the schema leaves it open, `Err` with the
+    /// keys it has where it has no such key.
+    fn step_key(
+        &self,
+        schema: &'s serde_json::Value,
+        key: &str,
+    ) -> Result<Option<&'s serde_json::Value>, Vec<String>> {
+        let mut has = Vec::new();
+        for branch in self.branches(schema) {
+            if Self::open(branch) {
+                return Ok(None);
+            }
+            if let Some(props) = branch.get("properties").and_then(|p| p.as_object()) {
+                if let Some(next) = props.get(key) {
+                    return Ok(Some(next));
+                }
+                has.extend(props.keys().cloned());
+            }
+            let extra = branch.get("additionalProperties");
+            if branch.get("patternProperties").is_some()
+                || extra.is_some_and(|x| x != &serde_json::Value::Bool(false))
+                || (extra.is_none()
+                    && branch.get("properties").is_none()
+                    && branch.get("type").is_some_and(|t| t == "object"))
+            {
+                return Ok(None);
+            }
+        }
+        has.sort();
+        has.dedup();
+        Err(has)
+    }
+
+    /// The schema of each item: `Ok(None)` where open, `Err` where the value is no list.
+    fn step_each(
+        &self,
+        schema: &'s serde_json::Value,
+    ) -> Result<Option<&'s serde_json::Value>, String> {
+        let mut kinds = Vec::new();
+        for branch in self.branches(schema) {
+            if Self::open(branch) {
+                return Ok(None);
+            }
+            if let Some(items) = branch.get("items") {
+                return Ok(Some(items));
+            }
+            if branch.get("type").is_some_and(|t| {
+                t == "array" || t.as_array().is_some_and(|a| a.iter().any(|x| x == "array"))
+            }) {
+                return Ok(None);
+            }
+            if let Some(t) = branch.get("type") {
+                kinds.push(match t {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+            }
+        }
+        Err(if kinds.is_empty() {
+            "not a list".to_owned()
+        } else {
+            format!("{}, not a list", kinds.join(" or "))
+        })
+    }
+
+    fn record(
+        &self,
+        spec: &RecordSpec,
+        schema: &'s serde_json::Value,
+        prefix: &str,
+        place: &str,
+        errors: &mut Vec<RecordsError>,
+    ) {
+        for output in &spec.outputs {
+            let mut at = Some(schema);
+            let mut walked = Vec::new();
+            for step in &output.from.steps {
+                let Some(here) = at else { break };
+                let result = match step {
+                    Step::Key(key) => self.step_key(here, key).map_err(|has| {
+                        let under = if walked.is_empty() {
+                            "the record".to_owned()
+                        } else {
+                            format!("`{}`", walked.join(""))
+                        };
+                        format!("the schema has no `{key}` under {under}{}", has_list(&has))
+                    }),
+                    Step::Opt => Ok(Some(here)),
+                    Step::Each => self.step_each(here).map_err(|what| {
+                        format!(
+                            "`{}` is {what} in the schema: `[]` goes through a list",
+                            walked.join("")
+                        )
+                    }),
+                };
+                match result {
+                    Ok(next) => at = next,
+                    Err(message) => {
+                        errors.push(RecordsError {
+                            place: place.to_owned(),
+                            output: Some(format!("{prefix}{}", output.name)),
+                            key: Some("from".to_owned()),
+                            line: output.line,
+                            message: format!("`{}`: {message}", output.from.text),
+                        });
+                        at = None;
+                        break;
+                    }
+                }
+                walked.push(match step {
+                    Step::Key(key) if walked.is_empty() => key.clone(),
+                    Step::Key(key) => format!(".{key}"),
+                    Step::Opt => "?".to_owned(),
+                    Step::Each => "[]".to_owned(),
+                });
+            }
+            if let (OutputKind::Nested(inner), Some(at)) = (&output.kind, at) {
+                self.record(
+                    inner,
+                    at,
+                    &format!("{prefix}{}.", output.name),
+                    place,
+                    errors,
+                );
+            }
+        }
     }
 }
