@@ -28,6 +28,14 @@ pub struct Diagnostics {
     pub unresolved_shown: u32,
     /// Date values shown as given because they did not parse.
     pub unparsed_dates: u32,
+    /// Values shown as `not recorded`: a configured record without the key its path names
+    /// (or a [`Recorded`](crate::Recorded) field the source left out), by output field.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_recorded: BTreeMap<String, u32>,
+    /// Values of a kind their output did not expect (an object where text or a date was
+    /// configured), shown as they are, by output field.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub unexpected: BTreeMap<String, u32>,
     /// What happened to untrusted text.
     pub untrusted: UntrustedStats,
 }
@@ -197,6 +205,28 @@ impl<'a> CallEnv<'a> {
     pub(crate) fn note_unresolved(&self) {
         if self.counting {
             self.diagnostics.borrow_mut().unresolved_shown += 1;
+        }
+    }
+
+    pub(crate) fn note_not_recorded(&self, field: &str) {
+        if self.counting {
+            *self
+                .diagnostics
+                .borrow_mut()
+                .not_recorded
+                .entry(self.field_path(field).into_owned())
+                .or_default() += 1;
+        }
+    }
+
+    pub(crate) fn note_unexpected(&self, field: &str) {
+        if self.counting {
+            *self
+                .diagnostics
+                .borrow_mut()
+                .unexpected
+                .entry(self.field_path(field).into_owned())
+                .or_default() += 1;
         }
     }
 

@@ -236,7 +236,7 @@ pub enum LegendOut<'a> {
     /// A code the legend does not know: rendered `unknown <field> <code>` and counted.
     Unknown {
         /// The output field.
-        field: &'static str,
+        field: &'a str,
         /// The code, as text.
         code: String,
         /// Where to count it.

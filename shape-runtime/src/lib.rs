@@ -7,6 +7,7 @@
 pub mod aggregate;
 pub mod clients;
 pub mod config;
+pub mod configured;
 pub mod cursor;
 pub mod handle;
 pub use handle::query;

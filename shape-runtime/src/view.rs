@@ -364,14 +364,14 @@ impl<T: UntrustedText> UntrustedText for Option<T> {
 /// delimiter naming its source.
 pub struct Untrusted<'a, T: ?Sized> {
     value: &'a T,
-    field: &'static str,
+    field: &'a str,
     cap: Option<u32>,
     env: &'a CallEnv<'a>,
 }
 
 impl<'a, T: ?Sized + UntrustedText> Untrusted<'a, T> {
     /// Wraps an untrusted field.
-    pub fn new(value: &'a T, field: &'static str, cap: Option<u32>, env: &'a CallEnv<'a>) -> Self {
+    pub fn new(value: &'a T, field: &'a str, cap: Option<u32>, env: &'a CallEnv<'a>) -> Self {
         Untrusted {
             value,
             field,
@@ -427,7 +427,7 @@ impl<T: ?Sized> Untrusted<'_, T> {
 
 struct UntrustedItem<'a> {
     text: &'a str,
-    field: &'static str,
+    field: &'a str,
     cap: Option<u32>,
     env: &'a CallEnv<'a>,
 }

@@ -274,6 +274,17 @@ impl ShapeConfig {
         }
     }
 
+    /// The projection of `tool`'s JSON results, from its configured records
+    /// (`[tools.<tool>.records]`): what [`Call::shape_json`](crate::Call::shape_json) shapes
+    /// a result with. `None` when the tool has no configured records.
+    pub fn json_projection(&self, tool: &str) -> Option<crate::configured::JsonProjection> {
+        let records = self.checked.get(tool)?;
+        Some(crate::configured::JsonProjection::new(
+            records,
+            &self.checked_legends,
+        ))
+    }
+
     /// The legend `name` of `[legends]`, checked when the configuration loaded.
     pub fn legend(&self, name: &str) -> Option<&records::ConfiguredLegend> {
         self.checked_legends.get(name)

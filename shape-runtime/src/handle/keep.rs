@@ -5,14 +5,14 @@
 use super::store::{HandlePolicy, HandleStore, StoredResult};
 use crate::aggregate::{Aggregate, AggregateError};
 use crate::date::Day;
-use crate::page::render::{Layout, RenderRecord, Typed};
-use crate::page::{PageInputs, Records, TypedRows, UseRecords};
+use crate::page::render::{Layout, RenderRecord};
+use crate::page::{PageInputs, Records, Source, TypedRows, UseRecords};
 use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
-use crate::record::Projection;
+use crate::record::{Projection, Storage};
 use crate::reference::HandleError;
 use crate::resolve::Supplies;
-use crate::shaper::{Call, Shaper, SummaryError, resolve_rows, summarise};
+use crate::shaper::{Call, Ids, Shaper, SummaryError, resolve_rows, summarise};
 use crate::tokens::Tokenizer;
 use std::time::Instant;
 
@@ -72,32 +72,34 @@ impl<'a, S> Keep<'a, S> {
 
 /// What a page's records become when the result is stored: nothing when it is not worth
 /// storing, else its stored form (the structured channel's records, serialised).
-struct StoredForm<'c, 'k, 'a, S> {
-    call: &'c Call<'a>,
-    keep: &'k Keep<'k, S>,
-    coverage: (u64, bool),
+pub(crate) struct StoredForm<'c, 'k, 'a, S, St: Storage> {
+    pub call: &'c Call<'a>,
+    pub keep: &'k Keep<'k, S>,
+    pub coverage: (u64, bool),
+    /// The record description stored with the rows.
+    pub projection: &'c Projection<St>,
+    /// Untrusted paths inside nested records the description does not carry.
+    pub nested_untrusted: Vec<String>,
 }
 
-impl<'t, T: ToolResult, S: HandleStore> UseRecords<TypedRows<'t, T>> for StoredForm<'_, '_, '_, S> {
-    type Out = Result<Option<Result<StoredResult, StoreFailure>>, ShapeError>;
+/// What a stored form comes to: nothing when the result is not worth storing.
+pub(crate) type Stored = Result<Option<Result<StoredResult, StoreFailure>>, ShapeError>;
 
-    fn use_records<'r, 'e: 'r>(self, records: Records<'r, Typed<'e, T>>) -> Self::Out
+impl<Src: Source, S: HandleStore, St: Storage> UseRecords<Src> for StoredForm<'_, '_, '_, S, St> {
+    type Out = Stored;
+
+    fn use_records<'r, 'e: 'r>(self, records: Records<'r, Src::Record<'e>>) -> Self::Out
     where
-        TypedRows<'t, T>: 'e,
+        Src: 'e,
     {
         let records = records.rows.structured;
         let call = self.call;
         let tokenizer = call.shaper().current_tokenizer();
         match call.worth_storing(records, tokenizer, self.keep.policy) {
-            Ok(true) => Ok(Some(call.prepare(
-                records,
-                T::PROJECTION,
-                self.keep,
-                self.coverage,
-            ))),
+            Ok(true) => Ok(Some(call.prepare(records, &self))),
             Ok(false) => Ok(None),
             Err(message) => Err(ShapeError::Render {
-                record: T::PROJECTION.name.to_owned(),
+                record: self.projection.name.as_ref().to_owned(),
                 message,
             }),
         }
@@ -126,20 +128,9 @@ impl Call<'_> {
     {
         let start = Instant::now();
         let upstream = self.upstream_plan(rows.len())?;
-        // A later page of a walk whose first page stored the result: the same handle, and
-        // the same figures about the whole result, from the store.
-        let kept = match self.walk_handle() {
-            Some(handle) => match keep.store.get(keep.owner, &handle).await {
-                Ok(stored) => Some((handle, stored.details.clone())),
-                Err(e) => {
-                    tracing::debug!(target: "shape", tool = self.shaper().tool(), error = %e, "the walk's stored result is gone; storing it again");
-                    None
-                }
-            },
-            None => None,
-        };
+        let kept = self.walk_kept(&keep).await;
         let layout = Layout::of(T::PROJECTION);
-        let (order, given, keyset) = self.ranked_rows(rows, self.reach());
+        let (order, given, keyset) = self.ranked_rows(rows, self.reach(), Ids::of::<T>());
         // A first page resolves every key of the whole result for the stored form (one call
         // per resolver) and shows its page with those names; a later page of the walk
         // resolves its own keys only.
@@ -152,7 +143,7 @@ impl Call<'_> {
             None => {
                 // The stored result is every row given, whatever the cursor, so every row is
                 // ordered and every key resolved.
-                let (whole, _) = self.ranked_whole(rows);
+                let (whole, _) = self.ranked_whole(rows, Ids::of::<T>());
                 let resolved = resolve_rows(rows, &whole, ctx).await?;
                 let coverage = self.coverage(rows);
                 // The rendering state (`CallEnv`) is not `Sync`, so it must not live across
@@ -169,29 +160,12 @@ impl Call<'_> {
                     call: self,
                     keep: &keep,
                     coverage,
+                    projection: T::PROJECTION,
+                    nested_untrusted: Vec::new(),
                 };
-                let prepared = crate::page::prepare(&settings, &source, &layout, then)?;
-                let stored = match prepared {
-                    Some(Ok(result)) => {
-                        let details = result.details.clone();
-                        keep.store
-                            .put(keep.owner, result, keep.policy)
-                            .await
-                            .map(|handle| Some((details, handle)))
-                            .map_err(StoreFailure::Store)
-                    }
-                    Some(Err(failure)) => Err(failure),
-                    None => Ok(None),
-                };
-                match stored {
-                    Ok(Some((details, handle))) => (details, Some(handle), resolved),
-                    Ok(None) => (None, None, resolved),
-                    Err(StoreFailure::Aggregate(e)) => return Err(ShapeError::Aggregate(e)),
-                    Err(StoreFailure::Store(e)) => {
-                        tracing::warn!(target: "shape", tool = self.shaper().tool(), error = %e, "result not stored behind a handle");
-                        (None, None, resolved)
-                    }
-                }
+                let stored = crate::page::prepare(&settings, &source, &layout, then)?;
+                let (handle, details) = self.put_stored(&keep, stored).await?;
+                (details, handle, resolved)
             }
         };
         let page = PageInputs {
@@ -206,13 +180,60 @@ impl Call<'_> {
         self.typed_page(rows, &order, &names, &layout, page, start)
     }
 
+    /// On a later page of a walk whose first page stored the result: its handle, and the
+    /// figures about the whole result kept with it (`None` when the store has lost it: the
+    /// result is stored again).
+    pub(crate) async fn walk_kept<S: HandleStore>(
+        &self,
+        keep: &Keep<'_, S>,
+    ) -> Option<(crate::reference::Handle, Option<String>)> {
+        let handle = self.walk_handle()?;
+        match keep.store.get(keep.owner, &handle).await {
+            Ok(stored) => Some((handle, stored.details.clone())),
+            Err(e) => {
+                tracing::debug!(target: "shape", tool = self.shaper().tool(), error = %e, "the walk's stored result is gone; storing it again");
+                None
+            }
+        }
+    }
+
+    /// Puts a stored form in the store: its handle and the figures the summary states. A
+    /// store that fails is not fatal (the page goes without a handle, the failure logged);
+    /// an aggregate that does not fit the records is.
+    pub(crate) async fn put_stored<S: HandleStore>(
+        &self,
+        keep: &Keep<'_, S>,
+        stored: Option<Result<StoredResult, StoreFailure>>,
+    ) -> Result<(Option<crate::reference::Handle>, Option<String>), ShapeError> {
+        let put = match stored {
+            Some(Ok(result)) => {
+                let details = result.details.clone();
+                keep.store
+                    .put(keep.owner, result, keep.policy)
+                    .await
+                    .map(|handle| (Some(handle), details))
+                    .map_err(StoreFailure::Store)
+            }
+            Some(Err(failure)) => Err(failure),
+            None => Ok((None, None)),
+        };
+        match put {
+            Ok(put) => Ok(put),
+            Err(StoreFailure::Aggregate(e)) => Err(ShapeError::Aggregate(e)),
+            Err(StoreFailure::Store(e)) => {
+                tracing::warn!(target: "shape", tool = self.shaper().tool(), error = %e, "result not stored behind a handle");
+                Ok((None, None))
+            }
+        }
+    }
+
     /// Whether the whole result exceeds the policy's number of budgets. Tokens are
     /// extrapolated from the first record's exact count over the JSON bytes of the records
     /// (serialising is 15–60× cheaper than tokenizing, so nothing else is tokenized), stopping
     /// at the first record that takes the estimate over the line.
-    fn worth_storing<T: ToolResult>(
+    fn worth_storing<R: RenderRecord>(
         &self,
-        records: &[Typed<'_, T>],
+        records: &[R],
         tokenizer: &dyn Tokenizer,
         policy: &HandlePolicy,
     ) -> Result<bool, String> {
@@ -239,24 +260,26 @@ impl Call<'_> {
 
     /// The stored form of the rows given, with the aggregate's details for the summary (what
     /// part of the result they are, when not the whole: `(first, whole)`).
-    fn prepare<T: ToolResult, S: HandleStore>(
+    fn prepare<R: RenderRecord, S: HandleStore, St: Storage>(
         &self,
-        records: &[Typed<'_, T>],
-        projection: &Projection,
-        keep: &Keep<'_, S>,
-        coverage: (u64, bool),
+        records: &[R],
+        form: &StoredForm<'_, '_, '_, S, St>,
     ) -> Result<StoredResult, StoreFailure> {
+        let keep = form.keep;
         let aggregate = keep.aggregate.or(self.aggregate);
         let today = keep.today.or(self.today);
-        let summary =
-            summarise(records, projection, aggregate, today, coverage).map_err(|e| match e {
+        let projection = form.projection;
+        let summary = summarise(records, projection, aggregate, today, form.coverage).map_err(
+            |e| match e {
                 SummaryError::Serialise(reason) => {
                     StoreFailure::Store(HandleError::Unavailable { reason })
                 }
                 SummaryError::Aggregate(e) => StoreFailure::Aggregate(e),
-            })?;
+            },
+        )?;
         let mut stored =
             StoredResult::from_projection(self.shaper().tool(), projection, summary.rows);
+        stored.nested_untrusted.extend(form.nested_untrusted.iter().cloned());
         stored.details = Some(summary.details);
         Ok(stored)
     }
@@ -279,7 +302,7 @@ impl Shaper {
     }
 }
 
-enum StoreFailure {
+pub(crate) enum StoreFailure {
     Aggregate(AggregateError),
     Store(HandleError),
 }

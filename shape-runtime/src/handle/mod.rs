@@ -42,6 +42,7 @@ mod store;
 
 pub use crate::reference::{HANDLE_BYTES, Handle, HandleError, OPEN_RESULT};
 pub use keep::Keep;
+pub(crate) use keep::StoredForm;
 pub use memory::{Clock, ManualClock, MemoryStore, StoreStats, SystemClock};
 pub use open::OpenResult;
 #[cfg(feature = "redis")]

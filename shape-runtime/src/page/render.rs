@@ -105,6 +105,12 @@ pub(crate) trait RenderRecord {
     fn write_json_field(&self, index: usize, out: &mut Vec<u8>) -> Result<(), String>;
     /// Appends output field `index` as text.
     fn write_field(&self, index: usize, out: &mut String, mode: TextMode) -> Result<(), String>;
+    /// The record as a JSON value (what a stored result and an aggregate read).
+    fn to_value(&self) -> Result<serde_json::Value, String> {
+        let mut buf = Vec::new();
+        self.write_json(&mut buf)?;
+        serde_json::from_slice(&buf).map_err(|e| e.to_string())
+    }
     /// The rank key's value, for the next cursor.
     fn rank_key(&self) -> Option<KeyValue>;
     /// The full id, for the next cursor.
@@ -147,6 +153,14 @@ macro_rules! with_record {
             Described::Owned($p) => $body,
         }
     };
+}
+
+impl<'a> Layout<'a> {
+    /// The layout of a description held elsewhere (configured records), its order said as
+    /// the description says it.
+    pub(crate) fn owned(record: &'a Projection<Owned>) -> Layout<'a> {
+        Layout::new(Described::Owned(record), record.order_phrase())
+    }
 }
 
 impl Layout<'static> {
@@ -247,6 +261,12 @@ impl<T: ToolResult> RenderRecord for Typed<'_, T> {
         let mut ser = serde_json::Serializer::new(out);
         self.record
             .serialize_field(index, &self.cx, &mut ser)
+            .map_err(|e| e.to_string())
+    }
+
+    fn to_value(&self) -> Result<serde_json::Value, String> {
+        self.record
+            .serialize_record(&self.cx, serde_json::value::Serializer)
             .map_err(|e| e.to_string())
     }
 

@@ -28,6 +28,10 @@ pub enum ShapeError {
     /// instead.
     #[error("upstream paging: {0}")]
     Upstream(String),
+    /// A JSON result whose records could not be read where its configured projection says
+    /// they are (the message says what the result has instead).
+    #[error(transparent)]
+    Records(#[from] crate::configured::ReadError),
 }
 
 /// A shaped tool result: the text channel, the structured channel and the report.

@@ -3,6 +3,7 @@
 //! [`Shaper`]; and the shaping of its rows into a page.
 
 use super::blocking::block_on;
+use super::order::Ids;
 use super::settings::Shaper;
 use crate::aggregate::Aggregate;
 use crate::cursor::{
@@ -73,7 +74,7 @@ pub(super) enum Resume {
 }
 
 /// How a call orders its rows.
-pub(super) enum RowOrder<'f, T> {
+pub(crate) enum RowOrder<'f, T> {
     /// By the rank key, ties by id; by id alone without a rank.
     Ranked,
     /// By the caller's comparator, ties in the given order.
@@ -147,6 +148,17 @@ impl<'a> Call<'a> {
     pub fn raw_payload(mut self, raw: &'a str) -> Self {
         self.raw = Some(raw);
         self
+    }
+
+    /// This call, reporting `raw` as its payload unless one was given.
+    pub(crate) fn with_raw<'b>(&self, raw: &'b str) -> Call<'b>
+    where
+        'a: 'b,
+    {
+        Call {
+            raw: Some(self.raw.unwrap_or(raw)),
+            ..self.clone()
+        }
     }
 
     /// States `aggregate` of the rows in the summary ("312 tickets: 40 open, 12 urgent…"),
@@ -307,7 +319,7 @@ impl<'a> Call<'a> {
         C: Supplies<T::Needs> + ?Sized,
     {
         let start = Instant::now();
-        let page = self.page_order(rows, RowOrder::Ranked, self.reach());
+        let page = self.page_order(rows, RowOrder::Ranked, self.reach(), Ids::of::<T>());
         self.shape_page(rows, ctx, page, start).await
     }
 
@@ -325,7 +337,7 @@ impl<'a> Call<'a> {
         F: Fn(&T, &T) -> Ordering,
     {
         let start = Instant::now();
-        let page = self.page_order(rows, RowOrder::Custom(&cmp), self.reach());
+        let page = self.page_order(rows, RowOrder::Custom(&cmp), self.reach(), Ids::of::<T>());
         self.shape_page(rows, ctx, page, start).await
     }
 

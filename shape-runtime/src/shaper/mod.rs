@@ -46,6 +46,7 @@ mod summary;
 mod upstream;
 
 pub use call::Call;
-pub(crate) use call::resolve_rows;
+pub(crate) use call::{RowOrder, resolve_rows};
+pub(crate) use order::{Ids, Keyed};
 pub use settings::Shaper;
-pub(crate) use summary::{SummaryError, summarise};
+pub(crate) use summary::{Details, SummaryError, summarise};

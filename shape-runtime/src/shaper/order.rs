@@ -2,8 +2,52 @@
 //! covered, ranking to the page's reach, and what part of the whole result the rows are.
 
 use super::call::{Call, Resume, RowOrder};
+use crate::ids::IdKey;
 use crate::project::ToolResult;
+use crate::rank::KeyValue;
 use crate::reference::Handle;
+use std::cmp::Ordering;
+
+/// What ordering and cursors read of a row, typed or configured: its rank order against
+/// another row (ties by id, in the rank's direction), its rank key and its id.
+pub(crate) trait Keyed {
+    /// The rank order (`Equal` without a rank key).
+    fn rank_cmp(&self, other: &Self) -> Ordering;
+    /// The rank key's value, for cursors.
+    fn rank_key(&self) -> Option<KeyValue>;
+    /// The id, when the record has one.
+    fn id_key(&self) -> Option<IdKey<'_>>;
+}
+
+impl<T: ToolResult> Keyed for T {
+    fn rank_cmp(&self, other: &Self) -> Ordering {
+        ToolResult::rank_cmp(self, other)
+    }
+    fn rank_key(&self) -> Option<KeyValue> {
+        ToolResult::rank_key(self)
+    }
+    fn id_key(&self) -> Option<IdKey<'_>> {
+        ToolResult::id_key(self)
+    }
+}
+
+/// What a record type says of its ids: whether it has an id field, and whether a record may
+/// lack one (an id through `?`, a configured record without the key).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ids {
+    pub field: bool,
+    pub may_be_absent: bool,
+}
+
+impl Ids {
+    /// A derived type's.
+    pub(crate) fn of<T: ToolResult>() -> Ids {
+        Ids {
+            field: T::PROJECTION.id.is_some(),
+            may_be_absent: T::ID_MAY_BE_ABSENT,
+        }
+    }
+}
 
 impl<'a> Call<'a> {
     pub(super) fn page_size_limit(&self) -> Option<usize> {
@@ -14,11 +58,12 @@ impl<'a> Call<'a> {
     /// covered is skipped (a no-op when the database already did), and at most `reach` are
     /// ordered. Returns them with how many records remain from this position in all (the
     /// page's `given`) and whether the next cursor is a keyset (else a count).
-    pub(super) fn page_order<T: ToolResult>(
+    pub(crate) fn page_order<T: Keyed>(
         &self,
         rows: &[T],
         order: RowOrder<'_, T>,
         reach: usize,
+        ids: Ids,
     ) -> (Vec<usize>, usize, bool) {
         // An upstream's rows keep its order; the cursor says how many of its page to skip.
         let upstream = self.upstream_plan(rows.len()).ok().flatten();
@@ -31,11 +76,11 @@ impl<'a> Call<'a> {
         // `?` may be missing: a walk whose first page finds a record without one pages by
         // count, and the cursor it hands out keeps saying which, page after page.
         let keyset = matches!(order, RowOrder::Ranked)
-            && T::PROJECTION.id.is_some()
+            && ids.field
             && match &self.after {
                 Some(Resume::Keyset(_)) => true,
                 Some(Resume::Offset(_)) => false,
-                _ => !T::ID_MAY_BE_ABSENT || rows.iter().all(|r| r.id_key().is_some()),
+                _ => !ids.may_be_absent || rows.iter().all(|r| r.id_key().is_some()),
             };
         let mut indices: Vec<usize> = match &self.after {
             Some(Resume::Keyset(k)) if keyset => (0..rows.len())
@@ -79,12 +124,12 @@ impl<'a> Call<'a> {
 
     /// All the rows in ranked order (or as given), whatever the cursor: what a stored result
     /// holds.
-    pub(crate) fn ranked_whole<T: ToolResult>(&self, rows: &[T]) -> (Vec<usize>, bool) {
+    pub(crate) fn ranked_whole<T: Keyed>(&self, rows: &[T], ids: Ids) -> (Vec<usize>, bool) {
         let whole = Call {
             after: None,
             ..self.clone()
         };
-        let (order, _, keyset) = whole.page_order(rows, RowOrder::Ranked, usize::MAX);
+        let (order, _, keyset) = whole.page_order(rows, RowOrder::Ranked, usize::MAX, ids);
         (order, keyset)
     }
 
@@ -92,7 +137,7 @@ impl<'a> Call<'a> {
     /// whether they are all of it. Rows after a keyset cursor that none of the earlier
     /// records are among are the rest of the result, not the whole; rows paged by count are
     /// the whole (as the count needs); an upstream page is the part of it the cursor names.
-    pub(crate) fn coverage<T: ToolResult>(&self, rows: &[T]) -> (u64, bool) {
+    pub(crate) fn coverage<T: Keyed>(&self, rows: &[T]) -> (u64, bool) {
         let covered = self.shown_before.saturating_add(self.skipped_before);
         let first = match &self.after {
             None | Some(Resume::Offset(_)) => 1,
@@ -116,12 +161,13 @@ impl<'a> Call<'a> {
 
     /// The rows in ranked order (or as given with `keep_order`) after the cursor, at most
     /// `reach` of them; see `page_order`.
-    pub(crate) fn ranked_rows<T: ToolResult>(
+    pub(crate) fn ranked_rows<T: Keyed>(
         &self,
         rows: &[T],
         reach: usize,
+        ids: Ids,
     ) -> (Vec<usize>, usize, bool) {
-        self.page_order(rows, RowOrder::Ranked, reach)
+        self.page_order(rows, RowOrder::Ranked, reach, ids)
     }
 
     /// How many ranked records a page can reach: every record costs at least one token, so

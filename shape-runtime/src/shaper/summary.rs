@@ -5,10 +5,10 @@
 use super::call::Call;
 use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
 use crate::date::Day;
-use crate::page::render::Typed;
-use crate::page::{Records, ShapeError, TypedRows, UseRecords};
+use crate::page::render::RenderRecord;
+use crate::page::{Records, ShapeError, Source, TypedRows, UseRecords};
 use crate::project::ToolResult;
-use crate::record::Projection;
+use crate::record::{Projection, Storage};
 use serde_json::Value;
 
 /// The records of a result as rows for aggregation, and what the summary says of them.
@@ -30,19 +30,16 @@ pub(crate) enum SummaryError {
 
 /// Serialises `records` and computes `aggregate` over them (`None` counts them).
 /// `(first, whole)` is where the rows stand in the result ([`Call::coverage`]).
-pub(crate) fn summarise<T: ToolResult>(
-    records: &[Typed<'_, T>],
-    projection: &Projection,
+pub(crate) fn summarise<R: RenderRecord, St: Storage>(
+    records: &[R],
+    projection: &Projection<St>,
     aggregate: Option<&Aggregate>,
     today: Option<Day>,
     (first, whole): (u64, bool),
 ) -> Result<Summary, SummaryError> {
     let mut rows: Vec<Row> = Vec::with_capacity(records.len());
     for record in records {
-        let value = record
-            .record
-            .serialize_record(&record.cx, serde_json::value::Serializer)
-            .map_err(|e| SummaryError::Serialise(e.to_string()))?;
+        let value = record.to_value().map_err(SummaryError::Serialise)?;
         if let Value::Object(map) = value {
             rows.push(map);
         }
@@ -63,12 +60,45 @@ pub(crate) fn summarise<T: ToolResult>(
         let last = first.saturating_add(rows.len().saturating_sub(1) as u64);
         format!(
             "of {} {}–{}: {details}",
-            projection.plural,
+            projection.plural.as_ref(),
             crate::text::thousands(first),
             crate::text::thousands(last)
         )
     };
     Ok(Summary { rows, details })
+}
+
+/// What an aggregate's details are made from: the records of a whole result, rendered.
+pub(crate) struct Details<'c, St: Storage> {
+    pub aggregate: &'c Aggregate,
+    pub today: Option<Day>,
+    pub coverage: (u64, bool),
+    pub projection: &'c Projection<St>,
+}
+
+impl<Src: Source, St: Storage> UseRecords<Src> for Details<'_, St> {
+    type Out = Result<String, ShapeError>;
+    fn use_records<'r, 'e: 'r>(self, records: Records<'r, Src::Record<'e>>) -> Self::Out
+    where
+        Src: 'e,
+    {
+        let records = records.rows.structured;
+        summarise(
+            records,
+            self.projection,
+            Some(self.aggregate),
+            self.today,
+            self.coverage,
+        )
+        .map(|summary| summary.details)
+        .map_err(|e| match e {
+            SummaryError::Serialise(message) => ShapeError::Render {
+                record: self.projection.name.as_ref().to_owned(),
+                message,
+            },
+            SummaryError::Aggregate(e) => ShapeError::Aggregate(e),
+        })
+    }
 }
 
 impl Call<'_> {
@@ -81,35 +111,6 @@ impl Call<'_> {
         names: &<T::Needs as crate::resolve::Needs>::Names,
         aggregate: &Aggregate,
     ) -> Result<String, ShapeError> {
-        struct Details<'c> {
-            aggregate: &'c Aggregate,
-            today: Option<Day>,
-            coverage: (u64, bool),
-        }
-        impl<'t, T: ToolResult> UseRecords<TypedRows<'t, T>> for Details<'_> {
-            type Out = Result<String, ShapeError>;
-            fn use_records<'r, 'e: 'r>(self, records: Records<'r, Typed<'e, T>>) -> Self::Out
-            where
-                TypedRows<'t, T>: 'e,
-            {
-                let records = records.rows.structured;
-                summarise(
-                    records,
-                    T::PROJECTION,
-                    Some(self.aggregate),
-                    self.today,
-                    self.coverage,
-                )
-                .map(|summary| summary.details)
-                .map_err(|e| match e {
-                    SummaryError::Serialise(message) => ShapeError::Render {
-                        record: T::PROJECTION.name.to_owned(),
-                        message,
-                    },
-                    SummaryError::Aggregate(e) => ShapeError::Aggregate(e),
-                })
-            }
-        }
         let source = TypedRows {
             rows,
             order: whole,
@@ -119,6 +120,7 @@ impl Call<'_> {
             aggregate,
             today: self.today,
             coverage: self.coverage(rows),
+            projection: T::PROJECTION,
         };
         let layout = crate::page::render::Layout::of(T::PROJECTION);
         crate::page::prepare(&self.page_settings(), &source, &layout, then)

@@ -1,0 +1,317 @@
+//! Records without a Rust type: a tool's JSON result shaped by a projection written in
+//! configuration ([`JsonProjection`], from `[tools.<name>.records]`), through the same record
+//! model, page pipeline, budgets, cursors, handles and untrusted-text handling as a derived
+//! type. Records are read out of the raw JSON in one pass, keeping only the values the
+//! projection names ([`read`]).
+//!
+//! ```
+//! use toolshape::{Budget, Format, config::ShapeConfig};
+//!
+//! let config = ShapeConfig::from_toml_str(r##"
+//!     [tools.list_issues]
+//!     budget = 400
+//!
+//!     [tools.list_issues.records]
+//!     name = "issue"
+//!     prose = "#{number} {title} ({state}), by {author}"
+//!     fields = [
+//!         { from = "number", id = true },
+//!         { from = "title", untrusted = { max_tokens = 40 } },
+//!         { from = "state", legend = "state" },
+//!         { from = "user.login", rename = "author" },
+//!         { from = "updated_at", date = true, rank = "desc" },
+//!     ]
+//!
+//!     [legends.state]
+//!     open = "open"
+//!     closed = "closed (done)"
+//! "##).unwrap();
+//!
+//! let raw = r#"[
+//!   {"number": 7, "title": "Crash on save", "state": "open", "user": {"login": "dana", "id": 1},
+//!    "updated_at": "2026-11-02T10:00:00Z", "node_id": "I_7"},
+//!   {"number": 9, "title": "Docs typo", "state": "closed", "user": {"login": "sam", "id": 2},
+//!    "updated_at": "2026-11-05T08:00:00Z", "node_id": "I_9"}
+//! ]"#;
+//! let projection = config.json_projection("list_issues").unwrap();
+//! let page = config.shaper("list_issues").unwrap()
+//!     .format(Format::Prose)
+//!     .call()
+//!     .shape_json(&projection, raw)
+//!     .unwrap();
+//! assert_eq!(
+//!     page.text(),
+//!     "ok: 2 issues, most recent updated at first; «…» is untrusted text from list_issues.title; dates are in 2026.\n\
+//!      #9 «Docs typo» (closed (done)), by sam\n\
+//!      #7 «Crash on save» (open), by dana\n\
+//!      omitted: none; this view leaves out node_id.\n\
+//!      next: null"
+//! );
+//! ```
+
+mod plan;
+pub mod read;
+mod rows;
+pub mod spec;
+mod value;
+
+pub use read::ReadError;
+
+use crate::handle::{HandleStore, Keep};
+use crate::page::render::Layout;
+use crate::page::{PageInputs, ShapeError, Shaped};
+use crate::record::{Owned, Projection};
+use crate::shaper::{Call, Ids, RowOrder};
+use plan::Plan;
+use read::{ReadRecords, Want};
+use rows::{JsonRow, JsonSource};
+use spec::{ConfiguredLegend, ConfiguredRecords};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A projection of JSON records written as configuration, checked when the configuration
+/// loaded: where a result's records are and what each one shows. Cheap to clone (shared).
+#[derive(Debug, Clone)]
+pub struct JsonProjection {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    tool: String,
+    at: Vec<String>,
+    plan: Plan,
+}
+
+impl JsonProjection {
+    /// The projection `records` describe, with the legends they name.
+    pub(crate) fn new(
+        records: &ConfiguredRecords,
+        legends: &BTreeMap<String, ConfiguredLegend>,
+    ) -> JsonProjection {
+        JsonProjection {
+            inner: Arc::new(Inner {
+                tool: records.tool.clone(),
+                at: records.at.clone(),
+                plan: Plan::new(&records.record, legends),
+            }),
+        }
+    }
+
+    /// The tool whose results it shapes.
+    pub fn tool(&self) -> &str {
+        &self.inner.tool
+    }
+
+    /// The record model every page reads: names, output fields, the keys configured as left
+    /// out, prose, rank and id.
+    pub fn projection(&self) -> &Projection<Owned> {
+        &self.inner.plan.projection
+    }
+
+    fn want(&self) -> &Want {
+        &self.inner.plan.want
+    }
+
+    fn ids(&self) -> Ids {
+        Ids {
+            field: self.inner.plan.projection.id.is_some(),
+            // A record may lack the key.
+            may_be_absent: true,
+        }
+    }
+
+    /// Reads the records out of `raw`, a tool's JSON result.
+    fn read<'a>(&self, raw: &'a str) -> Result<ReadRecords<'a>, ReadError> {
+        read::read(
+            &mut serde_json::Deserializer::from_str(raw),
+            &self.inner.at,
+            self.want(),
+        )
+    }
+
+    /// Reads the records out of `value`, a tool's JSON result as a value.
+    fn read_value<'a>(&self, value: &'a serde_json::Value) -> Result<ReadRecords<'a>, ReadError> {
+        read::read(value, &self.inner.at, self.want())
+    }
+
+    /// The record model of one result: the keys its records have that no output reads are
+    /// left out too, after those configured, then nested records' as `field.name`.
+    fn described(&self, read: &ReadRecords<'_>) -> Projection<Owned> {
+        let plan = &self.inner.plan;
+        let mut record = plan.projection.clone();
+        for key in &read.unread {
+            if !record.skipped.contains(key) {
+                record.skipped.push(key.clone());
+            }
+        }
+        record.skipped.extend(plan.nested_skipped());
+        record
+    }
+}
+
+/// The records of one result made ready for a page.
+struct Prepared<'p, 'a> {
+    rows: Vec<JsonRow<'p, 'a>>,
+    record: Projection<Owned>,
+}
+
+impl<'a> Call<'a> {
+    /// Shapes the records of `raw`, a tool's JSON result, as `projection` says: read in one
+    /// pass (only the values it names), ranked, cut to the budget on record boundaries,
+    /// paged with this call's cursor, the same envelope as a derived type's. A result
+    /// without the records where the projection says they are is
+    /// [`ShapeError::Records`], which says what the result has instead.
+    pub fn shape_json(&self, projection: &JsonProjection, raw: &str) -> Result<Shaped, ShapeError> {
+        let start = Instant::now();
+        let read = projection.read(raw)?;
+        self.with_raw(raw).json_page(projection, &read, start)
+    }
+
+    /// [`shape_json`](Self::shape_json) for a result already parsed (an MCP tool's
+    /// `structuredContent`).
+    pub fn shape_json_value(
+        &self,
+        projection: &JsonProjection,
+        value: &serde_json::Value,
+    ) -> Result<Shaped, ShapeError> {
+        let start = Instant::now();
+        let read = projection.read_value(value)?;
+        self.json_page(projection, &read, start)
+    }
+
+    /// [`shape_json`](Self::shape_json), storing the whole result behind a handle when it
+    /// is worth it ([`Call::shape_or_store`]'s rules): the answer carries the handle, the
+    /// summary states the whole result, later pages of the walk state the same handle.
+    pub async fn shape_json_or_store<S: HandleStore>(
+        &self,
+        projection: &JsonProjection,
+        raw: &str,
+        keep: Keep<'_, S>,
+    ) -> Result<Shaped, ShapeError> {
+        let start = Instant::now();
+        let read = projection.read(raw)?;
+        let call = self.with_raw(raw);
+        let kept = call.walk_kept(&keep).await;
+        let prepared = call.prepare_json(projection, &read);
+        let plan = &projection.inner.plan;
+        let (handle, details) = match kept {
+            Some((handle, details)) => (Some(handle), details),
+            None => {
+                let (whole, _) = call.ranked_whole(&prepared.rows, projection.ids());
+                let source = JsonSource {
+                    rows: &prepared.rows,
+                    order: &whole,
+                    plan,
+                };
+                let form = crate::handle::StoredForm {
+                    call: &call,
+                    keep: &keep,
+                    coverage: call.coverage(&prepared.rows),
+                    projection: &prepared.record,
+                    nested_untrusted: plan.nested_untrusted(),
+                };
+                let layout = Layout::owned(&prepared.record);
+                let stored = crate::page::prepare(&call.page_settings(), &source, &layout, form)?;
+                call.put_stored(&keep, stored).await?
+            }
+        };
+        call.json_records_page(projection, &prepared, handle, details.as_deref(), start)
+    }
+
+    fn prepare_json<'p>(
+        &self,
+        projection: &JsonProjection,
+        read: &'p ReadRecords<'a>,
+    ) -> Prepared<'p, 'a>
+    where
+        'a: 'p,
+    {
+        let plan = &projection.inner.plan;
+        Prepared {
+            rows: read
+                .records
+                .iter()
+                .map(|record| JsonRow::new(record, plan))
+                .collect(),
+            record: projection.described(read),
+        }
+    }
+
+    fn json_page(
+        &self,
+        projection: &JsonProjection,
+        read: &ReadRecords<'_>,
+        start: Instant,
+    ) -> Result<Shaped, ShapeError> {
+        let prepared = self.prepare_json(projection, read);
+        let details = match self.aggregate {
+            None => None,
+            Some(aggregate) => {
+                let whole: Vec<usize> = (0..prepared.rows.len()).collect();
+                Some(self.json_aggregate(projection, &prepared, &whole, aggregate)?)
+            }
+        };
+        self.json_records_page(projection, &prepared, None, details.as_deref(), start)
+    }
+
+    fn json_records_page(
+        &self,
+        projection: &JsonProjection,
+        prepared: &Prepared<'_, '_>,
+        handle: Option<crate::reference::Handle>,
+        details: Option<&str>,
+        start: Instant,
+    ) -> Result<Shaped, ShapeError> {
+        let plan = &projection.inner.plan;
+        let upstream = self.upstream_plan(prepared.rows.len())?;
+        let (order, given, keyset) = self.page_order(
+            &prepared.rows,
+            RowOrder::Ranked,
+            self.reach(),
+            projection.ids(),
+        );
+        let layout =
+            Layout::owned(&prepared.record).with_nested_untrusted(plan.nested_untrusted());
+        let page = PageInputs {
+            given,
+            resolvers: Vec::new(),
+            lead: None,
+            details,
+            handle,
+            keyset,
+            upstream,
+        };
+        let source = JsonSource {
+            rows: &prepared.rows,
+            order: &order,
+            plan,
+        };
+        crate::page::shape(&self.page_settings(), &source, &layout, page, start)
+    }
+
+    /// The summary's details for the call's aggregate over every record of the result.
+    fn json_aggregate(
+        &self,
+        projection: &JsonProjection,
+        prepared: &Prepared<'_, '_>,
+        whole: &[usize],
+        aggregate: &crate::aggregate::Aggregate,
+    ) -> Result<String, ShapeError> {
+        let plan = &projection.inner.plan;
+        let source = JsonSource {
+            rows: &prepared.rows,
+            order: whole,
+            plan,
+        };
+        let then = crate::shaper::Details {
+            aggregate,
+            today: self.today,
+            coverage: self.coverage(&prepared.rows),
+            projection: &prepared.record,
+        };
+        let layout = Layout::owned(&prepared.record);
+        crate::page::prepare(&self.page_settings(), &source, &layout, then)
+    }
+}

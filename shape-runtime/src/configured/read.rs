@@ -1,0 +1,634 @@
+//! Reading records out of a raw JSON result in one pass, keeping only what a projection
+//! reads: the keys its paths name (and everything below a value shown whole), text borrowed
+//! from the input where it has no escapes. Nothing else is built: no `serde_json::Value` of
+//! the payload, no string for a key no output reads.
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Number;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A JSON value with only the parts a projection reads.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Pruned<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as serde_json reads it (`u64`, `i64` or `f64`).
+    Number(Number),
+    /// Text, borrowed from the input when it has no escapes.
+    Str(Cow<'a, str>),
+    /// A list.
+    List(Vec<Pruned<'a>>),
+    /// An object: the keys kept, in the input's order.
+    Object(Vec<(Cow<'a, str>, Pruned<'a>)>),
+}
+
+impl Pruned<'_> {
+    /// The value under `key`, when this is an object that has it.
+    pub(crate) fn get(&self, key: &str) -> Option<&Self> {
+        match self {
+            Pruned::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+impl serde::Serialize for Pruned<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Pruned::Null => s.serialize_none(),
+            Pruned::Bool(b) => s.serialize_bool(*b),
+            Pruned::Number(n) => n.serialize(s),
+            Pruned::Str(text) => s.serialize_str(text),
+            Pruned::List(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Pruned::Object(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    map.serialize_entry(key.as_ref(), value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// Which keys of a value are read: every key (a value shown whole), or the keys named, each
+/// with what is read below it. A list is read item by item with the same `Want`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Want {
+    /// Every key, whole.
+    pub all: bool,
+    /// The keys read, and what is read below each.
+    pub keys: Vec<(String, Want)>,
+}
+
+impl Want {
+    /// Marks the path `keys` as read, whole below its end when `whole`; returns what is
+    /// read below its end.
+    pub(crate) fn add(&mut self, keys: &[&str], whole: bool) -> &mut Want {
+        let mut want = self;
+        for key in keys {
+            want = want.entry(key);
+        }
+        want.all |= whole;
+        want
+    }
+
+    /// Adds everything `other` reads.
+    pub(crate) fn merge(&mut self, other: &Want) {
+        self.all |= other.all;
+        for (key, below) in &other.keys {
+            self.entry(key).merge(below);
+        }
+    }
+
+    fn entry(&mut self, key: &str) -> &mut Want {
+        let index = match self.keys.iter().position(|(k, _)| k == key) {
+            Some(index) => index,
+            None => {
+                self.keys.push((key.to_owned(), Want::default()));
+                self.keys.len() - 1
+            }
+        };
+        &mut self.keys[index].1
+    }
+
+    fn child(&self, key: &str) -> Option<&Want> {
+        if self.all {
+            return Some(&ALL);
+        }
+        self.keys.iter().find(|(k, _)| k == key).map(|(_, w)| w)
+    }
+}
+
+static ALL: Want = Want {
+    all: true,
+    keys: Vec::new(),
+};
+
+/// One record as read: the parts of it the projection reads.
+pub(crate) type RawRecord<'a> = Pruned<'a>;
+
+/// The records of one result, and the keys they have that no output reads.
+#[derive(Debug, Default)]
+pub(crate) struct ReadRecords<'a> {
+    /// The records, in the result's order.
+    pub records: Vec<RawRecord<'a>>,
+    /// The keys records have that no output reads, in the order first met.
+    pub unread: Vec<String>,
+    /// Whether the records were one object (a single record), not a list.
+    pub single: bool,
+}
+
+/// Why a result's records could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The result is not JSON.
+    #[error("the result is not JSON: {0}")]
+    NotJson(String),
+    /// The path to the records leads nowhere in this result.
+    #[error("the result has no `{path}`{}", has_keys(.has))]
+    NoRecordsAt {
+        /// The path, as configured.
+        path: String,
+        /// The keys present where the path broke off.
+        has: Vec<String>,
+    },
+    /// What is at the path is neither a list of records nor one record.
+    #[error("{} is {kind}, not a list of records or one record", at_path(.path))]
+    NotRecords {
+        /// The path, as configured (empty for the result itself).
+        path: String,
+        /// What is there.
+        kind: String,
+    },
+}
+
+fn at_path(path: &str) -> String {
+    if path.is_empty() {
+        "the result".to_owned()
+    } else {
+        format!("`{path}`")
+    }
+}
+
+fn has_keys(has: &[String]) -> String {
+    if has.is_empty() {
+        String::new()
+    } else {
+        format!("; it has: {}", has.join(", "))
+    }
+}
+
+/// Reads the records at `at` out of `input` (JSON text, or a value: any deserializer),
+/// keeping what `want` reads of each.
+pub(crate) fn read<'de, D: Deserializer<'de>>(
+    input: D,
+    at: &[String],
+    want: &Want,
+) -> Result<ReadRecords<'de>, ReadError> {
+    let mut out = ReadRecords::default();
+    let mut found = Found::Records;
+    let seed = AtSeed {
+        at,
+        depth: 0,
+        want,
+        out: &mut out,
+        found: &mut found,
+    };
+    seed.deserialize(input)
+        .map_err(|e| ReadError::NotJson(crate::untrusted::echo::clean(&e.to_string())))?;
+    match found {
+        Found::Records => Ok(out),
+        Found::Broke { depth, has } => Err(ReadError::NoRecordsAt {
+            path: at[..=depth].join("."),
+            has,
+        }),
+        Found::Other(kind) => Err(ReadError::NotRecords {
+            path: at.join("."),
+            kind,
+        }),
+    }
+}
+
+/// What the walk to the records found.
+#[derive(Debug)]
+enum Found {
+    /// The records.
+    Records,
+    /// The key `at[depth]` is not there; the keys that are.
+    Broke { depth: usize, has: Vec<String> },
+    /// A value that holds no records (its kind).
+    Other(String),
+}
+
+/// Walks the keys of `at` from `depth`, then reads the records there.
+struct AtSeed<'s, 'a> {
+    at: &'s [String],
+    depth: usize,
+    want: &'s Want,
+    out: &'s mut ReadRecords<'a>,
+    found: &'s mut Found,
+}
+
+impl<'de> DeserializeSeed<'de> for AtSeed<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let Some(wanted) = self.at.get(self.depth) else {
+            // One record.
+            let seed = RecordSeed {
+                want: self.want,
+                unread: &mut self.out.unread,
+            };
+            let record = seed.visit_map(map)?;
+            self.out.records.push(record);
+            self.out.single = true;
+            return Ok(());
+        };
+        let mut has = Vec::new();
+        let mut seen = false;
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if !seen && key.0 == *wanted {
+                seen = true;
+                map.next_value_seed(AtSeed {
+                    at: self.at,
+                    depth: self.depth + 1,
+                    want: self.want,
+                    out: &mut *self.out,
+                    found: &mut *self.found,
+                })?;
+            } else {
+                has.push(key.0.into_owned());
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        if !seen {
+            *self.found = Found::Broke {
+                depth: self.depth,
+                has,
+            };
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.depth < self.at.len() {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return self.other("a list");
+        }
+        while let Some(record) = seq.next_element_seed(RecordSeed {
+            want: self.want,
+            unread: &mut self.out.unread,
+        })? {
+            self.out.records.push(record);
+        }
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.other("null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.other("null")
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.other("a boolean")
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.other("a number")
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.other("a number")
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.other("a number")
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.other("text")
+    }
+}
+
+impl AtSeed<'_, '_> {
+    /// A value with no records: at the path's end, what it is; before it, the path breaks
+    /// here (it goes through something that is not an object).
+    fn other<E>(self, kind: &str) -> Result<(), E> {
+        *self.found = if self.depth >= self.at.len() {
+            Found::Other(kind.to_owned())
+        } else {
+            Found::Broke {
+                depth: self.depth,
+                has: Vec::new(),
+            }
+        };
+        Ok(())
+    }
+}
+
+/// A key, borrowed from the input when it has no escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(CowVisitor).map(Key)
+    }
+}
+
+struct CowVisitor;
+
+impl<'de> Visitor<'de> for CowVisitor {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("text")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+/// One record: its keys that no output reads are noted in `unread`.
+struct RecordSeed<'s> {
+    want: &'s Want,
+    unread: &'s mut Vec<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = Pruned<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Pruned<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> RecordSeed<'_> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pruned<'de>, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match self.want.child(&key.0) {
+                Some(child) => {
+                    let value = map.next_value_seed(PruneSeed(child))?;
+                    entries.push((key.0, value));
+                }
+                None => {
+                    if !self.unread.iter().any(|k| *k == key.0) {
+                        self.unread.push(key.0.into_owned());
+                    }
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Pruned::Object(entries))
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = Pruned<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Pruned<'de>, A::Error> {
+        RecordSeed::visit_map(self, map)
+    }
+
+    // A record that is not an object is kept as it is: every path reads it as lacking its
+    // keys, and the value itself is not lost to the reader of the report.
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Pruned<'de>, A::Error> {
+        PruneSeed(&ALL).visit_seq(seq)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Null)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Pruned<'de>, E> {
+        PruneSeed(&ALL).visit_f64(v)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Str(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Str(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Str(Cow::Owned(v)))
+    }
+}
+
+/// A value below a record, keeping what `Want` reads.
+#[derive(Clone, Copy)]
+struct PruneSeed<'s>(&'s Want);
+
+impl<'de> DeserializeSeed<'de> for PruneSeed<'_> {
+    type Value = Pruned<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Pruned<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PruneSeed<'_> {
+    type Value = Pruned<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pruned<'de>, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match self.0.child(&key.0) {
+                Some(child) => {
+                    let value = map.next_value_seed(PruneSeed(child))?;
+                    entries.push((key.0, value));
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Pruned::Object(entries))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Pruned<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Pruned::List(items))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Pruned<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Pruned<'de>, E> {
+        // JSON has no NaN or infinity; a deserializer that hands one over gets null.
+        Ok(Number::from_f64(v).map_or(Pruned::Null, Pruned::Number))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Str(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Str(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Pruned<'de>, E> {
+        Ok(Pruned::Str(Cow::Owned(v)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn want(paths: &[(&[&str], bool)]) -> Want {
+        let mut w = Want::default();
+        for (keys, whole) in paths {
+            w.add(keys, *whole);
+        }
+        w
+    }
+
+    #[test]
+    fn only_the_keys_read_are_kept_and_the_rest_named() {
+        let raw = r#"{"total_count": 2, "items": [
+            {"number": 1, "title": "A", "user": {"login": "dana", "id": 7}, "node_id": "x"},
+            {"number": 2, "title": "B\u00e9", "labels": [{"name": "bug", "color": "f00"}], "extra": null}
+        ]}"#;
+        let w = want(&[
+            (&["number"], true),
+            (&["title"], true),
+            (&["user", "login"], true),
+            (&["labels", "name"], true),
+        ]);
+        let read = read(
+            &mut serde_json::Deserializer::from_str(raw),
+            &["items".into()],
+            &w,
+        )
+        .unwrap();
+        assert_eq!(read.records.len(), 2);
+        assert_eq!(read.unread, ["node_id", "extra"]);
+        let first = &read.records[0];
+        assert_eq!(
+            first.get("user"),
+            Some(&Pruned::Object(vec![(
+                "login".into(),
+                Pruned::Str("dana".into())
+            )]))
+        );
+        // Borrowed where the input has no escape, owned where it has one.
+        assert!(matches!(first.get("title"), Some(Pruned::Str(Cow::Borrowed("A")))));
+        assert!(matches!(read.records[1].get("title"), Some(Pruned::Str(Cow::Owned(t))) if t == "Bé"));
+        assert_eq!(
+            serde_json::to_string(read.records[1].get("labels").unwrap()).unwrap(),
+            r#"[{"name":"bug"}]"#
+        );
+    }
+
+    #[test]
+    fn the_path_to_the_records_is_followed_or_said_to_be_missing() {
+        let w = want(&[(&["id"], true)]);
+        let at = |path: &str| -> Vec<String> { path.split('.').map(str::to_owned).collect() };
+        let raw = r#"{"data": {"issues": [{"id": 1}], "count": 1}, "meta": {}}"#;
+        let ok = read(
+            &mut serde_json::Deserializer::from_str(raw),
+            &at("data.issues"),
+            &w,
+        )
+        .unwrap();
+        assert_eq!(ok.records.len(), 1);
+        let err = read(
+            &mut serde_json::Deserializer::from_str(raw),
+            &at("data.items"),
+            &w,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the result has no `data.items`; it has: issues, count"
+        );
+        let err = read(&mut serde_json::Deserializer::from_str(raw), &at("results"), &w)
+            .unwrap_err();
+        assert_eq!(err.to_string(), "the result has no `results`; it has: data, meta");
+        // One object is one record; a number is no record.
+        let one = read(&mut serde_json::Deserializer::from_str(r#"{"id": 3}"#), &[], &w).unwrap();
+        assert!(one.single);
+        assert_eq!(one.records.len(), 1);
+        let err = read(&mut serde_json::Deserializer::from_str("42"), &[], &w).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the result is a number, not a list of records or one record"
+        );
+        let err = read(&mut serde_json::Deserializer::from_str("[1,"), &[], &w).unwrap_err();
+        assert!(err.to_string().starts_with("the result is not JSON"), "{err}");
+        // A value deserializes the same way.
+        let value: serde_json::Value = serde_json::from_str(raw).unwrap();
+        let from_value = read(&value, &at("data.issues"), &w).unwrap();
+        assert_eq!(from_value.records, ok.records);
+    }
+}
