@@ -7,6 +7,7 @@ use shape_examples::{desk, tracker};
 mod aggregate;
 mod budget;
 mod config_records;
+mod configured;
 mod cursor;
 mod derive;
 mod edges;

@@ -48,8 +48,8 @@
 
 use super::located::{Entry, Node, Value};
 pub use crate::configured::spec::{
-    ConfiguredLegend, ConfiguredRecords, Fold, JsonPath, Output, OutputKind, RankSpec,
-    RecordSpec, Step,
+    ConfiguredLegend, ConfiguredRecords, Fold, JsonPath, Output, OutputKind, RankSpec, RecordSpec,
+    Step,
 };
 use crate::date::EpochUnit;
 use crate::rank::Order;

@@ -272,8 +272,7 @@ impl<'a> Call<'a> {
             self.reach(),
             projection.ids(),
         );
-        let layout =
-            Layout::owned(&prepared.record).with_nested_untrusted(plan.nested_untrusted());
+        let layout = Layout::owned(&prepared.record).with_nested_untrusted(plan.nested_untrusted());
         let page = PageInputs {
             given,
             resolvers: Vec::new(),

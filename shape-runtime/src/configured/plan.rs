@@ -65,7 +65,10 @@ impl Plan {
                 OutputKind::Show => (FieldKind::Show, ValuePlan::Show),
                 OutputKind::Id { short } => {
                     id = Some(index);
-                    (FieldKind::Id { short: *short }, ValuePlan::Id { short: *short })
+                    (
+                        FieldKind::Id { short: *short },
+                        ValuePlan::Id { short: *short },
+                    )
                 }
                 OutputKind::Date(unit) => (FieldKind::Date, ValuePlan::Date(*unit)),
                 OutputKind::Untrusted { max_tokens } => (

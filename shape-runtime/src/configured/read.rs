@@ -582,8 +582,13 @@ mod tests {
             )]))
         );
         // Borrowed where the input has no escape, owned where it has one.
-        assert!(matches!(first.get("title"), Some(Pruned::Str(Cow::Borrowed("A")))));
-        assert!(matches!(read.records[1].get("title"), Some(Pruned::Str(Cow::Owned(t))) if t == "Bé"));
+        assert!(matches!(
+            first.get("title"),
+            Some(Pruned::Str(Cow::Borrowed("A")))
+        ));
+        assert!(
+            matches!(read.records[1].get("title"), Some(Pruned::Str(Cow::Owned(t))) if t == "Bé")
+        );
         assert_eq!(
             serde_json::to_string(read.records[1].get("labels").unwrap()).unwrap(),
             r#"[{"name":"bug"}]"#
@@ -612,11 +617,23 @@ mod tests {
             err.to_string(),
             "the result has no `data.items`; it has: issues, count"
         );
-        let err = read(&mut serde_json::Deserializer::from_str(raw), &at("results"), &w)
-            .unwrap_err();
-        assert_eq!(err.to_string(), "the result has no `results`; it has: data, meta");
+        let err = read(
+            &mut serde_json::Deserializer::from_str(raw),
+            &at("results"),
+            &w,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the result has no `results`; it has: data, meta"
+        );
         // One object is one record; a number is no record.
-        let one = read(&mut serde_json::Deserializer::from_str(r#"{"id": 3}"#), &[], &w).unwrap();
+        let one = read(
+            &mut serde_json::Deserializer::from_str(r#"{"id": 3}"#),
+            &[],
+            &w,
+        )
+        .unwrap();
         assert!(one.single);
         assert_eq!(one.records.len(), 1);
         let err = read(&mut serde_json::Deserializer::from_str("42"), &[], &w).unwrap_err();
@@ -625,7 +642,10 @@ mod tests {
             "the result is a number, not a list of records or one record"
         );
         let err = read(&mut serde_json::Deserializer::from_str("[1,"), &[], &w).unwrap_err();
-        assert!(err.to_string().starts_with("the result is not JSON"), "{err}");
+        assert!(
+            err.to_string().starts_with("the result is not JSON"),
+            "{err}"
+        );
         // A value deserializes the same way.
         let value: serde_json::Value = serde_json::from_str(raw).unwrap();
         let from_value = read(&value, &at("data.issues"), &w).unwrap();

@@ -34,10 +34,15 @@ pub(crate) enum Reached<'p, 'a> {
     Mismatch(&'p Pruned<'a>),
 }
 
-/// Follows `steps` from `value` (`None`: the key that led here is not there).
+/// Follows `steps` from `value` (`None`: the key that led here is not there). A key followed
+/// by `?` may be missing as well as null: either reads as absent; a key without one that is
+/// missing was never recorded.
 pub(crate) fn reach<'p, 'a>(value: Option<&'p Pruned<'a>>, steps: &[Step]) -> Reached<'p, 'a> {
     let Some(value) = value else {
-        return Reached::NotRecorded;
+        return match steps.first() {
+            Some(Step::Opt) => Reached::Null,
+            _ => Reached::NotRecorded,
+        };
     };
     let Some((step, rest)) = steps.split_first() else {
         return match value {
@@ -234,7 +239,9 @@ impl<'a> ValueView<'_, '_, 'a> {
                     _ => value.serialize(s),
                 }
             }
-            (ValuePlan::Date(None), Pruned::Str(text)) => Dated::new(&text.as_ref(), env).serialize(s),
+            (ValuePlan::Date(None), Pruned::Str(text)) => {
+                Dated::new(&text.as_ref(), env).serialize(s)
+            }
             (ValuePlan::Date(Some(unit)), Pruned::Number(n)) if n.is_i64() || n.is_u64() => {
                 match (n.as_i64(), n.as_u64()) {
                     (Some(i), _) => EpochDated::new(&i, *unit, env).serialize(s),
@@ -257,7 +264,9 @@ impl<'a> ValueView<'_, '_, 'a> {
                 env.within(self.name, || nested(value, inner, env, s))
             }
             (ValuePlan::Nested(inner), Pruned::List(items))
-                if items.iter().all(|i| matches!(i, Pruned::Object(_) | Pruned::Null)) =>
+                if items
+                    .iter()
+                    .all(|i| matches!(i, Pruned::Object(_) | Pruned::Null)) =>
             {
                 env.within(self.name, || {
                     let mut seq = s.serialize_seq(Some(items.len()))?;
@@ -275,7 +284,11 @@ impl<'a> ValueView<'_, '_, 'a> {
             (plan, Pruned::List(items)) if !matches!(plan, ValuePlan::Nested(_)) => {
                 let mut seq = s.serialize_seq(Some(items.len()))?;
                 for item in items {
-                    seq.serialize_element(&ItemView { item, view: self, plan })?;
+                    seq.serialize_element(&ItemView {
+                        item,
+                        view: self,
+                        plan,
+                    })?;
                 }
                 seq.end()
             }

@@ -279,7 +279,9 @@ impl Call<'_> {
         )?;
         let mut stored =
             StoredResult::from_projection(self.shaper().tool(), projection, summary.rows);
-        stored.nested_untrusted.extend(form.nested_untrusted.iter().cloned());
+        stored
+            .nested_untrusted
+            .extend(form.nested_untrusted.iter().cloned());
         stored.details = Some(summary.details);
         Ok(stored)
     }
