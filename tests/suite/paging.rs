@@ -230,7 +230,11 @@ where
         name,
         plural,
         truth,
-        key_is_id: key == "id",
+        skip_names: if key == "id" {
+            crate::walk::SkipNames::Key
+        } else {
+            crate::walk::SkipNames::Place
+        },
         totals: crate::walk::Totals::Known,
         text_key: crate::walk::first_cell,
         check_needs,

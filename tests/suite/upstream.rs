@@ -792,7 +792,7 @@ fn walk_way(upstream: Upstream, way: Way, budget: usize, check_needs: bool) -> c
         name: "issue",
         plural: "issues",
         truth: &truth,
-        key_is_id: false,
+        skip_names: crate::walk::SkipNames::Place,
         totals: match way.total {
             true => crate::walk::Totals::Known,
             false => crate::walk::Totals::Upstream,
@@ -1026,7 +1026,7 @@ fn the_readme_upstream_example_is_safe_at_the_smallest_budgets() {
             name: "issue",
             plural: "issues",
             truth: &truth,
-            key_is_id: false,
+            skip_names: crate::walk::SkipNames::Place,
             totals: crate::walk::Totals::Upstream,
             text_key: issue_key,
             check_needs: budget % 4 == 0,

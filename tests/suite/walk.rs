@@ -54,13 +54,25 @@ pub struct Walker<'a> {
     pub plural: &'a str,
     /// The records in the order the pages must show them.
     pub truth: &'a [String],
-    /// Whether the key is the record's id (skips then name it), else skips name the place.
-    pub key_is_id: bool,
+    /// How a skipped record is named: by its place, by the key (the record's id), or by the
+    /// id each record has or lacks (in `truth`'s order).
+    pub skip_names: SkipNames<'a>,
     pub totals: Totals,
     /// How a text line shows the key: its first cell (`{key}: …` or a table row) by default.
     pub text_key: fn(&str) -> String,
     /// Re-ask at the needs each page states (two calls a need; off for cheap walks).
     pub check_needs: bool,
+}
+
+/// How a walk's skipped records are named.
+#[derive(Debug, Clone, Copy)]
+pub enum SkipNames<'a> {
+    /// By their place only: the records have no id.
+    Place,
+    /// By the key, which is the record's id.
+    Key,
+    /// By the id each record has (`None`: by its place), in the order of `truth`.
+    Ids(&'a [Option<String>]),
 }
 
 /// What a walk saw.
@@ -412,10 +424,14 @@ pub fn walk(w: &Walker<'_>) -> Walked {
             };
             assert_eq!(place, expected, "a skipped record's place: {}", context());
             let truth = &w.truth[(place - 1) as usize];
-            if w.key_is_id {
-                assert_eq!(id.as_deref(), Some(truth.as_str()), "{}", context());
-            } else {
-                assert!(id.is_none(), "{}", context());
+            match w.skip_names {
+                SkipNames::Key => {
+                    assert_eq!(id.as_deref(), Some(truth.as_str()), "{}", context())
+                }
+                SkipNames::Place => assert!(id.is_none(), "{}", context()),
+                SkipNames::Ids(ids) => {
+                    assert_eq!(id, &ids[(place - 1) as usize], "{}", context())
+                }
             }
         }
         let start = (covered + prefix) as usize;

@@ -119,9 +119,12 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         self.records.rows.structured.len()
     }
 
-    /// The record's id as it shows it, for naming it when it is skipped.
+    /// The record's id as it shows it, for naming it when it is skipped; `None` for a record
+    /// without one (an id through `?`, a configured record without the key), named by its
+    /// place instead.
     pub(super) fn id_text(&self, index: usize) -> Option<String> {
         let field = self.layout.id_field()?;
+        self.records.rows.text[index].id_key()?;
         let mut out = String::new();
         // The text channel's pass counts nothing: naming the record notices nothing twice.
         self.records.rows.text[index]
