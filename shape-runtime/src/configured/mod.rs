@@ -52,6 +52,7 @@
 mod plan;
 pub mod read;
 mod rows;
+mod schema;
 pub mod spec;
 mod value;
 
@@ -108,6 +109,37 @@ impl JsonProjection {
     /// out, prose, rank and id.
     pub fn projection(&self) -> &Projection<Owned> {
         &self.inner.plan.projection
+    }
+
+    /// The JSON Schema of one record as shaped.
+    pub fn record_schema(&self) -> schemars::Schema {
+        schema::record(&self.inner.plan)
+    }
+
+    /// The JSON Schema of the envelope a tool answering with these records returns (its
+    /// MCP `outputSchema`), in either form of the records, draft-07 as every envelope's.
+    ///
+    /// ```
+    /// use toolshape::config::ShapeConfig;
+    ///
+    /// let config = ShapeConfig::from_toml_str(r#"
+    ///     [tools.list_issues.records]
+    ///     fields = [{ from = "number", id = true }, { from = "title", untrusted = {} }]
+    /// "#).unwrap();
+    /// let schema = config.json_projection("list_issues").unwrap().envelope_schema().to_value();
+    /// assert_eq!(schema["$schema"], toolshape::schema::DIALECT);
+    /// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["number", "title"]));
+    /// ```
+    pub fn envelope_schema(&self) -> schemars::Schema {
+        let plan = &self.inner.plan;
+        let mut untrusted = plan.projection.untrusted_paths();
+        untrusted.extend(plan.nested_untrusted());
+        crate::schema::envelope_with(
+            self.record_schema(),
+            serde_json::Map::new(),
+            &format!("{} result", plan.projection.name),
+            &untrusted,
+        )
     }
 
     fn want(&self) -> &Want {

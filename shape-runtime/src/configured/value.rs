@@ -200,9 +200,9 @@ impl Serialize for ValueView<'_, '_, '_> {
             // Outsiders' text stays outsiders' text whatever its kind: sanitised, capped and
             // marked, a list sharing its cap.
             (reached, ValuePlan::Untrusted { cap }) => self.untrusted(reached, *cap, s),
-            (Reached::Mismatch(value), _) => {
+            (Reached::Mismatch(value), plan) => {
                 env.note_unexpected(self.name);
-                value.serialize(s)
+                unexpected(value, plan, s)
             }
             (Reached::List(items), _) => {
                 let mut seq = s.serialize_seq(Some(items.len()))?;
@@ -249,10 +249,14 @@ impl<'a> ValueView<'_, '_, 'a> {
                     _ => value.serialize(s),
                 }
             }
-            // No date: shown as given and counted, never guessed.
-            (ValuePlan::Date(_), Pruned::Str(_) | Pruned::Number(_)) => {
+            // No date: shown as given (as text) and counted, never guessed.
+            (ValuePlan::Date(_), Pruned::Str(text)) => {
                 env.note_unparsed_date();
-                value.serialize(s)
+                s.serialize_str(text)
+            }
+            (ValuePlan::Date(_), Pruned::Number(n)) => {
+                env.note_unparsed_date();
+                s.collect_str(n)
             }
             (ValuePlan::Legend(legend), Pruned::Str(code)) => {
                 legend_out(legend, code, self.name, env).serialize(s)
@@ -293,9 +297,9 @@ impl<'a> ValueView<'_, '_, 'a> {
                 seq.end()
             }
             // A value of another kind than configured: shown as it is, and counted.
-            (_, value) => {
+            (plan, value) => {
                 env.note_unexpected(self.name);
-                value.serialize(s)
+                unexpected(value, plan, s)
             }
         }
     }
@@ -373,6 +377,16 @@ impl Serialize for ItemView<'_, '_, '_, '_> {
             Pruned::Null => s.serialize_none(),
             item => self.view.value(item, self.plan, s),
         }
+    }
+}
+
+/// A value of another kind than its output expects, shown as it is: as its JSON where any
+/// value may stand (`show`, a nested record), else as its compact JSON text, so an id, a
+/// date or a legend's word stays text (or an integer id) as the schema says.
+fn unexpected<S: Serializer>(value: &Pruned<'_>, plan: &ValuePlan, s: S) -> Result<S::Ok, S::Error> {
+    match plan {
+        ValuePlan::Show | ValuePlan::Nested(_) => value.serialize(s),
+        _ => s.serialize_str(&compact(value)),
     }
 }
 

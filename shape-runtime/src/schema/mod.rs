@@ -147,7 +147,7 @@ fn rows_of(record: &Schema) -> (Value, Value) {
     }
 }
 
-fn envelope_with(
+pub(crate) fn envelope_with(
     record: Schema,
     defs: Map<String, Value>,
     title: &str,
