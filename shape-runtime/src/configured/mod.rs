@@ -178,7 +178,15 @@ impl JsonProjection {
                 record.skipped.push(key.clone());
             }
         }
-        record.skipped.extend(plan.nested_skipped());
+        for name in plan
+            .nested_skipped()
+            .into_iter()
+            .chain(read.nested_unread.iter().cloned())
+        {
+            if !record.skipped.contains(&name) {
+                record.skipped.push(name);
+            }
+        }
         record
     }
 }

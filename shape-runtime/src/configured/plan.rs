@@ -108,7 +108,9 @@ impl Plan {
                 .collect();
             match &value {
                 // A nested record reads its own outputs' paths below this one.
-                ValuePlan::Nested(inner) => want.add(&keys, false).merge(&inner.want),
+                ValuePlan::Nested(inner) => want
+                    .add(&keys, false)
+                    .merge(&inner.want.clone().nested_under(&output.name)),
                 _ => {
                     want.add(&keys, true);
                 }

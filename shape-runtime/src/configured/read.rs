@@ -69,6 +69,9 @@ pub(crate) struct Want {
     pub all: bool,
     /// The keys read, and what is read below each.
     pub keys: Vec<(String, Want)>,
+    /// A nested record's: its keys that no output reads are named as left out, as
+    /// `prefix.key`.
+    pub unread_as: Option<String>,
 }
 
 impl Want {
@@ -86,9 +89,28 @@ impl Want {
     /// Adds everything `other` reads.
     pub(crate) fn merge(&mut self, other: &Want) {
         self.all |= other.all;
+        if self.unread_as.is_none() {
+            self.unread_as.clone_from(&other.unread_as);
+        }
         for (key, below) in &other.keys {
             self.entry(key).merge(below);
         }
+    }
+
+    /// A nested record's `Want`, naming its unread keys under `field` (and those of records
+    /// nested in it under `field.inner`).
+    pub(crate) fn nested_under(mut self, field: &str) -> Want {
+        fn prefix(want: &mut Want, field: &str) {
+            if let Some(inner) = &mut want.unread_as {
+                *inner = format!("{field}.{inner}");
+            }
+            for (_, below) in &mut want.keys {
+                prefix(below, field);
+            }
+        }
+        prefix(&mut self, field);
+        self.unread_as = Some(field.to_owned());
+        self
     }
 
     fn entry(&mut self, key: &str) -> &mut Want {
@@ -113,6 +135,7 @@ impl Want {
 static ALL: Want = Want {
     all: true,
     keys: Vec::new(),
+    unread_as: None,
 };
 
 /// One record as read: the parts of it the projection reads.
@@ -125,6 +148,9 @@ pub(crate) struct ReadRecords<'a> {
     pub records: Vec<RawRecord<'a>>,
     /// The keys records have that no output reads, in the order first met.
     pub unread: Vec<String>,
+    /// The keys nested records have that no output reads, as `field.key`, in the order
+    /// first met.
+    pub nested_unread: Vec<String>,
     /// Whether the records were one object (a single record), not a list.
     pub single: bool,
 }
@@ -241,6 +267,7 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
             let seed = RecordSeed {
                 want: self.want,
                 unread: &mut self.out.unread,
+                nested_unread: &mut self.out.nested_unread,
             };
             let record = seed.visit_map(map)?;
             self.out.records.push(record);
@@ -281,6 +308,7 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
         while let Some(record) = seq.next_element_seed(RecordSeed {
             want: self.want,
             unread: &mut self.out.unread,
+            nested_unread: &mut self.out.nested_unread,
         })? {
             self.out.records.push(record);
         }
@@ -371,6 +399,7 @@ impl<'de> Visitor<'de> for CowVisitor {
 struct RecordSeed<'s> {
     want: &'s Want,
     unread: &'s mut Vec<String>,
+    nested_unread: &'s mut Vec<String>,
 }
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
@@ -387,7 +416,10 @@ impl<'de> RecordSeed<'_> {
         while let Some(key) = map.next_key::<Key<'de>>()? {
             match self.want.child(&key.0) {
                 Some(child) => {
-                    let value = map.next_value_seed(PruneSeed(child))?;
+                    let value = map.next_value_seed(PruneSeed {
+                        want: child,
+                        unread: &mut *self.nested_unread,
+                    })?;
                     entries.push((key.0, value));
                 }
                 None => {
@@ -416,7 +448,11 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
     // A record that is not an object is kept as it is: every path reads it as lacking its
     // keys, and the value itself is not lost to the reader of the report.
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Pruned<'de>, A::Error> {
-        PruneSeed(&ALL).visit_seq(seq)
+        PruneSeed {
+            want: &ALL,
+            unread: self.nested_unread,
+        }
+        .visit_seq(seq)
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Pruned<'de>, E> {
@@ -440,7 +476,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Pruned<'de>, E> {
-        PruneSeed(&ALL).visit_f64(v)
+        Ok(Number::from_f64(v).map_or(Pruned::Null, Pruned::Number))
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Pruned<'de>, E> {
@@ -456,9 +492,12 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
     }
 }
 
-/// A value below a record, keeping what `Want` reads.
-#[derive(Clone, Copy)]
-struct PruneSeed<'s>(&'s Want);
+/// A value below a record, keeping what `want` reads, naming a nested record's unread keys
+/// in `unread`.
+struct PruneSeed<'s> {
+    want: &'s Want,
+    unread: &'s mut Vec<String>,
+}
 
 impl<'de> DeserializeSeed<'de> for PruneSeed<'_> {
     type Value = Pruned<'de>;
@@ -478,12 +517,21 @@ impl<'de> Visitor<'de> for PruneSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pruned<'de>, A::Error> {
         let mut entries = Vec::new();
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            match self.0.child(&key.0) {
+            match self.want.child(&key.0) {
                 Some(child) => {
-                    let value = map.next_value_seed(PruneSeed(child))?;
+                    let value = map.next_value_seed(PruneSeed {
+                        want: child,
+                        unread: &mut *self.unread,
+                    })?;
                     entries.push((key.0, value));
                 }
                 None => {
+                    if let Some(prefix) = &self.want.unread_as {
+                        let name = format!("{prefix}.{}", key.0);
+                        if !self.unread.contains(&name) {
+                            self.unread.push(name);
+                        }
+                    }
                     map.next_value::<IgnoredAny>()?;
                 }
             }
@@ -493,7 +541,10 @@ impl<'de> Visitor<'de> for PruneSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Pruned<'de>, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(item) = seq.next_element_seed(self)? {
+        while let Some(item) = seq.next_element_seed(PruneSeed {
+            want: self.want,
+            unread: &mut *self.unread,
+        })? {
             items.push(item);
         }
         Ok(Pruned::List(items))
@@ -592,6 +643,30 @@ mod tests {
         assert_eq!(
             serde_json::to_string(read.records[1].get("labels").unwrap()).unwrap(),
             r#"[{"name":"bug"}]"#
+        );
+    }
+
+    #[test]
+    fn a_nested_records_unread_keys_are_named_under_its_field() {
+        let mut w = want(&[(&["number"], true)]);
+        let mut reply = Want::default();
+        reply.add(&["text"], true);
+        let mut comment = Want::default();
+        comment.add(&["body"], true);
+        comment
+            .add(&["reply"], false)
+            .merge(&reply.nested_under("reply"));
+        w.add(&["comments"], false)
+            .merge(&comment.nested_under("comments"));
+        let raw = r#"[{"number": 1, "title": "x", "comments": [
+            {"body": "a", "id": 1, "reply": {"text": "b", "at": 2}},
+            {"body": "c", "id": 2, "url": "u"}
+        ]}]"#;
+        let read = read(&mut serde_json::Deserializer::from_str(raw), &[], &w).unwrap();
+        assert_eq!(read.unread, ["title"]);
+        assert_eq!(
+            read.nested_unread,
+            ["comments.id", "comments.reply.at", "comments.url"]
         );
     }
 

@@ -15,9 +15,7 @@ pub(crate) fn record(plan: &Plan) -> Schema {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for (field, output) in plan.projection.fields.iter().zip(&plan.outputs) {
-        let through_each = output
-            .steps
-            .contains(&super::spec::Step::Each);
+        let through_each = output.steps.contains(&super::spec::Step::Each);
         let one = value(&output.value);
         let value = match (&output.value, through_each) {
             // A list's items share one cap: at most so many, then a `[cut: …]` item.

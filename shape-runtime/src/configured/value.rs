@@ -383,7 +383,11 @@ impl Serialize for ItemView<'_, '_, '_, '_> {
 /// A value of another kind than its output expects, shown as it is: as its JSON where any
 /// value may stand (`show`, a nested record), else as its compact JSON text, so an id, a
 /// date or a legend's word stays text (or an integer id) as the schema says.
-fn unexpected<S: Serializer>(value: &Pruned<'_>, plan: &ValuePlan, s: S) -> Result<S::Ok, S::Error> {
+fn unexpected<S: Serializer>(
+    value: &Pruned<'_>,
+    plan: &ValuePlan,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     match plan {
         ValuePlan::Show | ValuePlan::Nested(_) => value.serialize(s),
         _ => s.serialize_str(&compact(value)),
