@@ -662,3 +662,158 @@ fn a_skipped_record_without_an_id_is_named_by_its_place() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Narrowing a derived view in configuration: per tool and per client, never wider.
+
+#[test]
+fn configuration_narrows_a_derived_view_per_tool_and_client_and_never_widens_it() {
+    let config = ShapeConfig::from_toml_str(
+        r#"
+        [tools.list_issues]
+        budget = 3000
+        hide = ["body"]
+        [tools.list_issues.clients."open-webui"]
+        hide = ["labels", "assignees"]
+        "#,
+    )
+    .unwrap();
+    config
+        .check_view("list_issues", github::Issue::PROJECTION)
+        .unwrap();
+    let issues = github::issues().unwrap();
+    let issues = &issues[..6];
+    let texts = |shaper: Shaper| {
+        let page = shaper.shape_blocking(issues).unwrap();
+        let records = crate::records(&page.structured());
+        (page, records)
+    };
+    // Every client: no body, in data, the prose line (its template names body: it gives way
+    // to `name: value` pairs) or the schema; named as left out.
+    let (page, records) = texts(config.shaper_for_client("list_issues", None).unwrap());
+    for r in &records {
+        assert!(!r.contains_key("body") && r.contains_key("labels"), "{r:?}");
+    }
+    // 13 fields left out now, where the derive leaves out 12: the first five named, then
+    // a count that includes the one hidden.
+    assert_eq!(
+        page.structured()["omitted"]["fields"],
+        serde_json::json!([
+            "id",
+            "node_id",
+            "url",
+            "html_url",
+            "repository_url",
+            "and 8 more"
+        ])
+    );
+    assert!(!page.text().contains("Description"), "{}", page.text());
+    assert!(page.text().contains("title: «"), "{}", page.text());
+    // Open WebUI's view leaves out its own two as well.
+    let (page, records) = texts(
+        config
+            .shaper_for_client("list_issues", Some("open-webui"))
+            .unwrap(),
+    );
+    for r in &records {
+        for hidden in ["body", "labels", "assignees"] {
+            assert!(!r.contains_key(hidden), "{hidden}: {r:?}");
+        }
+        assert!(r.contains_key("title"));
+    }
+    assert!(!page.text().contains("labels:"), "{}", page.text());
+    let schema = toolshape::schema::envelope_hiding::<github::Issue>(
+        config
+            .shaper_for_client("list_issues", Some("open-webui"))
+            .unwrap()
+            .current_hide(),
+    )
+    .to_value();
+    let fields: Vec<&str> = schema["properties"]["fields"]["const"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(fields.len(), github::Issue::PROJECTION.fields.len() - 3);
+    assert!(!fields.contains(&"body") && !fields.contains(&"labels"));
+    // Nor as a field that holds outsiders' text.
+    assert!(!schema.to_string().contains("\"body\""), "{schema}");
+    let unnarrowed = toolshape::schema::envelope::<github::Issue>().to_value();
+    assert!(unnarrowed.to_string().contains("\"body\""));
+    // Widening is refused, at start-up and when shaping.
+    let wider = ShapeConfig::from_toml_str(
+        r#"
+        [tools.list_issues]
+        hide = ["node_id"]
+        [tools.list_issues.clients."codex-mcp-client"]
+        hide = ["titel"]
+        "#,
+    )
+    .unwrap();
+    let err = wider
+        .check_view("list_issues", github::Issue::PROJECTION)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`node_id`, which the issue view already leaves out"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`titel`, which the issue view does not have"),
+        "{err}"
+    );
+    assert!(err.contains("(for client codex-mcp-client)"), "{err}");
+    let refused = wider
+        .shaper("list_issues")
+        .unwrap()
+        .shape_blocking(issues)
+        .unwrap_err();
+    assert!(refused.to_string().contains("never widen it"), "{refused}");
+}
+
+/// A stored result keeps the narrowed view: a hidden field cannot be reopened, selected or
+/// counted through `open_result`.
+#[test]
+fn a_hidden_field_is_not_in_the_stored_result_nor_in_its_aggregate() {
+    use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
+    let issues = github::issues().unwrap();
+    let store = MemoryStore::default();
+    let policy = HandlePolicy::default();
+    let shaper = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(400))
+        .hide(["body", "labels"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let page = rt
+        .block_on(shaper.shape_or_store(&issues, &(), Keep::new(&store, "alice", &policy)))
+        .unwrap();
+    let handle = page.structured()["omitted"]["handle"]
+        .as_str()
+        .expect("stored")
+        .to_owned();
+    let open = OpenResult::new(&store, codec());
+    let select = rt.block_on(open.call(
+        "alice",
+        serde_json::json!({ "handle": handle, "select": ["number", "body"] }),
+    ));
+    assert!(select.is_error(), "{}", select.text());
+    assert!(
+        select.summary().contains("unknown field `body`"),
+        "{}",
+        select.summary()
+    );
+    let count = rt.block_on(open.call(
+        "alice",
+        serde_json::json!({ "handle": handle, "aggregate": { "top": { "field": "labels", "k": 3 } } }),
+    ));
+    assert!(count.is_error(), "{}", count.text());
+    let whole = rt.block_on(open.call("alice", serde_json::json!({ "handle": handle })));
+    for r in crate::records(&whole.structured()) {
+        assert!(
+            !r.contains_key("body") && !r.contains_key("labels"),
+            "{r:?}"
+        );
+    }
+}

@@ -104,6 +104,21 @@ pub struct ToolConfig {
     /// ([`records`] says how); checked when the configuration loads and read
     /// through [`ShapeConfig::records`].
     pub records: Option<records::Unchecked>,
+    /// Output fields this tool's view leaves out ([`Shaper::hide`]): configuration narrows a
+    /// view, never widens it. Per tool only (not in `[defaults]`).
+    pub hide: Option<Vec<String>>,
+    /// Per MCP client (`clientInfo.name`, matched as `[clients]`'s names are), what this
+    /// tool's view leaves out for that client besides `hide`.
+    pub clients: Option<BTreeMap<String, ClientView>>,
+}
+
+/// What one client's view of a tool leaves out (`[tools.<name>.clients."<client>"]`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientView {
+    /// Output fields left out for this client, besides the tool's own `hide`.
+    #[serde(default)]
+    pub hide: Vec<String>,
 }
 
 /// A configuration that cannot be used.
@@ -136,6 +151,9 @@ pub enum ConfigError {
         /// What is wrong with it, naming the character.
         problem: String,
     },
+    /// The configuration widens a view instead of narrowing it ([`ShapeConfig::check_view`]).
+    #[error("{0}")]
+    View(String),
     /// Mistakes in configured records, every one found.
     #[error("{}", records::list(.0))]
     Records(Vec<records::RecordsError>),
@@ -212,6 +230,33 @@ impl ShapeConfig {
                 }
             }
         }
+        // A tool's `hide` narrows its configured view: every name one of its outputs.
+        for (tool, records) in &checked {
+            let config = &self.tools[tool.as_str()];
+            let projection = crate::configured::JsonProjection::new(records, &legends);
+            let views = config.hide.iter().map(|h| (None, h)).chain(
+                config
+                    .clients
+                    .iter()
+                    .flatten()
+                    .map(|(client, view)| (Some(client), &view.hide)),
+            );
+            for (client, hide) in views {
+                if let Err(e) = crate::shaper::hide_check(tool, hide, projection.projection()) {
+                    let key = match client {
+                        None => "hide".to_owned(),
+                        Some(client) => format!("clients.{}.hide", shown_name(client)),
+                    };
+                    errors.push(records::RecordsError {
+                        place: format!("tools.{}", shown_name(tool)),
+                        output: None,
+                        key: Some(key),
+                        line: None,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
         for (tool, records) in &checked {
             let Some(file) = &records.schema else {
                 continue;
@@ -285,6 +330,72 @@ impl ShapeConfig {
         ))
     }
 
+    /// `tool`'s view for `client` (`[tools.<tool>.clients."<client>"]`), matched as
+    /// `[clients]`'s names are.
+    fn client_view(&self, tool: &str, client: &str) -> Option<&ClientView> {
+        self.tools
+            .get(tool)?
+            .clients
+            .as_ref()?
+            .iter()
+            .find_map(|(name, view)| {
+                (crate::clients::normalised(name) == crate::clients::normalised(client))
+                    .then_some(view)
+            })
+    }
+
+    /// Checks, at start-up, that `tool`'s configuration only narrows the view `projection`
+    /// describes (a derived type's `T::PROJECTION`): every field `hide` names, for every
+    /// client too, is one the view shows. Each one that is not is named in one error.
+    ///
+    /// ```
+    /// use toolshape::{ToolResult, config::ShapeConfig};
+    ///
+    /// #[derive(ToolResult)]
+    /// #[shape(name = "ticket", plural = "tickets")]
+    /// struct Ticket {
+    ///     #[shape(id)] id: u32,
+    ///     #[shape(untrusted)] body: String,
+    ///     #[shape(skip)] token: String,
+    /// }
+    ///
+    /// let config = ShapeConfig::from_toml_str(r#"
+    ///     [tools.search]
+    ///     hide = ["body"]
+    ///     [tools.search.clients."open-webui"]
+    ///     hide = ["token", "bdy"]
+    /// "#).unwrap();
+    /// assert_eq!(
+    ///     config.check_view("search", Ticket::PROJECTION).unwrap_err().to_string(),
+    ///     "search hides `token`, which the ticket view already leaves out and `bdy`, which \
+    ///      the ticket view does not have: configuration may narrow a view, never widen it; \
+    ///      the fields it shows are: id, body (for client open-webui)"
+    /// );
+    /// ```
+    pub fn check_view<S: crate::record::Storage>(
+        &self,
+        tool: &str,
+        projection: &crate::record::Projection<S>,
+    ) -> Result<(), ConfigError> {
+        let c = self.tool(tool)?;
+        let mut problems = Vec::new();
+        if let Some(hide) = &c.hide
+            && let Err(e) = crate::shaper::hide_check(tool, hide, projection)
+        {
+            problems.push(e.to_string());
+        }
+        for (client, view) in c.clients.iter().flatten() {
+            if let Err(e) = crate::shaper::hide_check(tool, &view.hide, projection) {
+                problems.push(format!("{e} (for client {})", shown_name(client)));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError::View(problems.join("; ")))
+        }
+    }
+
     /// The legend `name` of `[legends]`, checked when the configuration loaded.
     pub fn legend(&self, name: &str) -> Option<&records::ConfiguredLegend> {
         self.checked_legends.get(name)
@@ -309,6 +420,13 @@ impl ShapeConfig {
     /// ```
     pub fn check(&self) -> Result<(), ConfigError> {
         check_tool(&self.defaults, "defaults")?;
+        if self.defaults.hide.is_some() || self.defaults.clients.is_some() {
+            return Err(ConfigError::View(
+                "`defaults` cannot hide fields: a view is narrowed per tool (`[tools.<name>] hide \
+                 = [...]`, or per client in `[tools.<name>.clients.\"<client>\"]`)"
+                    .to_owned(),
+            ));
+        }
         for (name, tool) in &self.tools {
             let key = format!("tools.{}", shown_name(name));
             check_name(name, &key)?;
@@ -356,7 +474,18 @@ impl ShapeConfig {
             });
         };
         // The client's own cuts hold whatever the profile.
-        let shaper = shaper.client_limits(crate::clients::limits_for(client));
+        let mut shaper = shaper.client_limits(crate::clients::limits_for(client));
+        if let Some(view) = self.client_view(tool, client) {
+            let mut hide = shaper.current_hide().to_vec();
+            hide.extend(
+                view.hide
+                    .iter()
+                    .filter(|h| !hide.contains(h))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            shaper = shaper.hide(hide);
+        }
         if self.tool(tool)?.channels.is_some() {
             return Ok(shaper);
         }
@@ -407,6 +536,8 @@ impl ShapeConfig {
             left_out: own.left_out.or(d.left_out),
             fetch_one: own.fetch_one.clone().or_else(|| d.fetch_one.clone()),
             records: own.records,
+            hide: own.hide.clone(),
+            clients: own.clients.clone(),
         })
     }
 
@@ -435,6 +566,9 @@ impl ShapeConfig {
         if let Some(tool) = c.fetch_one {
             check_name(&tool, &format!("{key}.fetch_one"))?;
             shaper = shaper.fetch_one(tool);
+        }
+        if let Some(hide) = c.hide {
+            shaper = shaper.hide(hide);
         }
         Ok(shaper)
     }

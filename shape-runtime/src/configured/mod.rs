@@ -119,6 +119,8 @@ impl JsonProjection {
     /// The JSON Schema of the envelope a tool answering with these records returns (its
     /// MCP `outputSchema`), in either form of the records, draft-07 as every envelope's.
     ///
+    /// The fields in `hide` ([`Shaper::hide`](crate::Shaper::hide)) are not in its records.
+    ///
     /// ```
     /// use toolshape::config::ShapeConfig;
     ///
@@ -126,16 +128,22 @@ impl JsonProjection {
     ///     [tools.list_issues.records]
     ///     fields = [{ from = "number", id = true }, { from = "title", untrusted = {} }]
     /// "#).unwrap();
-    /// let schema = config.json_projection("list_issues").unwrap().envelope_schema().to_value();
+    /// let schema = config.json_projection("list_issues").unwrap().envelope_schema(&[]).to_value();
     /// assert_eq!(schema["$schema"], toolshape::schema::DIALECT);
     /// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["number", "title"]));
     /// ```
-    pub fn envelope_schema(&self) -> schemars::Schema {
+    pub fn envelope_schema(&self, hide: &[String]) -> schemars::Schema {
         let plan = &self.inner.plan;
         let mut untrusted = plan.projection.untrusted_paths();
         untrusted.extend(plan.nested_untrusted());
+        untrusted.retain(|p| {
+            let top = p.split('.').next().unwrap_or_default();
+            !hide.iter().any(|h| h == top)
+        });
+        let mut record = self.record_schema();
+        crate::schema::without_fields(&mut record, hide);
         crate::schema::envelope_with(
-            self.record_schema(),
+            record,
             serde_json::Map::new(),
             &format!("{} result", plan.projection.name),
             &untrusted,
@@ -205,6 +213,7 @@ impl<'a> Call<'a> {
     /// [`ShapeError::Records`], which says what the result has instead.
     pub fn shape_json(&self, projection: &JsonProjection, raw: &str) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
+        self.shaper().hide_check(projection.projection())?;
         let read = projection.read(raw)?;
         self.with_raw(raw).json_page(projection, &read, start)
     }
@@ -217,6 +226,7 @@ impl<'a> Call<'a> {
         value: &serde_json::Value,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
+        self.shaper().hide_check(projection.projection())?;
         let read = projection.read_value(value)?;
         self.json_page(projection, &read, start)
     }
@@ -231,6 +241,7 @@ impl<'a> Call<'a> {
         keep: Keep<'_, S>,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
+        self.shaper().hide_check(projection.projection())?;
         let read = projection.read(raw)?;
         let call = self.with_raw(raw);
         let kept = call.walk_kept(&keep).await;
@@ -349,6 +360,7 @@ impl<'a> Call<'a> {
             today: self.today,
             coverage: self.coverage(&prepared.rows),
             projection: &prepared.record,
+            hide: self.shaper().current_hide(),
         };
         let layout = Layout::owned(&prepared.record);
         crate::page::prepare(&self.page_settings(), &source, &layout, then)

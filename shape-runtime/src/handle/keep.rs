@@ -127,6 +127,7 @@ impl Call<'_> {
         S: HandleStore,
     {
         let start = Instant::now();
+        self.shaper().hide_check(T::PROJECTION)?;
         let upstream = self.upstream_plan(rows.len())?;
         let kept = self.walk_kept(&keep).await;
         let layout = Layout::of(T::PROJECTION);
@@ -268,17 +269,31 @@ impl Call<'_> {
         let keep = form.keep;
         let aggregate = keep.aggregate.or(self.aggregate);
         let today = keep.today.or(self.today);
-        let projection = form.projection;
-        let summary = summarise(records, projection, aggregate, today, form.coverage).map_err(
-            |e| match e {
-                SummaryError::Serialise(reason) => {
-                    StoreFailure::Store(HandleError::Unavailable { reason })
-                }
-                SummaryError::Aggregate(e) => StoreFailure::Aggregate(e),
-            },
-        )?;
-        let mut stored =
-            StoredResult::from_projection(self.shaper().tool(), projection, summary.rows);
+        let hide = self.shaper().current_hide();
+        let summary = summarise(
+            records,
+            form.projection,
+            hide,
+            aggregate,
+            today,
+            form.coverage,
+        )
+        .map_err(|e| match e {
+            SummaryError::Serialise(reason) => {
+                StoreFailure::Store(HandleError::Unavailable { reason })
+            }
+            SummaryError::Aggregate(e) => StoreFailure::Aggregate(e),
+        })?;
+        // A narrowed view keeps what it shows: a hidden field is not in the stored result.
+        let mut stored = if hide.is_empty() {
+            StoredResult::from_projection(self.shaper().tool(), form.projection, summary.rows)
+        } else {
+            let narrowed = form
+                .projection
+                .to_owned_record()
+                .select(|name| !hide.iter().any(|h| h == name), hide);
+            StoredResult::from_projection(self.shaper().tool(), &narrowed, summary.rows)
+        };
         stored
             .nested_untrusted
             .extend(form.nested_untrusted.iter().cloned());

@@ -46,6 +46,8 @@ pub(crate) struct PageSettings<'a> {
     pub left_out: LeftOut,
     /// The tool that shows one record by its id, for a record skipped as too large.
     pub fetch_one: Option<&'a str>,
+    /// Output fields the view leaves out (configuration narrowing it).
+    pub hide: &'a [String],
 }
 
 impl PageSettings<'_> {

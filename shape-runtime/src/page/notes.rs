@@ -68,7 +68,10 @@ impl Notes {
 /// The year every parsed date of the records shares, if there is at least one date. The
 /// records are rendered on the structured channel, where dates are ISO.
 fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<u16> {
-    let dates: Vec<usize> = layout.date_fields().collect();
+    let dates: Vec<usize> = layout
+        .date_fields()
+        .map(|i| layout.source_index(i))
+        .collect();
     if dates.is_empty() {
         return None;
     }

@@ -16,6 +16,7 @@ use crate::record::{Owned, Projection, Storage};
 use crate::text::{TextMode, TextSerializer, push_escaped};
 use crate::view::Cx;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// How the text channel is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -136,21 +137,30 @@ pub(crate) struct Layout<'a> {
     /// Untrusted paths inside nested records that the description does not carry (a stored
     /// result's `nested_untrusted`).
     nested_untrusted: Vec<String>,
+    /// A narrowed view's fields: for each field the page shows, its index in the records
+    /// (`None`: every field, in the records' order).
+    shown: Option<Arc<[usize]>>,
 }
 
 /// The record description a page reads, wherever it lives.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Described<'a> {
     Static(&'static Projection),
     Owned(&'a Projection<Owned>),
+    /// A narrowed view of another description, made for the page.
+    Narrowed(Arc<Projection<Owned>>),
 }
 
 /// Runs `$body` with `$p` bound to the described record, whatever its storage.
 macro_rules! with_record {
     ($described:expr, $p:ident => $body:expr) => {
-        match $described {
+        match &$described {
             Described::Static($p) => $body,
             Described::Owned($p) => $body,
+            Described::Narrowed(narrowed) => {
+                let $p: &Projection<Owned> = narrowed;
+                $body
+            }
         }
     };
 }
@@ -185,7 +195,11 @@ impl<'a> Layout<'a> {
                 p.rank.map_or(Order::Asc, |r| r.order),
             )
         }
-        let (name, plural, skipped, rank_order) = with_record!(record, p => parts(p));
+        let (name, plural, skipped, rank_order) = match record {
+            Described::Static(p) => parts(p),
+            Described::Owned(p) => parts(p),
+            Described::Narrowed(_) => unreachable!("a narrowed layout is made from another"),
+        };
         Layout {
             record,
             name,
@@ -194,7 +208,63 @@ impl<'a> Layout<'a> {
             order,
             rank_order,
             nested_untrusted: Vec::new(),
+            shown: None,
         }
+    }
+
+    /// This view without the fields named in `hide` (configuration narrowing a view per tool
+    /// and client): they are left out as if skipped, named in `omitted.fields` after the
+    /// others; a prose template that names one gives way to the `name value` line. `None`
+    /// when nothing is hidden.
+    pub(crate) fn narrowed(&self, hide: &[String]) -> Option<Layout<'a>> {
+        if hide.is_empty() {
+            return None;
+        }
+        let owned = with_record!(self.record, p => owned_record(p));
+        let names: Vec<String> = owned.fields.iter().map(|f| f.name.clone()).collect();
+        let shown: Vec<usize> = (0..names.len())
+            .filter(|&i| !hide.contains(&names[i]))
+            .collect();
+        let hidden: Vec<String> = names.iter().filter(|n| hide.contains(n)).cloned().collect();
+        let mut narrowed = owned.select(|name| !hide.contains(&name.to_owned()), &hidden);
+        narrowed.rank = None;
+        let kept_top = |path: &String| {
+            let top = path.split('.').next().unwrap_or_default();
+            !hide.iter().any(|h| h == top)
+        };
+        let mut nested_untrusted: Vec<String> = self
+            .untrusted_paths()
+            .into_iter()
+            .filter(|p| p.contains('.') && kept_top(p))
+            .collect();
+        nested_untrusted.dedup();
+        Some(Layout {
+            skipped: {
+                let mut skipped = self.skipped.clone();
+                skipped.extend(hidden);
+                skipped
+            },
+            record: Described::Narrowed(Arc::new(narrowed)),
+            name: self.name,
+            plural: self.plural,
+            order: self.order.clone(),
+            rank_order: self.rank_order,
+            nested_untrusted,
+            shown: Some(shown.into()),
+        })
+    }
+
+    /// The index in the records of the page's field `index`.
+    pub(crate) fn source_index(&self, index: usize) -> usize {
+        self.shown
+            .as_ref()
+            .and_then(|shown| shown.get(index).copied())
+            .unwrap_or(index)
+    }
+
+    /// Whether this is a narrowed view of the records' fields.
+    pub(crate) fn is_narrowed(&self) -> bool {
+        self.shown.is_some()
     }
 
     /// The same layout, naming `paths` (`field.name`) as outsiders' text inside nested
@@ -221,7 +291,7 @@ impl<'a> Layout<'a> {
     }
 
     /// The output field names, in order (the rows form's `fields`).
-    pub(crate) fn field_names(&self) -> Vec<&'a str> {
+    pub(crate) fn field_names(&self) -> Vec<&str> {
         with_record!(self.record, p => p.output_names().collect())
     }
 
@@ -311,6 +381,9 @@ impl<'p> Renderer<'p> {
         form: StructuredForm,
     ) -> Result<String, String> {
         match (format, form) {
+            (Format::Json, StructuredForm::Objects) if self.layout.is_narrowed() => {
+                self.narrowed_json_segment(record, position)
+            }
             (Format::Json, StructuredForm::Objects) => json_segment(record, position),
             (Format::Json, StructuredForm::Rows) => self.row_segment(record, position),
             (Format::Prose, _) => self.prose_segment(record),
@@ -331,14 +404,38 @@ impl<'p> Renderer<'p> {
             if i > 0 {
                 buf.push(b',');
             }
-            record.write_json_field(i, &mut buf)?;
+            record.write_json_field(self.layout.source_index(i), &mut buf)?;
         }
         buf.extend_from_slice(b"]\n");
         String::from_utf8(buf).map_err(|e| e.to_string())
     }
 
+    /// An object of the fields a narrowed view shows, as the record's own object is written.
+    fn narrowed_json_segment(
+        &self,
+        record: &dyn RenderRecord,
+        position: usize,
+    ) -> Result<String, String> {
+        let names = self.layout.field_names();
+        let mut buf = Vec::with_capacity(256);
+        if position > 0 {
+            buf.push(b',');
+        }
+        buf.push(b'{');
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            serde_json::to_writer(&mut buf, name).map_err(|e| e.to_string())?;
+            buf.push(b':');
+            record.write_json_field(self.layout.source_index(i), &mut buf)?;
+        }
+        buf.extend_from_slice(b"}\n");
+        String::from_utf8(buf).map_err(|e| e.to_string())
+    }
+
     fn prose_segment(&self, record: &dyn RenderRecord) -> Result<String, String> {
-        with_record!(self.layout.record, p => prose_line(p, record)).map(finish_line)
+        with_record!(self.layout.record, p => prose_line(p, record, self.layout)).map(finish_line)
     }
 
     fn table_segment(&self, record: &dyn RenderRecord) -> Result<String, String> {
@@ -348,10 +445,14 @@ impl<'p> Renderer<'p> {
             if i > 0 {
                 out.push_str(TABLE_SEPARATOR);
             }
-            record.write_field(i, &mut out, TextMode::Cell)?;
+            record.write_field(self.layout.source_index(i), &mut out, TextMode::Cell)?;
         }
         Ok(finish_line(out))
     }
+}
+
+fn owned_record<S: Storage>(p: &Projection<S>) -> Projection<Owned> {
+    p.to_owned_record()
 }
 
 fn field_count<S: Storage>(p: &Projection<S>) -> usize {
@@ -371,14 +472,18 @@ fn table_header<S: Storage>(p: &Projection<S>) -> String {
 }
 
 /// The record's line from the template, or `name: value; …` without one.
-fn prose_line<S: Storage>(p: &Projection<S>, record: &dyn RenderRecord) -> Result<String, String> {
+fn prose_line<S: Storage>(
+    p: &Projection<S>,
+    record: &dyn RenderRecord,
+    layout: &Layout<'_>,
+) -> Result<String, String> {
     let mut out = String::with_capacity(128);
     crate::prose::fill(
         p,
         Fallback::Line,
         &mut out,
         |out, text| push_escaped(out, text, TextMode::Prose),
-        |index, out| record.write_field(index, out, TextMode::Prose),
+        |index, out| record.write_field(layout.source_index(index), out, TextMode::Prose),
     )?;
     Ok(out)
 }

@@ -32,6 +32,10 @@ pub enum ShapeError {
     /// they are (the message says what the result has instead).
     #[error(transparent)]
     Records(#[from] crate::configured::ReadError),
+    /// The configuration hides a field the view does not show (one it skips, or has not):
+    /// configuration narrows a view, never widens it.
+    #[error("{0}")]
+    Hide(String),
 }
 
 /// A shaped tool result: the text channel, the structured channel and the report.

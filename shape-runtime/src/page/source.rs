@@ -53,6 +53,12 @@ pub(crate) fn prepare<S: Source, U: UseRecords<S>>(
     layout: &Layout<'_>,
     then: U,
 ) -> U::Out {
+    // A view the configuration narrows is narrowed here, for every entry point.
+    let narrowed = match layout.is_narrowed() {
+        true => None,
+        false => layout.narrowed(settings.hide),
+    };
+    let layout = narrowed.as_ref().unwrap_or(layout);
     let tool = source.origin().unwrap_or(settings.tool);
     let nonce = crate::untrusted::nonce();
     let env = |channel, counting| {
@@ -117,6 +123,8 @@ pub(crate) fn shape<S: Source>(
             super::pipeline::render(self.settings, records, self.layout, self.page, self.start)
         }
     }
+    let narrowed = layout.narrowed(settings.hide);
+    let layout = narrowed.as_ref().unwrap_or(layout);
     let then = Render {
         settings,
         layout,

@@ -123,7 +123,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     /// without one (an id through `?`, a configured record without the key), named by its
     /// place instead.
     pub(super) fn id_text(&self, index: usize) -> Option<String> {
-        let field = self.layout.id_field()?;
+        let field = self.layout.source_index(self.layout.id_field()?);
         self.records.rows.text[index].id_key()?;
         let mut out = String::new();
         // The text channel's pass counts nothing: naming the record notices nothing twice.

@@ -60,6 +60,56 @@ pub fn envelope<T: crate::project::ToolResult>() -> Schema {
     )
 }
 
+/// [`envelope`] of a view narrowed by configuration ([`Shaper::hide`](crate::Shaper::hide)):
+/// the fields in `hide` are not in its records, in either form.
+///
+/// ```
+/// use toolshape::ToolResult;
+///
+/// #[derive(ToolResult)]
+/// struct Ticket {
+///     #[shape(id)] id: u32,
+///     #[shape(untrusted)] body: String,
+/// }
+///
+/// let schema = toolshape::schema::envelope_hiding::<Ticket>(&["body".to_owned()]).to_value();
+/// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["id"]));
+/// assert_eq!(schema["else"]["properties"]["data"]["items"]["required"], serde_json::json!(["id"]));
+/// ```
+pub fn envelope_hiding<T: crate::project::ToolResult>(hide: &[String]) -> Schema {
+    let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft07());
+    let mut record = T::record_schema(&mut generator);
+    let defs = generator.take_definitions(false);
+    without_fields(&mut record, hide);
+    let untrusted: Vec<String> = T::PROJECTION
+        .untrusted_paths()
+        .into_iter()
+        .filter(|p| {
+            let top = p.split('.').next().unwrap_or_default();
+            !hide.iter().any(|h| h == top)
+        })
+        .collect();
+    envelope_with(
+        record,
+        defs,
+        &format!("{} result", T::PROJECTION.name),
+        &untrusted,
+    )
+}
+
+/// `record` without the properties named in `hide`.
+pub(crate) fn without_fields(record: &mut Schema, hide: &[String]) {
+    if hide.is_empty() {
+        return;
+    }
+    if let Some(Value::Object(props)) = record.get_mut("properties") {
+        props.retain(|k, _| !hide.contains(k));
+    }
+    if let Some(Value::Array(required)) = record.get_mut("required") {
+        required.retain(|k| !k.as_str().is_some_and(|k| hide.iter().any(|h| h == k)));
+    }
+}
+
 /// The `$schema` every envelope schema declares: JSON Schema draft-07 (see the
 /// [module docs](self) for why).
 pub const DIALECT: &str = "http://json-schema.org/draft-07/schema#";

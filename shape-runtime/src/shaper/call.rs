@@ -298,6 +298,7 @@ impl<'a> Call<'a> {
             cursor: self.cursor.as_ref(),
             left_out: s.left_out,
             fetch_one: s.fetch_one.as_deref(),
+            hide: &s.hide,
         }
     }
 
@@ -319,6 +320,7 @@ impl<'a> Call<'a> {
         C: Supplies<T::Needs> + ?Sized,
     {
         let start = Instant::now();
+        self.shaper.hide_check(T::PROJECTION)?;
         let page = self.page_order(rows, RowOrder::Ranked, self.reach(), Ids::of::<T>());
         self.shape_page(rows, ctx, page, start).await
     }
@@ -337,6 +339,7 @@ impl<'a> Call<'a> {
         F: Fn(&T, &T) -> Ordering,
     {
         let start = Instant::now();
+        self.shaper.hide_check(T::PROJECTION)?;
         let page = self.page_order(rows, RowOrder::Custom(&cmp), self.reach(), Ids::of::<T>());
         self.shape_page(rows, ctx, page, start).await
     }

@@ -49,4 +49,5 @@ pub use call::Call;
 pub(crate) use call::{RowOrder, resolve_rows};
 pub(crate) use order::{Ids, Keyed};
 pub use settings::Shaper;
+pub(crate) use settings::hide_check;
 pub(crate) use summary::{Details, SummaryError, summarise};

@@ -43,6 +43,8 @@ pub(super) struct Settings {
     pub(super) left_out: LeftOut,
     /// The tool that shows one record by its id, named where a record is skipped.
     pub(super) fetch_one: Option<String>,
+    /// Output fields this tool's view leaves out (configuration narrowing a view).
+    pub(super) hide: Vec<String>,
 }
 
 impl std::fmt::Debug for Shaper {
@@ -76,6 +78,7 @@ impl Shaper {
                 untrusted: UntrustedPolicy::default(),
                 left_out: LeftOut::default(),
                 fetch_one: None,
+                hide: Vec::new(),
             }),
         }
     }
@@ -180,6 +183,57 @@ impl Shaper {
     pub fn fetch_one(self, tool: impl Into<String>) -> Self {
         let tool = tool.into();
         self.set(|s| s.fetch_one = Some(tool))
+    }
+
+    /// Narrows the view: the output fields named are left out of every answer (and of what
+    /// a stored result keeps), named in `omitted.fields` as fields this view leaves out.
+    /// Configuration may narrow a view, never widen it: shaping records whose type has no
+    /// output of one of these names is [`ShapeError::Hide`], and a name the type already
+    /// skips is refused the same way ([`hide_check`](Self::hide_check) says so at start-up).
+    ///
+    /// ```
+    /// use toolshape::{Shaper, ToolResult};
+    ///
+    /// #[derive(ToolResult)]
+    /// #[shape(name = "ticket", plural = "tickets")]
+    /// struct Ticket {
+    ///     #[shape(id)] id: u32,
+    ///     #[shape(untrusted)] body: String,
+    ///     #[shape(skip)] token: String,
+    /// }
+    ///
+    /// let rows = vec![Ticket { id: 7, body: "Card declined".into(), token: "x".into() }];
+    /// let page = Shaper::for_tool("search").hide(["body"]).shape_blocking(&rows).unwrap();
+    /// assert_eq!(page.structured()["data"], serde_json::json!([{ "id": 7 }]));
+    /// assert_eq!(page.structured()["omitted"]["fields"], serde_json::json!(["token", "body"]));
+    /// let wider = Shaper::for_tool("search").hide(["token"]).shape_blocking(&rows).unwrap_err();
+    /// assert_eq!(
+    ///     wider.to_string(),
+    ///     "search hides `token`, which the ticket view already leaves out: configuration may \
+    ///      narrow a view, never widen it; the fields it shows are: id, body"
+    /// );
+    /// ```
+    pub fn hide<I, S>(self, fields: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let fields: Vec<String> = fields.into_iter().map(Into::into).collect();
+        self.set(|s| s.hide = fields)
+    }
+
+    /// The output fields this view hides.
+    pub fn current_hide(&self) -> &[String] {
+        &self.settings.hide
+    }
+
+    /// Whether every field this shaper hides is one `projection` shows: an error naming each
+    /// one that is not (a field the record type skips, or has not).
+    pub fn hide_check<S: crate::record::Storage>(
+        &self,
+        projection: &crate::record::Projection<S>,
+    ) -> Result<(), ShapeError> {
+        hide_check(&self.settings.tool, &self.settings.hide, projection)
     }
 
     /// The tool's name.
@@ -319,4 +373,41 @@ impl Shaper {
     pub fn error(&self, what: &str, remedy: &str) -> Shaped {
         crate::page::error_page(&self.call().page_settings().errors(), what, remedy)
     }
+}
+
+/// Whether `hide` names only fields `projection` shows.
+pub(crate) fn hide_check<S: crate::record::Storage>(
+    tool: &str,
+    hide: &[String],
+    projection: &crate::record::Projection<S>,
+) -> Result<(), ShapeError> {
+    let shown: Vec<&str> = projection.output_names().collect();
+    let skipped = projection.skipped_names();
+    let mut problems = Vec::new();
+    for name in hide {
+        if shown.contains(&name.as_str()) {
+            continue;
+        }
+        let name = crate::untrusted::echo::clean(name);
+        if skipped.contains(&name) {
+            problems.push(format!(
+                "`{name}`, which the {} view already leaves out",
+                projection.name.as_ref()
+            ));
+        } else {
+            problems.push(format!(
+                "`{name}`, which the {} view does not have",
+                projection.name.as_ref()
+            ));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(ShapeError::Hide(format!(
+        "{tool} hides {}: configuration may narrow a view, never widen it; the fields it \
+         shows are: {}",
+        problems.join(" and "),
+        shown.join(", ")
+    )))
 }

@@ -33,6 +33,7 @@ pub(crate) enum SummaryError {
 pub(crate) fn summarise<R: RenderRecord, St: Storage>(
     records: &[R],
     projection: &Projection<St>,
+    hide: &[String],
     aggregate: Option<&Aggregate>,
     today: Option<Day>,
     (first, whole): (u64, bool),
@@ -40,11 +41,15 @@ pub(crate) fn summarise<R: RenderRecord, St: Storage>(
     let mut rows: Vec<Row> = Vec::with_capacity(records.len());
     for record in records {
         let value = record.to_value().map_err(SummaryError::Serialise)?;
-        if let Value::Object(map) = value {
+        if let Value::Object(mut map) = value {
+            if !hide.is_empty() {
+                map.retain(|key, _| !hide.contains(key));
+            }
             rows.push(map);
         }
     }
     let mut fields = FieldMeta::from_projection(projection);
+    fields.retain(|f| !hide.iter().any(|h| h == f.name.as_str()));
     FieldMeta::infer_values(&mut fields, &rows);
     let result = aggregate
         .cloned()
@@ -74,6 +79,8 @@ pub(crate) struct Details<'c, St: Storage> {
     pub today: Option<Day>,
     pub coverage: (u64, bool),
     pub projection: &'c Projection<St>,
+    /// Output fields the view hides: never counted.
+    pub hide: &'c [String],
 }
 
 impl<Src: Source, St: Storage> UseRecords<Src> for Details<'_, St> {
@@ -86,6 +93,7 @@ impl<Src: Source, St: Storage> UseRecords<Src> for Details<'_, St> {
         summarise(
             records,
             self.projection,
+            self.hide,
             Some(self.aggregate),
             self.today,
             self.coverage,
@@ -121,6 +129,7 @@ impl Call<'_> {
             today: self.today,
             coverage: self.coverage(rows),
             projection: T::PROJECTION,
+            hide: self.shaper.current_hide(),
         };
         let layout = crate::page::render::Layout::of(T::PROJECTION);
         crate::page::prepare(&self.page_settings(), &source, &layout, then)
