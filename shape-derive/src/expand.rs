@@ -290,13 +290,29 @@ impl<'r, 'a> Gen<'r, 'a> {
     /// With `empty_is_absent`, an empty text or list reads as absent (`null`, the absence word).
     fn leaf_view(&self, f: &Field, place: TokenStream, ty: Option<&syn::Type>) -> TokenStream {
         let view = self.value_view(f, place.clone(), ty);
-        match f.empty_is_absent {
+        let view = match f.empty_is_absent {
             Some(span) => {
                 let p = &respan(self.p.clone(), span);
-                let place = relocate(place, span);
+                let place = relocate(place.clone(), span);
                 quote_spanned!(span=> #p::OrAbsent::new(#p::is_empty_value(&(#place)), #view))
             }
             None => view,
+        };
+        // A `Recorded` value the source never wrote reads `not recorded` (and is counted),
+        // whatever the field's transform; for any other type the probe answers no, at
+        // compile time.
+        let p = &self.p;
+        let (name, cx) = (&f.name, local("__cx", Span::call_site()));
+        quote! {
+            #p::RecordedView::new(
+                {
+                    use #p::{AnyRecorded as _, IsRecorded as _};
+                    (&&#p::RecordedProbe(&(#place))).not_recorded()
+                },
+                #name,
+                #cx.env(),
+                #view,
+            )
         }
     }
 

@@ -227,6 +227,11 @@ pub trait LegendField<C> {
 
     /// Whether the field can be null.
     fn nullable() -> bool;
+
+    /// Whether the field can read `not recorded` ([`Recorded`](crate::Recorded)).
+    fn may_be_not_recorded() -> bool {
+        false
+    }
 }
 
 /// What a legend field renders as.

@@ -37,6 +37,7 @@ mod path;
 mod project;
 mod prose;
 mod rank;
+mod recorded;
 mod reference;
 mod shaper;
 mod text;
@@ -63,6 +64,7 @@ pub use page::render::{Format, StructuredForm};
 pub use page::{ShapeError, Shaped};
 pub use project::ToolResult;
 pub use rank::{KeyValue, Order, RankKey};
+pub use recorded::{NOT_RECORDED, Recorded};
 pub use shaper::{Call, Shaper};
 pub use view::UntrustedText;
 

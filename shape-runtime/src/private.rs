@@ -20,6 +20,7 @@ pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::record::NestedInfo;
 pub use crate::record::{Field, FieldRole, Owned, Segment, Static, Storage};
 pub use crate::record::{FieldKind, FieldRef, Projection, RankInfo};
+pub use crate::recorded::{AnyRecorded, IsRecorded, RecordedProbe, RecordedView};
 pub use crate::resolve::field::{AnyKeyLeaf, KeyLeaf};
 /// One output field of a derived record type.
 pub type FieldInfo = Field<Static>;

@@ -215,7 +215,7 @@ proptest! {
 // written to mirror them (`tests/configured/pods.toml`, `tickets.toml`).
 
 use serde::Serialize;
-use toolshape::Legend;
+use toolshape::{Legend, Recorded};
 
 const KIND: Legend<&str> = Legend::new(&[("web", "web server"), ("job", "batch job")]);
 const STATUS: Legend<u8> = Legend::new(&[(1, "open"), (2, "pending"), (3, "closed")]);
@@ -310,6 +310,20 @@ struct Ticket {
     score: f64,
     #[shape(skip)]
     internal: String,
+    /// The third absence: a key the source never wrote (left out of the JSON), apart from
+    /// `null`, in a date, a legend, outsiders' text and a value shown as it is.
+    #[serde(skip_serializing_if = "Recorded::is_not_recorded")]
+    #[shape(date, absent = "no due date")]
+    sla_due: Recorded<String>,
+    #[serde(skip_serializing_if = "Recorded::is_not_recorded")]
+    #[shape(legend = PRIORITY)]
+    tier: Recorded<u8>,
+    #[serde(skip_serializing_if = "Recorded::is_not_recorded")]
+    #[shape(untrusted(max_tokens = 8))]
+    note: Recorded<String>,
+    #[serde(skip_serializing_if = "Recorded::is_not_recorded")]
+    #[shape(show, absent = "none")]
+    region: Recorded<String>,
 }
 
 fn config_at(file: &str) -> ShapeConfig {
@@ -391,6 +405,16 @@ fn pod() -> impl Strategy<Value = Pod> {
         )
 }
 
+fn recorded<T: std::fmt::Debug + Clone>(
+    value: impl Strategy<Value = T>,
+) -> impl Strategy<Value = Recorded<T>> {
+    prop_oneof![
+        Just(Recorded::NotRecorded),
+        Just(Recorded::Null),
+        value.prop_map(Recorded::Value),
+    ]
+}
+
 fn ticket() -> impl Strategy<Value = Ticket> {
     (
         prop_oneof![
@@ -409,9 +433,15 @@ fn ticket() -> impl Strategy<Value = Ticket> {
         ]),
         proptest::option::of("[A-Z][a-z]{2,6} [A-Z][a-z]{2,8}"),
         prop_oneof![-1e6f64..1e6, Just(0.1), Just(1e300), Just(-0.0)],
+        (
+            recorded("2026-0[1-9]-1[0-9](T10:00:00Z)?"),
+            recorded(0u8..4),
+            recorded(outsider_text()),
+            recorded("[a-z]{2,6}"),
+        ),
     )
         .prop_map(
-            |(id, subject, status, priority, due, assignee, score)| Ticket {
+            |(
                 id,
                 subject,
                 status,
@@ -419,7 +449,22 @@ fn ticket() -> impl Strategy<Value = Ticket> {
                 due,
                 assignee,
                 score,
-                internal: "x".to_owned(),
+                (sla_due, tier, note, region),
+            )| {
+                Ticket {
+                    id,
+                    subject,
+                    status,
+                    priority,
+                    due,
+                    assignee,
+                    score,
+                    internal: "x".to_owned(),
+                    sla_due,
+                    tier,
+                    note,
+                    region,
+                }
             },
         )
 }

@@ -6,7 +6,6 @@
 //! `not recorded` (the source never wrote the key).
 
 use super::plan::{Plan, ValuePlan};
-use super::value::NOT_RECORDED;
 use schemars::{Schema, json_schema};
 use serde_json::{Map, Value};
 
@@ -85,6 +84,6 @@ fn absent_or(schema: Schema) -> Schema {
     json_schema!({ "anyOf": [
         schema.to_value(),
         { "type": "null" },
-        { "const": NOT_RECORDED, "description": "the source never wrote this value" },
+        crate::recorded::not_recorded_schema(),
     ] })
 }

@@ -16,8 +16,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 
-/// What a value reads as when its record has no key on the value's path.
-pub(crate) const NOT_RECORDED: &str = "not recorded";
+pub(crate) use crate::recorded::NOT_RECORDED;
 
 /// What an output's path reaches in one record.
 #[derive(Debug, Clone, PartialEq)]

@@ -164,6 +164,9 @@ where
     if F::nullable() {
         options.push(json_schema!({ "type": "null" }).to_value());
     }
+    if F::may_be_not_recorded() {
+        options.push(crate::recorded::not_recorded_schema());
+    }
     json_schema!({ "anyOf": options })
 }
 
