@@ -133,8 +133,8 @@ fn walk_both<T: ToolResult<Needs = ()>>(
             "text channel, {at}"
         );
         assert_eq!(
-            masked(&configured, &configured.structured_json()),
-            masked(&derived, &derived.structured_json()),
+            masked(&configured, configured.structured_json()),
+            masked(&derived, derived.structured_json()),
             "structured channel, {at}"
         );
         assert_eq!(
