@@ -584,7 +584,80 @@ fn line(what: &str, t: SideBySide) {
     );
 }
 
+/// The same projection of GitHub's issue list (`examples/data/github_issues.json`, 60 issues,
+/// 564 KB), written as configuration (`tests/configured/github.toml`) and as the derive
+/// (`shape_examples::github::Issue`), both from the raw JSON text: the derive's time includes
+/// `serde_json::from_str` into its types (issue 30's goal: configured ≤ 1.5× derived). Both
+/// are stated against `serde_json::to_string` of the parsed payload too.
+fn configured_against_derived() {
+    use shape_examples::github;
+    let config = match toolshape::config::ShapeConfig::from_toml_str(include_str!(
+        "../tests/configured/github.toml"
+    )) {
+        Ok(config) => config,
+        Err(e) => panic!("the mirror loads: {e}"),
+    };
+    let projection = match config.json_projection("list_issues") {
+        Some(p) => p,
+        None => panic!("the mirror has records"),
+    };
+    let raw = github::PAYLOAD;
+    let parsed: serde_json::Value = match serde_json::from_str(raw) {
+        Ok(v) => v,
+        Err(e) => panic!("the payload parses: {e}"),
+    };
+    let shaper = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(2_000))
+        .format(Format::Prose);
+    let derived = || {
+        let issues: Vec<github::Issue> = match serde_json::from_str(black_box(raw)) {
+            Ok(issues) => issues,
+            Err(e) => panic!("{e}"),
+        };
+        drop(black_box(
+            shaper.call().raw_payload(raw).shape_blocking(&issues),
+        ));
+    };
+    let configured = || {
+        drop(black_box(
+            shaper.call().shape_json(&projection, black_box(raw)),
+        ))
+    };
+    let serialise = || drop(black_box(serde_json::to_string(black_box(&parsed))));
+    for _ in 0..3 {
+        derived();
+        configured();
+        serialise();
+    }
+    let (mut d, mut c, mut j) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        for (times, f) in [
+            (&mut d, &derived as &dyn Fn()),
+            (&mut c, &configured as &dyn Fn()),
+            (&mut j, &serialise as &dyn Fn()),
+        ] {
+            let start = Instant::now();
+            f();
+            times.push(start.elapsed());
+        }
+    }
+    for times in [&mut d, &mut c, &mut j] {
+        times.sort();
+    }
+    let (d, c, j) = (d[RUNS / 2], c[RUNS / 2], j[RUNS / 2]);
+    println!(
+        "configured records, {} KB of GitHub issues at 2000 tokens: configured {c:?}, derived \
+         (parse + shape) {d:?}, serde_json::to_string {j:?}; configured / derived = {:.2} (goal \
+         ≤ 1.5), configured / serde_json = {:.2}, derived / serde_json = {:.2}",
+        raw.len() >> 10,
+        c.as_secs_f64() / d.as_secs_f64(),
+        c.as_secs_f64() / j.as_secs_f64(),
+        d.as_secs_f64() / j.as_secs_f64(),
+    );
+}
+
 fn main() {
+    configured_against_derived();
     // `cargo bench` passes `--bench`; a filter argument is not supported (this is one run).
     let github_json = github_payload();
     let issues: Vec<GhIssue> = match serde_json::from_str(&github_json) {
