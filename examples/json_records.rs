@@ -111,8 +111,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // How many records each payload holds, read apart from the library.
     let github: serde_json::Value = serde_json::from_str(GITHUB)?;
     let jira: serde_json::Value = serde_json::from_str(JIRA)?;
-    let held = github.as_array().map_or(0, Vec::len)
-        + jira["issues"].as_array().map_or(0, Vec::len);
+    let held =
+        github.as_array().map_or(0, Vec::len) + jira["issues"].as_array().map_or(0, Vec::len);
 
     let (mut raw, mut shaped, mut pages, mut seen) = (0, 0, 0, 0);
     for (tool, payload) in [("list_issues", GITHUB), ("jira_search", JIRA)] {

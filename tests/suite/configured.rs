@@ -862,3 +862,49 @@ fn a_hidden_field_is_not_in_the_stored_result_nor_in_its_aggregate() {
         );
     }
 }
+
+/// The README's configuration reference loads as written (its optional `schema` file aside)
+/// and shapes the Jira search of the examples, every record once across its pages.
+#[test]
+fn the_readme_configuration_loads_and_pages_the_jira_search() {
+    let readme = include_str!("../../README.md");
+    let start = readme
+        .find("```toml\n[tools.jira_search]")
+        .expect("the README's block");
+    let block = &readme[start + "```toml\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let toml: String = block
+        .lines()
+        .filter(|line| !line.starts_with("schema ="))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let config = ShapeConfig::from_toml_str(&toml).unwrap();
+    let projection = config.json_projection("jira_search").unwrap();
+    let raw = include_str!("../../examples/data/jira_search.json");
+    let (mut seen, mut cursor) = (Vec::new(), None::<String>);
+    let codec = codec();
+    let query = QueryHash::of("jira_search", &serde_json::json!({})).unwrap();
+    for _ in 0..100 {
+        let page = config
+            .shaper_for_client("jira_search", Some("open-webui"))
+            .unwrap()
+            .call()
+            .paginate(Arc::clone(&codec), query, cursor.as_deref())
+            .unwrap()
+            .shape_json(&projection, raw)
+            .unwrap();
+        assert!(crate::walk::tokens(page.text()) <= 300, "{}", page.text());
+        for record in crate::records(&page.structured()) {
+            assert!(!record.contains_key("description") && !record.contains_key("labels"));
+            seen.push(record["key"].as_str().unwrap().to_owned());
+        }
+        match page.structured()["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    let mut unique = seen.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!((seen.len(), unique.len()), (40, 40));
+}
