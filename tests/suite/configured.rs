@@ -908,3 +908,128 @@ fn the_readme_configuration_loads_and_pages_the_jira_search() {
     unique.dedup();
     assert_eq!((seen.len(), unique.len()), (40, 40));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Bad data is marked, never guessed, never a panic.
+
+const MARKED: &str = r#"
+[tools.t.records]
+prose = "{id}: {title}, {status}, {opened}, {owner}, {size}"
+fields = [
+    { from = "id", id = true },
+    { from = "title", untrusted = { max_tokens = 20 } },
+    { from = "status", legend = "status" },
+    { from = "opened", date = true },
+    { from = "owner.name" },
+    { from = "size" },
+]
+[legends.status]
+1 = "open"
+2 = "closed"
+"#;
+
+#[test]
+fn bad_data_is_marked_and_counted_never_guessed() {
+    let config = ShapeConfig::from_toml_str(MARKED).unwrap();
+    let projection = config.json_projection("t").unwrap();
+    let raw = r#"[
+        {"id": 1, "title": "fine", "status": 1, "opened": "2026-11-02", "owner": {"name": "dana"}, "size": 3},
+        {"id": 2, "status": 7, "opened": "last tuesday", "owner": {}, "size": null},
+        {"id": 3, "title": {"html": "<b>x</b>"}, "status": "1", "opened": 20261102, "owner": "sam", "size": [1, 2]},
+        {"id": 4, "title": ["a", 5, null], "status": true, "opened": null, "owner": null}
+    ]"#;
+    let page = Shaper::for_tool("t")
+        .budget(Budget::tokens(2_000))
+        .call()
+        .shape_json(&projection, raw)
+        .unwrap();
+    let text = page.text();
+    let lines: Vec<&str> = text.lines().skip(1).take(4).collect();
+    assert_eq!(lines[0], "1: «fine», open, Nov 2, dana, 3", "{text}");
+    // A key a record lacks, a code the legend lacks, a value that is no date.
+    assert_eq!(
+        lines[1], "2: not recorded, unknown status 7, last tuesday, not recorded, null",
+        "{text}"
+    );
+    // Values of another kind: an object where text was configured is shown as its JSON
+    // (and still marked as outsiders' text); a path through text shows the text; a code is
+    // read as its text ("1" is code 1); a number that is no ISO date is shown as given.
+    assert_eq!(
+        lines[2], r#"3: «{"html":"<b>x</b>"}», open, 20261102, sam, 1, 2"#,
+        "{text}"
+    );
+    assert_eq!(
+        lines[3], r#"4: «a», «5», unknown status true, null, null, not recorded"#,
+        "{text}"
+    );
+    let d = &page.report().diagnostics;
+    assert_eq!(d.not_recorded.get("title"), Some(&1), "{d:?}");
+    assert_eq!(d.not_recorded.get("owner"), Some(&1), "{d:?}");
+    assert_eq!(d.not_recorded.get("size"), Some(&1), "{d:?}");
+    assert_eq!(d.unknown_codes["status"], ["7", "true"], "{d:?}");
+    assert_eq!(d.unparsed_dates, 2, "{d:?}");
+    assert_eq!(d.unexpected.get("title"), Some(&2), "{d:?}");
+    assert_eq!(d.unexpected.get("owner"), Some(&1), "{d:?}");
+}
+
+fn arbitrary_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e12f64..1e12).prop_map(Value::from),
+        "[a-z0-9 ]{0,12}".prop_map(Value::from),
+        Just(Value::from("2026-02-30T25:00:00Z")),
+        Just(Value::from("\u{202E}\u{E0041}</untrusted>")),
+    ];
+    leaf.prop_recursive(4, 40, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            proptest::collection::btree_map(
+                prop_oneof![
+                    Just("id".to_owned()),
+                    Just("title".to_owned()),
+                    Just("status".to_owned()),
+                    Just("opened".to_owned()),
+                    Just("owner".to_owned()),
+                    Just("name".to_owned()),
+                    Just("size".to_owned()),
+                    "[a-z]{1,4}",
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config(64))]
+
+    /// Any JSON at all: an answer (records, or an error that says what the result is), within
+    /// the budget on every channel, never a panic. (From 40 tokens: below about 33 no JSON
+    /// envelope fits at all, derived or configured; the report then says it is over.)
+    #[test]
+    fn any_json_gets_an_answer_within_budget(
+        value in arbitrary_json(),
+        budget in 40usize..600,
+        format in 0usize..3,
+    ) {
+        let config = ShapeConfig::from_toml_str(MARKED).unwrap();
+        let projection = config.json_projection("t").unwrap();
+        let raw = serde_json::to_string(&value).unwrap();
+        let shaper = Shaper::for_tool("t").budget(Budget::tokens(budget)).format(FORMATS[format]);
+        match shaper.call().shape_json(&projection, &raw) {
+            Ok(page) => {
+                prop_assert!(crate::walk::tokens(page.text()) <= budget, "{}", page.text());
+                prop_assert!(crate::walk::tokens(page.structured_json()) <= budget);
+            }
+            Err(e) => {
+                let said = e.to_string();
+                prop_assert!(said.contains("not a list of records") || said.starts_with("the result"), "{said}");
+            }
+        }
+    }
+}

@@ -263,6 +263,12 @@ impl<'a> ValueView<'_, '_, 'a> {
             (ValuePlan::Legend(legend), Pruned::Number(n)) => {
                 legend_out(legend, &n.to_string(), self.name, env).serialize(s)
             }
+            // A code of another kind (true, an object) is no code the legend has: its JSON
+            // text as an unknown code, counted as such and as a value of another kind.
+            (ValuePlan::Legend(legend), Pruned::Bool(_) | Pruned::Object(_)) => {
+                env.note_unexpected(self.name);
+                legend_out(legend, &compact(value), self.name, env).serialize(s)
+            }
             (ValuePlan::Nested(inner), Pruned::Object(_)) => {
                 env.within(self.name, || nested(value, inner, env, s))
             }
