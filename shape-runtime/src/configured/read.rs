@@ -3,6 +3,7 @@
 //! from the input where it has no escapes. Nothing else is built: no `serde_json::Value` of
 //! the payload, no string for a key no output reads.
 
+pub use crate::page::ReadError;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 use std::borrow::Cow;
@@ -153,46 +154,6 @@ pub(crate) struct ReadRecords<'a> {
     pub nested_unread: Vec<String>,
     /// Whether the records were one object (a single record), not a list.
     pub single: bool,
-}
-
-/// Why a result's records could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReadError {
-    /// The result is not JSON.
-    #[error("the result is not JSON: {0}")]
-    NotJson(String),
-    /// The path to the records leads nowhere in this result.
-    #[error("the result has no `{path}`{}", has_keys(.has))]
-    NoRecordsAt {
-        /// The path, as configured.
-        path: String,
-        /// The keys present where the path broke off.
-        has: Vec<String>,
-    },
-    /// What is at the path is neither a list of records nor one record.
-    #[error("{} is {kind}, not a list of records or one record", at_path(.path))]
-    NotRecords {
-        /// The path, as configured (empty for the result itself).
-        path: String,
-        /// What is there.
-        kind: String,
-    },
-}
-
-fn at_path(path: &str) -> String {
-    if path.is_empty() {
-        "the result".to_owned()
-    } else {
-        format!("`{path}`")
-    }
-}
-
-fn has_keys(has: &[String]) -> String {
-    if has.is_empty() {
-        String::new()
-    } else {
-        format!("; it has: {}", has.join(", "))
-    }
 }
 
 /// Reads the records at `at` out of `input` (JSON text, or a value: any deserializer),

@@ -29,6 +29,6 @@ mod upstream;
 
 pub(crate) use error::error_page;
 pub(crate) use inputs::{PageInputs, PageSettings, Records};
-pub use shaped::{ShapeError, Shaped};
+pub use shaped::{ReadError, ShapeError, Shaped};
 pub(crate) use source::{Source, TypedRows, UseRecords, prepare, shape};
 pub(crate) use upstream::UpstreamPlan;

@@ -31,7 +31,7 @@ pub enum ShapeError {
     /// A JSON result whose records could not be read where its configured projection says
     /// they are (the message says what the result has instead).
     #[error(transparent)]
-    Records(#[from] crate::configured::ReadError),
+    Records(#[from] ReadError),
     /// The configuration hides a field the view does not show (one it skips, or has not):
     /// configuration narrows a view, never widens it.
     #[error("{0}")]
@@ -198,5 +198,45 @@ impl<'de> serde::de::Visitor<'de> for ReadsBack {
             .is_some()
         {}
         Ok(ReadsBack)
+    }
+}
+
+/// Why a result's records could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The result is not JSON.
+    #[error("the result is not JSON: {0}")]
+    NotJson(String),
+    /// The path to the records leads nowhere in this result.
+    #[error("the result has no `{path}`{}", has_keys(.has))]
+    NoRecordsAt {
+        /// The path, as configured.
+        path: String,
+        /// The keys present where the path broke off.
+        has: Vec<String>,
+    },
+    /// What is at the path is neither a list of records nor one record.
+    #[error("{} is {kind}, not a list of records or one record", at_path(.path))]
+    NotRecords {
+        /// The path, as configured (empty for the result itself).
+        path: String,
+        /// What is there.
+        kind: String,
+    },
+}
+
+fn at_path(path: &str) -> String {
+    if path.is_empty() {
+        "the result".to_owned()
+    } else {
+        format!("`{path}`")
+    }
+}
+
+fn has_keys(has: &[String]) -> String {
+    if has.is_empty() {
+        String::new()
+    } else {
+        format!("; it has: {}", has.join(", "))
     }
 }

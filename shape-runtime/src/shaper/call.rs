@@ -3,7 +3,7 @@
 //! [`Shaper`]; and the shaping of its rows into a page.
 
 use super::blocking::block_on;
-use super::order::Ids;
+use super::keys::Ids;
 use super::settings::Shaper;
 use crate::aggregate::Aggregate;
 use crate::cursor::{

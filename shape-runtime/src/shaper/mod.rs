@@ -40,6 +40,7 @@
 
 mod blocking;
 mod call;
+mod keys;
 mod order;
 mod settings;
 mod summary;
@@ -47,7 +48,7 @@ mod upstream;
 
 pub use call::Call;
 pub(crate) use call::{RowOrder, resolve_rows};
-pub(crate) use order::{Ids, Keyed};
+pub(crate) use keys::{Ids, Keyed};
 pub use settings::Shaper;
 pub(crate) use settings::hide_check;
 pub(crate) use summary::{Details, SummaryError, summarise};
