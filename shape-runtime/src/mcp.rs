@@ -66,8 +66,10 @@
 //! assert_eq!(mcp::size_hint(Budget::tokens(200)), 1_600);
 //! ```
 
+mod harness;
 mod lines;
 
+pub use harness::{CURSOR_ARGUMENT, DEFAULT_MAX_TOKENS, Harness, HarnessError, SHAPED_META_KEY};
 pub use lines::{Guarded, MAX_DEPTH, guarded};
 
 use crate::budget::Budget;
@@ -128,6 +130,12 @@ fn call_tool_result(shaped: &Shaped) -> CallToolResult {
     if profile != ChannelPolicy::Text {
         result.structured_content = Some(shaped.structured());
     }
+    // Marked as shaped: a layer in front of the tool (`Harness`) passes it through as it is.
+    result
+        .meta
+        .get_or_insert_with(Default::default)
+        .0
+        .insert(SHAPED_META_KEY.to_owned(), Value::Bool(true));
     result
 }
 

@@ -12,6 +12,7 @@ mod cursor;
 mod derive;
 mod edges;
 mod handle;
+mod harness;
 mod mcp;
 mod nested;
 mod open;

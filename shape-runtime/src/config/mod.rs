@@ -110,6 +110,11 @@ pub struct ToolConfig {
     /// Per MCP client (`clientInfo.name`, matched as `[clients]`'s names are), what this
     /// tool's view leaves out for that client besides `hide`.
     pub clients: Option<BTreeMap<String, ClientView>>,
+    /// For records nobody described (a layer in front of a tool: [`mcp::Harness`](crate::mcp)),
+    /// the keys whose text is the system's own, shown as it is rather than as outsiders' text.
+    pub trusted: Option<Vec<String>>,
+    /// For records nobody described, the cap in tokens of each value's text (default 200).
+    pub max_tokens: Option<u32>,
 }
 
 /// What one client's view of a tool leaves out (`[tools.<name>.clients."<client>"]`).
@@ -330,6 +335,24 @@ impl ShapeConfig {
         ))
     }
 
+    /// The channel profile `client` (an MCP `clientInfo.name`) reads with, whatever the tool:
+    /// its entry in `[clients]`, else in the built-in table; without a name,
+    /// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE).
+    pub fn profile_for_client(&self, client: Option<&str>) -> ChannelPolicy {
+        let Some(client) = client else {
+            return crate::clients::DEFAULT_PROFILE;
+        };
+        self.clients
+            .iter()
+            .find(|(name, _)| {
+                crate::clients::normalised(name) == crate::clients::normalised(client)
+            })
+            .map_or_else(
+                || crate::clients::profile_for(client),
+                |(_, profile)| *profile,
+            )
+    }
+
     /// `tool`'s view for `client` (`[tools.<tool>.clients."<client>"]`), matched as
     /// `[clients]`'s names are.
     fn client_view(&self, tool: &str, client: &str) -> Option<&ClientView> {
@@ -523,8 +546,13 @@ impl ShapeConfig {
                 tool: tool.to_owned(),
                 known: self.tools.keys().cloned().collect::<Vec<_>>().join(", "),
             })?;
+        Ok(self.with_defaults(own))
+    }
+
+    /// `own` with `[defaults]` filling what it leaves out.
+    fn with_defaults(&self, own: &ToolConfig) -> ToolConfig {
         let d = &self.defaults;
-        Ok(ToolConfig {
+        ToolConfig {
             budget: own.budget.or(d.budget),
             tokenizer: own.tokenizer.or(d.tokenizer),
             format: own.format.or(d.format),
@@ -538,7 +566,41 @@ impl ShapeConfig {
             records: own.records,
             hide: own.hide.clone(),
             clients: own.clients.clone(),
-        })
+            trusted: own.trusted.clone(),
+            max_tokens: own.max_tokens.or(d.max_tokens),
+        }
+    }
+
+    /// Whether `tool` is listed in `[tools]`.
+    pub fn has_tool(&self, tool: &str) -> bool {
+        self.tools.contains_key(tool)
+    }
+
+    /// [`shaper_for_client`](Self::shaper_for_client) for any tool: one the configuration
+    /// does not list takes `[defaults]` (what a layer in front of every tool of a server
+    /// uses).
+    pub fn shaper_for_any(&self, tool: &str, client: Option<&str>) -> Result<Shaper, ConfigError> {
+        if self.has_tool(tool) {
+            return self.shaper_for_client(tool, client);
+        }
+        let mut with_tool = ShapeConfig {
+            defaults: self.defaults.clone(),
+            clients: self.clients.clone(),
+            ..ShapeConfig::default()
+        };
+        with_tool
+            .tools
+            .insert(tool.to_owned(), ToolConfig::default());
+        with_tool.shaper_for_client(tool, client)
+    }
+
+    /// `tool`'s settings with `[defaults]` filling what it leaves out; `[defaults]` alone for
+    /// a tool the configuration does not list.
+    pub fn tool_or_defaults(&self, tool: &str) -> ToolConfig {
+        match self.tools.get(tool) {
+            Some(own) => self.with_defaults(own),
+            None => self.with_defaults(&ToolConfig::default()),
+        }
     }
 
     /// A [`Shaper`] for `tool`, configured (the settings it reads are

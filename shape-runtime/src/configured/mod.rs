@@ -49,6 +49,7 @@
 //! );
 //! ```
 
+mod infer;
 mod plan;
 pub mod read;
 mod rows;
@@ -56,6 +57,7 @@ mod schema;
 pub mod spec;
 mod value;
 
+pub use infer::Inferred;
 pub use read::ReadError;
 
 use crate::handle::{HandleStore, Keep};
@@ -181,7 +183,7 @@ impl JsonProjection {
     fn described(&self, read: &ReadRecords<'_>) -> Projection<Owned> {
         let plan = &self.inner.plan;
         let mut record = plan.projection.clone();
-        for key in &read.unread {
+        for key in read.unread.iter().chain(&read.outer) {
             if !record.skipped.contains(key) {
                 record.skipped.push(key.clone());
             }
@@ -243,9 +245,34 @@ impl<'a> Call<'a> {
         let start = Instant::now();
         self.shaper().hide_check(projection.projection())?;
         let read = projection.read(raw)?;
-        let call = self.with_raw(raw);
+        self.with_raw(raw)
+            .json_or_store(projection, &read, keep, start)
+            .await
+    }
+
+    /// [`shape_json_or_store`](Self::shape_json_or_store) for a result already parsed.
+    pub async fn shape_json_value_or_store<S: HandleStore>(
+        &self,
+        projection: &JsonProjection,
+        value: &serde_json::Value,
+        keep: Keep<'_, S>,
+    ) -> Result<Shaped, ShapeError> {
+        let start = Instant::now();
+        self.shaper().hide_check(projection.projection())?;
+        let read = projection.read_value(value)?;
+        self.json_or_store(projection, &read, keep, start).await
+    }
+
+    async fn json_or_store<S: HandleStore>(
+        &self,
+        projection: &JsonProjection,
+        read: &ReadRecords<'_>,
+        keep: Keep<'_, S>,
+        start: Instant,
+    ) -> Result<Shaped, ShapeError> {
+        let call = self;
         let kept = call.walk_kept(&keep).await;
-        let prepared = call.prepare_json(projection, &read);
+        let prepared = call.prepare_json(projection, read);
         let plan = &projection.inner.plan;
         let (handle, details) = match kept {
             Some((handle, details)) => (Some(handle), details),
@@ -257,7 +284,7 @@ impl<'a> Call<'a> {
                     plan,
                 };
                 let form = crate::handle::StoredForm {
-                    call: &call,
+                    call,
                     keep: &keep,
                     coverage: call.coverage(&prepared.rows),
                     projection: &prepared.record,

@@ -49,6 +49,8 @@ pub(crate) enum ValuePlan {
     Legend(Arc<ConfiguredLegend>),
     /// Records of their own.
     Nested(Box<Plan>),
+    /// As it is, its text as outsiders' text.
+    Any { cap: Option<u32> },
 }
 
 impl Plan {
@@ -89,6 +91,12 @@ impl Plan {
                 OutputKind::Nested(inner) => (
                     FieldKind::Show,
                     ValuePlan::Nested(Box::new(Plan::new(inner, legends))),
+                ),
+                OutputKind::Any { max_tokens } => (
+                    FieldKind::Untrusted {
+                        max_tokens: *max_tokens,
+                    },
+                    ValuePlan::Any { cap: *max_tokens },
                 ),
             };
             if let Some(r) = output.rank {

@@ -152,6 +152,9 @@ pub(crate) struct ReadRecords<'a> {
     /// The keys nested records have that no output reads, as `field.key`, in the order
     /// first met.
     pub nested_unread: Vec<String>,
+    /// The result's own keys beside the path to the records (`total`, `data.meta`), in
+    /// order.
+    pub outer: Vec<String>,
     /// Whether the records were one object (a single record), not a list.
     pub single: bool,
 }
@@ -237,6 +240,7 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
         };
         let mut has = Vec::new();
         let mut seen = false;
+        let prefix = self.at[..self.depth].join(".");
         while let Some(key) = map.next_key::<Key<'de>>()? {
             if !seen && key.0 == *wanted {
                 seen = true;
@@ -248,6 +252,11 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
                     found: &mut *self.found,
                 })?;
             } else {
+                self.out.outer.push(if prefix.is_empty() {
+                    key.0.to_string()
+                } else {
+                    format!("{prefix}.{}", key.0)
+                });
                 has.push(key.0.into_owned());
                 map.next_value::<IgnoredAny>()?;
             }

@@ -82,6 +82,14 @@ pub enum OutputKind {
     Legend(String),
     /// Records of their own (a list when the path ends in `[]`).
     Nested(Box<RecordSpec>),
+    /// Whatever the value is, shown as it is, its text as outsiders' text: a string capped,
+    /// sanitised and marked; an object or a list as its compact JSON, the same way; numbers,
+    /// booleans and `null` as they are. What records nobody described get
+    /// ([`JsonProjection::infer`](super::JsonProjection::infer)).
+    Any {
+        /// The cap in tokens of its text.
+        max_tokens: Option<u32>,
+    },
 }
 
 /// A configured rank key.

@@ -196,9 +196,12 @@ impl Serialize for ValueView<'_, '_, '_> {
                 s.serialize_str(NOT_RECORDED)
             }
             (Reached::Null, _) => s.serialize_none(),
+            (Reached::Value(value), ValuePlan::Any { cap }) => self.any(value, *cap, s),
             // Outsiders' text stays outsiders' text whatever its kind: sanitised, capped and
             // marked, a list sharing its cap.
-            (reached, ValuePlan::Untrusted { cap }) => self.untrusted(reached, *cap, s),
+            (reached, ValuePlan::Untrusted { cap } | ValuePlan::Any { cap }) => {
+                self.untrusted(reached, *cap, s)
+            }
             (Reached::Mismatch(value), plan) => {
                 env.note_unexpected(self.name);
                 unexpected(value, plan, s)
@@ -353,6 +356,26 @@ impl<'a> ValueView<'_, '_, 'a> {
         }
         let items: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         Untrusted::new(&items, self.name, cap, env).serialize(s)
+    }
+
+    /// A value nobody described: numbers, booleans and null as they are, text and anything
+    /// holding text as outsiders' text.
+    fn any<S: Serializer>(
+        &self,
+        value: &Pruned<'_>,
+        cap: Option<u32>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Pruned::Str(text) => {
+                Untrusted::new(&text.as_ref(), self.name, cap, self.env).serialize(s)
+            }
+            Pruned::List(_) | Pruned::Object(_) => {
+                let text = compact(value);
+                Untrusted::new(&text.as_str(), self.name, cap, self.env).serialize(s)
+            }
+            other => other.serialize(s),
+        }
     }
 
     /// An item of an untrusted list as text: text as it is, anything else as its compact

@@ -187,6 +187,44 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
     }
 }
 
+impl crate::shaper::Call<'_> {
+    /// The next page of a walk whose first page stored the whole result behind `handle`
+    /// (the cursor this call was paginated with names it): the stored records after what
+    /// the cursor covered, in stored order, with the figures the first page stated. What a
+    /// layer in front of a tool answers a cursor with, without calling the tool again.
+    pub fn shape_stored(
+        &self,
+        stored: &StoredResult,
+        handle: Handle,
+    ) -> Result<Shaped, ShapeError> {
+        let start = Instant::now();
+        let layout =
+            Layout::owned(&stored.record).with_nested_untrusted(stored.nested_untrusted.clone());
+        let settings = self.page_settings();
+        let offset = usize::try_from(self.covered_before())
+            .unwrap_or(usize::MAX)
+            .min(stored.records.len());
+        let remaining: Vec<usize> = (offset..stored.records.len()).collect();
+        let reach = remaining.len().min(settings.reach());
+        let page = PageInputs {
+            given: remaining.len(),
+            resolvers: Vec::new(),
+            lead: None,
+            details: stored.details.as_deref(),
+            handle: Some(handle),
+            keyset: false,
+            upstream: None,
+        };
+        let source = StoredRows {
+            rows: &stored.records,
+            order: &remaining[..reach],
+            fields: &stored.record.fields,
+            tool: &stored.tool,
+        };
+        crate::page::shape(&settings, &source, &layout, page, start)
+    }
+}
+
 enum Refusal {
     Query(QueryError),
     Cursor(crate::cursor::CursorError),

@@ -1,0 +1,825 @@
+//! The harness: a layer over any rmcp server ([`Harness`]) through which every `tools/call`
+//! is shaped, by tool name, with the budgets and projections of a [`ShapeConfig`], without
+//! the tool's author opting in. "Enforce it in the layer that dispatches tool calls, so a new
+//! tool inherits budgets, markers and cursors."
+//!
+//! What each answer becomes:
+//!
+//! | the tool answers | the model reads |
+//! |---|---|
+//! | a shaped result (a `Shaped` already) | it, untouched |
+//! | JSON (`structuredContent`, or a text block that parses as JSON) | its records (the tool's configured projection, else every key of the records the result holds, their text as outsiders' text), ranked and cut on record boundaries within the budget; the whole result behind a handle when anything was cut |
+//! | plain text | its lines as records, cut on a line boundary (a long line in parts at token boundaries), outsiders' text; the whole text behind a handle when anything was cut |
+//! | an error (`isError`) | an error envelope within the budget, what happened first |
+//! | images, audio, resource links | passed through, after the text (their size in the report) |
+//!
+//! A cut answer says how to go on in the same sentence: `next` is a cursor the same tool
+//! takes back (`cursor`, added to its input schema when it has none of its own); later pages
+//! come from the stored result without calling the tool again, and `open_result` (registered
+//! beside the tools) reopens, filters and aggregates it. `tools/list` gets each tool's
+//! `outputSchema` (the envelope), a size hint, and the per-client profile. Each call's report
+//! is a `tracing` event (target `shape`).
+//!
+//! ```no_run
+//! # use rmcp::{ServerHandler, ServiceExt};
+//! # #[derive(Clone)] struct MyServer;
+//! # impl ServerHandler for MyServer {}
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolshape::{config::ShapeConfig, mcp};
+//!
+//! let config = ShapeConfig::from_path("shape.toml")?;
+//! let service = mcp::Harness::new(MyServer, config)?
+//!     .serve(mcp::guarded(rmcp::transport::stdio()))
+//!     .await?;
+//! service.waiting().await?;
+//! # Ok(()) }
+//! ```
+
+use crate::config::{ConfigError, ShapeConfig};
+use crate::configured::{Inferred, JsonProjection};
+use crate::cursor::{CursorCodec, CursorKeyError, CursorKeys, QueryHash};
+use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
+use crate::page::Shaped;
+use crate::reference::OPEN_RESULT;
+use crate::shaper::{Call, Shaper};
+use crate::tokens::Tokenizer;
+#[allow(deprecated)] // SetLevelRequestParams: forwarded as it is
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CancelledNotificationParam, CompleteRequestParams, CompleteResult, ContentBlock,
+    CustomNotification, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    ToolsCapability, UnsubscribeRequestParams, UpdateTaskParams,
+};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// The `_meta` key an answer shaped by this library carries: the harness passes such an
+/// answer through untouched.
+pub const SHAPED_META_KEY: &str = "io.toolshape/shaped";
+
+/// The argument a shaped tool's next page is asked for with.
+pub const CURSOR_ARGUMENT: &str = "cursor";
+
+/// The cap in tokens of each value's text in records nobody described, unless configured.
+pub const DEFAULT_MAX_TOKENS: u32 = 200;
+
+/// A layer over an rmcp server: every tool call shaped by the tool's configuration (see the
+/// [module docs](self)). Serve it where the server was served.
+pub struct Harness<H, S = MemoryStore> {
+    inner: H,
+    state: Arc<State<S>>,
+}
+
+impl<H: Clone, S> Clone for Harness<H, S> {
+    fn clone(&self) -> Self {
+        Harness {
+            inner: self.inner.clone(),
+            state: Arc::clone(&self.state),
+        }
+    }
+}
+
+struct State<S> {
+    config: ShapeConfig,
+    store: S,
+    codec: Arc<CursorCodec>,
+    owner: String,
+    /// Whether each tool's input schema has a `cursor` of its own (from `tools/list`).
+    own_cursor: Mutex<BTreeMap<String, bool>>,
+}
+
+/// Why a harness could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// No random cursor key could be drawn.
+    #[error(transparent)]
+    Keys(#[from] CursorKeyError),
+    /// The configuration is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+impl<H: ServerHandler> Harness<H, MemoryStore> {
+    /// `inner` behind the harness, shaped by `config`; results kept in memory, cursors
+    /// signed with a random key (set one shared by every replica with
+    /// [`cursor_keys`](Self::cursor_keys)).
+    pub fn new(inner: H, config: ShapeConfig) -> Result<Self, HarnessError> {
+        config.check()?;
+        Ok(Harness {
+            inner,
+            state: Arc::new(State {
+                config,
+                store: MemoryStore::default(),
+                codec: Arc::new(CursorCodec::new(CursorKeys::random()?)),
+                owner: "mcp".to_owned(),
+                own_cursor: Mutex::new(BTreeMap::new()),
+            }),
+        })
+    }
+}
+
+impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
+    /// Keeps stored results in `store` (a shared one, such as Redis, for replicas).
+    pub fn store<T: HandleStore>(self, store: T) -> Harness<H, T> {
+        let Harness { inner, state } = self;
+        Harness {
+            inner,
+            state: Arc::new(State {
+                config: state.config.clone(),
+                store,
+                codec: Arc::clone(&state.codec),
+                owner: state.owner.clone(),
+                own_cursor: Mutex::new(BTreeMap::new()),
+            }),
+        }
+    }
+
+    /// Signs cursors with `keys` (the same on every replica).
+    pub fn cursor_keys(self, keys: CursorKeys) -> Self {
+        self.with_state(|s| s.codec = Arc::new(CursorCodec::new(keys)))
+    }
+
+    /// The principal stored results are kept for (default `mcp`: one client a process).
+    pub fn owner(self, owner: impl Into<String>) -> Self {
+        let owner = owner.into();
+        self.with_state(|s| s.owner = owner)
+    }
+
+    fn with_state(mut self, f: impl FnOnce(&mut State<S>)) -> Self {
+        match Arc::get_mut(&mut self.state) {
+            Some(state) => f(state),
+            None => unreachable!("a harness is configured before it is cloned"),
+        }
+        self
+    }
+
+    /// The server behind the harness.
+    pub fn inner(&self) -> &H {
+        &self.inner
+    }
+}
+
+impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
+    /// The shaper of `tool` for `client`.
+    fn shaper(&self, tool: &str, client: Option<&str>) -> Result<Shaper, ErrorData> {
+        self.state
+            .config
+            .shaper_for_any(tool, client)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    fn policy(&self, tool: &str) -> HandlePolicy {
+        // Anything cut is stored: the tool is not called again for a later page.
+        self.state
+            .config
+            .tool_or_defaults(tool)
+            .handles
+            .unwrap_or(HandlePolicy {
+                store_when_over_budget_factor: 1.0,
+                ..HandlePolicy::default()
+            })
+    }
+
+    /// Answers a call of `tool`: from the stored result when the arguments carry one of this
+    /// harness's cursors, else by calling the tool and shaping what it answers.
+    async fn answer(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tool = request.name.to_string();
+        let client = context.client_info().map(|i| i.name);
+        let shaper = self.shaper(&tool, client.as_deref())?;
+        let mut arguments = request.arguments.clone().unwrap_or_default();
+        let cursor = match arguments.get(CURSOR_ARGUMENT) {
+            Some(Value::String(cursor)) if self.is_ours(&tool, cursor) => {
+                let cursor = cursor.clone();
+                arguments.remove(CURSOR_ARGUMENT);
+                Some(cursor)
+            }
+            _ => None,
+        };
+        let query = QueryHash::of(&tool, &arguments)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let call =
+            match shaper
+                .call()
+                .paginate(Arc::clone(&self.state.codec), query, cursor.as_deref())
+            {
+                Ok(call) => call,
+                Err(e) => return Ok(answered(&shaper.cursor_error(&e)).into()),
+            };
+        if let Some(handle) = call.walk_handle() {
+            let page = match self.state.store.get(&self.state.owner, &handle).await {
+                Ok(stored) => call
+                    .shape_stored(&stored, handle)
+                    .unwrap_or_else(|e| shaper.error(&e.to_string(), "call again without cursor")),
+                Err(e) => shaper.error(&e.to_string(), "call again without cursor"),
+            };
+            return Ok(answered(&page).into());
+        }
+        if cursor.is_some() {
+            request.arguments = Some(arguments);
+        }
+        let response = self.inner.call_tool(request, context).await?;
+        let CallToolResponse::Complete(result) = response else {
+            return Ok(response);
+        };
+        Ok(self.shape_result(&tool, &call, result).await.into())
+    }
+
+    /// Whether `cursor` is one of this harness's: it is unless the tool takes a `cursor` of
+    /// its own and this one is not in the form this harness writes (`c` and digits).
+    fn is_ours(&self, tool: &str, cursor: &str) -> bool {
+        let own = self
+            .state
+            .own_cursor
+            .lock()
+            .map(|m| m.get(tool).copied().unwrap_or(false))
+            .unwrap_or(false);
+        let our_form = cursor.len() > 1
+            && cursor.starts_with('c')
+            && cursor[1..].bytes().all(|b| b.is_ascii_digit());
+        !own || our_form
+    }
+
+    /// What the tool answered, shaped.
+    async fn shape_result(
+        &self,
+        tool: &str,
+        call: &Call<'_>,
+        result: CallToolResult,
+    ) -> CallToolResult {
+        if result
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.0.get(SHAPED_META_KEY) == Some(&Value::Bool(true)))
+        {
+            return result;
+        }
+        let (texts, media) = split_content(&result.content);
+        let shaper = call.shaper();
+        if result.is_error == Some(true) {
+            let what = match (&texts[..], &result.structured_content) {
+                ([], Some(value)) => value.to_string(),
+                (texts, _) => texts.join("\n"),
+            };
+            let what = if what.trim().is_empty() {
+                format!("{tool} failed without saying why")
+            } else {
+                what
+            };
+            return with_media(answered(&shaper.error(&what, "")), media);
+        }
+        let joined = texts.join("\n");
+        let raw = result
+            .structured_content
+            .as_ref()
+            .map_or_else(|| joined.clone(), Value::to_string);
+        let call = call.with_raw(&raw);
+        let value = match &result.structured_content {
+            Some(value) => Some(value.clone()),
+            None => match serde_json::from_str::<Value>(joined.trim()) {
+                Ok(value @ (Value::Object(_) | Value::Array(_))) => Some(value),
+                _ => None,
+            },
+        };
+        let config = &self.state.config;
+        let settings = config.tool_or_defaults(tool);
+        let inferred = Inferred {
+            trusted: settings.trusted.clone().unwrap_or_default(),
+            max_tokens: Some(settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+        };
+        let projection = match &value {
+            Some(value) => config
+                .json_projection(tool)
+                .or_else(|| JsonProjection::infer(tool, value, &inferred)),
+            None => None,
+        };
+        let policy = self.policy(tool);
+        let keep = Keep::new(&self.state.store, &self.state.owner, &policy);
+        let shaped = match (projection, value) {
+            (Some(projection), Some(value)) => {
+                call.shape_json_value_or_store(&projection, &value, keep)
+                    .await
+            }
+            // Text, or JSON that holds no records: its lines.
+            (_, value) => {
+                let text = match value {
+                    Some(value) => serde_json::to_string_pretty(&value).unwrap_or(joined),
+                    None => joined,
+                };
+                let lines = lines_of(
+                    &text,
+                    shaper.current_tokenizer(),
+                    shaper.current_budget().max_tokens(),
+                );
+                call.shape_json_value_or_store(&lines_projection(tool), &lines, keep)
+                    .await
+            }
+        };
+        let shaped = shaped.unwrap_or_else(|e| shaper.error(&e.to_string(), "call again"));
+        tracing::info!(
+            target: "shape",
+            tool,
+            harness = true,
+            raw_bytes = raw.len(),
+            media = media.len(),
+            media_bytes = media.iter().map(media_bytes).sum::<usize>(),
+            "the harness shaped a tool's answer"
+        );
+        with_media(answered(&shaped), media)
+    }
+
+    /// The answer of `open_result`.
+    async fn open_result(
+        &self,
+        request: CallToolRequestParams,
+        client: Option<&str>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let shaper = self.shaper(OPEN_RESULT, client)?;
+        let open = OpenResult::new(&self.state.store, Arc::clone(&self.state.codec)).shaper(shaper);
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        Ok(answered(&open.call(&self.state.owner, input).await).into())
+    }
+
+    /// `tools`, as `client` should see them through the harness.
+    fn decorate(&self, tools: Vec<Tool>, client: Option<&str>) -> Vec<Tool> {
+        let profile = self.state.config.profile_for_client(client);
+        let mut out = Vec::with_capacity(tools.len() + 1);
+        let mut own = BTreeMap::new();
+        for mut tool in tools {
+            let name = tool.name.to_string();
+            let has_cursor = tool
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.get(CURSOR_ARGUMENT))
+                .is_some();
+            own.insert(name.clone(), has_cursor);
+            if is_envelope(tool.output_schema.as_deref()) {
+                // A tool shaped by this library already: as it is.
+                out.push(tool);
+                continue;
+            }
+            let shaper = match self.state.config.shaper_for_any(&name, client) {
+                Ok(shaper) => shaper,
+                Err(_) => {
+                    out.push(tool);
+                    continue;
+                }
+            };
+            let schema = match self.state.config.json_projection(&name) {
+                Some(projection) => projection.envelope_schema(shaper.current_hide()),
+                None => crate::schema::envelope_of(
+                    schemars::json_schema!({
+                        "type": "object",
+                        "description": "one record of the tool's answer (its lines, for text)",
+                    }),
+                    Map::new(),
+                    &format!("{name} result"),
+                ),
+            };
+            tool.output_schema = Some(super::into_object(schema));
+            if !has_cursor {
+                let mut input = (*tool.input_schema).clone();
+                let properties = input
+                    .entry("properties")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(properties) = properties {
+                    properties.insert(
+                        CURSOR_ARGUMENT.to_owned(),
+                        serde_json::json!({
+                            "type": "string",
+                            "description": "the cursor from the last answer's `next`, for the next page (other arguments unchanged)",
+                        }),
+                    );
+                }
+                tool.input_schema = Arc::new(input);
+            }
+            out.push(super::with_size_hint(tool, shaper.current_budget()));
+        }
+        if let Ok(mut cache) = self.state.own_cursor.lock() {
+            cache.extend(own);
+        }
+        let open = Tool::new(
+            OPEN_RESULT,
+            OpenResult::<MemoryStore>::DESCRIPTION,
+            super::open_result_input_schema(),
+        )
+        .with_raw_output_schema(super::open_result_output_schema());
+        out.push(open);
+        super::tools_for(out, profile)
+    }
+}
+
+/// A shaped answer as a tool result (marked as shaped).
+fn answered(shaped: &Shaped) -> CallToolResult {
+    CallToolResult::from(shaped)
+}
+
+/// The text of a result's text blocks, and its other blocks.
+fn split_content(content: &[ContentBlock]) -> (Vec<String>, Vec<ContentBlock>) {
+    let mut texts = Vec::new();
+    let mut media = Vec::new();
+    for block in content {
+        match block.as_text() {
+            Some(text) => texts.push(text.text.clone()),
+            None => media.push(block.clone()),
+        }
+    }
+    (texts, media)
+}
+
+fn with_media(mut result: CallToolResult, media: Vec<ContentBlock>) -> CallToolResult {
+    result.content.extend(media);
+    result
+}
+
+/// The bytes a block that is not text carries (its JSON).
+fn media_bytes(block: &ContentBlock) -> usize {
+    serde_json::to_string(block).map_or(0, |s| s.len())
+}
+
+/// Whether `schema` is the envelope of a shaped tool (its five keys).
+fn is_envelope(schema: Option<&Map<String, Value>>) -> bool {
+    let Some(properties) = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+    else {
+        return false;
+    };
+    ["status", "summary", "data", "omitted", "next"]
+        .iter()
+        .all(|k| properties.contains_key(*k))
+}
+
+/// Text as records of lines: `{ "line": n, "text": … }`, a line longer than a quarter of
+/// the budget in parts cut at token boundaries (each part with its line's number), so that
+/// joining the parts of each line, and the lines with `\n`, gives the text back.
+fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> Value {
+    let most = (budget / 4).max(8);
+    let window = most.saturating_mul(tokenizer.max_token_bytes().max(1));
+    let mut records = Vec::new();
+    for (n, line) in text.split('\n').enumerate() {
+        let mut rest = line;
+        loop {
+            // A window of bytes that holds more than `most` tokens whenever the rest does:
+            // tokenized once, cut at a token boundary.
+            let mut end = window.min(rest.len());
+            while !rest.is_char_boundary(end) {
+                end -= 1;
+            }
+            let cut = tokenizer.truncate(&rest[..end], most);
+            if end == rest.len() && cut.prefix.len() == end {
+                records.push(serde_json::json!({ "line": n + 1, "text": rest }));
+                break;
+            }
+            let at = match cut.prefix.len() {
+                0 => rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i),
+                at => at,
+            };
+            records.push(serde_json::json!({ "line": n + 1, "text": &rest[..at] }));
+            rest = &rest[at..];
+            if rest.is_empty() {
+                break;
+            }
+        }
+    }
+    Value::Array(records)
+}
+
+/// The records of a text answer: its lines, each one outsiders' text.
+fn lines_projection(tool: &str) -> JsonProjection {
+    JsonProjection::lines(tool)
+}
+
+#[allow(deprecated)] // SetLevelRequestParams, subscribe and unsubscribe: forwarded as they are
+impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S> {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == OPEN_RESULT {
+            let client = context.client_info().map(|i| i.name);
+            return self.open_result(request, client.as_deref()).await;
+        }
+        self.answer(request, context).await
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let first = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
+        let client = context.client_info().map(|i| i.name);
+        let mut page = match self.inner.list_tools(request, context).await {
+            Ok(page) => page,
+            Err(e) if e.code == ErrorCode::METHOD_NOT_FOUND => {
+                ListToolsResult::with_all_items(vec![])
+            }
+            Err(e) => return Err(e),
+        };
+        let mut tools = self.decorate(std::mem::take(&mut page.tools), client.as_deref());
+        if !first {
+            tools.retain(|t| t.name != OPEN_RESULT);
+        }
+        page.tools = tools;
+        Ok(page)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        if name == OPEN_RESULT {
+            return self.decorate(Vec::new(), None).pop();
+        }
+        let tool = self.inner.get_tool(name)?;
+        self.decorate(vec![tool], None).into_iter().next()
+    }
+
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let mut info = self.inner.get_info();
+        with_tools(&mut info.capabilities);
+        info
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let mut result = self.inner.initialize(request, context).await?;
+        with_tools(&mut result.capabilities);
+        Ok(result)
+    }
+
+    fn negotiate_initialize(
+        &self,
+        request: &InitializeRequestParams,
+    ) -> Result<InitializeResult, ErrorData> {
+        let mut result = self.inner.negotiate_initialize(request)?;
+        with_tools(&mut result.capabilities);
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::DiscoverResult, ErrorData> {
+        let mut result = self.inner.discover(context).await?;
+        with_tools(&mut result.capabilities);
+        Ok(result)
+    }
+
+    // Everything else as the server behind answers it (rmcp's own list for its `Box` and
+    // `Arc` wrappers, `handler/server.rs`: recheck it when rmcp adds a method).
+    fn ping(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.ping(context)
+    }
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        self.inner.supported_protocol_versions()
+    }
+    fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CompleteResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.complete(request, context)
+    }
+    fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.set_level(request, context)
+    }
+    fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<GetPromptResponse, rmcp::ErrorData>> + MaybeSendFuture + '_
+    {
+        self.inner.get_prompt(request, context)
+    }
+    fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListPromptsResult, rmcp::ErrorData>> + MaybeSendFuture + '_
+    {
+        self.inner.list_prompts(request, context)
+    }
+    fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListResourcesResult, rmcp::ErrorData>> + MaybeSendFuture + '_
+    {
+        self.inner.list_resources(request, context)
+    }
+    fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListResourceTemplatesResult, rmcp::ErrorData>> + MaybeSendFuture + '_
+    {
+        self.inner.list_resource_templates(request, context)
+    }
+    fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ReadResourceResponse, rmcp::ErrorData>> + MaybeSendFuture + '_
+    {
+        self.inner.read_resource(request, context)
+    }
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.inner.accepted_subscription_filter(requested)
+    }
+    fn listen(
+        &self,
+        context: SubscriptionContext,
+    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.listen(context)
+    }
+    fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.subscribe(request, context)
+    }
+    fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.unsubscribe(request, context)
+    }
+    fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CustomResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.on_custom_request(request, context)
+    }
+    fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.inner.on_cancelled(notification, context)
+    }
+    fn on_progress(
+        &self,
+        notification: ProgressNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.inner.on_progress(notification, context)
+    }
+    fn on_initialized(
+        &self,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.inner.on_initialized(context)
+    }
+    fn on_roots_list_changed(
+        &self,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.inner.on_roots_list_changed(context)
+    }
+    fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.inner.on_custom_notification(notification, context)
+    }
+    fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<GetTaskResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.get_task(request, context)
+    }
+    fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.update_task(request, context)
+    }
+    fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.cancel_task(request, context)
+    }
+    fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListSkillsResult, rmcp::ErrorData>> + MaybeSendFuture + '_
+    {
+        self.inner.list_skills(request, context)
+    }
+    fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<GetSkillResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.get_skill(request, context)
+    }
+    fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ReadResourceDirectoryResult, rmcp::ErrorData>> + MaybeSendFuture + '_
+    {
+        self.inner.read_resource_directory(request, context)
+    }
+}
+
+fn with_tools(capabilities: &mut ServerCapabilities) {
+    capabilities
+        .tools
+        .get_or_insert_with(ToolsCapability::default);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Bpe;
+
+    fn parts(text: &str, budget: usize) -> Vec<(u64, String)> {
+        let bpe = Bpe::o200k_base();
+        match lines_of(text, &bpe, budget) {
+            Value::Array(records) => records
+                .into_iter()
+                .map(|r| {
+                    (
+                        r["line"].as_u64().unwrap(),
+                        r["text"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect(),
+            other => panic!("{other}"),
+        }
+    }
+
+    fn joined(parts: &[(u64, String)]) -> String {
+        let mut out = String::new();
+        let mut last = None;
+        for (line, text) in parts {
+            if last.is_some_and(|l| l != *line) {
+                out.push('\n');
+            }
+            out.push_str(text);
+            last = Some(*line);
+        }
+        out
+    }
+
+    #[test]
+    fn a_line_is_split_only_past_a_quarter_of_the_budget_and_always_joins_back() {
+        let bpe = Bpe::o200k_base();
+        // A quarter of 400 is 100 tokens: " a" is one token each.
+        let line = |n: usize| "a".to_owned() + &" a".repeat(n - 1);
+        assert_eq!(bpe.count(&line(100)), 100);
+        assert_eq!(parts(&line(99), 400).len(), 1);
+        assert_eq!(parts(&line(100), 400).len(), 1);
+        let past = parts(&line(101), 400);
+        assert_eq!(past.len(), 2, "{past:?}");
+        assert!(past.iter().all(|(_, t)| bpe.count(t) <= 100));
+        assert_eq!(joined(&past), line(101));
+        // Several lines, an empty one, a trailing newline, multi-byte text: all come back.
+        for text in ["", "\n", "one\n\ntwo\n", "é€😀 mixed\tline\nnext"] {
+            assert_eq!(joined(&parts(text, 400)), text, "{text:?}");
+        }
+        let wide = "😀".repeat(3_000);
+        let split = parts(&wide, 64);
+        assert!(split.len() > 10);
+        assert!(split.iter().all(|(l, t)| *l == 1 && bpe.count(t) <= 16));
+        assert_eq!(joined(&split), wide);
+        // The smallest part is 8 tokens, whatever the budget.
+        assert!(parts(&line(30), 1).iter().all(|(_, t)| bpe.count(t) <= 8));
+    }
+}
