@@ -1,0 +1,514 @@
+//! `toolshape-proxy`: an MCP server in front of other MCP servers (any language, over stdio),
+//! re-exposing their tools through the harness ([`toolshape::mcp::Harness`]) so that every
+//! answer is shaped: held to a token budget, cut on record or line boundaries with the
+//! omission and the remedy in the same sentence, stored behind a handle that `open_result`
+//! reopens, outsiders' text marked.
+//!
+//! The configuration (TOML) names the upstream servers and, optionally, a shaping
+//! configuration file ([`ShapeConfig`]) whose tool names are the names the proxy exposes:
+//!
+//! ```toml
+//! [proxy]
+//! shape = "shape.toml"          # budgets, projections, hide, per tool (optional)
+//! call_timeout_secs = 120       # an upstream that does not answer in time: a tool error
+//!
+//! [upstreams.fs]
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]
+//! prefix = "fs_"                # its tools as fs_read_file, fs_list_directory, …
+//!
+//! [upstreams.git]
+//! command = "uvx"
+//! args = ["mcp-server-git", "--repository", "/srv/repo"]
+//! env = { GIT_PAGER = "cat" }
+//! ```
+//!
+//! Each upstream is started as a child process and watched: when it exits (or is killed mid
+//! call) the calls in flight answer a tool error that says so, the proxy starts it again and
+//! tells the client its tools changed. Progress notifications and cancellation pass through;
+//! an upstream's JSON-RPC errors reach the client as they are.
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
+    CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientRequest, ContentBlock,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ServerCapabilities, ServerConfig, ServerResult, Tool,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::{Notify, RwLock};
+use toolshape::config::ShapeConfig;
+
+/// The proxy's configuration file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyConfig {
+    /// The proxy's own settings.
+    #[serde(default)]
+    pub proxy: ProxySettings,
+    /// The upstream servers, by name.
+    #[serde(default)]
+    pub upstreams: BTreeMap<String, UpstreamSpec>,
+}
+
+/// `[proxy]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxySettings {
+    /// The shaping configuration file ([`ShapeConfig`]), relative to this file.
+    pub shape: Option<PathBuf>,
+    /// How long an upstream may take to answer a call (default 120 seconds).
+    pub call_timeout_secs: Option<u64>,
+    /// The key cursors are signed with (at least 16 bytes), the same on every replica;
+    /// `TOOLSHAPE_CURSOR_KEY` overrides it; without either, a random key per process.
+    pub cursor_key: Option<String>,
+}
+
+/// `[upstreams.<name>]`: an MCP server the proxy starts and speaks to over stdio.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpstreamSpec {
+    /// The program.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it (besides the proxy's own).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The folder it runs in.
+    pub cwd: Option<PathBuf>,
+    /// Put before each of its tools' names (`fs_`), so two upstreams' tools cannot collide.
+    #[serde(default)]
+    pub prefix: String,
+}
+
+/// Why the proxy could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ProxyError {
+    /// The configuration file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The path.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The configuration is not valid TOML or has an unknown key.
+    #[error("invalid proxy configuration {path}: {message}")]
+    Toml {
+        /// The path.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The shaping configuration is wrong.
+    #[error(transparent)]
+    Shape(#[from] toolshape::config::ConfigError),
+    /// No upstream is configured.
+    #[error("no upstream server in {0}: add [upstreams.<name>] with a command")]
+    NoUpstream(String),
+    /// The harness could not be made.
+    #[error(transparent)]
+    Harness(#[from] toolshape::mcp::HarnessError),
+    /// The cursor key is too short.
+    #[error("the cursor key must be at least 16 bytes")]
+    CursorKey,
+}
+
+impl ProxyConfig {
+    /// Reads a proxy configuration file and the shaping configuration it names.
+    pub fn load(path: impl AsRef<Path>) -> Result<(ProxyConfig, ShapeConfig), ProxyError> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ProxyError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        let config: ProxyConfig = toml::from_str(&text).map_err(|e| ProxyError::Toml {
+            path: shown.clone(),
+            message: e.to_string().trim().to_owned(),
+        })?;
+        if config.upstreams.is_empty() {
+            return Err(ProxyError::NoUpstream(shown));
+        }
+        let shape = match &config.proxy.shape {
+            Some(file) => {
+                let at = path.parent().unwrap_or(Path::new(".")).join(file);
+                ShapeConfig::from_path(at)?
+            }
+            None => ShapeConfig::default(),
+        };
+        Ok((config, shape))
+    }
+}
+
+/// Upstream progress tokens, to the client's request they belong to.
+type Routes = Arc<Mutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>>;
+
+/// The proxy: an MCP server whose tools are its upstreams' (routed by name). Wrap it in the
+/// harness ([`serve`]) for every answer to be shaped.
+#[derive(Clone)]
+pub struct Proxy {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    upstreams: Vec<Upstream>,
+    timeout: Duration,
+    routes: Routes,
+    /// The client this proxy serves (the latest seen), told when tools change.
+    downstream: Mutex<Option<Peer<RoleServer>>>,
+}
+
+struct Upstream {
+    name: String,
+    spec: UpstreamSpec,
+    peer: RwLock<Option<Peer<RoleClient>>>,
+    tools: RwLock<Vec<Tool>>,
+    /// Woken each time a connection attempt ends (connected or not).
+    attempted: Notify,
+}
+
+impl Proxy {
+    /// Starts every upstream (and keeps them running), waiting up to `ready` for each first
+    /// connection.
+    pub async fn start(config: &ProxyConfig, ready: Duration) -> Proxy {
+        let shared = Arc::new(Shared {
+            upstreams: config
+                .upstreams
+                .iter()
+                .map(|(name, spec)| Upstream {
+                    name: name.clone(),
+                    spec: spec.clone(),
+                    peer: RwLock::new(None),
+                    tools: RwLock::new(Vec::new()),
+                    attempted: Notify::new(),
+                })
+                .collect(),
+            timeout: Duration::from_secs(config.proxy.call_timeout_secs.unwrap_or(120)),
+            routes: Arc::new(Mutex::new(HashMap::new())),
+            downstream: Mutex::new(None),
+        });
+        let mut waits = Vec::new();
+        for index in 0..shared.upstreams.len() {
+            let first = shared.upstreams[index].attempted.notified();
+            waits.push(first);
+            tokio::spawn(supervise(Arc::downgrade(&shared), index));
+        }
+        for wait in waits {
+            let _ = tokio::time::timeout(ready, wait).await;
+        }
+        Proxy { shared }
+    }
+
+    /// The tools the proxy exposes, by upstream.
+    pub async fn tools(&self) -> Vec<Tool> {
+        let mut out = Vec::new();
+        for upstream in &self.shared.upstreams {
+            for tool in upstream.tools.read().await.iter() {
+                let mut tool = tool.clone();
+                tool.name = format!("{}{}", upstream.spec.prefix, tool.name).into();
+                out.push(tool);
+            }
+        }
+        out
+    }
+
+    /// The upstream a tool the proxy exposes belongs to, and its name there.
+    async fn route(&self, name: &str) -> Option<(&Upstream, String)> {
+        for upstream in &self.shared.upstreams {
+            let Some(own) = name.strip_prefix(&upstream.spec.prefix) else {
+                continue;
+            };
+            if upstream.tools.read().await.iter().any(|t| t.name == own) {
+                return Some((upstream, own.to_owned()));
+            }
+        }
+        None
+    }
+
+    fn remember(&self, peer: &Peer<RoleServer>) {
+        if let Ok(mut downstream) = self.shared.downstream.lock() {
+            *downstream = Some(peer.clone());
+        }
+    }
+
+    async fn forward(
+        &self,
+        upstream: &Upstream,
+        mut request: CallToolRequestParams,
+        own: String,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(peer) = upstream.peer.read().await.clone() else {
+            return Ok(failed(format!(
+                "the upstream server `{}` is not running; the proxy is starting it again: call again in a few seconds",
+                upstream.name
+            )));
+        };
+        request.name = own.into();
+        let options = PeerRequestOptions::with_timeout(self.shared.timeout);
+        let handle = match peer
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(CallToolRequest::new(request)),
+                options,
+            )
+            .await
+        {
+            Ok(handle) => handle,
+            Err(e) => return Ok(failed(upstream_failure(&upstream.name, &e, self.shared.timeout))),
+        };
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        if let Some(theirs) = context.meta.get_progress_token()
+            && let Ok(mut routes) = self.shared.routes.lock()
+        {
+            routes.insert(token.clone(), (context.peer.clone(), theirs));
+        }
+        let outcome = tokio::select! {
+            outcome = handle.await_response() => Some(outcome),
+            () = context.ct.cancelled() => None,
+        };
+        if let Ok(mut routes) = self.shared.routes.lock() {
+            routes.remove(&token);
+        }
+        match outcome {
+            None => {
+                // The client gave up: so does the upstream.
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the client cancelled the call".to_owned()),
+                    ))
+                    .await;
+                Err(ErrorData::internal_error("cancelled", None))
+            }
+            Some(Ok(ServerResult::CallToolResult(result))) => Ok(result.into()),
+            Some(Ok(ServerResult::CreateTaskResult(task))) => Ok(CallToolResponse::Task(task)),
+            Some(Ok(ServerResult::InputRequiredResult(input))) => {
+                Ok(CallToolResponse::InputRequired(input))
+            }
+            Some(Ok(_)) => Ok(failed(format!(
+                "the upstream server `{}` answered the call with something other than a tool result",
+                upstream.name
+            ))),
+            // The upstream's own JSON-RPC error (unknown tool, bad arguments): as it is.
+            Some(Err(rmcp::ServiceError::McpError(e))) => Err(e),
+            Some(Err(e)) => Ok(failed(upstream_failure(&upstream.name, &e, self.shared.timeout))),
+        }
+    }
+}
+
+/// A tool error that says what happened to the upstream and what to do.
+fn failed(message: String) -> CallToolResponse {
+    CallToolResult::error(vec![ContentBlock::text(message)]).into()
+}
+
+fn upstream_failure(name: &str, error: &rmcp::ServiceError, timeout: Duration) -> String {
+    match error {
+        rmcp::ServiceError::Timeout { .. } => format!(
+            "the upstream server `{name}` did not answer within {} s (it may have sent a reply the proxy could not read); call again, or with narrower arguments",
+            timeout.as_secs()
+        ),
+        rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => format!(
+            "the upstream server `{name}` stopped during the call; the proxy is starting it again: call again in a few seconds"
+        ),
+        other => format!("the upstream server `{name}` failed: {other}; call again"),
+    }
+}
+
+/// Keeps upstream `index` running: connects, lists its tools, waits for it to end, starts
+/// it again (backing off to 30 seconds while it keeps failing).
+async fn supervise(shared: Weak<Shared>, index: usize) {
+    let mut backoff = Duration::from_millis(200);
+    let mut first = true;
+    loop {
+        let Some(strong) = shared.upgrade() else {
+            return;
+        };
+        let upstream = &strong.upstreams[index];
+        let handler = UpstreamHandler {
+            shared: Weak::clone(&shared),
+            index,
+        };
+        match connect(&upstream.spec, handler).await {
+            Ok(running) => {
+                let peer = running.peer().clone();
+                match peer.list_all_tools().await {
+                    Ok(tools) => *upstream.tools.write().await = tools,
+                    Err(e) => tracing::warn!(upstream = %upstream.name, error = %e, "listing its tools failed"),
+                }
+                *upstream.peer.write().await = Some(peer);
+                let count = upstream.tools.read().await.len();
+                tracing::info!(upstream = %upstream.name, tools = count, "upstream connected");
+                if !first {
+                    notify_tools_changed(&strong).await;
+                }
+                upstream.attempted.notify_waiters();
+                first = false;
+                backoff = Duration::from_millis(200);
+                drop(strong);
+                let why = running.waiting().await;
+                let Some(strong) = shared.upgrade() else {
+                    return;
+                };
+                let upstream = &strong.upstreams[index];
+                tracing::warn!(upstream = %upstream.name, reason = ?why, "upstream ended; starting it again");
+                *upstream.peer.write().await = None;
+            }
+            Err(e) => {
+                tracing::warn!(upstream = %upstream.name, error = %e, "upstream did not start");
+                upstream.attempted.notify_waiters();
+                first = false;
+                drop(strong);
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+}
+
+async fn connect(
+    spec: &UpstreamSpec,
+    handler: UpstreamHandler,
+) -> Result<RunningService<RoleClient, UpstreamHandler>, Box<dyn std::error::Error + Send + Sync>> {
+    let command = tokio::process::Command::new(&spec.command).configure(|c| {
+        c.args(&spec.args);
+        c.envs(&spec.env);
+        if let Some(dir) = &spec.cwd {
+            c.current_dir(dir);
+        }
+    });
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::inherit())
+        .spawn()?;
+    Ok(handler.serve(transport).await?)
+}
+
+async fn notify_tools_changed(shared: &Shared) {
+    let peer = shared.downstream.lock().ok().and_then(|d| d.clone());
+    if let Some(peer) = peer {
+        let _ = peer.notify_tool_list_changed().await;
+    }
+}
+
+/// The proxy as a client of one upstream: progress and tool-list changes passed on.
+#[derive(Clone)]
+struct UpstreamHandler {
+    shared: Weak<Shared>,
+    index: usize,
+}
+
+impl ClientHandler for UpstreamHandler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("toolshape-proxy", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_progress(
+        &self,
+        progress: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        let route = shared
+            .routes
+            .lock()
+            .ok()
+            .and_then(|r| r.get(&progress.progress_token).cloned());
+        if let Some((peer, token)) = route {
+            let mut forwarded = ProgressNotificationParam::new(token, progress.progress);
+            forwarded.total = progress.total;
+            forwarded.message = progress.message;
+            let _ = peer.notify_progress(forwarded).await;
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        let upstream = &shared.upstreams[self.index];
+        let peer = upstream.peer.read().await.clone();
+        if let Some(peer) = peer
+            && let Ok(tools) = peer.list_all_tools().await
+        {
+            *upstream.tools.write().await = tools;
+        }
+        notify_tools_changed(&shared).await;
+    }
+}
+
+impl ServerHandler for Proxy {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.remember(&context.peer);
+        let name = request.name.to_string();
+        match self.route(&name).await {
+            Some((upstream, own)) => self.forward(upstream, request, own, context).await,
+            None => Err(ErrorData::invalid_params(
+                format!("no tool `{name}`; list the tools to see their names"),
+                None,
+            )),
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.remember(&context.peer);
+        Ok(ListToolsResult::with_all_items(self.tools().await))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("toolshape-proxy", env!("CARGO_PKG_VERSION")))
+    }
+}
+
+/// Serves the proxy of `config` on stdio, every answer through the harness, until the client
+/// goes away.
+pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), ProxyError> {
+    let proxy = Proxy::start(config, Duration::from_secs(60)).await;
+    let key = std::env::var("TOOLSHAPE_CURSOR_KEY")
+        .ok()
+        .or_else(|| config.proxy.cursor_key.clone());
+    let mut harness = toolshape::mcp::Harness::new(proxy, shape)?;
+    if let Some(key) = key {
+        let keys = toolshape::cursor::CursorKeys::new(key.as_bytes()).map_err(|_| ProxyError::CursorKey)?;
+        harness = harness.cursor_keys(keys);
+    }
+    match harness
+        .serve(toolshape::mcp::guarded(rmcp::transport::stdio()))
+        .await
+    {
+        Ok(service) => {
+            let _ = service.waiting().await;
+            Ok(())
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "the client did not connect");
+            Ok(())
+        }
+    }
+}
