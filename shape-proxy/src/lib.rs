@@ -254,7 +254,9 @@ impl Proxy {
             )));
         };
         request.name = own.into();
-        let options = PeerRequestOptions::with_timeout(self.shared.timeout);
+        // A call that reports progress may take longer: each report restarts the clock.
+        let options =
+            PeerRequestOptions::with_timeout(self.shared.timeout).reset_timeout_on_progress();
         let handle = match peer
             .send_cancellable_request(
                 ClientRequest::CallToolRequest(CallToolRequest::new(request)),
@@ -263,7 +265,13 @@ impl Proxy {
             .await
         {
             Ok(handle) => handle,
-            Err(e) => return Ok(failed(upstream_failure(&upstream.name, &e, self.shared.timeout))),
+            Err(e) => {
+                return Ok(failed(upstream_failure(
+                    &upstream.name,
+                    &e,
+                    self.shared.timeout,
+                )));
+            }
         };
         let (id, token) = (handle.id.clone(), handle.progress_token.clone());
         if let Some(theirs) = context.meta.get_progress_token()
@@ -300,7 +308,11 @@ impl Proxy {
             ))),
             // The upstream's own JSON-RPC error (unknown tool, bad arguments): as it is.
             Some(Err(rmcp::ServiceError::McpError(e))) => Err(e),
-            Some(Err(e)) => Ok(failed(upstream_failure(&upstream.name, &e, self.shared.timeout))),
+            Some(Err(e)) => Ok(failed(upstream_failure(
+                &upstream.name,
+                &e,
+                self.shared.timeout,
+            ))),
         }
     }
 }
@@ -342,7 +354,9 @@ async fn supervise(shared: Weak<Shared>, index: usize) {
                 let peer = running.peer().clone();
                 match peer.list_all_tools().await {
                     Ok(tools) => *upstream.tools.write().await = tools,
-                    Err(e) => tracing::warn!(upstream = %upstream.name, error = %e, "listing its tools failed"),
+                    Err(e) => {
+                        tracing::warn!(upstream = %upstream.name, error = %e, "listing its tools failed")
+                    }
                 }
                 *upstream.peer.write().await = Some(peer);
                 let count = upstream.tools.read().await.len();
@@ -482,7 +496,10 @@ impl ServerHandler for Proxy {
                 .enable_tool_list_changed()
                 .build(),
         )
-        .with_server_info(Implementation::new("toolshape-proxy", env!("CARGO_PKG_VERSION")))
+        .with_server_info(Implementation::new(
+            "toolshape-proxy",
+            env!("CARGO_PKG_VERSION"),
+        ))
     }
 }
 
@@ -495,7 +512,8 @@ pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), Proxy
         .or_else(|| config.proxy.cursor_key.clone());
     let mut harness = toolshape::mcp::Harness::new(proxy, shape)?;
     if let Some(key) = key {
-        let keys = toolshape::cursor::CursorKeys::new(key.as_bytes()).map_err(|_| ProxyError::CursorKey)?;
+        let keys = toolshape::cursor::CursorKeys::new(key.as_bytes())
+            .map_err(|_| ProxyError::CursorKey)?;
         harness = harness.cursor_keys(keys);
     }
     match harness

@@ -17,7 +17,9 @@ async fn main() -> ExitCode {
     let path = match (args.next(), args.next()) {
         (Some(path), None) if path != "--help" && path != "-h" => path,
         _ => {
-            eprintln!("usage: toolshape-proxy <config.toml>\n\nAn MCP server on stdio in front of the MCP servers the configuration names, every answer shaped to its token budget.");
+            eprintln!(
+                "usage: toolshape-proxy <config.toml>\n\nAn MCP server on stdio in front of the MCP servers the configuration names, every answer shaped to its token budget."
+            );
             return ExitCode::from(2);
         }
     };

@@ -128,8 +128,9 @@ fn objects(items: &[Value]) -> Option<Vec<&serde_json::Map<String, Value>>> {
 
 impl JsonProjection {
     /// The records of a text answer split into lines (`[{ "line": 1, "text": "…" }, …]`): a
-    /// line's number, and its text as outsiders' text (uncapped: a long line comes in parts),
-    /// written `1: «…»`.
+    /// line's number, and its text as outsiders' text (uncapped: a long line comes in parts);
+    /// prose writes the text alone (`«…»`), the JSON keeps the number that joins a line's
+    /// parts.
     pub fn lines(tool: &str) -> JsonProjection {
         use crate::record::Segment;
         let output = |name: &str, kind| Output {
@@ -151,11 +152,7 @@ impl JsonProjection {
             record: RecordSpec {
                 name: "line".to_owned(),
                 plural: "lines".to_owned(),
-                prose: Some(vec![
-                    Segment::Field(0),
-                    Segment::Text(": ".to_owned()),
-                    Segment::Field(1),
-                ]),
+                prose: Some(vec![Segment::Field(1)]),
                 absent: None,
                 outputs: vec![
                     output("line", OutputKind::Show),

@@ -274,12 +274,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 ([], Some(value)) => value.to_string(),
                 (texts, _) => texts.join("\n"),
             };
-            let what = if what.trim().is_empty() {
-                format!("{tool} failed without saying why")
-            } else {
-                what
-            };
-            return with_media(answered(&shaper.error(&what, "")), media);
+            let answer = shaper.tool_error(&format!("{tool} answered an error"), &what, "");
+            return with_media(answered(&answer), media);
         }
         let joined = texts.join("\n");
         let raw = result
@@ -288,11 +284,25 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             .map_or_else(|| joined.clone(), Value::to_string);
         let call = call.with_raw(&raw);
         let value = match &result.structured_content {
+            // `{"content": "…"}`: text in a structured wrapper (as the reference filesystem
+            // server answers); its text is the answer.
+            Some(Value::Object(map)) if map.len() == 1 && map.values().all(Value::is_string) => {
+                None
+            }
             Some(value) => Some(value.clone()),
             None => match serde_json::from_str::<Value>(joined.trim()) {
                 Ok(value @ (Value::Object(_) | Value::Array(_))) => Some(value),
                 _ => None,
             },
+        };
+        let joined = match (&result.structured_content, texts.is_empty()) {
+            (Some(Value::Object(map)), true) if map.len() == 1 => map
+                .values()
+                .next()
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            _ => joined,
         };
         let config = &self.state.config;
         let settings = config.tool_or_defaults(tool);

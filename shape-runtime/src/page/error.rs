@@ -68,6 +68,61 @@ pub(crate) fn error_page(s: &ErrorSettings<'_>, what: &str, remedy: &str) -> Sha
     error_page_with(s, what, remedy, RecordCounts::default())
 }
 
+/// An error envelope that quotes `message`, text from outside the system (a tool's own
+/// error), after `what`: sanitised and neutralised as outsiders' text is, marked `«…»`, not
+/// shortened the way an echo is; cut from its end, at a word or every 12 characters, when the
+/// budget is short (then `what` and `remedy` alone, as [`error_page`] cuts them).
+pub(crate) fn error_page_quoting(
+    s: &ErrorSettings<'_>,
+    what: &str,
+    message: &str,
+    remedy: &str,
+) -> Shaped {
+    let prepared = crate::untrusted::prepare(
+        message,
+        None,
+        s.tokenizer,
+        crate::untrusted::UrlPolicy::Keep,
+    );
+    let flat: String = crate::untrusted::neutralize(&prepared.content)
+        .chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let message = flat.trim();
+    if message.is_empty() {
+        return error_page(s, what, remedy);
+    }
+    let clean = crate::untrusted::echo::clean;
+    let (what, remedy) = (clean(what), clean(remedy));
+    let (what, remedy) = (
+        what.trim_end_matches(['.', ' ']),
+        remedy.trim_end_matches(['.', ' ']),
+    );
+    let held = s.channels.held();
+    let fits = |answer: &ErrorAnswer| {
+        Size::of(&answer.text, answer.tokens.text).within(&s.budget)
+            && (!held.structured
+                || Size::of(&answer.structured, answer.tokens.structured).within(&s.budget))
+    };
+    let points = cut_points(message);
+    let quoting = |k: usize| {
+        error_envelope(
+            s,
+            &joined(&format!("{what}: «{}»", cut(message, points[k])), remedy),
+        )
+    };
+    match longest(1, points.len() - 1, quoting, fits) {
+        Some(answer) => finish(s, answer, RecordCounts::default(), &fits),
+        None => error_page(s, what, remedy),
+    }
+}
+
 /// [`error_page`], its report counting `records` (the records a page that could not answer
 /// had).
 fn error_page_with(
@@ -126,6 +181,16 @@ fn error_page_with(
             .or_else(|| longest(1, least, alone, fits))
             .unwrap_or_else(|| alone(least))
     };
+    finish(s, answer, records, &fits)
+}
+
+/// The page of an error answer, with its report.
+fn finish(
+    s: &ErrorSettings<'_>,
+    answer: ErrorAnswer,
+    records: RecordCounts,
+    fits: &dyn Fn(&ErrorAnswer) -> bool,
+) -> Shaped {
     let over_budget = !fits(&answer);
     let report = Report {
         tool: s.tool.to_owned(),

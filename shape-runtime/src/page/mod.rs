@@ -27,7 +27,7 @@ mod source;
 mod state;
 mod upstream;
 
-pub(crate) use error::error_page;
+pub(crate) use error::{error_page, error_page_quoting};
 pub(crate) use inputs::{PageInputs, PageSettings, Records};
 pub use shaped::{ReadError, ShapeError, Shaped};
 pub(crate) use source::{Source, TypedRows, UseRecords, prepare, shape};

@@ -373,6 +373,33 @@ impl Shaper {
     pub fn error(&self, what: &str, remedy: &str) -> Shaped {
         crate::page::error_page(&self.call().page_settings().errors(), what, remedy)
     }
+
+    /// An error envelope that quotes `message`, a tool's own error text (outsiders' text:
+    /// sanitised, neutralised and marked `«…»`, cut from its end only when the budget is
+    /// short), after `what`: `read_file failed: «ENOENT: no such file or directory, open
+    /// '/srv/data/missing.txt'»`.
+    ///
+    /// ```
+    /// use toolshape::Shaper;
+    ///
+    /// let answer = Shaper::for_tool("read_file").tool_error(
+    ///     "read_file failed",
+    ///     "ENOENT: no such file or directory, open '/srv/data/reports/2026/november/missing.txt'",
+    ///     "",
+    /// );
+    /// assert_eq!(
+    ///     answer.summary(),
+    ///     "read_file failed: «ENOENT: no such file or directory, open '/srv/data/reports/2026/november/missing.txt'»"
+    /// );
+    /// ```
+    pub fn tool_error(&self, what: &str, message: &str, remedy: &str) -> Shaped {
+        crate::page::error_page_quoting(
+            &self.call().page_settings().errors(),
+            what,
+            message,
+            remedy,
+        )
+    }
 }
 
 /// Whether `hide` names only fields `projection` shows.

@@ -174,9 +174,20 @@ pub(crate) fn nonce() -> String {
 /// `«…» is untrusted text from search_tickets.subject, search_tickets.body`. `None` when the
 /// policy marks values another way or no field is untrusted; `Some` means the page's text
 /// channel marks values compactly, and shows this line once, first.
+/// The most sources a page's note names one by one.
+pub(crate) const MAX_NAMED_SOURCES: usize = 4;
+
 pub(crate) fn note_line(policy: &UntrustedPolicy, tool: &str, fields: &[&str]) -> Option<String> {
     if fields.is_empty() || policy.provenance != Provenance::Compact {
         return None;
+    }
+    // Many fields (records nobody described, whose every value is outsiders' text): the
+    // tool names the source once, the fields are counted.
+    if fields.len() > MAX_NAMED_SOURCES {
+        return Some(format!(
+            "«…» is untrusted text from {tool} ({} fields)",
+            fields.len()
+        ));
     }
     let sources: Vec<String> = fields.iter().map(|name| format!("{tool}.{name}")).collect();
     Some(format!("«…» is untrusted text from {}", sources.join(", ")))
