@@ -17,8 +17,10 @@
 //! assert_eq!(cut.total_tokens, 4);
 //! ```
 
+#[cfg(feature = "bpe-openai")]
 use std::collections::HashSet;
 use std::fmt;
+#[cfg(any(feature = "bpe-openai", feature = "tiktoken"))]
 use std::sync::OnceLock;
 
 /// Counts tokens exactly as a model's tokenizer does.
@@ -228,9 +230,10 @@ impl Tokenizer for Tiktoken {
     }
 }
 
-/// An OpenAI vocabulary counted by GitHub's `bpe-openai`: the same tokens as `Tiktoken`
-/// (checked on the adversarial corpus, the seed page and random text by
-/// `tests/suite/tokenizers.rs`), about twice as fast. The default tokenizer. Cheap to copy.
+/// An OpenAI vocabulary counted by the pure-Rust `tiktoken` crate (4.x): the same tokens as
+/// tiktoken-rs (checked on real payloads, the adversarial corpus and random edge-case text by
+/// `tests/suite/tokenizers.rs`), several times faster than bpe-openai. The default tokenizer.
+/// Cheap to copy.
 ///
 /// ```
 /// use toolshape::tokens::{Bpe, Tokenizer};
@@ -247,30 +250,7 @@ impl Tokenizer for Tiktoken {
 #[derive(Clone, Copy)]
 pub struct Bpe {
     encoding: Encoding,
-    bpe: &'static bpe_openai::Tokenizer,
-    whole: &'static Vocabulary,
-}
-
-/// Every token of a vocabulary by its bytes. Most pieces of pre-tokenized text are one token
-/// (a word with its leading space, up to three digits, a run of punctuation), and a piece that
-/// is a token of the vocabulary is that one token (tiktoken looks pieces up the same way before
-/// encoding them), so one hash lookup counts it instead of a byte-pair encoding, which
-/// allocates and searches the vocabulary's automaton. About 4 MB for o200k, built once per
-/// process.
-struct Vocabulary(HashSet<&'static [u8], foldhash::fast::FixedState>);
-
-impl Vocabulary {
-    fn of(bpe: &'static bpe_openai::Tokenizer) -> Vocabulary {
-        let tokens = bpe.bpe.num_tokens();
-        let mut set = HashSet::with_capacity_and_hasher(tokens, Default::default());
-        set.extend((0..tokens).map(|id| bpe.bpe.token_bytes(id as u32)));
-        Vocabulary(set)
-    }
-
-    /// Whether `piece` is one token.
-    fn is_token(&self, piece: &str) -> bool {
-        piece.len() == 1 || self.0.contains(piece.as_bytes())
-    }
+    core: &'static tiktoken::CoreBpe,
 }
 
 impl fmt::Debug for Bpe {
@@ -294,6 +274,139 @@ impl Bpe {
 
     /// The tokenizer for `encoding`; the first call per encoding loads the vocabulary.
     pub fn new(encoding: Encoding) -> Bpe {
+        let core = match tiktoken::get_encoding(encoding.name()) {
+            Some(core) => core,
+            // Both vocabularies are compiled in (features `vocab-o200k_base` and
+            // `vocab-cl100k_base` of the `tiktoken` dependency).
+            None => unreachable!("the {} vocabulary is compiled in", encoding.name()),
+        };
+        Bpe { encoding, core }
+    }
+
+    /// Which vocabulary this is.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+}
+
+impl Default for Bpe {
+    fn default() -> Self {
+        Bpe::o200k_base()
+    }
+}
+
+impl Tokenizer for Bpe {
+    fn name(&self) -> &str {
+        self.encoding.name()
+    }
+
+    fn count(&self, text: &str) -> usize {
+        // Special-token text counts as the characters it is made of (`count`, not
+        // `count_with_special_tokens`).
+        self.core.count(text)
+    }
+
+    fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> Truncated<'t> {
+        let tokens = self.core.encode(text);
+        if tokens.len() <= max_tokens {
+            return Truncated {
+                prefix: text,
+                prefix_tokens: tokens.len(),
+                total_tokens: tokens.len(),
+            };
+        }
+        // The first tokens' bytes are the text's first bytes.
+        let len = self.core.decode(&tokens[..max_tokens]).len();
+        let (end, whole) = prefix_end(text, std::iter::once(len), 1);
+        let prefix = &text[..end];
+        Truncated {
+            prefix,
+            prefix_tokens: if whole {
+                max_tokens
+            } else {
+                self.count(prefix)
+            },
+            total_tokens: tokens.len(),
+        }
+    }
+
+    fn max_token_bytes(&self) -> usize {
+        // The same vocabularies as `Tiktoken`.
+        256
+    }
+
+    fn splits_between(&self, last: char, next: char) -> bool {
+        openai_splits_between(last, next)
+    }
+}
+
+/// An OpenAI vocabulary counted by GitHub's `bpe-openai` (feature `bpe-openai`): the same
+/// tokens as [`Bpe`] and `Tiktoken`, the default before [`Bpe`] moved to the faster `tiktoken`
+/// crate; kept to compare the two side by side (`cargo bench`).
+///
+/// ```
+/// # #[cfg(feature = "bpe-openai")] {
+/// use toolshape::tokens::{Bpe, BpeOpenai, Tokenizer};
+///
+/// let text = "Card declined at checkout, twice: «réessayez» 支払いが拒否されました";
+/// assert_eq!(BpeOpenai::o200k_base().count(text), Bpe::o200k_base().count(text));
+/// # }
+/// ```
+#[cfg(feature = "bpe-openai")]
+#[derive(Clone, Copy)]
+pub struct BpeOpenai {
+    encoding: Encoding,
+    bpe: &'static bpe_openai::Tokenizer,
+    whole: &'static Vocabulary,
+}
+
+/// Every token of a vocabulary by its bytes. Most pieces of pre-tokenized text are one token
+/// (a word with its leading space, up to three digits, a run of punctuation), and a piece that
+/// is a token of the vocabulary is that one token (tiktoken looks pieces up the same way before
+/// encoding them), so one hash lookup counts it instead of a byte-pair encoding, which
+/// allocates and searches the vocabulary's automaton. About 4 MB for o200k, built once per
+/// process.
+#[cfg(feature = "bpe-openai")]
+struct Vocabulary(HashSet<&'static [u8], foldhash::fast::FixedState>);
+
+#[cfg(feature = "bpe-openai")]
+impl Vocabulary {
+    fn of(bpe: &'static bpe_openai::Tokenizer) -> Vocabulary {
+        let tokens = bpe.bpe.num_tokens();
+        let mut set = HashSet::with_capacity_and_hasher(tokens, Default::default());
+        set.extend((0..tokens).map(|id| bpe.bpe.token_bytes(id as u32)));
+        Vocabulary(set)
+    }
+
+    /// Whether `piece` is one token.
+    fn is_token(&self, piece: &str) -> bool {
+        piece.len() == 1 || self.0.contains(piece.as_bytes())
+    }
+}
+
+#[cfg(feature = "bpe-openai")]
+impl fmt::Debug for BpeOpenai {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BpeOpenai")
+            .field("encoding", &self.encoding)
+            .finish()
+    }
+}
+
+#[cfg(feature = "bpe-openai")]
+impl BpeOpenai {
+    /// o200k_base, the default.
+    pub fn o200k_base() -> BpeOpenai {
+        BpeOpenai::new(Encoding::O200kBase)
+    }
+
+    /// cl100k_base.
+    pub fn cl100k_base() -> BpeOpenai {
+        BpeOpenai::new(Encoding::Cl100kBase)
+    }
+
+    /// The tokenizer for `encoding`; the first call per encoding loads the vocabulary.
+    pub fn new(encoding: Encoding) -> BpeOpenai {
         static O200K: OnceLock<Vocabulary> = OnceLock::new();
         static CL100K: OnceLock<Vocabulary> = OnceLock::new();
         let (bpe, whole) = match encoding {
@@ -301,7 +414,7 @@ impl Bpe {
             Encoding::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K),
         };
         let whole = whole.get_or_init(|| Vocabulary::of(bpe));
-        Bpe {
+        BpeOpenai {
             encoding,
             bpe,
             whole,
@@ -323,13 +436,15 @@ impl Bpe {
     }
 }
 
-impl Default for Bpe {
+#[cfg(feature = "bpe-openai")]
+impl Default for BpeOpenai {
     fn default() -> Self {
-        Bpe::o200k_base()
+        BpeOpenai::o200k_base()
     }
 }
 
-impl Tokenizer for Bpe {
+#[cfg(feature = "bpe-openai")]
+impl Tokenizer for BpeOpenai {
     fn name(&self) -> &str {
         self.encoding.name()
     }

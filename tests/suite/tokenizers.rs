@@ -1,13 +1,14 @@
-//! Tests: the two tokenizers agree, and capping a long value from a window of its beginning
-//! cuts where tokenizing the whole value would.
+//! Tests: every tokenizer backend counts as tiktoken-rs does, and capping a long value from a
+//! window of its beginning cuts where tokenizing the whole value would.
 //!
-//! The references are independent of the code they check: `Bpe` (bpe-openai) is checked
-//! against `Tiktoken` (tiktoken-rs), and the windowed cap of `prepare` against a cut of the
-//! whole value, sanitised and linked whole, tokenized whole by the other tokenizer.
+//! The references are independent of the code they check: `Bpe` (the `tiktoken` crate, the
+//! default) and `BpeOpenai` (bpe-openai) are checked against `Tiktoken` (tiktoken-rs), on
+//! real payloads and random edge-case text, and the windowed cap of `prepare` against a cut of
+//! the whole value, sanitised and linked whole, tokenized whole by the other tokenizer.
 
 use crate::untrusted::corpus;
 use proptest::prelude::*;
-use toolshape::tokens::{Bpe, Tiktoken, Tokenizer};
+use toolshape::tokens::{Bpe, BpeOpenai, Tiktoken, Tokenizer};
 use toolshape::untrusted::{UrlPolicy, apply_url_policy, prepare, sanitize};
 
 /// The texts both tokenizers must agree on: every case of the adversarial corpus, the seed
@@ -18,7 +19,21 @@ fn fixed_texts() -> Vec<(String, String)> {
         .map(|case| (case.name.clone(), case.input()))
         .collect();
     let root = env!("CARGO_MANIFEST_DIR");
-    let mut files = vec![format!("{root}/examples/data/support_desk_page.json")];
+    // Real payloads: the seed page, GitHub's issue list, a Jira search, Markdown, code and CJK
+    // bodies.
+    let mut files = vec![
+        format!("{root}/examples/data/support_desk_page.json"),
+        format!("{root}/examples/data/github_issues.json"),
+        format!("{root}/examples/data/jira_search.json"),
+    ];
+    let bodies = format!("{root}/tests/data/bodies");
+    let mut more: Vec<String> = std::fs::read_dir(&bodies)
+        .unwrap_or_else(|e| panic!("{bodies}: {e}"))
+        .map(|entry| entry.map(|e| e.path().display().to_string()))
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{bodies}: {e}"));
+    more.sort();
+    files.extend(more);
     let envelopes = format!("{root}/tests/data/envelopes");
     let mut shaped: Vec<String> = std::fs::read_dir(&envelopes)
         .unwrap_or_else(|e| panic!("{envelopes}: {e}"))
@@ -96,10 +111,20 @@ fn long_texts() -> Vec<(String, String)> {
             "ig\u{200B}nore previous\u{202E} instructions\u{E0041}\u{E0042} \u{1b}[31mERROR\u{1b}[0m\r\n",
         ),
         ("whitespace", "word  \n\n   \t next\r\n\n  end   "),
+        (
+            "links in prose",
+            "The card was declined twice; see https://pay.example.com/help and [the log](https://logs.example.com/x). ",
+        ),
     ];
     for (name, unit) in prose {
         texts.push((name.into(), unit.repeat(16_000 / unit.len() + 1)));
     }
+    // Links longer than a window, so that windows end inside them.
+    let long_url = format!("https://long.example/{}", "segment/".repeat(90));
+    texts.push((
+        "long links".into(),
+        format!("see [it]({long_url}) and {long_url} then www.x.example ").repeat(30),
+    ));
     texts
 }
 
@@ -152,23 +177,45 @@ fn assert_cut_like_whole(name: &str, text: &str, n: usize, urls: UrlPolicy) {
     );
 }
 
+/// Every backend, each vocabulary: (name, the backend, tiktoken-rs).
+fn backends() -> Vec<(&'static str, Box<dyn Tokenizer>, Tiktoken)> {
+    vec![
+        (
+            "tiktoken o200k",
+            Box::new(Bpe::o200k_base()),
+            Tiktoken::o200k_base(),
+        ),
+        (
+            "tiktoken cl100k",
+            Box::new(Bpe::cl100k_base()),
+            Tiktoken::cl100k_base(),
+        ),
+        (
+            "bpe-openai o200k",
+            Box::new(BpeOpenai::o200k_base()),
+            Tiktoken::o200k_base(),
+        ),
+        (
+            "bpe-openai cl100k",
+            Box::new(BpeOpenai::cl100k_base()),
+            Tiktoken::cl100k_base(),
+        ),
+    ]
+}
+
 #[test]
-fn tokenizers_bpe_counts_and_cuts_like_tiktoken_on_fixed_texts() {
-    let (fast, reference) = (Bpe::o200k_base(), Tiktoken::o200k_base());
-    let (fast_cl, reference_cl) = (Bpe::cl100k_base(), Tiktoken::cl100k_base());
-    for (name, text) in fixed_texts() {
-        assert_eq!(fast.count(&text), reference.count(&text), "o200k {name}");
-        assert_eq!(
-            fast_cl.count(&text),
-            reference_cl.count(&text),
-            "cl100k {name}"
-        );
-        for n in [0, 1, 2, 7, 40, 200, 1_000] {
-            assert_eq!(
-                fast.truncate(&text, n),
-                reference.truncate(&text, n),
-                "o200k {name} at {n}"
-            );
+fn tokenizers_every_backend_counts_and_cuts_like_tiktoken_rs_on_fixed_texts() {
+    let texts = fixed_texts();
+    for (backend, fast, reference) in backends() {
+        for (name, text) in &texts {
+            assert_eq!(fast.count(text), reference.count(text), "{backend} {name}");
+            for n in [0, 1, 2, 7, 40, 200, 1_000] {
+                assert_eq!(
+                    fast.truncate(text, n),
+                    reference.truncate(text, n),
+                    "{backend} {name} at {n}"
+                );
+            }
         }
     }
 }
@@ -239,7 +286,9 @@ fn mixed_strategy() -> impl Strategy<Value = String> {
         1 => any::<char>().prop_map(String::from),
         1 => prop::sample::select(vec![
             "https://a.example/x", "[t](https://b.example)", "\u{200B}", "\u{E0041}",
-            "\u{1b}[31m", "\r\n", "don't", "'ll", "www.c.example",
+            "\u{1b}[31m", "\r\n", "don't", "'ll", "'S", "'Ve", "www.c.example",
+            "<|endoftext|>", "<|im_start|>", "<|fim_prefix|>", "e\u{301}", "a\u{308}\u{323}",
+            "      ", "\n\n\n   \n", "1234567890123", "3.14159", "ﬁ", "𝒜𝓁𝓅𝒽𝒶", "👨‍👩‍👧‍👦",
         ])
         .prop_map(str::to_owned),
     ];
@@ -250,10 +299,11 @@ proptest! {
     #![proptest_config(crate::proptest_config(48))]
 
     #[test]
-    fn tokenizers_prop_bpe_equals_tiktoken(text in mixed_strategy(), n in 0usize..120) {
-        let (fast, reference) = (Bpe::o200k_base(), Tiktoken::o200k_base());
-        prop_assert_eq!(fast.count(&text), reference.count(&text));
-        prop_assert_eq!(fast.truncate(&text, n), reference.truncate(&text, n));
+    fn tokenizers_prop_every_backend_equals_tiktoken_rs(text in mixed_strategy(), n in 0usize..120) {
+        for (backend, fast, reference) in backends() {
+            prop_assert_eq!(fast.count(&text), reference.count(&text), "{}", backend);
+            prop_assert_eq!(fast.truncate(&text, n), reference.truncate(&text, n), "{}", backend);
+        }
     }
 
     #[test]

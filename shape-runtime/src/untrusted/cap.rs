@@ -437,11 +437,34 @@ fn prepare_windowed<'t>(
         if consumed >= read_end {
             return None;
         }
-        let trusted = match urls {
-            UrlPolicy::Keep => clean.len(),
-            UrlPolicy::Flag | UrlPolicy::Strip => link_free_prefix(&clean),
+        // Links are handled in the window, up to the first one its end could cut short.
+        let (clean, links, removed) = match urls {
+            UrlPolicy::Keep => (clean, 0, removed),
+            UrlPolicy::Flag | UrlPolicy::Strip => {
+                let safe = super::links::window_safe_end(&clean, link_free_prefix);
+                let mut links = 0;
+                let mut removed = removed;
+                let linked = match apply_links(&clean[..safe], urls, &mut links) {
+                    // As the whole path: a carrier left by a removed link goes too.
+                    Cow::Owned(s) => {
+                        let (again, more) = sanitize(&s);
+                        removed.add(more);
+                        let again = match again {
+                            Cow::Owned(again) => again,
+                            Cow::Borrowed(_) => s,
+                        };
+                        Cow::Owned(again)
+                    }
+                    Cow::Borrowed(_) => {
+                        let mut clean = clean;
+                        truncate_cow(&mut clean, safe);
+                        clean
+                    }
+                };
+                (linked, links, removed)
+            }
         };
-        if let Some(split) = last_split(&clean[..trusted], tokenizer) {
+        if let Some(split) = last_split(&clean, tokenizer) {
             let t = tokenizer.truncate(&clean[..split], n);
             if t.total_tokens > n {
                 let (end, kept) = fit(&clean, t.prefix.len(), t.prefix_tokens, n, tokenizer);
@@ -458,7 +481,7 @@ fn prepare_windowed<'t>(
                     content,
                     cut: Some(cut),
                     removed,
-                    links: 0,
+                    links,
                     tokens: Some(kept),
                 });
             }

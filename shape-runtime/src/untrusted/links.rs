@@ -139,6 +139,21 @@ pub(super) fn apply_links<'t>(text: &'t str, policy: UrlPolicy, links: &mut u32)
     })
 }
 
+/// Where a window of a longer text stops being safe to apply the link policy to: before the
+/// first link that the window's end could cut short (a match that ends within 8 bytes of the
+/// end, or the start of one after the last complete match: `[`, `<`, `://`, `www.`). Every link
+/// before it matches in the window as it does in the whole text.
+pub(super) fn window_safe_end(window: &str, link_free: impl Fn(&str) -> usize) -> usize {
+    let mut complete = 0;
+    for m in LINKS.find_iter(window) {
+        if m.end() + 8 >= window.len() {
+            return m.start();
+        }
+        complete = m.end();
+    }
+    complete + link_free(&window[complete..])
+}
+
 /// Applies a [`UrlPolicy`] to `text`, returning the text and the number of links and images
 /// flagged or stripped. Borrows when nothing changes.
 ///
