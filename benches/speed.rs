@@ -246,27 +246,45 @@ fn growing() {
         let (users, orgs) = names(&rows);
         let resolver = Names { users, orgs };
         // About 40 tokens a ticket: a quarter of them shown.
-        let shaper = Shaper::for_tool("search_tickets")
-            .budget(Budget::tokens(n * 10))
-            .format(Format::Json)
-            .channels(ChannelPolicy::Structured);
+        let shaper = |channels| {
+            Shaper::for_tool("search_tickets")
+                .budget(Budget::tokens(n * 10))
+                .format(Format::Prose)
+                .channels(channels)
+        };
+        let (structured, text, both) = (
+            shaper(ChannelPolicy::Structured),
+            shaper(ChannelPolicy::Text),
+            shaper(ChannelPolicy::Both),
+        );
         let runs = if n >= 1_000_000 { 3 } else { 7 };
-        let ([s, j], [fs, fj]) = timings(
+        let ([s, t, b, j], _) = timings(
             runs,
             [
                 &mut || {
                     drop(black_box(
-                        shaper.shape_blocking_with(black_box(&rows), &resolver),
+                        structured.shape_blocking_with(black_box(&rows), &resolver),
+                    ))
+                },
+                &mut || {
+                    drop(black_box(
+                        text.shape_blocking_with(black_box(&rows), &resolver),
+                    ))
+                },
+                &mut || {
+                    drop(black_box(
+                        both.shape_blocking_with(black_box(&rows), &resolver),
                     ))
                 },
                 &mut || drop(black_box(serde_json::to_string(&raw(black_box(&rows))))),
             ],
         );
         println!(
-            "growing budget, {n} tickets ({} tokens, structured profile): {s:?}, serde_json {j:?}: ratio = {:.2} [{:.2}]",
+            "growing budget, {n} tickets ({} tokens): ÷ serde_json of all N ({j:?}): structured profile {:.2}, text profile {:.2}, both channels {:.2}",
             n * 10,
             ratio(s, j),
-            ratio(fs, fj)
+            ratio(t, j),
+            ratio(b, j),
         );
     }
 }
