@@ -23,6 +23,13 @@
 //!
 //! Run with `cargo run --example mcp_support_desk --features mcp` under an MCP client (the
 //! interop test, `tests/mcp_interop.py`, starts the binary this builds).
+//!
+//! With feature `http`, `--http 127.0.0.1:8080` serves MCP's streamable HTTP transport at
+//! `/mcp` instead of stdio, stateless (no server-side session: any replica answers any call;
+//! a client's name and capabilities come from each request's `_meta`), and `--redis URL`
+//! keeps stored results and cursor positions in Redis, so replicas behind one address share
+//! them (`SHAPE_CURSOR_KEY` must then be the same on each: it signs cursors and keys the
+//! owner tags). `examples/load.rs` runs three such replicas under load.
 //! `SHAPE_CURSOR_KEY` (16+ bytes) fixes the cursor signing key; otherwise a random one is
 //! drawn at start. Cursor positions are held in memory (20-character cursors), so cursors do
 //! not outlive the process either way. `SHAPE_HANDLE_TTL_SECS` sets how
@@ -89,10 +96,56 @@ struct GetArgs {
     id: String,
 }
 
+/// Where stored results live: in the process, or (feature `http`, `--redis`) in Redis.
+enum Store {
+    Memory(MemoryStore),
+    #[cfg(feature = "http")]
+    Redis(toolshape::handle::RedisStore),
+}
+
+impl toolshape::handle::HandleStore for Store {
+    async fn put(
+        &self,
+        owner: &str,
+        result: toolshape::handle::StoredResult,
+        policy: &HandlePolicy,
+    ) -> Result<toolshape::handle::Handle, toolshape::handle::HandleError> {
+        match self {
+            Store::Memory(s) => s.put(owner, result, policy).await,
+            #[cfg(feature = "http")]
+            Store::Redis(s) => s.put(owner, result, policy).await,
+        }
+    }
+
+    async fn get(
+        &self,
+        owner: &str,
+        handle: &toolshape::handle::Handle,
+    ) -> Result<Arc<toolshape::handle::StoredResult>, toolshape::handle::HandleError> {
+        match self {
+            Store::Memory(s) => s.get(owner, handle).await,
+            #[cfg(feature = "http")]
+            Store::Redis(s) => s.get(owner, handle).await,
+        }
+    }
+
+    async fn remove(
+        &self,
+        owner: &str,
+        handle: &toolshape::handle::Handle,
+    ) -> Result<bool, toolshape::handle::HandleError> {
+        match self {
+            Store::Memory(s) => s.remove(owner, handle).await,
+            #[cfg(feature = "http")]
+            Store::Redis(s) => s.remove(owner, handle).await,
+        }
+    }
+}
+
 /// Everything a call needs; shared by every clone of the server.
 struct Desk {
     db: DeskDb,
-    store: MemoryStore,
+    store: Store,
     policy: HandlePolicy,
     codec: Arc<CursorCodec>,
     today: Day,
@@ -161,7 +214,7 @@ impl DeskServer {
     }
 
     #[tool(
-        description = OpenResult::<MemoryStore>::DESCRIPTION,
+        description = OpenResult::<Store>::DESCRIPTION,
         input_schema = mcp::open_result_input_schema(),
         output_schema = mcp::open_result_output_schema(),
         meta = mcp::size_hint_meta(open_budget()),
@@ -173,10 +226,10 @@ impl DeskServer {
         Parameters(args): Parameters<JsonObject>,
     ) -> Shaped {
         let desk = &self.desk;
-        desk.session.call(OpenResult::<MemoryStore>::NAME, &args);
+        desk.session.call(OpenResult::<Store>::NAME, &args);
         let mut shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
             .shaper(mcp::shaper_for(
-                &Shaper::for_tool(OpenResult::<MemoryStore>::NAME)
+                &Shaper::for_tool(OpenResult::<Store>::NAME)
                     .budget(open_budget())
                     .format(Format::Prose),
                 &context,
@@ -453,6 +506,36 @@ fn handle_policy() -> HandlePolicy {
     }
 }
 
+/// `--http ADDR` and `--redis URL`, as given.
+struct Flags {
+    http: Option<String>,
+    redis: Option<String>,
+}
+
+fn flags() -> Result<Flags, String> {
+    let mut flags = Flags {
+        http: None,
+        redis: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = |name: &str, v: Option<String>| v.ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--http" => flags.http = Some(value("--http", args.next())?),
+            "--redis" => flags.redis = Some(value("--redis", args.next())?),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; use --http ADDR, --redis URL"
+                ));
+            }
+        }
+    }
+    if cfg!(not(feature = "http")) && (flags.http.is_some() || flags.redis.is_some()) {
+        return Err("--http and --redis need feature `http`".to_owned());
+    }
+    Ok(flags)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
@@ -460,19 +543,41 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_ansi(false)
         .init();
     let started = std::time::Instant::now();
+    let flags = flags()?;
     let db = DeskDb::seeded()?;
+    let ttl = std::time::Duration::from_secs(handle_policy().ttl_secs);
+    // Positions held by the server, so a cursor is 20 characters whatever the keyset; they
+    // last as long as a stored result.
+    let (store, codec) = match &flags.redis {
+        #[cfg(feature = "http")]
+        Some(url) => {
+            let mut store =
+                toolshape::handle::RedisStore::builder(url.as_str()).owner_key(owner_key()?);
+            if let Some(mib) = std::env::var("SHAPE_DECODED_CACHE_MIB")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+            {
+                store = store.decoded_cache_bytes(mib << 20);
+            }
+            let store = store.connect().await?;
+            let positions = toolshape::cursor::RedisCursorStore::builder(url)
+                .ttl(ttl)
+                .connect()?;
+            (
+                Store::Redis(store),
+                CursorCodec::new(cursor_keys()?).held_in(positions),
+            )
+        }
+        _ => (
+            Store::Memory(MemoryStore::default()),
+            CursorCodec::new(cursor_keys()?).held_in(MemoryCursorStore::new(100_000, ttl)),
+        ),
+    };
     let desk = Desk {
         db,
-        store: MemoryStore::default(),
+        store,
         policy: handle_policy(),
-        // Positions held here, so a cursor is 20 characters whatever the keyset; they last
-        // as long as a stored result.
-        codec: Arc::new(
-            CursorCodec::new(cursor_keys()?).held_in(MemoryCursorStore::new(
-                100_000,
-                std::time::Duration::from_secs(handle_policy().ttl_secs),
-            )),
-        ),
+        codec: Arc::new(codec),
         today: Day::parse(desk_db::TODAY).ok_or("the seed's date does not parse")?,
         session: Session::new(),
     };
@@ -485,11 +590,55 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed_ms = started.elapsed().as_millis() as u64,
         "database seeded; serving MCP on stdio"
     );
-    let service = DeskServer::new(desk)
+    let server = DeskServer::new(desk);
+    #[cfg(feature = "http")]
+    if let Some(addr) = &flags.http {
+        serve_http(server, addr).await?;
+        session.summary().emit();
+        return Ok(());
+    }
+    let service = server
         // Every request answered, a line rmcp cannot parse (nested too deep, too long) too.
         .serve(mcp::guarded(rmcp::transport::stdio()))
         .await?;
     service.waiting().await?;
     session.summary().emit();
     Ok(())
+}
+
+/// Serves `/mcp` on `addr` over streamable HTTP, stateless: no session is kept between
+/// requests, so any replica can answer any call; answers are plain JSON (no event stream).
+/// Until the process is stopped.
+#[cfg(feature = "http")]
+async fn serve_http(server: DeskServer, addr: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    tracing::info!(target: "mcp_support_desk", addr, "serving MCP over streamable HTTP at /mcp");
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+/// The key the Redis store tags owners with, derived from `SHAPE_CURSOR_KEY`, which every
+/// replica sharing the store must be given anyway (it signs the cursors they accept).
+#[cfg(feature = "http")]
+fn owner_key() -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    match std::env::var("SHAPE_CURSOR_KEY") {
+        Ok(key) => Ok(format!("owner:{key}").into_bytes()),
+        Err(_) => Err(
+            "--redis needs SHAPE_CURSOR_KEY (the same 16+ bytes on every replica): \
+             it signs the cursors and keys the owner tags they share"
+                .into(),
+        ),
+    }
 }

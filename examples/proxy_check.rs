@@ -602,6 +602,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         rest_rss.map_or("?".into(), |k| k.to_string()),
         rss_kib(proxy_pid).map_or("?".into(), |k| k.to_string())
     );
+    http_check(&me, &config, &proxy, &tree, &o200k, &mut tally).await?;
     for (_, client) in direct {
         let _ = client.cancel().await;
     }
@@ -618,6 +619,100 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
     Ok(tally)
 }
 
+/// The proxy over streamable HTTP (`--http`, stateless): a file read walked to its end by a
+/// client that names itself in each request's `_meta` (`claude-code`: the structured
+/// profile) reads as the same text as over stdio, each page within the budget; a
+/// `langchain-mcp-adapters` client (the text profile) gets no `structuredContent` and no
+/// `outputSchema`, though the server keeps no session to remember either by.
+async fn http_check(
+    me: &Path,
+    config: &Path,
+    stdio: &Client,
+    tree: &str,
+    o200k: &Bpe,
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(me)
+        .args(["--serve-proxy-http", &addr])
+        .arg(config)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        if Instant::now() > deadline || child.try_wait()?.is_some() {
+            let _ = child.kill();
+            return Err("the proxy did not listen over HTTP".into());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let connect = |name: &'static str| {
+        let url = format!("http://{addr}/mcp");
+        async move {
+            ClientConfig::new(
+                ClientCapabilities::default(),
+                Implementation::new(name, "1.0"),
+            )
+            .serve_with_lifecycle(
+                StreamableHttpClientTransport::from_uri(url),
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+        }
+    };
+    let checked = async {
+        let structured = connect("claude-code").await?;
+        let text_client = connect("langchain-mcp-adapters").await?;
+        let args = json!({"path": format!("{tree}/big/log_0.txt")});
+        let over_http = walk(&structured, "fs_read_text_file", &args).await?;
+        let over_stdio = walk(stdio, "fs_read_text_file", &args).await?;
+        tally.calls += over_http.len() + over_stdio.len();
+        let budget_kept = over_http.iter().all(|p| read_tokens(o200k, p) <= BUDGET);
+        if !budget_kept {
+            tally.over_budget += 1;
+            tally.fail("over HTTP: a page over the budget".into());
+        }
+        let (http_text, stdio_text) = (lines_of(&over_http), lines_of(&over_stdio));
+        if http_text.is_none() || http_text != stdio_text {
+            tally.lost += 1;
+            tally.fail("over HTTP: the file reads otherwise than over stdio".into());
+        }
+        let listed = text_client.list_all_tools().await?;
+        let first = call(&text_client, "fs_read_text_file", &args).await?;
+        tally.calls += 2;
+        if listed.iter().any(|t| t.output_schema.is_some()) || first.structured_content.is_some() {
+            tally.fail("over HTTP: the text profile did not follow the client's _meta".into());
+        }
+        if read_tokens(o200k, &first) > BUDGET {
+            tally.over_budget += 1;
+            tally.fail("over HTTP: a text-profile page over the budget".into());
+        }
+        println!(
+            "over streamable HTTP (stateless): fs_read_text_file walked in {} pages (stdio {}), the same text; text profile from _meta: {}",
+            over_http.len(),
+            over_stdio.len(),
+            if first.structured_content.is_none() { "yes" } else { "no" }
+        );
+        let _ = structured.cancel().await;
+        let _ = text_client.cancel().await;
+        Ok::<(), Error>(())
+    }
+    .await;
+    let _ = child.kill();
+    let _ = child.wait();
+    checked
+}
+
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -630,6 +725,24 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    // Started again as the proxy itself, over HTTP.
+    if let (Some("--serve-proxy-http"), Some(addr), Some(path)) =
+        (args.get(1).map(String::as_str), args.get(2), args.get(3))
+    {
+        return runtime.block_on(async {
+            let served = match toolshape_proxy::ProxyConfig::load(path) {
+                Ok((config, shape)) => toolshape_proxy::serve_http(&config, shape, addr).await,
+                Err(e) => Err(e),
+            };
+            match served {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("proxy: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            }
+        });
+    }
     // Started again as the proxy itself.
     if args.get(1).map(String::as_str) == Some("--serve-proxy") {
         let Some(path) = args.get(2) else {

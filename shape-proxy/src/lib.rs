@@ -120,6 +120,14 @@ pub enum ProxyError {
     /// The cursor key is too short.
     #[error("the cursor key must be at least 16 bytes")]
     CursorKey,
+    /// The address to serve HTTP on could not be bound or served.
+    #[error("cannot serve HTTP on {addr}: {source}")]
+    Listen {
+        /// The address given.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 impl ProxyConfig {
@@ -503,9 +511,12 @@ impl ServerHandler for Proxy {
     }
 }
 
-/// Serves the proxy of `config` on stdio, every answer through the harness, until the client
-/// goes away.
-pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), ProxyError> {
+/// The proxy of `config` wrapped in the harness, with the cursor key from
+/// `TOOLSHAPE_CURSOR_KEY` or the configuration (else a random one).
+async fn harness(
+    config: &ProxyConfig,
+    shape: ShapeConfig,
+) -> Result<toolshape::mcp::Harness<Proxy>, ProxyError> {
     let proxy = Proxy::start(config, Duration::from_secs(60)).await;
     let key = std::env::var("TOOLSHAPE_CURSOR_KEY")
         .ok()
@@ -516,6 +527,13 @@ pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), Proxy
             .map_err(|_| ProxyError::CursorKey)?;
         harness = harness.cursor_keys(keys);
     }
+    Ok(harness)
+}
+
+/// Serves the proxy of `config` on stdio, every answer through the harness, until the client
+/// goes away.
+pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), ProxyError> {
+    let harness = harness(config, shape).await?;
     match harness
         .serve(toolshape::mcp::guarded(rmcp::transport::stdio()))
         .await
@@ -529,4 +547,39 @@ pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), Proxy
             Ok(())
         }
     }
+}
+
+/// Serves the proxy of `config` over MCP's streamable HTTP transport at `http://{addr}/mcp`
+/// (feature `http`, on by default), every answer through the harness, until the process is
+/// stopped. Stateless: no session is kept between requests, so a client that names itself
+/// in each request's `_meta` (protocol 2026-07-28) gets its channel profile on every call,
+/// and answers are plain JSON. The upstreams, stored results and cursor positions live in
+/// this process (a single proxy; replicas of it would not share them). A change in the
+/// upstreams' tools is not pushed (there is no stream to push it on); clients see it on
+/// their next `tools/list`.
+#[cfg(feature = "http")]
+pub async fn serve_http(
+    config: &ProxyConfig,
+    shape: ShapeConfig,
+    addr: &str,
+) -> Result<(), ProxyError> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+    };
+    let listen = |source| ProxyError::Listen {
+        addr: addr.to_owned(),
+        source,
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(listen)?;
+    let harness = harness(config, shape).await?;
+    let service = StreamableHttpService::new(
+        move || Ok(harness.clone()),
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true),
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    tracing::info!(addr, "serving MCP over streamable HTTP at /mcp");
+    axum::serve(listener, app).await.map_err(listen)
 }

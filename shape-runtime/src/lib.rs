@@ -1,6 +1,9 @@
 #![doc = include_str!("../docs/guide.md")]
 #![deny(unreachable_pub)]
-#![forbid(unsafe_code)]
+// No unsafe code; the unit tests' counting allocator (`alloc_count`, test builds only) is the
+// one exception.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+#![cfg_attr(test, deny(unsafe_code))]
 #![warn(missing_docs)]
 
 // What a user names: namespaces where they help, the rest re-exported once at the root.
@@ -42,6 +45,13 @@ mod reference;
 mod shaper;
 mod text;
 mod view;
+
+#[cfg(test)]
+#[allow(unsafe_code)]
+mod alloc_count;
+#[cfg(test)]
+#[global_allocator]
+static COUNTING: alloc_count::Counting = alloc_count::Counting;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

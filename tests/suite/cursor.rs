@@ -741,8 +741,8 @@ fn redis_replica(
     )
 }
 
-/// A replica: a codec holding positions in its own Redis cursor store, and the store (to
-/// flush its writes before another replica reads them).
+/// A replica: a codec holding positions in its own Redis cursor store, and the store. A
+/// position is in Redis once `encode` returns: another replica reads it at once.
 fn redis_codec(
     url: &str,
     prefix: &str,
@@ -768,10 +768,10 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
     let prefix = fresh_prefix();
     let hour = Duration::from_secs(3_600);
     let replica = |ttl| redis_codec(&url, &prefix, ttl).0;
-    let (a, a_store) = redis_codec(&url, &prefix, hour);
+    let (a, _) = redis_codec(&url, &prefix, hour);
     let b = replica(hour);
-    // Positions issued by A open on B, which has never seen them (once A's writes, which
-    // never hold up a page, have landed).
+    // Positions issued by A open on B, which has never seen them, the moment A hands each
+    // cursor out: each is read right after it is issued, and all of them again after.
     let positions: Vec<(Keyset, u64)> = (0..50u64)
         .map(|n| {
             let k = Keyset {
@@ -784,9 +784,15 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
         .collect();
     let cursors: Vec<String> = positions
         .iter()
-        .map(|(k, n)| a.encode(k, *n, &query()))
+        .map(|(k, n)| {
+            let cursor = a.encode(k, *n, &query());
+            let read = b
+                .decode(&cursor, &query())
+                .expect("opens at once elsewhere");
+            assert_eq!((&read.keyset, read.shown), (k, *n));
+            cursor
+        })
         .collect();
-    a_store.flush();
     for (cursor, (k, n)) in cursors.iter().zip(&positions) {
         assert_eq!(
             cursor.len(),
@@ -840,9 +846,8 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
     );
     // Redis expires positions after the store's TTL: a replica that only has Redis to ask
     // then says the cursor is forgotten.
-    let (short, short_store) = redis_codec(&url, &prefix, Duration::from_secs(1));
+    let (short, _) = redis_codec(&url, &prefix, Duration::from_secs(1));
     let brief = short.encode(&sample(), 5, &query());
-    short_store.flush();
     assert!(replica(hour).decode(&brief, &query()).is_ok());
     std::thread::sleep(Duration::from_millis(1_300));
     assert_eq!(
@@ -858,7 +863,7 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
 /// the cursor is forgotten (call again without it) within the store's timeout, and once the
 /// server is back the store writes and reads again by itself.
 #[test]
-fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
+fn a_down_redis_cursor_store_says_unavailable_and_recovers() {
     if crate::handle::redis_url().is_none() {
         return;
     }
@@ -876,27 +881,26 @@ fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
     let prefix = fresh_prefix();
     let hour = Duration::from_secs(3_600);
     let replica = || redis_codec(&url, &prefix, hour);
-    let ((a, a_store), (b, _)) = (replica(), replica());
+    let ((a, _), (b, _)) = (replica(), replica());
     let before = a.encode(&sample(), 10, &query());
-    a_store.flush();
     assert!(b.decode(&before, &query()).is_ok());
 
     server.stop();
     let issued_while_down = a.encode(&sample(), 20, &query());
-    a_store.flush();
     let started = std::time::Instant::now();
     // The replica that issued it still opens it; the other cannot ask Redis.
     assert_eq!(
         a.decode(&issued_while_down, &query()).map(|p| p.shown),
         Ok(20)
     );
+    // The other cannot ask Redis: unavailable (try again shortly), not forgotten.
     let refused = b.decode(&issued_while_down, &query());
-    assert_eq!(refused, Err(CursorError::Forgotten));
+    assert_eq!(refused, Err(CursorError::Unavailable));
+    let said = refused.unwrap_err().to_string();
+    assert!(said.contains("unavailable"), "{said}");
     assert!(
-        refused
-            .unwrap_err()
-            .to_string()
-            .contains("again without a cursor")
+        said.contains("call again shortly with the same cursor"),
+        "{said}"
     );
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -919,7 +923,6 @@ fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         let after = a.encode(&sample(), 30, &query());
-        a_store.flush();
         match replica().0.decode(&after, &query()) {
             Ok(p) => {
                 assert_eq!(p.shown, 30);
@@ -931,6 +934,17 @@ fn a_down_redis_cursor_store_forgets_clearly_and_recovers() {
             Err(e) => panic!("the store did not recover: {e}"),
         }
     }
+    // Redis restarted empty: the position issued while it was down was never written there,
+    // so another replica reads it as forgotten (start again), the replica that issued it
+    // still as itself.
+    assert_eq!(
+        replica().0.decode(&issued_while_down, &query()),
+        Err(CursorError::Forgotten)
+    );
+    assert_eq!(
+        a.decode(&issued_while_down, &query()).map(|p| p.shown),
+        Ok(20)
+    );
 }
 
 /// A query's hash is pinned to its definition (SHA-256 of `shape.query.v1\0`, the tool's
@@ -1257,9 +1271,8 @@ fn a_redis_cursor_store_caps_its_ttl_at_a_century_and_debugs_without_secrets() {
         return;
     };
     let prefix = fresh_prefix();
-    let (codec, store) = redis_codec(&url, &prefix, Duration::MAX);
+    let (codec, _) = redis_codec(&url, &prefix, Duration::MAX);
     let cursor = codec.encode(&sample(), 10, &query());
-    store.flush();
     let mut conn = redis::Client::open(url.as_str())
         .and_then(|c| c.get_connection())
         .expect("connects");

@@ -303,16 +303,22 @@ impl CursorCodec {
             held_tag_input(&mut mac, &token, query);
             mac.verify_truncated_left(tag).is_ok()
         });
-        let body = store.get(&token);
+        let body = store.fetch(&token);
         if !verified {
             return Err(match body {
-                Some(body) if fingerprint_in(&body) != Some(&query.fingerprint()[..]) => {
+                Ok(Some(body)) if fingerprint_in(&body) != Some(&query.fingerprint()[..]) => {
                     CursorError::ForeignQuery
                 }
                 _ => CursorError::Tampered,
             });
         }
-        let body = body.ok_or(CursorError::Forgotten)?;
+        let body = match body {
+            Ok(body) => body.ok_or(CursorError::Forgotten)?,
+            Err(reason) => {
+                tracing::warn!(target: "shape", %reason, "a held cursor's position could not be read");
+                return Err(CursorError::Unavailable);
+            }
+        };
         // Another position under the same token (a 64-bit collision that overwrote it) is
         // not this cursor's: never read as another position.
         if !keys().any(|key| held_token(key.clone(), &body) == token) {

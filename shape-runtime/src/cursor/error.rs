@@ -28,10 +28,19 @@ pub enum CursorError {
     /// A server-held cursor ([`CursorCodec::held_in`](crate::cursor::CursorCodec::held_in)) whose position the server no longer
     /// holds: it expired from the store, was evicted, or the server restarted.
     #[error(
-        "the cursor is no longer held by this server (it expired or the server restarted); \
-         call the tool again without a cursor to start from the first page"
+        "the cursor is no longer held by this server (it expired, was evicted to make room, or \
+         the server restarted); call the tool again without a cursor to start from the first \
+         page"
     )]
     Forgotten,
+    /// A server-held cursor whose position could not be read: the store that holds it (a
+    /// shared one, such as Redis) did not answer. The position may well still be there.
+    #[error(
+        "the position this cursor names could not be read: the store that holds it is \
+         unavailable right now; call again shortly with the same cursor, or without a cursor \
+         to start from the first page"
+    )]
+    Unavailable,
     /// Older than the configured maximum age.
     #[error(
         "the cursor expired: it was issued {age_secs}s ago and cursors last {max_age_secs}s; \

@@ -43,6 +43,14 @@ pub trait CursorStore: Send + Sync + fmt::Debug {
     fn put(&self, token: [u8; HELD_TOKEN_LEN], body: Vec<u8>, issued_at_unix: u64);
     /// The body kept under `token`, unless it expired or was evicted.
     fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>>;
+    /// [`get`](Self::get), telling a store that could not be read (`Err`, with why) from one
+    /// that does not hold the position (`Ok(None)`): the cursor then reads as
+    /// [`CursorError::Unavailable`](crate::cursor::CursorError::Unavailable) (try again
+    /// shortly) rather than [`CursorError::Forgotten`](crate::cursor::CursorError::Forgotten)
+    /// (start again). A shared store overrides it; the default is [`get`](Self::get).
+    fn fetch(&self, token: &[u8; HELD_TOKEN_LEN]) -> Result<Option<Vec<u8>>, String> {
+        Ok(self.get(token))
+    }
 }
 
 impl<S: CursorStore + ?Sized> CursorStore for Arc<S> {
@@ -52,6 +60,10 @@ impl<S: CursorStore + ?Sized> CursorStore for Arc<S> {
 
     fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>> {
         (**self).get(token)
+    }
+
+    fn fetch(&self, token: &[u8; HELD_TOKEN_LEN]) -> Result<Option<Vec<u8>>, String> {
+        (**self).fetch(token)
     }
 }
 

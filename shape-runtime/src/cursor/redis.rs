@@ -15,26 +15,29 @@
 //! - **Local first.** Each store keeps the positions it wrote or read in a bounded in-process
 //!   [`MemoryCursorStore`]; a cursor presented to the replica that issued it never leaves the
 //!   process. A miss asks Redis.
-//! - **Writes off the page's path.** A position is written to Redis by a thread of the
-//!   store's own (a bounded queue of 10,000 writes), so sizing a page never waits on Redis:
-//!   the model's next call comes long after the write has landed. [`RedisCursorStore::flush`]
-//!   waits for the queue (tests, shutdown).
+//! - **Written before the cursor is handed out.** A position is written to Redis (`SET … PX`)
+//!   when it is put, on a connection of the store's own, so the cursor naming it opens on any
+//!   replica the moment the answer carrying it leaves: a client that follows `next` at once,
+//!   through a load balancer, lands wherever it lands. The write is one blocking round trip
+//!   (a fraction of a millisecond on a loopback or LAN), bounded by
+//!   [`RedisCursorStoreBuilder::timeout`].
 //! - **Reads blocking, bounded.** [`CursorStore`] is synchronous (a cursor is read while a call
 //!   starts), so a read this replica cannot answer locally is one blocking `GET`, bounded by
-//!   [`RedisCursorStoreBuilder::timeout`] (default 250 ms; a loopback round trip takes a
-//!   fraction of a millisecond): a short blocking section on an async executor's thread,
-//!   only when a cursor comes back to a replica that did not issue it.
-//! - **Failures.** A write that fails (or finds the queue full) leaves the position in the
-//!   local store (this replica still opens it) and is logged (`tracing`, target `shape`); a
-//!   read that fails is a forgotten cursor, whose error tells the model to call again without
-//!   it. After a failure a connection waits a second before reconnecting, so a down server
-//!   costs at most one timeout a second, never a panic.
+//!   the same timeout (default 250 ms): a short blocking section on an async executor's
+//!   thread, only when a cursor comes back to a replica that did not issue it.
+//! - **Failures.** A write that fails leaves the position in the local store (this replica
+//!   still opens it) and is logged (`tracing`, target `shape`). A read that fails is
+//!   [`CursorError::Unavailable`](crate::cursor::CursorError::Unavailable), whose error tells
+//!   the model to call again shortly (or start again); a position Redis does not have
+//!   (expired, evicted, never written because Redis was down) is
+//!   [`CursorError::Forgotten`](crate::cursor::CursorError::Forgotten). After a failure a
+//!   connection waits a second before reconnecting, so a down server costs at most one
+//!   timeout a second per connection, never a panic.
 
 use super::held::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::fmt;
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -42,8 +45,6 @@ use std::time::{Duration, Instant};
 const TAG: &[u8; 4] = b"shc1";
 /// How long after a failure the store waits before connecting again.
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
-/// Writes waiting for the writer thread at most.
-const QUEUE: usize = 10_000;
 /// Redis refuses expiry times that overflow its clock; a century is far below that.
 const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3_600 * 1_000;
 
@@ -75,20 +76,13 @@ pub struct RedisCursorStore {
     where_: String,
     prefix: String,
     ttl: Duration,
+    ttl_ms: u64,
     timeout: Duration,
     local: MemoryCursorStore,
     /// The connection reads use.
     reads: Link,
-    /// The writer thread's queue.
-    writes: SyncSender<Write>,
-}
-
-/// What the writer thread is asked to do.
-enum Write {
-    /// `SET key value PX ttl`.
-    Set(String, Vec<u8>),
-    /// Answer once every write queued before this one is done.
-    Flush(SyncSender<()>),
+    /// The connection writes use.
+    writes: Link,
 }
 
 /// A blocking connection that reconnects, at most once a second after a failure.
@@ -140,16 +134,6 @@ impl RedisCursorStore {
     fn key(&self, token: &[u8; HELD_TOKEN_LEN]) -> String {
         format!("{}:c:{}", self.prefix, URL_SAFE_NO_PAD.encode(token))
     }
-
-    /// Waits until every position put before this call is written to Redis (or its write
-    /// failed and was logged); at most a few timeouts. For tests and orderly shutdown: a
-    /// replica never needs it to serve.
-    pub fn flush(&self) {
-        let (done, wait) = sync_channel(1);
-        if self.writes.send(Write::Flush(done)).is_ok() {
-            let _ = wait.recv_timeout(self.timeout.saturating_mul(8).max(RECONNECT_AFTER * 2));
-        }
-    }
 }
 
 impl Link {
@@ -180,31 +164,6 @@ impl Link {
             *conn = Connection::Down(Some(Instant::now()));
             e.to_string()
         })
-    }
-}
-
-/// The writer thread: each queued write in turn, on a connection of its own.
-fn write_all(link: Link, queue: Receiver<Write>, ttl_ms: u64, where_: String) {
-    for write in queue {
-        match write {
-            Write::Set(key, value) => {
-                let written = link.with_conn(|c| {
-                    redis::cmd("SET")
-                        .arg(&key)
-                        .arg(value)
-                        .arg("PX")
-                        .arg(ttl_ms)
-                        .query::<()>(c)
-                });
-                if let Err(reason) = written {
-                    tracing::warn!(target: "shape", server = %where_, %reason,
-                        "cursor position not written to Redis: only the replica that issued the cursor can open it");
-                }
-            }
-            Write::Flush(done) => {
-                let _ = done.try_send(());
-            }
-        }
     }
 }
 
@@ -266,24 +225,15 @@ impl RedisCursorStoreBuilder {
         let ttl_ms = u64::try_from(self.ttl.as_millis())
             .unwrap_or(u64::MAX)
             .clamp(1, MAX_TTL_MS);
-        let (writes, queue) = sync_channel(QUEUE);
-        let writer = link(Connection::Down(None));
-        let writer_where = where_.clone();
-        std::thread::Builder::new()
-            .name("shape-cursor-writer".to_owned())
-            .spawn(move || write_all(writer, queue, ttl_ms, writer_where))
-            .map_err(|e| RedisCursorStoreError {
-                url: where_.clone(),
-                reason: format!("no writer thread: {e}"),
-            })?;
         Ok(RedisCursorStore {
-            where_: where_.clone(),
+            where_,
             prefix: self.prefix,
             ttl: self.ttl,
+            ttl_ms,
             timeout: self.timeout,
             local: MemoryCursorStore::new(self.local_capacity, self.ttl),
             reads: link(Connection::Up(conn)),
-            writes,
+            writes: link(Connection::Down(None)),
         })
     }
 }
@@ -294,18 +244,28 @@ impl CursorStore for RedisCursorStore {
         value.extend_from_slice(TAG);
         value.extend_from_slice(&body);
         self.local.put(token, body, issued_at_unix);
-        let reason = match self.writes.try_send(Write::Set(self.key(&token), value)) {
-            Ok(()) => return,
-            Err(TrySendError::Full(_)) => "the write queue is full",
-            Err(TrySendError::Disconnected(_)) => "the writer thread is gone",
-        };
-        tracing::warn!(target: "shape", server = %self.where_, %reason,
-            "cursor position not written to Redis: only this replica can open the cursor");
+        let key = self.key(&token);
+        let written = self.writes.with_conn(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(value)
+                .arg("PX")
+                .arg(self.ttl_ms)
+                .query::<()>(c)
+        });
+        if let Err(reason) = written {
+            tracing::warn!(target: "shape", server = %self.where_, %reason,
+                "cursor position not written to Redis: only this replica can open the cursor");
+        }
     }
 
     fn get(&self, token: &[u8; HELD_TOKEN_LEN]) -> Option<Vec<u8>> {
+        self.fetch(token).ok().flatten()
+    }
+
+    fn fetch(&self, token: &[u8; HELD_TOKEN_LEN]) -> Result<Option<Vec<u8>>, String> {
         if let Some(body) = self.local.get(token) {
-            return Some(body);
+            return Ok(Some(body));
         }
         let key = self.key(token);
         let read = self
@@ -313,14 +273,17 @@ impl CursorStore for RedisCursorStore {
             .with_conn(|c| redis::cmd("GET").arg(&key).query::<Option<Vec<u8>>>(c));
         match read {
             Ok(value) => {
-                let body = value?.strip_prefix(TAG)?.to_vec();
+                let Some(body) = value.as_deref().and_then(|v| v.strip_prefix(TAG)) else {
+                    return Ok(None);
+                };
+                let body = body.to_vec();
                 self.local.put(*token, body.clone(), 0);
-                Some(body)
+                Ok(Some(body))
             }
             Err(reason) => {
                 tracing::warn!(target: "shape", server = %self.where_, %reason,
-                    "cursor position not read from Redis: the cursor reads as forgotten");
-                None
+                    "cursor position not read from Redis: the cursor reads as unavailable");
+                Err(format!("Redis at {} did not answer: {reason}", self.where_))
             }
         }
     }

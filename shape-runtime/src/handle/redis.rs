@@ -25,9 +25,9 @@
 //!   `KEYS` or `SCAN`: a handle is found only by presenting its 96 random bits.
 //! - **Size cap.** The JSON is written into a buffer that refuses to grow past the cap, so a
 //!   result over it is refused ([`HandleError::TooLarge`]) before anything is sent.
-//! - **Decoded cache.** Each store keeps the results it recently opened, decoded,
-//!   up to a bound in bytes of JSON (default 64 MiB, [`RedisStoreBuilder::decoded_cache_bytes`];
-//!   the oldest leave first). A result under a handle never changes (`SET … NX`), so a cached
+//! - **Decoded cache.** Each store keeps the results it recently opened, decoded, up to a
+//!   bound on the memory they take ([`StoredResult::resident_bytes`], an estimate; default
+//!   64 MiB, [`RedisStoreBuilder::decoded_cache_bytes`]; the oldest leave first). A result under a handle never changes (`SET … NX`), so a cached
 //!   open fetches only the 44-byte header (`GETRANGE`): the key still there is Redis's word that
 //!   the handle has neither expired nor been removed by any replica, and the owner tag in it is
 //!   checked exactly as on a full read. A header that is gone or does not verify drops the
@@ -106,7 +106,8 @@ pub struct RedisStore {
     decoded: Arc<Mutex<Decoded>>,
 }
 
-/// Results this replica opened, decoded, oldest first, up to `max_bytes` of JSON.
+/// Results this replica opened, decoded, oldest first, up to `max_bytes` of memory (as
+/// [`StoredResult::resident_bytes`] estimates it).
 struct Decoded {
     max_bytes: usize,
     bytes: usize,
@@ -319,7 +320,8 @@ impl RedisStoreBuilder {
         RedisStoreBuilder { timeout, ..self }
     }
 
-    /// How many bytes of JSON this replica keeps decoded (default 64 MiB; zero: none), so
+    /// How much memory the results this replica keeps decoded may take (default 64 MiB, as
+    /// [`StoredResult::resident_bytes`] estimates it; zero: none), so
     /// that opening a result it opened recently fetches only its header from Redis
     /// instead of decoding it again. Owners, expiry and removal are checked in Redis on every
     /// open all the same.
@@ -518,15 +520,15 @@ impl HandleStore for RedisStore {
             let Some((_, json)) = self.open(&value, RESULT_TAG, owner, handle) else {
                 return Err(HandleError::NotFound);
             };
-            let result = serde_json::from_slice(json).map(Arc::new).map_err(|e| {
-                HandleError::Unavailable {
+            let result = serde_json::from_slice::<StoredResult>(json)
+                .map(Arc::new)
+                .map_err(|e| HandleError::Unavailable {
                     reason: format!(
                         "the result stored under this handle cannot be read ({e}); call the \
                          tool that returned it again for a fresh handle"
                     ),
-                }
-            })?;
-            let bytes = json.len();
+                })?;
+            let bytes = result.resident_bytes();
             self.decoded(|d| d.insert(*handle, Arc::clone(&result), bytes));
             return Ok(result);
         }

@@ -110,6 +110,78 @@ impl StoredResult {
         }
     }
 
+    /// An estimate of the memory this result takes decoded: its records' maps (a slot per
+    /// entry), keys and values, each heap allocation with the allocator's bookkeeping. What a
+    /// cache of decoded results is bounded by: a result's JSON is a fraction of it (a
+    /// ticket's 170 bytes of JSON take about 1.2 KB decoded).
+    pub fn resident_bytes(&self) -> usize {
+        use serde_json::{Map, Value};
+        /// A heap allocation of `size` bytes as the system allocator lays it out (glibc: an
+        /// 8-byte header, 16-byte granules, 32 bytes at least).
+        fn alloc(size: usize) -> usize {
+            if size == 0 {
+                0
+            } else {
+                (size + 8).div_ceil(16).max(2) * 16
+            }
+        }
+        fn value(v: &Value) -> usize {
+            match v {
+                Value::String(s) => alloc(s.capacity()),
+                Value::Array(items) => {
+                    alloc(items.capacity() * size_of::<Value>())
+                        + items.iter().map(value).sum::<usize>()
+                }
+                Value::Object(m) => map(m),
+                Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+            }
+        }
+        fn map(m: &Map<String, Value>) -> usize {
+            let n = m.len();
+            if n == 0 {
+                return 0;
+            }
+            let slots = if preserves_order() {
+                // An index map: a hash table of indices (a power of two of buckets, from 4,
+                // 8 bytes and a control byte each, 7/8 of them usable from 8 on) and its
+                // entries (hash, key, value), reserved to the table's capacity.
+                let usable = |buckets: usize| {
+                    if buckets < 8 {
+                        buckets - 1
+                    } else {
+                        buckets / 8 * 7
+                    }
+                };
+                let mut buckets = 4;
+                while usable(buckets) < n {
+                    buckets *= 2;
+                }
+                alloc(usable(buckets) * (8 + size_of::<String>() + size_of::<Value>()))
+                    + alloc(buckets * 9 + 16)
+            } else {
+                // A B-tree: nodes of 11 key and value slots, about three-quarters full once
+                // split, and above them nodes with 12 edges besides.
+                let slot = size_of::<String>() + size_of::<Value>();
+                let leaf = alloc(11 * slot + 16);
+                if n <= 11 {
+                    leaf
+                } else {
+                    let leaves = n.div_ceil(8);
+                    leaves * leaf + leaves.div_ceil(6) * alloc(11 * slot + 16 + 12 * 8)
+                }
+            };
+            slots
+                + m.iter()
+                    .map(|(k, v)| alloc(k.capacity()) + value(v))
+                    .sum::<usize>()
+        }
+        size_of::<Self>()
+            + alloc(self.records.capacity() * size_of::<Map<String, Value>>())
+            + self.records.iter().map(map).sum::<usize>()
+            // The description of the records: a few fields, a template.
+            + 4_096
+    }
+
     /// The size the byte caps count: the length of the JSON serialisation.
     pub fn json_len(&self) -> usize {
         let mut counter = ByteCounter(0);
@@ -291,9 +363,88 @@ pub trait HandleStore: Send + Sync {
     ) -> impl Future<Output = Result<bool, HandleError>> + Send;
 }
 
+/// Whether serde_json keeps object keys in insertion order (its `preserve_order` feature,
+/// which another crate of the build may turn on): its maps are then index maps, not B-trees.
+fn preserves_order() -> bool {
+    static ORDERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ORDERED.get_or_init(|| {
+        let mut m = serde_json::Map::new();
+        m.insert("b".to_owned(), serde_json::Value::Null);
+        m.insert("a".to_owned(), serde_json::Value::Null);
+        m.keys().next().is_some_and(|k| k == "b")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The estimate a decoded-results cache is bounded by is within a tenth of what decoding
+    /// really holds (every allocation counted as glibc lays it out), for records of short
+    /// strings (tickets), long strings, lists and nested objects, whichever maps serde_json
+    /// builds (B-trees; index maps when another crate of the build turns on
+    /// `preserve_order`, as `cargo test --workspace` does).
+    #[test]
+    fn resident_bytes_is_what_a_decoded_result_holds() {
+        let ticket = |i: usize| {
+            serde_json::json!({
+                "id": format!("tkt_{i:08x}"),
+                "subject": format!("Invoice PDF export fails with error 500 ({i})"),
+                "status": "open",
+                "priority": "high",
+                "assignee": "Priya Kowalski",
+                "org": "Helios Logistics",
+                "opened": "2026-02-27",
+                "last_update": "2026-03-01",
+            })
+        };
+        type Record = Box<dyn Fn(usize) -> serde_json::Value>;
+        let shapes: Vec<(&str, Record)> = vec![
+            ("tickets", Box::new(ticket)),
+            (
+                "long bodies",
+                Box::new(|i| serde_json::json!({"id": i, "body": "lorem ipsum ".repeat(200)})),
+            ),
+            (
+                "lists and nesting",
+                Box::new(move |i| {
+                    serde_json::json!({
+                        "id": i,
+                        "labels": ["bug", "p1", "backend", format!("team-{i}")],
+                        "user": {"login": format!("user{i}"), "id": i * 7, "site_admin": false},
+                        "ticket": ticket(i),
+                    })
+                }),
+            ),
+        ];
+        for (what, record) in shapes {
+            let records: Vec<serde_json::Value> = (0..2_000).map(record).collect();
+            let json = serde_json::json!({
+                "tool": "search",
+                "name": "record",
+                "plural": "records",
+                "fields": [{"name": "id", "kind": "id", "max_tokens": null}],
+                "skipped": [],
+                "prose": [],
+                "rank": null,
+                "records": records,
+                "created_at_unix": 7,
+            })
+            .to_string();
+            let before = crate::alloc_count::held();
+            let stored: StoredResult = serde_json::from_str(&json).unwrap();
+            let held = usize::try_from(crate::alloc_count::held() - before).unwrap();
+            let estimate = stored.resident_bytes();
+            let ratio = estimate as f64 / held as f64;
+            assert!(
+                (0.9..=1.1).contains(&ratio),
+                "{what}: estimated {estimate} bytes, decoding holds {held} (ratio {ratio:.2}; JSON \
+                 {} bytes; insertion order kept: {})",
+                json.len(),
+                preserves_order()
+            );
+        }
+    }
 
     #[test]
     fn a_result_stored_in_the_first_format_reads_back() {
