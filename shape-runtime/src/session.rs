@@ -67,8 +67,11 @@ struct Ledger {
     follow_up_calls: u64,
     hedged_calls: u64,
     /// Values earlier answers showed unresolved or opaque, by their short form (up to the
-    /// first `-`), first shown first; each (value, tool, field) once.
+    /// first `-`), first shown first; each (value, tool, field) once. The latest
+    /// [`SHOWN_KEPT`] short forms, by when each was first shown.
     shown: HashMap<String, Vec<Offer>>,
+    /// The short forms in `shown`, first shown first.
+    shown_order: VecDeque<String>,
     /// Fields earlier answers left out; each (tool, field) once.
     left_out: Vec<Offer>,
     /// The latest cursors earlier answers offered, at most [`CURSORS_KEPT`].
@@ -80,6 +83,10 @@ struct Ledger {
 
 /// Cursors kept per session: a model passes back one of the last few, not the 65th.
 const CURSORS_KEPT: usize = 64;
+/// Values (by short form) kept per session, so a long-lived session stays bounded in memory
+/// (a few MiB): past it, the value first shown longest ago is forgotten, and a call carrying
+/// it is no longer counted as a follow-up.
+const SHOWN_KEPT: usize = 20_000;
 
 /// The short form of an id: up to its first `-` (`usr_41c2be09` of `usr_41c2be09-77aa-…`).
 fn short_key(value: &str) -> &str {
@@ -331,10 +338,16 @@ impl Ledger {
     /// Keeps the values an answer showed, each (value, tool, field) once.
     fn remember(&mut self, offers: Vec<Offer>) {
         for offer in offers {
-            let same = self
-                .shown
-                .entry(short_key(&offer.value).to_owned())
-                .or_default();
+            let key = short_key(&offer.value);
+            if !self.shown.contains_key(key) {
+                if self.shown.len() == SHOWN_KEPT
+                    && let Some(oldest) = self.shown_order.pop_front()
+                {
+                    self.shown.remove(&oldest);
+                }
+                self.shown_order.push_back(key.to_owned());
+            }
+            let same = self.shown.entry(key.to_owned()).or_default();
             if !same
                 .iter()
                 .any(|o| o.value == offer.value && o.tool == offer.tool && o.field == offer.field)
@@ -546,6 +559,40 @@ impl fmt::Display for SessionSummary {
 
 #[cfg(test)]
 mod tests {
+    /// A session remembers the latest `SHOWN_KEPT` values and no more: one past it forgets the
+    /// value first shown longest ago (a call with it is no longer a follow-up), keeps the one
+    /// shown right after it, and the newest.
+    #[test]
+    fn a_session_keeps_the_latest_values_and_no_more() {
+        use super::{LookupKind, Offer, SHOWN_KEPT, Session};
+        let session = Session::new();
+        let offer = |i: usize| Offer {
+            value: format!("obj_{i:08x}"),
+            tool: "search".to_owned(),
+            field: "owner".to_owned(),
+            kind: LookupKind::Opaque,
+        };
+        let follow_ups = |i: usize| {
+            session
+                .call("get", &serde_json::json!({"id": format!("obj_{i:08x}")}))
+                .len()
+        };
+        session
+            .ledger()
+            .remember((0..SHOWN_KEPT).map(offer).collect());
+        // At the bound: all kept (the same value again adds nothing).
+        session.ledger().remember(vec![offer(0)]);
+        assert_eq!(session.ledger().shown.len(), SHOWN_KEPT);
+        assert_eq!(follow_ups(0), 1);
+        // One past it: the first shown goes, the second and the newest stay.
+        session.ledger().remember(vec![offer(SHOWN_KEPT)]);
+        assert_eq!(session.ledger().shown.len(), SHOWN_KEPT);
+        assert_eq!(session.ledger().shown_order.len(), SHOWN_KEPT);
+        assert_eq!(follow_ups(0), 0);
+        assert_eq!(follow_ups(1), 1);
+        assert_eq!(follow_ups(SHOWN_KEPT), 1);
+    }
+
     use super::*;
 
     #[test]

@@ -393,3 +393,115 @@ fn the_latest_64_cursors_and_whole_left_out_names_count_and_no_more() {
         ]
     );
 }
+
+/// Which answer a follow-up is laid at, worked out by hand: the first answer that showed the
+/// value (in its first field showing it), whether the value was shown alone or in a list in a
+/// `show` field; two values from two fields are two lookups, from one field one; of two ids
+/// sharing a short form, each is its own; an integer id left unresolved is a lookup when
+/// passed back as a number; a field left out is laid at the latest answer that left it out.
+#[test]
+fn a_follow_up_is_laid_at_the_first_answer_that_showed_the_value() {
+    use toolshape::ToolResult;
+
+    struct Users;
+    impl toolshape::resolve::Resolver for Users {
+        type Key = u64;
+        const NAME: &'static str = "users";
+        const NOUN: &'static str = "user";
+    }
+    struct Nobody;
+    impl toolshape::resolve::Resolve<Users> for Nobody {
+        fn resolve(
+            &self,
+            keys: &[u64],
+        ) -> impl Future<
+            Output = Result<
+                std::collections::HashMap<u64, String>,
+                toolshape::resolve::ResolveError,
+            >,
+        > + Send {
+            toolshape::resolve::answer(keys, |_| None)
+        }
+    }
+
+    #[derive(ToolResult)]
+    #[shape(name = "job", plural = "jobs")]
+    struct Job {
+        #[shape(id)]
+        id: String,
+        #[shape(show)]
+        runner: String,
+        #[shape(show)]
+        also_ran_on: Vec<String>,
+        #[shape(resolve = Users, rename = "owner")]
+        owner_id: u64,
+        #[shape(skip)]
+        _secret: String,
+    }
+
+    // Two runners sharing the short form `run_4f9a2c1e`, and one only ever in the lists.
+    let (first, second, listed) = ("run_4f9a2c1e-77aa", "run_4f9a2c1e-88bb", "run_b81d09e3aa");
+    let job = |id: &str, runner: &str| Job {
+        id: id.to_owned(),
+        runner: runner.to_owned(),
+        also_ran_on: vec![listed.to_owned(), runner.to_owned()],
+        owner_id: 4211,
+        _secret: String::new(),
+    };
+    let session = Session::new();
+    for tool in ["list_jobs", "recent_jobs"] {
+        session.call(tool, &json!({}));
+        let mut page = Shaper::for_tool(tool)
+            .budget(Budget::tokens(2_000))
+            .shape_blocking_with(&[job("job_1", first), job("job_2", second)], &Nobody)
+            .unwrap();
+        session.answer::<Job>(&mut page);
+    }
+    let laid = |args: serde_json::Value| -> Vec<(String, String, LookupKind, String)> {
+        let mut out: Vec<_> = session
+            .call("look_up", &args)
+            .into_iter()
+            .map(|l| (l.tool, l.field, l.kind, l.value))
+            .collect();
+        out.sort();
+        out
+    };
+    let at = |tool: &str, field: &str, kind: LookupKind, value: &str| {
+        (tool.to_owned(), field.to_owned(), kind, value.to_owned())
+    };
+    // Each runner: the first answer, its `runner` field (before the list), its own value.
+    for runner in [first, second] {
+        assert_eq!(
+            laid(json!({"id": runner})),
+            [at("list_jobs", "runner", LookupKind::Opaque, runner)]
+        );
+    }
+    // Only ever in a list: the list's field.
+    assert_eq!(
+        laid(json!({"id": listed})),
+        [at("list_jobs", "also_ran_on", LookupKind::Opaque, listed)]
+    );
+    // Two values from two fields: two lookups; two from one field: one.
+    assert_eq!(
+        laid(json!({"ids": [first, listed]})),
+        [
+            at("list_jobs", "also_ran_on", LookupKind::Opaque, listed),
+            at("list_jobs", "runner", LookupKind::Opaque, first),
+        ]
+    );
+    assert_eq!(laid(json!({"ids": [first, second]})).len(), 1);
+    // The owner, unresolved, passed back as a number.
+    assert_eq!(
+        laid(json!({"id": 4211})),
+        [at("list_jobs", "owner", LookupKind::Unresolved, "4211")]
+    );
+    // A value nobody showed: nothing.
+    assert!(laid(json!({"id": "run_0000000000"})).is_empty());
+    // `_secret`, left out by both tools: laid at the latest, once.
+    let secret = laid(json!({"field": "_secret"}));
+    assert_eq!(secret.len(), 1, "{secret:?}");
+    assert_eq!(
+        (secret[0].0.as_str(), secret[0].2),
+        ("recent_jobs", LookupKind::LeftOut)
+    );
+}
