@@ -797,7 +797,14 @@ impl Session {
     /// gone. Returns the handle, with the replica that issued it, if the search stored one.
     async fn walk(&mut self, args: Value) -> Result<Option<(String, usize)>, Error> {
         let expected = self.shared.reference.matching(&args);
-        for attempt in 0..5 {
+        let started = Instant::now();
+        let mut attempt = 0;
+        // Started again as told while the fault lasts (a minute at most).
+        while started.elapsed() < RECOVERY_WINDOW {
+            if attempt > 0 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            attempt += 1;
             let Some(first) = self
                 .call_through(None, "search_tickets", &args, "search")
                 .await?
@@ -829,7 +836,7 @@ impl Session {
                 .follow("search_tickets", &args, first, &expected, "page")
                 .await?
             {
-                if attempt > 0 {
+                if attempt > 1 {
                     self.shared.tally().recovered += 1;
                 }
                 return Ok(None);
@@ -839,7 +846,7 @@ impl Session {
         let mut t = self.shared.tally();
         t.unrecoverable += 1;
         t.fail(format!(
-            "search {args}: five walks in a row lost their position: {:?}",
+            "search {args}: {attempt} walks in a minute lost their position: {:?}",
             &self.gone_log[self.gone_log.len().saturating_sub(5)..]
         ));
         Ok(None)
@@ -951,18 +958,34 @@ impl Session {
             return Ok(());
         }
         self.gone("open_result", answer.summary());
-        // The remedy: call search_tickets again for a fresh handle.
-        for _ in 0..5 {
+        // The remedy: call search_tickets again for a fresh handle, as long as the fault that
+        // took the last one lasts (a minute at most).
+        let started = Instant::now();
+        let mut tries = 0;
+        while started.elapsed() < RECOVERY_WINDOW {
+            if tries > 0 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            tries += 1;
             match self.walk(args.clone()).await? {
                 Some((fresh, _)) => {
                     let open = json!({"handle": fresh, "page_size": 5});
-                    if let Some(a) = self
+                    match self
                         .call_through(None, "open_result", &open, "open")
                         .await?
-                        && !a.is_error()
                     {
-                        self.shared.tally().recovered += 1;
-                        return Ok(());
+                        Some(a) if !a.is_error() => {
+                            self.shared.tally().recovered += 1;
+                            return Ok(());
+                        }
+                        Some(a) if classify(a.summary()) != Some(Class::Gone) => {
+                            let mut t = self.shared.tally();
+                            t.unrecoverable += 1;
+                            t.fail(format!("a fresh handle: {}", a.summary()));
+                            return Ok(());
+                        }
+                        Some(a) => self.gone("open_result", a.summary()),
+                        None => {}
                     }
                 }
                 None => {
@@ -974,7 +997,7 @@ impl Session {
         }
         let mut t = self.shared.tally();
         t.unrecoverable += 1;
-        t.fail(format!("a fresh handle for {args} did not open five times"));
+        t.fail(format!("a fresh handle for {args} did not open in a minute ({tries} tries)"));
         Ok(())
     }
 
