@@ -997,7 +997,9 @@ impl Session {
         }
         let mut t = self.shared.tally();
         t.unrecoverable += 1;
-        t.fail(format!("a fresh handle for {args} did not open in a minute ({tries} tries)"));
+        t.fail(format!(
+            "a fresh handle for {args} did not open in a minute ({tries} tries)"
+        ));
         Ok(())
     }
 
