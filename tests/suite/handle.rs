@@ -1326,8 +1326,12 @@ fn a_cached_open_still_checks_owner_expiry_and_removal_in_redis() {
             })
         );
 
-        // The bound: room for one result, so opening a second drops the first.
-        let bytes = serde_json::to_vec(&stored).expect("serialises").len();
+        // The bound (on the memory a decoded result takes): room for one result, so opening
+        // a second drops the first.
+        let json = serde_json::to_vec(&stored).expect("serialises");
+        let bytes = serde_json::from_slice::<StoredResult>(&json)
+            .expect("reads back")
+            .resident_bytes();
         let small = RedisStore::builder(&url)
             .key_prefix(&h.prefix)
             .decoded_cache_bytes(bytes + bytes / 2)
