@@ -204,17 +204,27 @@ fn lines_of(pages: &[CallToolResult]) -> Option<String> {
     let mut parts: Vec<(u64, String)> = Vec::new();
     for page in pages {
         let envelope = page.structured_content.as_ref()?;
-        let fields: Vec<&str> = envelope["fields"]
-            .as_array()?
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
-        let (line_at, text_at) = (
-            fields.iter().position(|f| *f == "line")?,
-            fields.iter().position(|f| *f == "text")?,
-        );
-        for row in envelope["data"].as_array()? {
-            parts.push((row[line_at].as_u64()?, row[text_at].as_str()?.to_owned()));
+        match envelope["fields"].as_array() {
+            // The rows form: each row's values in the order of `fields`.
+            Some(fields) => {
+                let fields: Vec<&str> = fields.iter().filter_map(Value::as_str).collect();
+                let (line_at, text_at) = (
+                    fields.iter().position(|f| *f == "line")?,
+                    fields.iter().position(|f| *f == "text")?,
+                );
+                for row in envelope["data"].as_array()? {
+                    parts.push((row[line_at].as_u64()?, row[text_at].as_str()?.to_owned()));
+                }
+            }
+            // Records as objects.
+            None => {
+                for record in envelope["data"].as_array()? {
+                    parts.push((
+                        record["line"].as_u64()?,
+                        record["text"].as_str()?.to_owned(),
+                    ));
+                }
+            }
         }
     }
     let mut out = String::new();
@@ -440,6 +450,9 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
                     .to_owned(),
                 _ => text(&raw),
             };
+            // The one change made on purpose: a marker's closing delimiter inside outsiders'
+            // text (ev_echo's attack string) is defused, so it cannot close the marker.
+            let expected = expected.replace("</untrusted", "[delimiter removed]");
             if whole != expected {
                 tally.lost += 1;
                 tally.fail(format!(
@@ -710,6 +723,32 @@ async fn http_check(
         );
         let _ = structured.cancel().await;
         let _ = text_client.cancel().await;
+
+        // A proxy whose upstream is served over streamable HTTP (`url`): this one, chained.
+        let chain = config.with_file_name("chain.toml");
+        std::fs::write(
+            &chain,
+            format!("[upstreams.chained]\nurl = \"http://{addr}/mcp\"\nprefix = \"via_\"\n"),
+        )?;
+        let (outer, _) = spawn_client(
+            "claude-code",
+            me,
+            &["--serve-proxy".to_owned(), chain.display().to_string()],
+        )
+        .await?;
+        let through = walk(&outer, "via_fs_read_text_file", &args).await?;
+        tally.calls += through.len();
+        let chained = lines_of(&through)
+            .is_some_and(|text| text.trim_end_matches('\n') == file.trim_end_matches('\n'));
+        if !chained || through.iter().any(|p| read_tokens(o200k, p) > BUDGET) {
+            tally.fail("an upstream over HTTP: the pages do not read as the file".into());
+        }
+        println!(
+            "an upstream over streamable HTTP (url): the same file through two proxies in {} pages, the file's text: {}",
+            through.len(),
+            if chained { "yes" } else { "no" }
+        );
+        let _ = outer.cancel().await;
         Ok::<(), Error>(())
     }
     .await;

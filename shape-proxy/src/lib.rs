@@ -17,6 +17,9 @@
 //! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]
 //! prefix = "fs_"                # its tools as fs_read_file, fs_list_directory, …
 //!
+//! [upstreams.search]
+//! url = "http://127.0.0.1:8081/mcp"   # a server over streamable HTTP (feature `http`)
+//!
 //! [upstreams.git]
 //! command = "uvx"
 //! args = ["mcp-server-git", "--repository", "/srv/repo"]
@@ -74,8 +77,15 @@ pub struct ProxySettings {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UpstreamSpec {
-    /// The program.
-    pub command: String,
+    /// The program, for an upstream over stdio (a child process the proxy starts and
+    /// restarts).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The address of an upstream served over streamable HTTP (`http://host:port/mcp`),
+    /// instead of a command (feature `http`). The proxy connects to it and, when it goes
+    /// away, connects again.
+    #[serde(default)]
+    pub url: Option<String>,
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
@@ -112,8 +122,21 @@ pub enum ProxyError {
     #[error(transparent)]
     Shape(#[from] toolshape::config::ConfigError),
     /// No upstream is configured.
-    #[error("no upstream server in {0}: add [upstreams.<name>] with a command")]
+    #[error("no upstream server in {0}: add [upstreams.<name>] with a command or a url")]
     NoUpstream(String),
+    /// An upstream names neither a command nor a URL, or both.
+    #[error(
+        "upstream `{name}` in {path}: give either `command` (a server over stdio) or `url` (one \
+         over streamable HTTP), not {which}"
+    )]
+    Transport {
+        /// The file.
+        path: String,
+        /// The upstream.
+        name: String,
+        /// "both" or "neither".
+        which: &'static str,
+    },
     /// The harness could not be made.
     #[error(transparent)]
     Harness(#[from] toolshape::mcp::HarnessError),
@@ -145,6 +168,18 @@ impl ProxyConfig {
         })?;
         if config.upstreams.is_empty() {
             return Err(ProxyError::NoUpstream(shown));
+        }
+        for (name, spec) in &config.upstreams {
+            let which = match (&spec.command, &spec.url) {
+                (Some(_), Some(_)) => "both",
+                (None, None) => "neither",
+                _ => continue,
+            };
+            return Err(ProxyError::Transport {
+                path: shown,
+                name: name.clone(),
+                which,
+            });
         }
         let shape = match &config.proxy.shape {
             Some(file) => {
@@ -400,7 +435,20 @@ async fn connect(
     spec: &UpstreamSpec,
     handler: UpstreamHandler,
 ) -> Result<RunningService<RoleClient, UpstreamHandler>, Box<dyn std::error::Error + Send + Sync>> {
-    let command = tokio::process::Command::new(&spec.command).configure(|c| {
+    if let Some(url) = &spec.url {
+        #[cfg(feature = "http")]
+        {
+            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+            return Ok(handler.serve(transport).await?);
+        }
+        #[cfg(not(feature = "http"))]
+        return Err(format!(
+            "{url}: an upstream over HTTP needs the proxy built with feature `http`"
+        )
+        .into());
+    }
+    let program = spec.command.as_deref().unwrap_or_default();
+    let command = tokio::process::Command::new(program).configure(|c| {
         c.args(&spec.args);
         c.envs(&spec.env);
         if let Some(dir) = &spec.cwd {

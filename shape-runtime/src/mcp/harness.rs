@@ -1,43 +1,8 @@
-//! The harness: a layer over any rmcp server ([`Harness`]) through which every `tools/call`
-//! is shaped, by tool name, with the budgets and projections of a [`ShapeConfig`], without
-//! the tool's author opting in. "Enforce it in the layer that dispatches tool calls, so a new
-//! tool inherits budgets, markers and cursors."
-//!
-//! What each answer becomes:
-//!
-//! | the tool answers | the model reads |
-//! |---|---|
-//! | a shaped result (a `Shaped` already) | it, untouched |
-//! | JSON (`structuredContent`, or a text block that parses as JSON) | its records (the tool's configured projection, else every key of the records the result holds, their text as outsiders' text), ranked and cut on record boundaries within the budget; the whole result behind a handle when anything was cut |
-//! | plain text | its lines as records, cut on a line boundary (a long line in parts at token boundaries), outsiders' text; the whole text behind a handle when anything was cut |
-//! | an error (`isError`) | an error envelope within the budget, what happened first |
-//! | images, audio, resource links | passed through, after the text (their size in the report) |
-//!
-//! A cut answer says how to go on in the same sentence: `next` is a cursor the same tool
-//! takes back (`cursor`, added to its input schema when it has none of its own); later pages
-//! come from the stored result without calling the tool again, and `open_result` (registered
-//! beside the tools) reopens, filters and aggregates it. `tools/list` gets each tool's
-//! `outputSchema` (the envelope), a size hint, and the per-client profile. Each call's report
-//! is a `tracing` event (target `shape`).
-//!
-//! ```no_run
-//! # use rmcp::{ServerHandler, ServiceExt};
-//! # #[derive(Clone)] struct MyServer;
-//! # impl ServerHandler for MyServer {}
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use toolshape::{config::ShapeConfig, mcp};
-//!
-//! let config = ShapeConfig::from_path("shape.toml")?;
-//! let service = mcp::Harness::new(MyServer, config)?
-//!     .serve(mcp::guarded(rmcp::transport::stdio()))
-//!     .await?;
-//! service.waiting().await?;
-//! # Ok(()) }
-//! ```
+//! The harness ([`Harness`]): every `tools/call` of a server shaped by configuration.
 
 use crate::config::{ConfigError, ShapeConfig};
 use crate::configured::{Inferred, JsonProjection};
-use crate::cursor::{CursorCodec, CursorKeyError, CursorKeys, QueryHash};
+use crate::cursor::{CursorCodec, CursorError, CursorKeyError, CursorKeys, QueryHash};
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
 use crate::reference::OPEN_RESULT;
@@ -73,8 +38,45 @@ pub const CURSOR_ARGUMENT: &str = "cursor";
 /// The cap in tokens of each value's text in records nobody described, unless configured.
 pub const DEFAULT_MAX_TOKENS: u32 = 200;
 
-/// A layer over an rmcp server: every tool call shaped by the tool's configuration (see the
-/// [module docs](self)). Serve it where the server was served.
+/// A layer over any rmcp server through which every `tools/call` is shaped, by tool name, with the budgets and projections of a [`ShapeConfig`], without
+/// the tool's author opting in. "Enforce it in the layer that dispatches tool calls, so a new
+/// tool inherits budgets, markers and cursors."
+///
+/// What each answer becomes:
+///
+/// | the tool answers | the model reads |
+/// |---|---|
+/// | a shaped result (a `Shaped` already) | it, untouched |
+/// | JSON (`structuredContent`, or a text block that parses as JSON) | its records (the tool's configured projection, else every key of the records the result holds, their text as outsiders' text), ranked and cut on record boundaries within the budget; the whole result behind a handle when anything was cut |
+/// | plain text | its lines as records, cut on a line boundary (a long line in parts at token boundaries), outsiders' text; the whole text behind a handle when anything was cut |
+/// | an error (`isError`) | an error envelope within the budget, what happened first |
+/// | images, audio, resource links | passed through, after the text (their size in the report) |
+///
+/// A cut answer says how to go on in the same sentence: `next` is a cursor the same tool
+/// takes back (`cursor`, added to its input schema when it has none of its own); later pages
+/// come from the stored result without calling the tool again, and `open_result` (registered
+/// beside the tools) reopens, filters and aggregates it. `tools/list` gets each tool's
+/// `outputSchema` (the envelope), a size hint, and the per-client profile. Each call's report
+/// is a `tracing` event (target `shape`). A cursor in this layer's form that it did not write,
+/// on a tool that takes a `cursor` of its own, is the tool's (a server shaped by this library
+/// behind this one, as a proxy in front of a proxy): passed on as it is.
+///
+/// ```no_run
+/// # use rmcp::{ServerHandler, ServiceExt};
+/// # #[derive(Clone)] struct MyServer;
+/// # impl ServerHandler for MyServer {}
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use toolshape::{config::ShapeConfig, mcp};
+///
+/// let config = ShapeConfig::from_path("shape.toml")?;
+/// let service = mcp::Harness::new(MyServer, config)?
+///     .serve(mcp::guarded(rmcp::transport::stdio()))
+///     .await?;
+/// service.waiting().await?;
+/// # Ok(()) }
+/// ```
+///
+/// Serve it where the server was served.
 pub struct Harness<H, S = MemoryStore> {
     inner: H,
     state: Arc<State<S>>,
@@ -217,6 +219,22 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 .paginate(Arc::clone(&self.state.codec), query, cursor.as_deref())
             {
                 Ok(call) => call,
+                Err(CursorError::Tampered | CursorError::Malformed | CursorError::ForeignQuery)
+                    if cursor.is_some() && self.takes_cursor(&tool, &context).await =>
+                {
+                    // A cursor in this harness's form that it did not write, on a tool that takes
+                    // a cursor of its own: a server shaped by this library behind this one (a
+                    // proxy in front of a proxy) wrote it. The tool's, then: passed on as it is.
+                    let call = shaper
+                        .call()
+                        .paginate(Arc::clone(&self.state.codec), query, None)
+                        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                    let response = self.inner.call_tool(request, context).await?;
+                    let CallToolResponse::Complete(result) = response else {
+                        return Ok(response);
+                    };
+                    return Ok(self.shape_result(&tool, &call, result).await.into());
+                }
                 Err(e) => return Ok(answered(&shaper.cursor_error(&e)).into()),
             };
         if let Some(handle) = call.walk_handle() {
@@ -251,6 +269,29 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             && cursor.starts_with('c')
             && cursor[1..].bytes().all(|b| b.is_ascii_digit());
         !own || our_form
+    }
+
+    /// Whether `tool` takes a `cursor` of its own: as the latest `tools/list` said, else as
+    /// the server says now (a client may call a tool it listed in an earlier session).
+    async fn takes_cursor(&self, tool: &str, context: &RequestContext<RoleServer>) -> bool {
+        let known = |state: &State<S>| {
+            state
+                .own_cursor
+                .lock()
+                .ok()
+                .and_then(|m| m.get(tool).copied())
+        };
+        if let Some(known) = known(&self.state) {
+            return known;
+        }
+        if let Ok(page) = self.inner.list_tools(None, context.clone()).await
+            && let Ok(mut cache) = self.state.own_cursor.lock()
+        {
+            for t in &page.tools {
+                cache.insert(t.name.to_string(), has_cursor_argument(t));
+            }
+        }
+        known(&self.state).unwrap_or(false)
     }
 
     /// What the tool answered, shaped.
@@ -370,11 +411,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let mut own = BTreeMap::new();
         for mut tool in tools {
             let name = tool.name.to_string();
-            let has_cursor = tool
-                .input_schema
-                .get("properties")
-                .and_then(|p| p.get(CURSOR_ARGUMENT))
-                .is_some();
+            let has_cursor = has_cursor_argument(&tool);
             own.insert(name.clone(), has_cursor);
             if is_envelope(tool.output_schema.as_deref()) {
                 // A tool shaped by this library already: as it is.
@@ -772,6 +809,14 @@ fn with_tools(capabilities: &mut ServerCapabilities) {
     capabilities
         .tools
         .get_or_insert_with(ToolsCapability::default);
+}
+
+/// Whether a tool's input schema has a `cursor` argument.
+fn has_cursor_argument(tool: &Tool) -> bool {
+    tool.input_schema
+        .get("properties")
+        .and_then(|p| p.get(CURSOR_ARGUMENT))
+        .is_some()
 }
 
 #[cfg(test)]
