@@ -33,7 +33,7 @@ pub(super) fn process_memory() -> Arc<MemoryCursorStore> {
 /// Where a codec keeps positions server-side ([`CursorCodec::held_in`](crate::cursor::CursorCodec::held_in)), so a cursor is 20
 /// characters whatever its keyset. Synchronous, as cursors are made while a page is sized:
 /// a shared store for several replicas (`RedisCursorStore`, feature `redis`) answers from a
-/// local cache and writes behind.
+/// local cache first and writes each position through before its cursor is handed out.
 ///
 /// A page may write a position or two its sizing tried besides the one it hands out; they
 /// age out as any other.
