@@ -47,7 +47,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Map, Value, json};
 use shape_examples::desk::STATUS;
-use shape_examples::desk_data::Rng;
+use shape_examples::desk_data::{self, Rng};
 use shape_examples::desk_db::{DeskDb, TicketFilter};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::process::{Child, Command, Stdio};
@@ -71,19 +71,20 @@ const RECOVERY_WINDOW: Duration = Duration::from_secs(60);
 /// Redis's memory during the eviction fault.
 const SMALL_MAXMEMORY: &str = "3mb";
 
+/// The searches: first words and endings of the seeded tickets' subjects.
 const THINGS: [&str; 6] = [
-    "Invoice PDF export",
-    "Password reset email",
-    "SSO login",
-    "CSV import",
-    "Mobile app sync",
-    "Billing page",
+    desk_data::THINGS[0],
+    desk_data::THINGS[1],
+    desk_data::THINGS[2],
+    desk_data::THINGS[3],
+    desk_data::THINGS[4],
+    desk_data::THINGS[5],
 ];
 const PROBLEMS: [&str; 4] = [
-    "fails with error 500",
-    "never arrives",
-    "times out",
-    "charges twice",
+    desk_data::PROBLEMS[0],
+    desk_data::PROBLEMS[1],
+    desk_data::PROBLEMS[4],
+    desk_data::PROBLEMS[10],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -148,14 +149,6 @@ fn free_port() -> Result<u16, Error> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
-}
-
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 fn wait_for_port(port: u16, child: &mut Child, what: &str) -> Result<(), Error> {
@@ -1375,7 +1368,7 @@ async fn main() -> Result<(), Error> {
         )
         .await?;
         let pid = replica.child.as_ref().map(Child::id).unwrap_or_default();
-        replica.rss_start_kib = rss_kib(pid).unwrap_or(0);
+        replica.rss_start_kib = desk_data::rss_kib(pid).unwrap_or(0);
     }
     let warm_calls = shared.calls.load(Ordering::SeqCst);
     let target = o.calls;
@@ -1504,7 +1497,12 @@ async fn main() -> Result<(), Error> {
     let info = redis.info();
     let rss_end: Vec<u64> = replicas
         .iter()
-        .map(|r| r.child.as_ref().and_then(|c| rss_kib(c.id())).unwrap_or(0))
+        .map(|r| {
+            r.child
+                .as_ref()
+                .and_then(|c| desk_data::rss_kib(c.id()))
+                .unwrap_or(0)
+        })
         .collect();
     println!(
         "load: {} sessions, {} replicas over streamable HTTP (stateless), Redis {} ({:.1} s)",

@@ -266,14 +266,6 @@ fn percentile(times: &mut [Duration], p: f64) -> Duration {
     times.get(i).copied().unwrap_or_default()
 }
 
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
 /// The pid of the proxy's child process whose command line holds `needle` (children are
 /// listed by the thread that started them).
 fn child_with(proxy: u32, needle: &str) -> Option<u32> {
@@ -315,7 +307,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
     )
     .await?;
     let proxy_pid = proxy_pid.ok_or("the proxy's pid")?;
-    let rest_rss = rss_kib(proxy_pid);
+    let rest_rss = shape_examples::desk_data::rss_kib(proxy_pid);
     let tools = proxy.list_all_tools().await?;
     println!(
         "the proxy lists {} tools (open_result among them)",
@@ -613,7 +605,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
     println!(
         "the proxy's memory: {} KiB at rest, {} KiB after the run",
         rest_rss.map_or("?".into(), |k| k.to_string()),
-        rss_kib(proxy_pid).map_or("?".into(), |k| k.to_string())
+        shape_examples::desk_data::rss_kib(proxy_pid).map_or("?".into(), |k| k.to_string())
     );
     http_check(&me, &config, &proxy, &tree, &o200k, &mut tally).await?;
     for (_, client) in direct {

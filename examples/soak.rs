@@ -17,25 +17,26 @@
 
 use serde_json::{Value, json};
 // SplitMix64, so a run can be repeated.
-use shape_examples::desk_data::Rng;
+use shape_examples::desk_data::{self, Rng};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The searches: first words and endings of the seeded tickets' subjects.
 const THINGS: [&str; 6] = [
-    "Invoice PDF export",
-    "Password reset email",
-    "SSO login",
-    "CSV import",
-    "Mobile app sync",
-    "Billing page",
+    desk_data::THINGS[0],
+    desk_data::THINGS[1],
+    desk_data::THINGS[2],
+    desk_data::THINGS[3],
+    desk_data::THINGS[4],
+    desk_data::THINGS[5],
 ];
 const PROBLEMS: [&str; 4] = [
-    "fails with error 500",
-    "never arrives",
-    "times out",
-    "charges twice",
+    desk_data::PROBLEMS[0],
+    desk_data::PROBLEMS[1],
+    desk_data::PROBLEMS[4],
+    desk_data::PROBLEMS[10],
 ];
 const STATUSES: [&str; 5] = ["new", "pending", "open", "resolved", "closed"];
 const HANDLE_TTL_SECS: u64 = 2;
@@ -135,12 +136,7 @@ impl Server {
     }
 
     fn rss_kib(&self) -> Result<u64, Failure> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or_else(|| "no VmRSS in /proc".into())
+        desk_data::rss_kib(self.child.id()).ok_or_else(|| "no VmRSS in /proc".into())
     }
 }
 
