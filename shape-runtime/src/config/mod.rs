@@ -273,11 +273,18 @@ impl ShapeConfig {
                 .and_then(|r| r.node.get("schema"))
                 .and_then(|s| s.line);
             let path = base.map_or_else(|| Path::new(file).to_path_buf(), |b| b.join(file));
+            // Named as the configuration wrote it and where it was looked for, not by an
+            // absolute path: the message is the same on every machine and stays short.
+            let beside = if base.is_some() {
+                "beside the configuration"
+            } else {
+                "in the working directory"
+            };
             let schema = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read the schema file {}: {e}", path.display()))
+                .map_err(|e| format!("cannot read the schema file `{file}` {beside}: {e}"))
                 .and_then(|text| {
                     serde_json::from_str::<serde_json::Value>(&text)
-                        .map_err(|e| format!("the schema file {} is not JSON: {e}", path.display()))
+                        .map_err(|e| format!("the schema file `{file}` {beside} is not JSON: {e}"))
                 });
             match schema {
                 Ok(schema) => errors.extend(records::check_schema(records, &schema)),
