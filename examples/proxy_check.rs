@@ -178,6 +178,15 @@ impl Tally {
 
 /// Walks `next` from the first page; returns the pages.
 async fn walk(client: &Client, tool: &str, args: &Value) -> Result<Vec<CallToolResult>, Error> {
+    walk_across(&[client], tool, args).await
+}
+
+/// [`walk`] with page `i` asked of `clients[i % n]` (replicas behind one address).
+async fn walk_across(
+    clients: &[&Client],
+    tool: &str,
+    args: &Value,
+) -> Result<Vec<CallToolResult>, Error> {
     let mut pages = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..5_000 {
@@ -185,7 +194,7 @@ async fn walk(client: &Client, tool: &str, args: &Value) -> Result<Vec<CallToolR
         if let Some(c) = &cursor {
             args["cursor"] = json!(c);
         }
-        let page = call(client, tool, &args).await?;
+        let page = call(clients[pages.len() % clients.len()], tool, &args).await?;
         let next = page
             .structured_content
             .as_ref()
@@ -608,6 +617,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         shape_examples::desk_data::rss_kib(proxy_pid).map_or("?".into(), |k| k.to_string())
     );
     http_check(&me, &config, &proxy, &tree, &o200k, &mut tally).await?;
+    replicas_check(&me, &config, &tree, &o200k, &mut tally).await?;
     for (_, client) in direct {
         let _ = client.cancel().await;
     }
@@ -629,17 +639,8 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
 /// profile) reads as the same text as over stdio, each page within the budget; a
 /// `langchain-mcp-adapters` client (the text profile) gets no `structuredContent` and no
 /// `outputSchema`, though the server keeps no session to remember either by.
-async fn http_check(
-    me: &Path,
-    config: &Path,
-    stdio: &Client,
-    tree: &str,
-    o200k: &Bpe,
-    tally: &mut Tally,
-) -> Result<(), Error> {
-    use rmcp::model::ProtocolVersion;
-    use rmcp::transport::StreamableHttpClientTransport;
-    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+/// The proxy of `config` served over streamable HTTP by a process of its own, and its address.
+async fn spawn_http(me: &Path, config: &Path) -> Result<(std::process::Child, String), Error> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port();
@@ -655,26 +656,172 @@ async fn http_check(
     while std::net::TcpStream::connect(&addr).is_err() {
         if Instant::now() > deadline || child.try_wait()?.is_some() {
             let _ = child.kill();
+            let _ = child.wait();
             return Err("the proxy did not listen over HTTP".into());
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let connect = |name: &'static str| {
-        let url = format!("http://{addr}/mcp");
-        async move {
-            ClientConfig::new(
-                ClientCapabilities::default(),
-                Implementation::new(name, "1.0"),
-            )
-            .serve_with_lifecycle(
-                StreamableHttpClientTransport::from_uri(url),
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
+    Ok((child, addr))
+}
+
+/// An rmcp client over streamable HTTP, naming itself `name` in each request (2026-07-28).
+async fn connect_http(
+    addr: &str,
+    name: &'static str,
+) -> Result<Client, rmcp::service::ClientInitializeError> {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(name, "1.0"),
+    )
+    .serve_with_lifecycle(
+        StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp")),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+}
+
+/// Two replicas of the proxy over HTTP sharing Redis (`SHAPE_REDIS_URL`) and a cursor key:
+/// a file walked with each page asked of the other replica, and its stored result reopened
+/// page by page the same way, must read as the file; every page within the budget.
+async fn replicas_check(
+    me: &Path,
+    config: &Path,
+    tree: &str,
+    o200k: &Bpe,
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    // Start-up mistakes first: each a clear error before any upstream starts.
+    let base = std::fs::read_to_string(config)?;
+    let key = "cursor_key = \"proxy-check-replicas-key-0123\"\n";
+    for (extra, expected) in [
+        (
+            "redis = \"redis://127.0.0.1:6379/\"\n".to_owned(),
+            "results kept in Redis need a cursor key shared by every replica",
+        ),
+        (
+            format!("redis = \"redis://127.0.0.1:1/\"\n{key}"),
+            "cannot connect to Redis at redis://127.0.0.1:1/",
+        ),
+        (
+            "redis = \"redis://127.0.0.1:6379/\"\ncursor_key = \"fifteen bytes..\"\n".to_owned(),
+            "the cursor key must be at least 16 bytes",
+        ),
+    ] {
+        let file = config.with_file_name("startup.toml");
+        std::fs::write(
+            &file,
+            base.replacen("[proxy]\n", &format!("[proxy]\n{extra}"), 1),
+        )?;
+        let (loaded, shape) = toolshape_proxy::ProxyConfig::load(&file)?;
+        let served = toolshape_proxy::serve_http(&loaded, shape, "127.0.0.1:0");
+        let said = match tokio::time::timeout(Duration::from_secs(30), served).await {
+            Ok(Err(e)) => e.to_string(),
+            Ok(Ok(())) => "served without an error".to_owned(),
+            Err(_) => "started (no error in 30 s)".to_owned(),
+        };
+        if !said.contains(expected) {
+            tally.fail(format!(
+                "replicas: `{}` said {said:?}, not {expected:?}",
+                extra.trim().replace('\n', "; ")
+            ));
         }
+    }
+    println!("the proxy's Redis settings: 3 start-up mistakes, each a clear error");
+    let Some(url) = std::env::var("SHAPE_REDIS_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        if std::env::var_os("CI").is_some() {
+            tally.fail("replicas: SHAPE_REDIS_URL is not set under CI".into());
+        } else {
+            println!("replicas sharing Redis: skipped (set SHAPE_REDIS_URL to run it)");
+        }
+        return Ok(());
     };
+    let shared = config.with_file_name("replicas.toml");
+    let replicated = std::fs::read_to_string(config)?.replacen(
+        "[proxy]\n",
+        &format!("[proxy]\nredis = {url:?}\ncursor_key = \"proxy-check-replicas-key-0123\"\n"),
+        1,
+    );
+    std::fs::write(&shared, replicated)?;
+    let (mut one, addr_one) = spawn_http(me, &shared).await?;
+    let mut two = spawn_http(me, &shared).await;
+    let checked = async {
+        let (_, addr_two) = two.as_ref().map_err(|e| e.to_string())?;
+        let a = connect_http(&addr_one, "claude-code").await?;
+        let b = connect_http(addr_two, "claude-code").await?;
+        let args = json!({"path": format!("{tree}/big/log_0.txt")});
+        let pages = walk_across(&[&a, &b], "fs_read_text_file", &args).await?;
+        let handle = pages
+            .iter()
+            .find_map(|p| p.structured_content.as_ref()?["omitted"]["handle"].as_str())
+            .map(str::to_owned)
+            .ok_or("replicas: the walk stored no handle")?;
+        // Reopened starting on the replica that did not store it.
+        let reopened = walk_across(
+            &[&b, &a],
+            "open_result",
+            &json!({"handle": handle, "page_size": 200}),
+        )
+        .await?;
+        tally.calls += pages.len() + reopened.len();
+        let file = std::fs::read_to_string(format!("{tree}/big/log_0.txt"))?;
+        let reads_as_file = |pages: &[CallToolResult]| {
+            lines_of(pages)
+                .is_some_and(|text| text.trim_end_matches('\n') == file.trim_end_matches('\n'))
+        };
+        let (walked, opened) = (reads_as_file(&pages), reads_as_file(&reopened));
+        if !walked || !opened {
+            // What the model read where the walk went wrong: the last page of each.
+            for page in [pages.last(), reopened.last()].into_iter().flatten() {
+                println!("  the last page read: {}", text(page).chars().take(400).collect::<String>());
+            }
+            tally.lost += 1;
+            tally.fail(format!(
+                "replicas: pages asked of alternate replicas do not read as the file (walk: {walked}, reopened: {opened})"
+            ));
+        }
+        if pages.iter().chain(&reopened).any(|p| read_tokens(o200k, p) > BUDGET) {
+            tally.over_budget += 1;
+            tally.fail("replicas: a page over the budget".into());
+        }
+        println!(
+            "two proxy replicas sharing Redis: fs_read_text_file walked in {} pages, each asked of the other replica, the file's text: {}; its handle reopened in {} pages starting on the other replica, the file's text: {}",
+            pages.len(),
+            if walked { "yes" } else { "no" },
+            reopened.len(),
+            if opened { "yes" } else { "no" }
+        );
+        let _ = a.cancel().await;
+        let _ = b.cancel().await;
+        Ok::<(), Error>(())
+    }
+    .await;
+    let _ = one.kill();
+    let _ = one.wait();
+    if let Ok((two, _)) = &mut two {
+        let _ = two.kill();
+        let _ = two.wait();
+    }
+    checked
+}
+
+async fn http_check(
+    me: &Path,
+    config: &Path,
+    stdio: &Client,
+    tree: &str,
+    o200k: &Bpe,
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    let (mut child, addr) = spawn_http(me, config).await?;
+    let connect = |name: &'static str| connect_http(&addr, name);
     let checked = async {
         let structured = connect("claude-code").await?;
         let text_client = connect("langchain-mcp-adapters").await?;

@@ -11,6 +11,9 @@
 //! [proxy]
 //! shape = "shape.toml"          # budgets, projections, hide, per tool (optional)
 //! call_timeout_secs = 120       # an upstream that does not answer in time: a tool error
+//! # Replicas behind one address (with --http): stored results in Redis, one cursor key
+//! # redis = "redis://127.0.0.1:6379/"   # or TOOLSHAPE_REDIS_URL (feature `redis`)
+//! # cursor_key = "…"                    # or TOOLSHAPE_CURSOR_KEY, the same on every replica
 //!
 //! [upstreams.fs]
 //! command = "npx"
@@ -71,6 +74,11 @@ pub struct ProxySettings {
     /// The key cursors are signed with (at least 16 bytes), the same on every replica;
     /// `TOOLSHAPE_CURSOR_KEY` overrides it; without either, a random key per process.
     pub cursor_key: Option<String>,
+    /// Keep stored results in Redis at this URL (`redis://host:6379/`), so that replicas of
+    /// the proxy behind one address open each other's handles and pages (feature `redis`, on
+    /// by default); `TOOLSHAPE_REDIS_URL` overrides it. Needs a cursor key shared by the
+    /// replicas. Without it, results are kept in the process's memory.
+    pub redis: Option<String>,
 }
 
 /// `[upstreams.<name>]`: an MCP server the proxy starts and speaks to over stdio.
@@ -143,6 +151,26 @@ pub enum ProxyError {
     /// The cursor key is too short.
     #[error("the cursor key must be at least 16 bytes")]
     CursorKey,
+    /// Redis is named but no cursor key is set: each replica would sign cursors with a key of
+    /// its own, and none could read another's.
+    #[error(
+        "results kept in Redis need a cursor key shared by every replica: set `cursor_key` \
+         under [proxy] or TOOLSHAPE_CURSOR_KEY (at least 16 bytes)"
+    )]
+    RedisNeedsKey,
+    /// Redis is named but the proxy was built without feature `redis`.
+    #[error(
+        "`redis` under [proxy] (or TOOLSHAPE_REDIS_URL) needs the proxy built with feature `redis`"
+    )]
+    RedisNotBuilt,
+    /// Redis could not be reached when the proxy started.
+    #[error("cannot connect to Redis at {url}: {message}")]
+    Redis {
+        /// The URL given.
+        url: String,
+        /// Why.
+        message: String,
+    },
     /// The address to serve HTTP on could not be bound or served.
     #[error("cannot serve HTTP on {addr}: {source}")]
     Listen {
@@ -560,49 +588,108 @@ impl ServerHandler for Proxy {
 }
 
 /// The proxy of `config` wrapped in the harness, with the cursor key from
-/// `TOOLSHAPE_CURSOR_KEY` or the configuration (else a random one).
-async fn harness(
-    config: &ProxyConfig,
-    shape: ShapeConfig,
-) -> Result<toolshape::mcp::Harness<Proxy>, ProxyError> {
-    let proxy = Proxy::start(config, Duration::from_secs(60)).await;
+/// `TOOLSHAPE_CURSOR_KEY` or the configuration (else a random one), results kept in Redis when
+/// `TOOLSHAPE_REDIS_URL` or the configuration names it (else in memory).
+async fn harness(config: &ProxyConfig, shape: ShapeConfig) -> Result<Shaped, ProxyError> {
     let key = std::env::var("TOOLSHAPE_CURSOR_KEY")
         .ok()
+        .filter(|k| !k.is_empty())
         .or_else(|| config.proxy.cursor_key.clone());
+    let redis = std::env::var("TOOLSHAPE_REDIS_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .or_else(|| config.proxy.redis.clone());
+    let keys = match &key {
+        Some(key) => Some(
+            toolshape::cursor::CursorKeys::new(key.as_bytes())
+                .map_err(|_| ProxyError::CursorKey)?,
+        ),
+        None => None,
+    };
+    if redis.is_some() && keys.is_none() {
+        return Err(ProxyError::RedisNeedsKey);
+    }
+    #[cfg(not(feature = "redis"))]
+    if redis.is_some() {
+        return Err(ProxyError::RedisNotBuilt);
+    }
+    // Reached before the upstreams start, so a wrong URL fails at once.
+    #[cfg(feature = "redis")]
+    let redis = match (&redis, &key) {
+        (Some(url), Some(key)) => {
+            let failed = |message: String| ProxyError::Redis {
+                url: url.clone(),
+                message,
+            };
+            let store = toolshape::handle::RedisStore::builder(url.as_str())
+                // Owners are named by a keyed hash in Redis: the same key on every replica.
+                .owner_key(key.as_bytes())
+                .connect()
+                .await
+                .map_err(|e| failed(e.to_string()))?;
+            // Positions a page holds rather than writes into its cursor, as long as the
+            // results they point into.
+            let positions = toolshape::cursor::RedisCursorStore::builder(url)
+                .ttl(Duration::from_secs(
+                    toolshape::handle::HandlePolicy::default().ttl_secs,
+                ))
+                .connect()
+                .map_err(|e| failed(e.to_string()))?;
+            Some((store, positions))
+        }
+        _ => None,
+    };
+    let proxy = Proxy::start(config, Duration::from_secs(60)).await;
     let mut harness = toolshape::mcp::Harness::new(proxy, shape)?;
-    if let Some(key) = key {
-        let keys = toolshape::cursor::CursorKeys::new(key.as_bytes())
-            .map_err(|_| ProxyError::CursorKey)?;
+    if let Some(keys) = keys {
         harness = harness.cursor_keys(keys);
     }
-    Ok(harness)
+    #[cfg(feature = "redis")]
+    if let Some((store, positions)) = redis {
+        return Ok(Shaped::Redis(harness.cursor_store(positions).store(store)));
+    }
+    Ok(Shaped::Memory(harness))
 }
 
-/// Serves the proxy of `config` on stdio, every answer through the harness, until the client
-/// goes away.
-pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), ProxyError> {
-    let harness = harness(config, shape).await?;
+/// The proxy in the harness, its results in memory or in Redis.
+enum Shaped {
+    Memory(toolshape::mcp::Harness<Proxy>),
+    #[cfg(feature = "redis")]
+    Redis(toolshape::mcp::Harness<Proxy, toolshape::handle::RedisStore>),
+}
+
+async fn serve_stdio<S: toolshape::handle::HandleStore + 'static>(
+    harness: toolshape::mcp::Harness<Proxy, S>,
+) {
     match harness
         .serve(toolshape::mcp::guarded(rmcp::transport::stdio()))
         .await
     {
         Ok(service) => {
             let _ = service.waiting().await;
-            Ok(())
         }
-        Err(e) => {
-            tracing::error!(error = %e, "the client did not connect");
-            Ok(())
-        }
+        Err(e) => tracing::error!(error = %e, "the client did not connect"),
     }
+}
+
+/// Serves the proxy of `config` on stdio, every answer through the harness, until the client
+/// goes away.
+pub async fn serve(config: &ProxyConfig, shape: ShapeConfig) -> Result<(), ProxyError> {
+    match harness(config, shape).await? {
+        Shaped::Memory(h) => serve_stdio(h).await,
+        #[cfg(feature = "redis")]
+        Shaped::Redis(h) => serve_stdio(h).await,
+    }
+    Ok(())
 }
 
 /// Serves the proxy of `config` over MCP's streamable HTTP transport at `http://{addr}/mcp`
 /// (feature `http`, on by default), every answer through the harness, until the process is
 /// stopped. Stateless: no session is kept between requests, so a client that names itself
 /// in each request's `_meta` (protocol 2026-07-28) gets its channel profile on every call,
-/// and answers are plain JSON. The upstreams, stored results and cursor positions live in
-/// this process (a single proxy; replicas of it would not share them). A change in the
+/// and answers are plain JSON. Replicas behind one address share stored results (and so every
+/// page and handle) when `redis` and `cursor_key` are set; otherwise they live in this
+/// process. Each replica runs its own upstreams. A change in the
 /// upstreams' tools is not pushed (there is no stream to push it on); clients see it on
 /// their next `tools/list`.
 #[cfg(feature = "http")]
@@ -611,15 +698,27 @@ pub async fn serve_http(
     shape: ShapeConfig,
     addr: &str,
 ) -> Result<(), ProxyError> {
-    use rmcp::transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
-    };
     let listen = |source| ProxyError::Listen {
         addr: addr.to_owned(),
         source,
     };
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(listen)?;
-    let harness = harness(config, shape).await?;
+    let app = match harness(config, shape).await? {
+        Shaped::Memory(h) => http_app(h),
+        #[cfg(feature = "redis")]
+        Shaped::Redis(h) => http_app(h),
+    };
+    tracing::info!(addr, "serving MCP over streamable HTTP at /mcp");
+    axum::serve(listener, app).await.map_err(listen)
+}
+
+#[cfg(feature = "http")]
+fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
+    harness: toolshape::mcp::Harness<Proxy, S>,
+) -> axum::Router {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+    };
     let service = StreamableHttpService::new(
         move || Ok(harness.clone()),
         Arc::new(NeverSessionManager::default()),
@@ -627,7 +726,5 @@ pub async fn serve_http(
             .with_legacy_session_mode(false)
             .with_json_response(true),
     );
-    let app = axum::Router::new().nest_service("/mcp", service);
-    tracing::info!(addr, "serving MCP over streamable HTTP at /mcp");
-    axum::serve(listener, app).await.map_err(listen)
+    axum::Router::new().nest_service("/mcp", service)
 }

@@ -153,6 +153,11 @@ impl CursorCodec {
         }
     }
 
+    /// The same codec signing with `keys` instead (its store and age limit kept).
+    pub(crate) fn rekeyed(self, keys: CursorKeys) -> Self {
+        CursorCodec { keys, ..self }
+    }
+
     /// Refuses cursors older than `max_age` (whole seconds).
     pub fn max_age(self, max_age: Duration) -> Self {
         CursorCodec {

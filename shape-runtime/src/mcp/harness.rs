@@ -2,7 +2,7 @@
 
 use crate::config::{ConfigError, ShapeConfig};
 use crate::configured::{Inferred, JsonProjection};
-use crate::cursor::{CursorCodec, CursorError, CursorKeyError, CursorKeys, QueryHash};
+use crate::cursor::{CursorCodec, CursorError, CursorKeyError, CursorKeys, CursorStore, QueryHash};
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
 use crate::reference::OPEN_RESULT;
@@ -148,7 +148,14 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
 
     /// Signs cursors with `keys` (the same on every replica).
     pub fn cursor_keys(self, keys: CursorKeys) -> Self {
-        self.with_state(|s| s.codec = Arc::new(CursorCodec::new(keys)))
+        self.with_state(|s| s.codec = Arc::new(CursorCodec::clone(&s.codec).rekeyed(keys)))
+    }
+
+    /// Holds in `store` the cursor positions a page holds rather than writes into its cursor
+    /// (a shared one, such as `RedisCursorStore`, for replicas: else they are held in this
+    /// process's memory, and a later page asked of another replica reads "no longer held").
+    pub fn cursor_store(self, store: impl CursorStore + 'static) -> Self {
+        self.with_state(|s| s.codec = Arc::new(CursorCodec::clone(&s.codec).held_in(store)))
     }
 
     /// The principal stored results are kept for (default `mcp`: one client a process).
