@@ -113,8 +113,9 @@ pub enum HarnessError {
 
 impl<H: ServerHandler> Harness<H, MemoryStore> {
     /// `inner` behind the harness, shaped by `config`; results kept in memory, cursors
-    /// signed with a random key (set one shared by every replica with
-    /// [`cursor_keys`](Self::cursor_keys)).
+    /// signed with a random key. Replicas behind one address share a key
+    /// ([`cursor_keys`](Self::cursor_keys)), a [`store`](Self::store) and a
+    /// [`cursor_store`](Self::cursor_store).
     pub fn new(inner: H, config: ShapeConfig) -> Result<Self, HarnessError> {
         config.check()?;
         Ok(Harness {
