@@ -30,6 +30,92 @@ use std::time::{Duration, Instant};
 use toolshape::tokens::{Bpe, Tokenizer};
 
 type Client = RunningService<RoleClient, ClientConfig>;
+
+/// A client that counts the progress notifications it is sent.
+#[derive(Clone, Default)]
+struct Watcher {
+    progress: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl rmcp::ClientHandler for Watcher {
+    async fn on_progress(
+        &self,
+        _progress: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Progress passed through from the everything server's long-running operation to a client of
+/// the proxy (started as a process of its own); and a call cancelled by the client: the cancel
+/// goes out and the proxy answers the next call at once.
+async fn progress_check(me: &Path, config: &Path, tally: &mut Tally) -> Result<(), Error> {
+    use std::sync::atomic::Ordering;
+    let command = tokio::process::Command::new(me).configure(|c| {
+        c.arg("--serve-proxy").arg(config);
+    });
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let watcher = Watcher::default();
+    let client = watcher.clone().serve(transport).await?;
+    let long = |seconds: u64, steps: u64| {
+        CallToolRequestParams::new("ev_trigger-long-running-operation").with_arguments(
+            json!({"duration": seconds, "steps": steps})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        )
+    };
+    let done = client.call_tool(long(2, 4)).await?;
+    let seen = watcher.progress.load(Ordering::SeqCst);
+    tally.calls += 1;
+    if done.is_error == Some(true) || seen < 4 {
+        tally.fail(format!(
+            "progress: {seen} of the upstream's 4 notifications reached the client ({})",
+            text(&done).lines().next().unwrap_or_default()
+        ));
+    }
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+        long(20, 20),
+    ));
+    let pending = client
+        .peer()
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await?;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let during = watcher.progress.load(Ordering::SeqCst) - seen;
+    pending
+        .cancel(Some("proxy_check cancels".to_owned()))
+        .await?;
+    let asked = Instant::now();
+    let echo = client
+        .call_tool(
+            CallToolRequestParams::new("ev_echo").with_arguments(
+                json!({"message": "after the cancel"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+        )
+        .await?;
+    let answered = asked.elapsed();
+    tally.calls += 2;
+    if echo.is_error == Some(true) || answered > Duration::from_secs(5) {
+        tally.fail(format!(
+            "after a cancelled call the proxy answered in {answered:?}: {}",
+            text(&echo)
+        ));
+    }
+    println!(
+        "progress passed through: {seen} notifications for a 4-step operation; a 20 s call cancelled after {during} of its own (the next call answered in {:.1} ms)",
+        answered.as_secs_f64() * 1_000.0
+    );
+    let _ = client.cancel().await;
+    Ok(())
+}
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 const BUDGET: usize = 1_500;
@@ -556,6 +642,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+    progress_check(&me, &config, &mut tally).await?;
     // A misbehaving server: each fault a clear error, the proxy up.
     for tool in ["bad_garbage", "bad_deep", "bad_crash"] {
         let answer = call(&proxy, tool, &json!({})).await;
