@@ -347,11 +347,11 @@ impl Ledger {
                 }
                 self.shown_order.push_back(key.to_owned());
             }
+            // A lookup is laid at the first offer of its value (`call` takes the first
+            // match), so a later answer showing the same value, from any tool or field, adds
+            // nothing: kept once, a value shown on every page does not grow its bucket.
             let same = self.shown.entry(key.to_owned()).or_default();
-            if !same
-                .iter()
-                .any(|o| o.value == offer.value && o.tool == offer.tool && o.field == offer.field)
-            {
+            if !same.iter().any(|o| o.value == offer.value) {
                 same.push(offer);
             }
         }

@@ -437,6 +437,8 @@ fn a_follow_up_is_laid_at_the_first_answer_that_showed_the_value() {
         owner_id: u64,
         #[shape(skip)]
         _secret: String,
+        #[shape(skip)]
+        _notes: String,
     }
 
     // Two runners sharing the short form `run_4f9a2c1e`, and one only ever in the lists.
@@ -447,6 +449,7 @@ fn a_follow_up_is_laid_at_the_first_answer_that_showed_the_value() {
         also_ran_on: vec![listed.to_owned(), runner.to_owned()],
         owner_id: 4211,
         _secret: String::new(),
+        _notes: String::new(),
     };
     let session = Session::new();
     for tool in ["list_jobs", "recent_jobs"] {
@@ -498,10 +501,13 @@ fn a_follow_up_is_laid_at_the_first_answer_that_showed_the_value() {
     // A value nobody showed: nothing.
     assert!(laid(json!({"id": "run_0000000000"})).is_empty());
     // `_secret`, left out by both tools: laid at the latest, once.
-    let secret = laid(json!({"field": "_secret"}));
-    assert_eq!(secret.len(), 1, "{secret:?}");
-    assert_eq!(
-        (secret[0].0.as_str(), secret[0].2),
-        ("recent_jobs", LookupKind::LeftOut)
-    );
+    // `_notes`, left out beside it by the same tools: laid the same way.
+    for field in ["_secret", "_notes"] {
+        let asked = laid(json!({ "field": field }));
+        assert_eq!(asked.len(), 1, "{field}: {asked:?}");
+        assert_eq!(
+            (asked[0].0.as_str(), asked[0].2, asked[0].3.as_str()),
+            ("recent_jobs", LookupKind::LeftOut, field)
+        );
+    }
 }
