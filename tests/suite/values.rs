@@ -863,6 +863,45 @@ struct Label {
     name: String,
 }
 
+/// `empty_is_absent` on borrowed fields: `&str` and `&Vec<_>` read as the owned ones do.
+#[derive(ToolResult)]
+#[shape(name = "note", plural = "notes")]
+struct BorrowedNote<'a> {
+    #[shape(id)]
+    n: u64,
+    #[shape(show, empty_is_absent, absent = "no text")]
+    text: &'a str,
+    #[shape(show, empty_is_absent, absent = "no tags")]
+    tags: &'a Vec<String>,
+}
+
+#[test]
+fn a_borrowed_empty_text_or_list_reads_as_absent_and_a_full_one_as_it_is() {
+    let (none, some) = (Vec::new(), vec!["bug".to_owned()]);
+    let rows = [
+        BorrowedNote {
+            n: 1,
+            text: "",
+            tags: &none,
+        },
+        BorrowedNote {
+            n: 2,
+            text: "saved",
+            tags: &some,
+        },
+    ];
+    let shaped = Shaper::for_tool("notes")
+        .budget(Budget::tokens(2_000))
+        .format(Format::Json)
+        .shape_blocking(&rows)
+        .unwrap();
+    let data = crate::records(&shaped.structured());
+    assert_eq!(data[0]["text"], serde_json::Value::Null);
+    assert_eq!(data[0]["tags"], serde_json::Value::Null);
+    assert_eq!(data[1]["text"], "saved");
+    assert_eq!(data[1]["tags"], serde_json::json!(["bug"]));
+}
+
 /// `empty_is_absent`: an empty text or list reads as absent, with its absence word, in every
 /// format and in the schema; a value that is not empty, and one of a single space, reads as it
 /// is.
