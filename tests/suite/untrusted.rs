@@ -1309,6 +1309,26 @@ struct Change {
     review: Review,
 }
 
+/// A list of records whose untrusted text is a level further down, behind a nested record
+/// with none, in a record whose first field is not untrusted.
+#[derive(ToolResult)]
+#[shape(name = "reply", plural = "replies", prose = "{tag} {author}")]
+struct Reply {
+    #[shape(nested)]
+    tag: Tag,
+    #[shape(nested)]
+    author: Author,
+}
+
+#[derive(ToolResult)]
+#[shape(name = "discussion", plural = "discussions", prose = "{id} {replies}")]
+struct Discussion {
+    #[shape(id)]
+    id: String,
+    #[shape(nested)]
+    replies: Vec<Reply>,
+}
+
 /// The words of `n` tokens each: `" alpha"`, one o200k token a word.
 fn words(n: usize) -> String {
     let o200k = Tiktoken::o200k_base();
@@ -1388,6 +1408,17 @@ fn the_bound_counts_untrusted_text_inside_nested_records() {
         assert!(actual > 150, "{format:?}: {actual}");
         assert!(actual <= bound.per_call, "{format:?}: {actual} > {bound:?}");
     }
+
+    // A list whose records hold untrusted text only in their second nested record.
+    assert_eq!(record_cap(Reply::PROJECTION), Some(20));
+    assert_eq!(record_cap(Discussion::PROJECTION), None);
+    let discussion = attacker_bound(Discussion::PROJECTION, 500);
+    assert_eq!(
+        discussion.unbounded,
+        [Unbounded::NestedList("replies".into())]
+    );
+    assert_eq!(discussion.unbounded[0].path(), "replies");
+    assert!(!discussion.unconditional);
 
     // Two levels deep: the list inside a nested record, and the uncapped field in it.
     let change = attacker_bound(Change::PROJECTION, 500);
