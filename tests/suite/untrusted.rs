@@ -1431,6 +1431,14 @@ fn the_bound_counts_untrusted_text_inside_nested_records() {
     );
     assert_eq!(change.uncapped_fields, 1);
     assert_eq!((change.per_call, change.unconditional), (500, false));
+    // Both named in what a review reads, one after the other.
+    let said = change.to_string();
+    let parts = format!("({}; {})", change.unbounded[0], change.unbounded[1]);
+    assert!(
+        said.contains(&format!("no cap bounds a record {parts}")),
+        "{said}"
+    );
+    assert_eq!(said.matches("review.remarks").count(), 2, "{said}");
     // A list of records with no untrusted text is no part of the bound.
     let tagged = attacker_bound(Tagged::PROJECTION, 500).with_max_records(3);
     assert_eq!((tagged.per_call, tagged.unconditional), (36, true));
