@@ -457,36 +457,7 @@ fn seed_page_envelopes_are_exact() {
 
 #[test]
 fn every_call_emits_its_report_as_a_tracing_event() {
-    use std::io::Write;
-    use std::sync::{Arc, Mutex, OnceLock};
-    /// Keeps the lines of `search_tickets` events: the subscriber is the process's global
-    /// default, since a scoped one races with other tests' threads over tracing's per-callsite
-    /// interest cache (the event was sometimes not delivered).
-    #[derive(Clone, Default)]
-    struct Sink(Arc<Mutex<Vec<String>>>);
-    impl Write for Sink {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let line = String::from_utf8_lossy(buf);
-            if line.contains("tool=search_tickets") {
-                self.0.lock().unwrap().push(line.into_owned());
-            }
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    static SINK: OnceLock<Sink> = OnceLock::new();
-    let sink = SINK.get_or_init(|| {
-        let sink = Sink::default();
-        let writer = sink.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        tracing::subscriber::set_global_default(subscriber).expect("no other global subscriber");
-        sink
-    });
+    crate::shape_log(); // the subscriber, before the call
     let tickets = desk::parse_page(desk::PAGE).unwrap();
     let shaped = Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(400))
@@ -496,8 +467,7 @@ fn every_call_emits_its_report_as_a_tracing_event() {
         .unwrap();
     // This call's event: the only one with this raw size, among other tests' events.
     let raw = format!("raw_bytes={}", desk::PAGE.len());
-    let lines = sink.0.lock().unwrap().clone();
-    let log: String = lines
+    let log: String = crate::shape_log()
         .iter()
         .filter(|l| l.contains(&raw) && l.contains("budget=400"))
         .cloned()

@@ -27,6 +27,41 @@ mod upstream;
 mod values;
 mod walk;
 
+/// The lines of the `shape` events the tests read (the `search_tickets` call reports and
+/// session summaries), from the process's global subscriber: a scoped one races with other
+/// tests' threads over tracing's per-callsite interest cache (an event was sometimes not
+/// delivered). Installed on first use.
+pub fn shape_log() -> Vec<String> {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex, OnceLock};
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<String>>>);
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let line = String::from_utf8_lossy(buf);
+            if line.contains("tool=search_tickets") || line.contains("session summary") {
+                self.0.lock().unwrap().push(line.into_owned());
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    static SINK: OnceLock<Sink> = OnceLock::new();
+    let sink = SINK.get_or_init(|| {
+        let sink = Sink::default();
+        let writer = sink.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("no other global subscriber");
+        sink
+    });
+    sink.0.lock().unwrap().clone()
+}
+
 /// Property-test settings: `cases` runs, times `SHAPE_PROPTEST_SCALE` when it is set (run the
 /// properties long with `SHAPE_PROPTEST_SCALE=50`), from the seed in `PROPTEST_RNG_SEED` when
 /// it is set (`.ci/run` sets one and prints it, so a failure there can be replayed).

@@ -511,3 +511,32 @@ fn a_follow_up_is_laid_at_the_first_answer_that_showed_the_value() {
         );
     }
 }
+
+/// `SessionSummary::emit` writes the summary as a `tracing` event (target `shape`) with its
+/// counts and tallies, as a log reader sees it.
+#[test]
+fn a_session_summary_is_emitted_as_a_tracing_event() {
+    crate::shape_log(); // the subscriber, before the event
+    let session = Session::new();
+    // 1,009 calls: a count no other test's summary has, so the line is this test's.
+    for _ in 0..1_009 {
+        session.call("summary_probe", &json!({}));
+    }
+    let summary = session.summary();
+    summary.emit();
+    let lines: Vec<String> = crate::shape_log()
+        .into_iter()
+        .filter(|l| l.contains("session summary") && l.contains("calls=1009 "))
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    for part in [
+        " shape: session summary",
+        "answers=0",
+        "follow_up_calls=0",
+        "hedged_calls=0",
+        "follow_ups=none",
+        "hedges=none",
+    ] {
+        assert!(lines[0].contains(part), "{part}: {}", lines[0]);
+    }
+}
