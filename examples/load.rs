@@ -71,21 +71,8 @@ const RECOVERY_WINDOW: Duration = Duration::from_secs(60);
 /// Redis's memory during the eviction fault.
 const SMALL_MAXMEMORY: &str = "3mb";
 
-/// The searches: first words and endings of the seeded tickets' subjects.
-const THINGS: [&str; 6] = [
-    desk_data::THINGS[0],
-    desk_data::THINGS[1],
-    desk_data::THINGS[2],
-    desk_data::THINGS[3],
-    desk_data::THINGS[4],
-    desk_data::THINGS[5],
-];
-const PROBLEMS: [&str; 4] = [
-    desk_data::PROBLEMS[0],
-    desk_data::PROBLEMS[1],
-    desk_data::PROBLEMS[4],
-    desk_data::PROBLEMS[10],
-];
+// The searches: first words and endings of the seeded tickets' subjects.
+use desk_data::{SEARCHED_PROBLEMS as PROBLEMS, SEARCHED_THINGS as THINGS};
 
 // ---------------------------------------------------------------------------------------------
 // The reference: the seeded tickets, filtered plainly.
@@ -1036,14 +1023,20 @@ impl Session {
             }
         }
         self.shared.tally().refused += 1;
+        self.follow_remedy(&args, "starting again").await
+    }
+
+    /// Follows a refusal's remedy, a search that must then work: counted as recovered, or
+    /// as unrecoverable with what it answered.
+    async fn follow_remedy(&mut self, args: &Value, what: &str) -> Result<(), Error> {
         if let Some(again) = self
-            .call_through(None, "search_tickets", &args, "search")
+            .call_through(None, "search_tickets", args, "search")
             .await?
         {
             let mut t = self.shared.tally();
             if again.is_error() {
                 t.unrecoverable += 1;
-                t.fail(format!("starting again failed: {}", again.summary()));
+                t.fail(format!("{what} failed: {}", again.summary()));
             } else {
                 t.recovered += 1;
             }
@@ -1151,19 +1144,7 @@ impl Session {
             t.refused += 1;
         }
         let fixed = json!({"query": "CSV import", "status": "open"});
-        if let Some(again) = self
-            .call_through(None, "search_tickets", &fixed, "search")
-            .await?
-        {
-            let mut t = self.shared.tally();
-            if again.is_error() {
-                t.unrecoverable += 1;
-                t.fail(format!("the fixed call failed: {}", again.summary()));
-            } else {
-                t.recovered += 1;
-            }
-        }
-        Ok(())
+        self.follow_remedy(&fixed, "the fixed call").await
     }
 
     async fn run(mut self) -> Result<(), Error> {

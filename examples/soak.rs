@@ -23,21 +23,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The searches: first words and endings of the seeded tickets' subjects.
-const THINGS: [&str; 6] = [
-    desk_data::THINGS[0],
-    desk_data::THINGS[1],
-    desk_data::THINGS[2],
-    desk_data::THINGS[3],
-    desk_data::THINGS[4],
-    desk_data::THINGS[5],
-];
-const PROBLEMS: [&str; 4] = [
-    desk_data::PROBLEMS[0],
-    desk_data::PROBLEMS[1],
-    desk_data::PROBLEMS[4],
-    desk_data::PROBLEMS[10],
-];
+// The searches: first words and endings of the seeded tickets' subjects.
+use desk_data::{SEARCHED_PROBLEMS as PROBLEMS, SEARCHED_THINGS as THINGS};
 const STATUSES: [&str; 5] = ["new", "pending", "open", "resolved", "closed"];
 const HANDLE_TTL_SECS: u64 = 2;
 

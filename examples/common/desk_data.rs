@@ -196,6 +196,14 @@ impl Rng {
     }
 }
 
+/// The subject words the soak and load examples search for: six of [`THINGS`] and four of
+/// [`PROBLEMS`], each matching several seeded tickets and few enough for walks to end.
+pub const SEARCHED_THINGS: [&str; 6] = [
+    THINGS[0], THINGS[1], THINGS[2], THINGS[3], THINGS[4], THINGS[5],
+];
+/// See [`SEARCHED_THINGS`].
+pub const SEARCHED_PROBLEMS: [&str; 4] = [PROBLEMS[0], PROBLEMS[1], PROBLEMS[4], PROBLEMS[10]];
+
 const ORG_FIRST: [&str; 12] = [
     "Northwind",
     "Bluefin",
