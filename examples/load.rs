@@ -1288,21 +1288,10 @@ fn options() -> Result<Options, Error> {
 }
 
 fn server_path() -> Result<String, Error> {
-    if let Ok(path) = std::env::var("SHAPE_LOAD_SERVER") {
-        return Ok(path);
-    }
-    let exe = std::env::current_exe()?;
-    let dir = exe.parent().ok_or("no directory for the load binary")?;
-    let path = dir.join("mcp_support_desk");
-    if !path.exists() {
-        return Err(format!(
-            "{} not found: build it first with `cargo build --example mcp_support_desk \
-             --features http` (same profile), or set SHAPE_LOAD_SERVER",
-            path.display()
-        )
-        .into());
-    }
-    Ok(path.display().to_string())
+    Ok(shape_examples::support_desk_server(
+        "SHAPE_LOAD_SERVER",
+        "http",
+    )?)
 }
 
 #[tokio::main]

@@ -273,23 +273,7 @@ fn main() -> Result<(), Failure> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(3_000);
-    let server_path = match std::env::var("SHAPE_SOAK_SERVER") {
-        Ok(path) => path,
-        Err(_) => {
-            let exe = std::env::current_exe()?;
-            let dir = exe.parent().ok_or("no directory for the soak binary")?;
-            let path = dir.join("mcp_support_desk");
-            if !path.exists() {
-                return Err(format!(
-                    "{} not found: build it first with `cargo build --example mcp_support_desk \
-                     --features mcp` (same profile), or set SHAPE_SOAK_SERVER",
-                    path.display()
-                )
-                .into());
-            }
-            path.display().to_string()
-        }
-    };
+    let server_path = shape_examples::support_desk_server("SHAPE_SOAK_SERVER", "mcp")?;
     let started = Instant::now();
     let mut server = Server::start(&server_path)?;
     let mut rng = Rng(20_261_201);

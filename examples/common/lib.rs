@@ -15,3 +15,25 @@ pub mod desk_db;
 pub mod github;
 pub mod github_minimal;
 pub mod tracker;
+
+/// The path of the `mcp_support_desk` example beside the running example's binary (the same
+/// profile), or the one `env_var` names; an error that says how to build it when it is
+/// missing (`features`: what the caller needs it built with).
+pub fn support_desk_server(env_var: &str, features: &str) -> Result<String, String> {
+    if let Ok(path) = std::env::var(env_var) {
+        return Ok(path);
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let dir = exe
+        .parent()
+        .ok_or("no directory for this example's binary")?;
+    let path = dir.join("mcp_support_desk");
+    if !path.exists() {
+        return Err(format!(
+            "{} not found: build it first with `cargo build --example mcp_support_desk \
+             --features {features}` (same profile), or set {env_var}",
+            path.display()
+        ));
+    }
+    Ok(path.display().to_string())
+}
