@@ -728,7 +728,7 @@ fn main() {
                 shaped.report().records.shown,
                 issues.len(),
                 shaped.report().tokenized,
-                shaped.report().tokens.structured,
+                shaped.report().tokens.most(),
             ),
             timing,
         );

@@ -50,7 +50,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "tokens: {} (text), {} (structured)\n",
         first.report().tokens.text,
-        first.report().tokens.structured
+        first
+            .report()
+            .tokens
+            .structured
+            .map_or_else(|| "not counted".to_owned(), |n| n.to_string())
     );
     let handle = first
         .frame()

@@ -457,7 +457,7 @@ pub fn open_result(data: &[u8]) {
     well_formed(&shaped, 200);
     let report = shaped.report();
     assert!(
-        report.over_budget || report.tokens.text.max(report.tokens.structured) <= budget,
+        report.over_budget || report.tokens.most() <= budget,
         "{report:?}"
     );
 }

@@ -79,7 +79,7 @@ proptest! {
         budget in 50usize..20_000,
         format in formats(),
         form in forms(),
-        channels in prop_oneof![Just(ChannelPolicy::Both), Just(ChannelPolicy::Structured)],
+        channels in prop_oneof![Just(ChannelPolicy::Both), Just(ChannelPolicy::Structured), Just(ChannelPolicy::Text)],
     ) {
         // Up to 2,000 records: the generated ones, then copies with fresh ids.
         let mut rows = notes.clone();
@@ -98,11 +98,14 @@ proptest! {
 
         // Fits the budget, recounted on the final text, and the report's count is exact.
         prop_assert_eq!(tok.count(shaped.text()), report.tokens.text);
-        prop_assert_eq!(tok.count(shaped.structured_json()), report.tokens.structured);
+        // The structured channel is counted where the profile holds it; under the text
+        // profile (its model reads only the text) it is not, and the report says so.
+        let held = channels != ChannelPolicy::Text;
+        prop_assert_eq!(held.then(|| tok.count(shaped.structured_json())), report.tokens.structured);
         // Never over the budget: a page that cannot fit is the error that says which budget
         // shows its first record, and that figure is exact.
-        let over = report.tokens.text > budget || report.tokens.structured > budget;
-        prop_assert!(!over, "text {} / structured {} > {budget}", report.tokens.text, report.tokens.structured);
+        let over = report.tokens.most() > budget;
+        prop_assert!(!over, "text {} / structured {:?} > {budget}", report.tokens.text, report.tokens.structured);
         prop_assert!(!report.over_budget);
         let mut ranked = rows.clone();
         ranked.sort_by(|a, b| b.score.cmp(&a.score).then(b.id.cmp(&a.id)));
@@ -294,7 +297,7 @@ fn segments_add_up_exactly_on_the_real_tokenizers() {
                 tok.name()
             );
             assert_eq!(
-                tok.count(shaped.structured_json()),
+                Some(tok.count(shaped.structured_json())),
                 shaped.report().tokens.structured
             );
             // and the naive join would not have been additive: `},{` merges.
@@ -410,6 +413,99 @@ fn channel_policy_decides_which_channel_is_held_to_the_budget() {
     }
 }
 
+/// Under the text profile the model reads only the text: the structured channel is rendered
+/// for the answer (a program, a session, `structured()` read it) but never tokenized, and
+/// the report says it was not counted. Under the other profiles it is counted, exactly.
+/// Seen through the tokenizer: every text it is asked to count, in every format and form.
+#[test]
+fn the_text_profile_never_counts_the_structured_channel() {
+    let rows: Vec<Note> = (0..120)
+        .map(|i| Note {
+            id: format!("n_{i:03}"),
+            body: format!("body of note {i}"),
+            title: format!("title {i}"),
+            state: (i % 3) as u8,
+            score: 1_000 - i,
+            tags: vec![format!("t{}", i % 4)],
+            created: "2026-02-11T10:00:00Z".into(),
+        })
+        .collect();
+    let tok = Tiktoken::o200k_base();
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for form in [StructuredForm::Objects, StructuredForm::Rows] {
+            for channels in [
+                ChannelPolicy::Text,
+                ChannelPolicy::Both,
+                ChannelPolicy::Structured,
+            ] {
+                let counted = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+                let watching = std::sync::Arc::new(crate::Watched::new({
+                    let counted = counted.clone();
+                    move |text: &str| counted.lock().unwrap().push(text.to_owned())
+                }));
+                let shaped = Shaper::for_tool("notes")
+                    .budget(Budget::tokens(900))
+                    .format(format)
+                    .structured_form(form)
+                    .channels(channels)
+                    .shared_tokenizer(watching)
+                    .shape_blocking(&rows)
+                    .unwrap();
+                let case = format!("{format:?} {form:?} {channels:?}");
+                let structured = shaped.structured_json();
+                let value = shaped.structured();
+                let shown = crate::records(&value).len();
+                assert!(shown > 3 && shown < 120, "{case}: {shown}");
+                assert_eq!(shaped.report().records.shown, shown, "{case}");
+                // What the structured channel holds that the text does not: each record's
+                // JSON as the structured channel writes it (the text is JSON only in the
+                // JSON format, where it is the same text unless values are marked).
+                let counted = counted.lock().unwrap();
+                let json_counted = counted
+                    .iter()
+                    .filter(|t| t.contains("\"n_") && structured.contains(t.as_str()))
+                    .count();
+                let text_is_json = format == Format::Json;
+                match channels {
+                    ChannelPolicy::Text => {
+                        assert_eq!(shaped.report().tokens.structured, None, "{case}");
+                        assert_eq!(shaped.report().envelope.structured, None, "{case}");
+                        if !text_is_json {
+                            assert_eq!(json_counted, 0, "{case}: {counted:?}");
+                        }
+                    }
+                    _ => {
+                        assert!(json_counted >= shown, "{case}: {json_counted} of {shown}");
+                        assert_eq!(
+                            shaped.report().tokens.structured,
+                            Some(tok.count(structured)),
+                            "{case}"
+                        );
+                    }
+                }
+                assert_eq!(
+                    shaped.report().tokens.text,
+                    tok.count(shaped.text()),
+                    "{case}"
+                );
+                // The structured channel is whole whichever profile: the same records as
+                // the text, read from what each says.
+                let ids = crate::paging::data_keys(&value, "id");
+                // (A prose line leads with the id, then the template's words.)
+                let text_format = match channels {
+                    ChannelPolicy::Structured => Format::Json,
+                    _ => format,
+                };
+                let in_text: Vec<String> =
+                    crate::paging::text_keys(shaped.text(), text_format, "id")
+                        .iter()
+                        .map(|cell| cell.split(' ').next().unwrap_or_default().to_owned())
+                        .collect();
+                assert_eq!(ids, in_text, "{case}");
+            }
+        }
+    }
+}
 use crate::desk;
 
 /// The seed's 12-ticket page at three budgets, JSON and prose, compared byte for byte with
@@ -559,10 +655,15 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
         (Format::Prose, StructuredForm::Rows),
         (Format::Table, StructuredForm::Objects),
     ] {
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::new()));
         let watching = std::sync::Arc::new(crate::Watched::new({
             let seen = seen.clone();
-            move |text: &str| seen.lock().unwrap().extend(markers(text))
+            move |text: &str| {
+                let mut seen = seen.lock().unwrap();
+                for m in markers(text) {
+                    *seen.entry(m).or_insert(0usize) += 1;
+                }
+            }
         }));
         let shaped = Shaper::for_tool("notes")
             .budget(Budget::tokens(1_500))
@@ -575,12 +676,20 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
         let shown = crate::records(&value).len();
         assert!(shown > 5 && shown < 300, "{format:?}: {shown}");
         let seen = seen.lock().unwrap();
-        let last = *seen.iter().next_back().unwrap();
+        let last = *seen.keys().next_back().unwrap();
         assert_eq!(
             last, shown,
             "{format:?}: records up to {last} tokenized, {shown} shown"
         );
         assert_eq!(shaped.report().tokenized, shown + 1, "{format:?}");
+        // And each record shown was tokenized once per channel that carries its marker (the
+        // title): once where the text is the same JSON or prose (whose template leaves the
+        // title out), twice for a table (a record given back and taken again is not
+        // counted anew).
+        let channels = if format == Format::Table { 2 } else { 1 };
+        for i in 0..shown {
+            assert_eq!(seen.get(&i), Some(&channels), "{format:?}: record {i}");
+        }
     }
 }
 
@@ -609,9 +718,25 @@ fn every_budget_counts_each_record_once_and_names_the_right_cut() {
     for format in [Format::Json, Format::Prose, Format::Table] {
         for page_size in [None, Some(6)] {
             for budget in 150..400 {
+                // What the tokenizer is shown, record by record (the title's marker).
+                let seen =
+                    std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<
+                        usize,
+                        usize,
+                    >::new()));
+                let watching = std::sync::Arc::new(crate::Watched::new({
+                    let seen = seen.clone();
+                    move |text: &str| {
+                        let mut seen = seen.lock().unwrap();
+                        for m in markers(text) {
+                            *seen.entry(m).or_default() += 1;
+                        }
+                    }
+                }));
                 let mut shaper = Shaper::for_tool("notes")
                     .budget(Budget::tokens(budget))
-                    .format(format);
+                    .format(format)
+                    .shared_tokenizer(watching);
                 if let Some(p) = page_size {
                     shaper = shaper.page_size(p);
                 }
@@ -627,6 +752,14 @@ fn every_budget_counts_each_record_once_and_names_the_right_cut() {
                 let shown = crate::records(&shaped.structured()).len();
                 let at = format!("{format:?}, page size {page_size:?}, budget {budget}");
                 assert!(report.tokens.text <= budget, "{at}");
+                // Each record shown was tokenized once on each channel carrying its title
+                // (the prose template leaves it out): the refused record offered again is
+                // not counted anew.
+                let per_record = if format == Format::Table { 2 } else { 1 };
+                let seen = seen.lock().unwrap();
+                for i in 0..shown {
+                    assert_eq!(seen.get(&i), Some(&per_record), "{at}: record {i}");
+                }
                 let reason = shaped.frame().omitted.reason;
                 *cuts.entry(format!("{reason:?}")).or_insert(0) += 1;
                 match reason {
@@ -761,6 +894,11 @@ proptest! {
         let mut rows = notes;
         for (i, n) in rows.iter_mut().enumerate() {
             n.id = format!("{}-{i}", n.id);
+            // Dates in one month: the head's date note ("dates are in …") is worked out over
+            // the records a page can reach, which the wider page below (a page size) makes
+            // fewer; with one month it reads the same over any of them, so the two pages
+            // differ by the one record alone.
+            n.created = format!("2026-03-{:02}T10:00:00Z", 1 + i % 28);
         }
         let mut budget = Budget::tokens(100_000);
         if let Some(b) = bytes { budget = budget.bytes(b); }

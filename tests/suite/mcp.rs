@@ -797,7 +797,7 @@ async fn the_first_page_envelope_costs_at_most_100_tokens() {
                     serde_json::to_string(&value["fields"]).expect("fields")
                 );
                 assert!(json.contains(&header), "{json}");
-                report.envelope.structured - tok.count(&header)
+                report.envelope.structured.expect("counted") - tok.count(&header)
             };
             assert!(envelope > 40, "{envelope}: an envelope was measured");
             worst[i].0 = worst[i].0.max(envelope);

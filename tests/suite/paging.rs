@@ -638,7 +638,7 @@ fn a_last_record_too_large_ends_the_walk_and_says_how_to_see_it() {
             (last.report().tokens.text, last.report().tokens.structured),
             (
                 o200k.count(last.text()),
-                o200k.count(last.structured_json())
+                Some(o200k.count(last.structured_json()))
             ),
             "{format:?}"
         );

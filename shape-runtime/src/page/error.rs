@@ -7,7 +7,7 @@ use super::render::Format;
 use super::report::{ChannelTokens, RecordCounts, Report};
 use super::shaped::Shaped;
 use crate::budget::Budget;
-use crate::channel::ChannelPolicy;
+use crate::channel::{ChannelPolicy, PerChannel};
 use crate::tokens::Tokenizer;
 
 /// The error envelope of a page that can show or skip nothing within the budget: the budget
@@ -197,8 +197,8 @@ fn finish(
         tokenizer: s.tokenizer.name().to_owned(),
         budget: s.budget.max_tokens(),
         raw: None,
-        tokens: answer.tokens,
-        envelope: answer.tokens,
+        tokens: ChannelTokens::reported(answer.tokens, s.channels),
+        envelope: ChannelTokens::reported(answer.tokens, s.channels),
         records,
         cut: None,
         resolvers: Vec::new(),
@@ -298,7 +298,7 @@ fn longest(
 struct ErrorAnswer {
     frame: Frame,
     text: String,
-    tokens: ChannelTokens,
+    tokens: PerChannel<usize>,
     structured: String,
 }
 
@@ -319,7 +319,7 @@ fn error_envelope(s: &ErrorSettings<'_>, summary: &str) -> ErrorAnswer {
             envelope::text_tail(&frame, "records", "", false)
         ),
     };
-    let tokens = ChannelTokens {
+    let tokens = PerChannel {
         text: s.tokenizer.count(&text),
         structured: s.tokenizer.count(&structured),
     };

@@ -144,7 +144,12 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         let part = |channel| {
             let head = self.head(frame, channel, has_records);
             let tail = self.tail(frame, channel);
-            let size = Size::of(&head, tok.count(&head)).plus(Size::of(&tail, tok.count(&tail)));
+            // Counted where its records are (see `counts_structured`).
+            let count = |text: &str| match channel {
+                Channel::Structured if !self.counts_structured => 0,
+                _ => tok.count(text),
+            };
+            let size = Size::of(&head, count(&head)).plus(Size::of(&tail, count(&tail)));
             (head, tail, size)
         };
         let (sh, st, ss) = part(Channel::Structured);

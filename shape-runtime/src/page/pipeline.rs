@@ -99,14 +99,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             tokenizer: s.tokenizer.name().to_owned(),
             budget: s.budget.max_tokens(),
             raw: s.raw.map(|raw| RawSize::measure(raw, s.tokenizer)),
-            tokens: ChannelTokens {
-                text: tokens.text,
-                structured: tokens.structured,
-            },
-            envelope: ChannelTokens {
-                text: envelope_tokens.text,
-                structured: envelope_tokens.structured,
-            },
+            tokens: ChannelTokens::reported(tokens, s.channels),
+            envelope: ChannelTokens::reported(envelope_tokens, s.channels),
             records: RecordCounts {
                 skipped: plan.skips.len(),
                 omitted: frame

@@ -84,8 +84,31 @@ pub struct Cut {
 pub struct ChannelTokens {
     /// The text channel (prose, table or JSON, as configured).
     pub text: usize,
-    /// The structured channel (the envelope as JSON).
-    pub structured: usize,
+    /// The structured channel (the envelope as JSON); `None` under
+    /// [`ChannelPolicy::Text`](crate::ChannelPolicy::Text), whose model reads only the text:
+    /// the structured channel is then neither held to the budget nor sent in an MCP answer,
+    /// so it is not counted (counting it would cost as much as counting the text again).
+    pub structured: Option<usize>,
+}
+
+impl ChannelTokens {
+    /// The most either channel takes (the text's alone where the structured channel is not
+    /// counted): what the budget holds.
+    pub fn most(&self) -> usize {
+        self.structured.map_or(self.text, |s| s.max(self.text))
+    }
+
+    /// The report's counts of `tokens` under `channels`: the structured channel's only where
+    /// the profile holds it.
+    pub(crate) fn reported(
+        tokens: crate::channel::PerChannel<usize>,
+        channels: crate::channel::ChannelPolicy,
+    ) -> ChannelTokens {
+        ChannelTokens {
+            text: tokens.text,
+            structured: channels.held().structured.then_some(tokens.structured),
+        }
+    }
 }
 
 /// Record counts.

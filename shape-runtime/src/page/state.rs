@@ -49,6 +49,10 @@ pub(super) struct Page<'p, R> {
     pub(super) fields: Option<Vec<&'p str>>,
     /// The text channel needs its own rendering unless it is the same JSON.
     pub(super) text_differs: bool,
+    /// Whether the structured channel is counted: where the profile holds it, or where the
+    /// text channel is the same JSON. Under [`ChannelPolicy::Text`] with a text of its own
+    /// its tokens read 0 (no budget holds them, no report states them).
+    pub(super) counts_structured: bool,
     /// Whether the text channel names the fields this view leaves out.
     pub(super) left_out: bool,
     pub(super) ledger: std::cell::RefCell<Ledger>,
@@ -83,6 +87,13 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             fetch_one: settings.fetch_one,
         };
         let untrusted_paths = layout.untrusted_paths();
+        // Under the structured profile no model reads a separate text channel: it is the
+        // JSON (an error's text is made apart, with the remedy), so records are rendered
+        // and counted once. A JSON text channel differs only where its untrusted values
+        // are tagged or datamarked.
+        let text_differs = settings.channels != ChannelPolicy::Structured
+            && (settings.format != Format::Json
+                || !untrusted_paths.is_empty() && json_text_marks_values(settings.untrusted));
         let left_out = match settings.left_out {
             LeftOut::EveryPage => true,
             LeftOut::FirstPage => covered_before == 0,
@@ -101,13 +112,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 _ => untrusted_paths.clone(),
             },
             fields: (settings.form == StructuredForm::Rows).then(|| layout.field_names()),
-            // Under the structured profile no model reads a separate text channel: it is the
-            // JSON (an error's text is made apart, with the remedy), so records are rendered
-            // and counted once. A JSON text channel differs only where its untrusted values
-            // are tagged or datamarked.
-            text_differs: settings.channels != ChannelPolicy::Structured
-                && (settings.format != Format::Json
-                    || !untrusted_paths.is_empty() && json_text_marks_values(settings.untrusted)),
+            text_differs,
+            counts_structured: settings.channels.held().structured || !text_differs,
             left_out,
             inputs,
             ledger: Default::default(),
@@ -168,12 +174,15 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             false => None,
         };
         // The text channel's JSON differs from the structured one only around untrusted
-        // values: what they share is tokenized once.
+        // values: what they share is tokenized once. A structured channel no profile holds
+        // (the model reads the text) is not counted: it is rendered for the answer's
+        // structured JSON, never sent to that model.
         let (ts, tt) = match text.as_deref() {
             None => {
                 let ts = s.tokenizer.count(&structured);
                 (ts, ts)
             }
+            Some(t) if !self.counts_structured => (0, s.tokenizer.count(t)),
             Some(t) if s.format == Format::Json => {
                 crate::tokens::count_pair(s.tokenizer, &structured, t)
             }
