@@ -202,6 +202,125 @@ proptest! {
     }
 }
 
+/// The result's last page needs no cursor, so it may fit where a page with one would not:
+/// at exactly the budget of the whole answer (measured without any codec, so no cursor can
+/// be in it), a paginated call shows every record, in every format and page of records
+/// smaller than the cursor it saves; one token less, it cannot, and it then shows fewer
+/// with a cursor for the rest, which a second call shows.
+#[test]
+fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
+    #[derive(ToolResult)]
+    #[shape(name = "mark", plural = "marks")]
+    struct Mark {
+        #[shape(rank = desc)]
+        n: u32,
+        #[shape(show)]
+        label: String,
+    }
+    // The last record is larger than the others by less than a cursor: at some budgets it
+    // fits only on the result's last page, which has none.
+    let rows: Vec<Mark> = (0..6)
+        .map(|n| Mark {
+            n,
+            label: match n {
+                0 => "the last one, a few words longer".into(),
+                _ => "m".into(),
+            },
+        })
+        .collect();
+    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
+        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
+    ));
+    let query = toolshape::cursor::QueryHash::of("notes", &serde_json::json!({})).unwrap();
+    let tok = Tiktoken::o200k_base();
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        let shaper = |budget: usize| {
+            Shaper::for_tool("notes")
+                .budget(Budget::tokens(budget))
+                .format(format)
+        };
+        // The whole answer, made where no cursor exists: its size is the budget it needs.
+        let whole = shaper(100_000).shape_blocking(&rows).unwrap();
+        let need = tok
+            .count(whole.text())
+            .max(tok.count(whole.structured_json()));
+        let paged = |budget: usize, cursor: Option<&str>| {
+            shaper(budget)
+                .call()
+                .paginate(std::sync::Arc::clone(&codec), query, cursor)
+                .unwrap()
+                .shape_blocking(&rows)
+                .unwrap()
+        };
+        let at = paged(need, None);
+        assert_eq!(at.text(), whole.text(), "{format:?} at {need}");
+        assert_eq!(at.next(), None, "{format:?}");
+        assert_eq!(at.status(), Status::Ok, "{format:?}");
+        // One token less: not every record on the first page; following `next` shows the
+        // rest, each record once.
+        let below = paged(need - 1, None);
+        let first = crate::records(&below.structured()).len();
+        assert!(first < rows.len(), "{format:?}: {first}");
+        let next = below.next().expect("a cursor for the rest").to_owned();
+        // The records are smaller than the cursor the last page saves: the case this is about.
+        assert!(tok.count(&next) > 8, "{format:?}: {next}");
+        let mut seen = crate::paging::data_keys(&below.structured(), "n");
+        let mut cursor = Some(next);
+        while let Some(c) = cursor.take() {
+            let page = paged(need - 1, Some(&c));
+            seen.extend(crate::paging::data_keys(&page.structured(), "n"));
+            cursor = page.next().map(str::to_owned);
+            assert!(seen.len() <= rows.len(), "{format:?}: {seen:?}");
+        }
+        assert_eq!(seen, ["5", "4", "3", "2", "1", "0"], "{format:?}");
+        // And at every budget from the smallest that shows a record up to the whole
+        // answer's, with and without a page size: a walk shows every record once, none
+        // skipped (a record that fits alone, or as the last page, is never "too large").
+        let walk = |budget: usize, page_size: Option<usize>| -> Option<Vec<String>> {
+            let mut seen = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let mut s = shaper(budget);
+                if let Some(p) = page_size {
+                    s = s.page_size(p);
+                }
+                let page = s
+                    .call()
+                    .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
+                    .unwrap()
+                    .shape_blocking(&rows)
+                    .unwrap();
+                if page.is_error() {
+                    return None;
+                }
+                assert_eq!(page.report().records.skipped, 0, "{format:?} at {budget}");
+                seen.extend(crate::paging::data_keys(&page.structured(), "n"));
+                cursor = page.next().map(str::to_owned);
+                if cursor.is_none() || seen.len() > rows.len() {
+                    return Some(seen);
+                }
+            }
+        };
+        for page_size in [None, Some(2), Some(4)] {
+            let mut walked = 0;
+            for budget in (need / 3)..=need {
+                if let Some(seen) = walk(budget, page_size) {
+                    assert_eq!(
+                        seen,
+                        ["5", "4", "3", "2", "1", "0"],
+                        "{format:?} at {budget}, page size {page_size:?}"
+                    );
+                    walked += 1;
+                }
+            }
+            assert!(
+                walked >= 5,
+                "{format:?} {page_size:?}: {walked} budgets walked"
+            );
+        }
+    }
+}
+
 /// One record left out, with no cursor to continue (no codec): still `partial`, with the one
 /// named in `omitted` and the summary's counts true. (A status computed from "more than one
 /// left out" passed every other test.)

@@ -370,7 +370,6 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         first: &Segment,
     ) -> Result<Option<Vec<Segment>>, ShapeError> {
         let reach = self.reach();
-        let after = last.shown - (reach - from);
         if reach < self.inputs.given
             || self.settings.page_size.is_some_and(|p| last.shown > p)
             || self.frame(last, Make::Sized).next.is_some()
@@ -400,7 +399,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         }
         let mut fits = true;
         for index in from + 1..reach {
-            let segment = self.rendered(index, after + (index - from) > 0)?;
+            // After `from`: each follows another record.
+            let segment = self.rendered(index, true)?;
             more = more.plus(segment.size());
             rest.push(segment);
             if !base.fits_more(envelope, more) {
