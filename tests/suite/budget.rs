@@ -899,6 +899,94 @@ fn every_budget_counts_each_record_once_and_names_the_right_cut() {
     assert_eq!(cuts.len(), 2, "{cuts:?}");
 }
 
+/// A page the budget cuts is full: the same page with the next record too would be over the
+/// budget. The oracle is that page itself, made at a budget that does not bind with a page
+/// size one larger, its reason for stopping written as the budget's (`page_size` →
+/// `result_budget`, the only words that differ) and recounted whole. No cursor (no codec),
+/// so no random part is reserved. Every format, each profile, with and without a page size,
+/// at every budget from 150 to 399 tokens, and after earlier pages.
+#[test]
+fn a_page_the_budget_cuts_is_full() {
+    let rows: Vec<Note> = (0..40)
+        .map(|i| Note {
+            id: format!("n_{i:03}"),
+            body: format!("body {} {i}", "word ".repeat(i % 7)),
+            title: format!("mk{i}q"),
+            state: (i % 3) as u8,
+            score: 1_000 - i as i32,
+            tags: (0..i % 3).map(|t| format!("t{t}")).collect(),
+            created: "2026-02-11T10:00:00Z".into(),
+        })
+        .collect();
+    let tok = Tiktoken::o200k_base();
+    let as_budget = |text: &str| {
+        text.replace("page_size", "result_budget")
+            .replace("(page size)", "(result budget)")
+    };
+    let mut checked = 0;
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for channels in [ChannelPolicy::Both, ChannelPolicy::Text] {
+            for page_size in [None, Some(9)] {
+                for shown_before in [0u64, 7] {
+                    let shaper = |budget: usize, page_size: Option<usize>| {
+                        let mut s = Shaper::for_tool("notes")
+                            .budget(Budget::tokens(budget))
+                            .format(format)
+                            .channels(channels);
+                        if let Some(p) = page_size {
+                            s = s.page_size(p);
+                        }
+                        s
+                    };
+                    let rows = &rows[shown_before as usize..];
+                    let total = shown_before + rows.len() as u64;
+                    for budget in 150..400 {
+                        let shaped = shaper(budget, page_size)
+                            .call()
+                            .shown_before(shown_before)
+                            .total(total)
+                            .shape_blocking(rows)
+                            .unwrap();
+                        let at = format!(
+                            "{format:?} {channels:?}, page size {page_size:?}, after {shown_before}, budget {budget}"
+                        );
+                        if shaped.frame().omitted.reason != Some(OmitReason::ResultBudget)
+                            || shaped.is_error()
+                        {
+                            continue;
+                        }
+                        let shown = crate::records(&shaped.structured()).len();
+                        let wider = shaper(1_000_000, Some(shown + 1))
+                            .call()
+                            .shown_before(shown_before)
+                            .total(total)
+                            .shape_blocking(rows)
+                            .unwrap();
+                        assert_eq!(
+                            crate::records(&wider.structured()).len(),
+                            shown + 1,
+                            "{at}"
+                        );
+                        let text = tok.count(&as_budget(wider.text()));
+                        let structured = tok.count(&as_budget(wider.structured_json()));
+                        let over = match channels {
+                            ChannelPolicy::Text => text > budget,
+                            _ => text.max(structured) > budget,
+                        };
+                        assert!(
+                            over,
+                            "{at}: {shown} shown, but {} fit in {text} / {structured} tokens",
+                            shown + 1
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1_000, "{checked} pages checked");
+}
+
 /// The pre-shaping size report through the `Shaper`: a payload up to 8 KiB is counted
 /// exactly; a larger one is estimated from samples, close to its real count (counted here on
 /// the whole payload), and says it is an estimate.
