@@ -983,6 +983,81 @@ fn a_page_the_budget_cuts_is_full() {
     assert!(checked > 1_000, "{checked} pages checked");
 }
 
+/// A budget too small for any record says which budget shows the first one, and that figure
+/// is exact with a cursor too: at it the first record shows, one token below it does not.
+/// The figure is the smaller of the first record's page with the shortest cursor and, where
+/// the result could end on this page, the page of every record with none (records smaller
+/// than a cursor make the second smaller). Every format, page sizes none / 2 / 6, the rows
+/// alone and with a total beyond them, from 1 token up to the first budget that answers.
+#[test]
+fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
+    #[derive(ToolResult)]
+    #[shape(name = "mark", plural = "marks")]
+    struct Mark {
+        #[shape(rank = desc)]
+        n: u32,
+    }
+    let rows: Vec<Mark> = (0..6).map(|n| Mark { n }).collect();
+    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
+        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
+    ));
+    let query = toolshape::cursor::QueryHash::of("marks", &serde_json::json!({})).unwrap();
+    let mut errors = 0;
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for page_size in [None, Some(2), Some(6)] {
+            for total in [None, Some(40u64)] {
+                let shape = |budget: usize| {
+                    let mut s = Shaper::for_tool("marks")
+                        .budget(Budget::tokens(budget))
+                        .format(format);
+                    if let Some(p) = page_size {
+                        s = s.page_size(p);
+                    }
+                    let mut call = s.call();
+                    if let Some(t) = total {
+                        call = call.total(t);
+                    }
+                    call.paginate(std::sync::Arc::clone(&codec), query, None)
+                        .unwrap()
+                        .shape_blocking(&rows)
+                        .unwrap()
+                };
+                let first = |budget: usize| {
+                    let shaped = shape(budget);
+                    crate::paging::data_keys(&shaped.structured(), "n")
+                        .first()
+                        .cloned()
+                };
+                let at = format!("{format:?}, page size {page_size:?}, total {total:?}");
+                let mut budget = 1;
+                loop {
+                    let shaped = shape(budget);
+                    if !shaped.is_error() {
+                        break;
+                    }
+                    let need: usize = shaped
+                        .summary()
+                        .split(' ')
+                        .next()
+                        .and_then(|n| n.replace(',', "").parse().ok())
+                        .unwrap_or_else(|| panic!("{at}: {}", shaped.summary()));
+                    assert!(need > budget, "{at} at {budget}: {}", shaped.summary());
+                    assert_eq!(first(need).as_deref(), Some("5"), "{at}: {need} stated");
+                    assert_eq!(
+                        first(need - 1),
+                        None,
+                        "{at}: {need} stated, {} enough",
+                        need - 1
+                    );
+                    errors += 1;
+                    budget = need;
+                }
+            }
+        }
+    }
+    assert!(errors >= 18, "{errors} too-small answers checked");
+}
+
 /// The pre-shaping size report through the `Shaper`: a payload up to 8 KiB is counted
 /// exactly; a larger one is estimated from samples, close to its real count (counted here on
 /// the whole payload), and says it is an estimate.
