@@ -228,10 +228,7 @@ fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
             },
         })
         .collect();
-    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
-        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
-    ));
-    let query = toolshape::cursor::QueryHash::of("notes", &serde_json::json!({})).unwrap();
+    let (codec, query) = paging("notes");
     let tok = Tiktoken::o200k_base();
     for format in [Format::Json, Format::Prose, Format::Table] {
         let shaper = |budget: usize| {
@@ -741,6 +738,59 @@ fn extreme_budgets_page_sizes_and_counts_do_not_panic() {
     );
 }
 
+/// Counts per record marker of what a tokenizer is shown.
+type MarkerCounts = std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<usize, usize>>>;
+
+/// An o200k tokenizer that counts, record by record, how often it is shown each record's
+/// marker (`mk12q`), and the counts it fills.
+fn marker_counting() -> (
+    MarkerCounts,
+    std::sync::Arc<crate::Watched<impl Fn(&str) + Send + Sync + 'static>>,
+) {
+    let seen = MarkerCounts::default();
+    let watching = std::sync::Arc::new(crate::Watched::new({
+        let seen = seen.clone();
+        move |text: &str| {
+            let mut seen = seen.lock().unwrap();
+            for m in markers(text) {
+                *seen.entry(m).or_default() += 1;
+            }
+        }
+    }));
+    (seen, watching)
+}
+
+/// Forty notes ranked in index order, bodies and tags of varied lengths, each title a marker.
+fn band_notes() -> Vec<Note> {
+    (0..40)
+        .map(|i| Note {
+            id: format!("n_{i:03}"),
+            body: format!("body {} {i}", "word ".repeat(i % 7)),
+            title: format!("mk{i}q"),
+            state: (i % 3) as u8,
+            score: 1_000 - i as i32,
+            tags: (0..i % 3).map(|t| format!("t{t}")).collect(),
+            created: "2026-02-11T10:00:00Z".into(),
+        })
+        .collect()
+}
+
+/// A cursor codec and the query hash of `tool` called with no arguments.
+fn paging(
+    tool: &str,
+) -> (
+    std::sync::Arc<toolshape::cursor::CursorCodec>,
+    toolshape::cursor::QueryHash,
+) {
+    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
+        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
+    ));
+    (
+        codec,
+        toolshape::cursor::QueryHash::of(tool, &serde_json::json!({})).unwrap(),
+    )
+}
+
 /// The record markers (`mk12q`) in `text`.
 fn markers(text: &str) -> impl Iterator<Item = usize> + '_ {
     text.match_indices("mk").filter_map(|(i, _)| {
@@ -774,16 +824,7 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
         (Format::Prose, StructuredForm::Rows),
         (Format::Table, StructuredForm::Objects),
     ] {
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::new()));
-        let watching = std::sync::Arc::new(crate::Watched::new({
-            let seen = seen.clone();
-            move |text: &str| {
-                let mut seen = seen.lock().unwrap();
-                for m in markers(text) {
-                    *seen.entry(m).or_insert(0usize) += 1;
-                }
-            }
-        }));
+        let (seen, watching) = marker_counting();
         let shaped = Shaper::for_tool("notes")
             .budget(Budget::tokens(1_500))
             .format(format)
@@ -818,40 +859,14 @@ fn no_record_past_the_first_that_does_not_fit_is_tokenized() {
 /// and the reason is the page size exactly when the page size was reached.
 #[test]
 fn every_budget_counts_each_record_once_and_names_the_right_cut() {
-    let rows: Vec<Note> = (0..40)
-        .map(|i| Note {
-            id: format!("n_{i:03}"),
-            body: format!("body {} {i}", "word ".repeat(i % 7)),
-            title: format!("mk{i}q"),
-            state: (i % 3) as u8,
-            score: 1_000 - i as i32,
-            tags: (0..i % 3).map(|t| format!("t{t}")).collect(),
-            created: "2026-02-11T10:00:00Z".into(),
-        })
-        .collect();
-    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
-        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
-    ));
-    let query = toolshape::cursor::QueryHash::of("notes", &serde_json::json!({})).unwrap();
+    let rows = band_notes();
+    let (codec, query) = paging("notes");
     let mut cuts = std::collections::BTreeMap::new();
     for format in [Format::Json, Format::Prose, Format::Table] {
         for page_size in [None, Some(6)] {
             for budget in 150..400 {
                 // What the tokenizer is shown, record by record (the title's marker).
-                let seen =
-                    std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<
-                        usize,
-                        usize,
-                    >::new()));
-                let watching = std::sync::Arc::new(crate::Watched::new({
-                    let seen = seen.clone();
-                    move |text: &str| {
-                        let mut seen = seen.lock().unwrap();
-                        for m in markers(text) {
-                            *seen.entry(m).or_default() += 1;
-                        }
-                    }
-                }));
+                let (seen, watching) = marker_counting();
                 let mut shaper = Shaper::for_tool("notes")
                     .budget(Budget::tokens(budget))
                     .format(format)
@@ -907,17 +922,7 @@ fn every_budget_counts_each_record_once_and_names_the_right_cut() {
 /// at every budget from 150 to 399 tokens, and after earlier pages.
 #[test]
 fn a_page_the_budget_cuts_is_full() {
-    let rows: Vec<Note> = (0..40)
-        .map(|i| Note {
-            id: format!("n_{i:03}"),
-            body: format!("body {} {i}", "word ".repeat(i % 7)),
-            title: format!("mk{i}q"),
-            state: (i % 3) as u8,
-            score: 1_000 - i as i32,
-            tags: (0..i % 3).map(|t| format!("t{t}")).collect(),
-            created: "2026-02-11T10:00:00Z".into(),
-        })
-        .collect();
+    let rows = band_notes();
     let tok = Tiktoken::o200k_base();
     let as_budget = |text: &str| {
         text.replace("page_size", "result_budget")
@@ -997,10 +1002,7 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
         #[shape(rank = desc)]
         n: u32,
     }
-    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
-        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
-    ));
-    let query = toolshape::cursor::QueryHash::of("marks", &serde_json::json!({})).unwrap();
+    let (codec, query) = paging("marks");
     let mut errors = 0;
     // Two records: their last page is smaller than one with a cursor. Six: it is larger.
     for (count, format) in [2, 6]
@@ -1064,10 +1066,12 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
 }
 
 /// An o200k tokenizer that charges 40 tokens more for every `7` before a space or a comma
-/// (never in a cursor, whose characters are base64's): an envelope whose counts end in 7
-/// costs far more than the reserve planning admits against (the widest envelope by its
-/// usual counts), so the planned page must be checked exactly and records given back. Whatever a tokenizer counts, a walk shows every record once, in rank
-/// order, each page within the budget by that tokenizer's count.
+/// (never in a cursor, whose characters are base64's): counts that are not what a BPE
+/// vocabulary gives, on records (`"n":27,`) and on an envelope whose counts end in 7.
+/// Whatever a tokenizer counts, a walk shows every record once, in rank order, each page
+/// within the budget by that tokenizer's count. (Meant also to drive planning into giving
+/// records back after the exact check; a probe found these walks never do: that path is
+/// still untested, see DEVELOPMENT.md.)
 struct SevenHeavy(Tiktoken);
 
 impl Tokenizer for SevenHeavy {
@@ -1100,7 +1104,7 @@ impl Tokenizer for SevenHeavy {
 }
 
 #[test]
-fn records_given_back_when_the_exact_envelope_does_not_fit_are_shown_next_once() {
+fn walks_under_a_tokenizer_with_costly_sevens_show_every_record_once() {
     #[derive(ToolResult)]
     #[shape(name = "mark", plural = "marks")]
     struct Mark {
@@ -1115,10 +1119,7 @@ fn records_given_back_when_the_exact_envelope_does_not_fit_are_shown_next_once()
             label: "x".repeat(1 + (n as usize * 7) % 11),
         })
         .collect();
-    let codec = std::sync::Arc::new(toolshape::cursor::CursorCodec::new(
-        toolshape::cursor::CursorKeys::new(b"a budget key of sixteen bytes or more").unwrap(),
-    ));
-    let query = toolshape::cursor::QueryHash::of("marks", &serde_json::json!({})).unwrap();
+    let (codec, query) = paging("marks");
     let expected: Vec<String> = (0..30).rev().map(|n| n.to_string()).collect();
     let tokenizer = std::sync::Arc::new(SevenHeavy(Tiktoken::o200k_base()));
     let mut walks = 0;
