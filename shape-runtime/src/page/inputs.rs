@@ -65,14 +65,27 @@ impl PageSettings<'_> {
     /// How many ranked records a page can reach: every record costs at least one token, so
     /// no more than the budget's tokens of them fit, and no more than the page size; one
     /// more is looked at to know where the cut is. Only these need ranking, resolving and
-    /// rendering.
+    /// rendering. At least [`REACH_FLOOR`], below the page size: see there.
     pub(crate) fn reach(&self) -> usize {
         self.budget
             .max_tokens()
             .saturating_add(1)
+            .max(REACH_FLOOR)
             .min(self.page_size.map_or(usize::MAX, |p| p.saturating_add(1)))
     }
 }
+
+/// The fewest records a page looks at, whatever its budget. A budget too small for any
+/// record is answered with the budget the first page needs, and that page may be the
+/// result's last, with every record and no cursor: cheaper than the first record with a
+/// cursor when the others together cost less than the cursor does. The budget's own reach
+/// (a record a token) would leave those records unmade at the smallest budgets, and the
+/// figure stated would be that of the page with a cursor, too high; with this floor the
+/// last page of up to this many records is sized exactly (beyond it the figure stated is a
+/// lower bound, see `Page::stuck`). It costs nothing above 63 tokens.
+pub(crate) const REACH_FLOOR: usize = 64;
+
+impl PageSettings<'_> {}
 
 /// What a page knows beyond its records.
 pub(crate) struct PageInputs<'a> {

@@ -1,7 +1,7 @@
 //! Planning a page: which ranked records it shows, and which it skips as too large for any
 //! page of their own; the budget a page that can do neither asks for.
 
-use super::admit::{Admission, Segment};
+use super::admit::{Admission, Segment, Size};
 use super::envelope::{Needs, OmitReason, Skipped};
 use super::render::RenderRecord;
 use super::shaped::ShapeError;
@@ -454,18 +454,33 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             .admission
             .needs_with(self.envelope_size(shape), segment.size());
         // Or the result's last page: every record, no cursor.
-        let reach = self.reach();
+        let (reach, given) = (self.reach(), self.inputs.given);
         let last = Shape {
-            shown: reach,
+            shown: given,
             cut: None,
             form,
             ..plan.shape()
         };
-        if reach < self.inputs.given
-            || self.settings.page_size.is_some_and(|p| reach > p)
+        if self.settings.page_size.is_some_and(|p| given > p)
             || self.frame(last, Make::Sized).next.is_some()
         {
             return Some(need);
+        }
+        if reach < given {
+            // Records past the reach were not made (more than `REACH_FLOOR`, at a budget of
+            // fewer tokens): each costs at least a token and a byte, so what is stated is
+            // true, a lower bound. A call at that budget reaches them all and states the
+            // exact figure if it is still too small.
+            let floor = Size {
+                tokens: given - 1,
+                bytes: given - 1,
+                breaks: 0,
+            };
+            let least = segment.size().plus(PerChannel {
+                structured: floor,
+                text: floor,
+            });
+            return Some(need.least(plan.admission.needs_with(self.envelope_size(last), least)));
         }
         let mut rest = Vec::with_capacity(reach.saturating_sub(1));
         for index in 1..reach {
