@@ -204,9 +204,12 @@ proptest! {
 
 /// The result's last page needs no cursor, so it may fit where a page with one would not:
 /// at exactly the budget of the whole answer (measured without any codec, so no cursor can
-/// be in it), a paginated call shows every record, in every format and page of records
-/// smaller than the cursor it saves; one token less, it cannot, and it then shows fewer
-/// with a cursor for the rest, which a second call shows.
+/// be in it), a paginated call shows every record, in every format; one token less, it cannot, and it then shows fewer
+/// with a cursor for the rest, which a second call shows. One record is larger than the
+/// others: the last in rank order, or one in the middle (which may fit the last page with
+/// the records after it, on a page of its own, but not alone with a cursor). Walks at every budget up to the whole answer's skip nothing; and at exactly the
+/// size of a walk's largest page, when that is its last (no cursor), and one token more,
+/// the walk is the same page for page as with no budget at all.
 #[test]
 fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
     #[derive(ToolResult)]
@@ -217,105 +220,118 @@ fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
         #[shape(show)]
         label: String,
     }
-    // The last record is larger than the others by less than a cursor: at some budgets it
-    // fits only on the result's last page, which has none.
-    let rows: Vec<Mark> = (0..6)
-        .map(|n| Mark {
-            n,
-            label: match n {
-                0 => "the last one, a few words longer".into(),
-                _ => "m".into(),
-            },
-        })
-        .collect();
     let (codec, query) = paging("notes");
     let tok = Tiktoken::o200k_base();
-    for format in [Format::Json, Format::Prose, Format::Table] {
-        let shaper = |budget: usize| {
-            Shaper::for_tool("notes")
-                .budget(Budget::tokens(budget))
-                .format(format)
-        };
-        // The whole answer, made where no cursor exists: its size is the budget it needs.
-        let whole = shaper(100_000).shape_blocking(&rows).unwrap();
-        let need = tok
-            .count(whole.text())
-            .max(tok.count(whole.structured_json()));
-        let paged = |budget: usize, cursor: Option<&str>| {
-            shaper(budget)
-                .call()
-                .paginate(std::sync::Arc::clone(&codec), query, cursor)
-                .unwrap()
-                .shape_blocking(&rows)
-                .unwrap()
-        };
-        let at = paged(need, None);
-        assert_eq!(at.text(), whole.text(), "{format:?} at {need}");
-        assert_eq!(at.next(), None, "{format:?}");
-        assert_eq!(at.status(), Status::Ok, "{format:?}");
-        // One token less: not every record on the first page; following `next` shows the
-        // rest, each record once.
-        let below = paged(need - 1, None);
-        let first = crate::records(&below.structured()).len();
-        assert!(first < rows.len(), "{format:?}: {first}");
-        let next = below.next().expect("a cursor for the rest").to_owned();
-        // The records are smaller than the cursor the last page saves: the case this is about.
-        assert!(tok.count(&next) > 8, "{format:?}: {next}");
-        let mut seen = crate::paging::data_keys(&below.structured(), "n");
-        let mut cursor = Some(next);
-        while let Some(c) = cursor.take() {
-            let page = paged(need - 1, Some(&c));
-            seen.extend(crate::paging::data_keys(&page.structured(), "n"));
-            cursor = page.next().map(str::to_owned);
-            assert!(seen.len() <= rows.len(), "{format:?}: {seen:?}");
-        }
-        assert_eq!(seen, ["5", "4", "3", "2", "1", "0"], "{format:?}");
-        // And at every budget from the smallest that shows a record up to the whole
-        // answer's, with and without a page size: a walk shows every record once, none
-        // skipped (a record that fits alone, or as the last page, is never "too large").
-        let walk = |budget: usize, page_size: Option<usize>| -> Option<Vec<String>> {
-            let mut seen = Vec::new();
-            let mut cursor: Option<String> = None;
-            loop {
+    let everything = ["5", "4", "3", "2", "1", "0"];
+    let mut exact = 0;
+    // The large record: last or in the middle, larger than the others by less than a
+    // cursor, or (last) by more, so that the last page is a walk's largest.
+    let few = "the large one, a few words longer".to_owned();
+    for (large, label) in [(0, few.clone()), (3, few), (0, "word ".repeat(60))] {
+        let rows: Vec<Mark> = (0..6)
+            .map(|n| Mark {
+                n,
+                label: if n == large { label.clone() } else { "m".into() },
+            })
+            .collect();
+        for format in [Format::Json, Format::Prose, Format::Table] {
+            let shaper = |budget: usize| {
+                Shaper::for_tool("notes")
+                    .budget(Budget::tokens(budget))
+                    .format(format)
+            };
+            let size = |shaped: &toolshape::Shaped| {
+                tok.count(shaped.text())
+                    .max(tok.count(shaped.structured_json()))
+            };
+            // The whole answer, made where no cursor exists: its size is the budget it needs.
+            let whole = shaper(100_000).shape_blocking(&rows).unwrap();
+            let need = size(&whole);
+            let paged = |budget: usize, page_size: Option<usize>, cursor: Option<&str>| {
                 let mut s = shaper(budget);
                 if let Some(p) = page_size {
                     s = s.page_size(p);
                 }
-                let page = s
-                    .call()
-                    .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
+                s.call()
+                    .paginate(std::sync::Arc::clone(&codec), query, cursor)
                     .unwrap()
                     .shape_blocking(&rows)
-                    .unwrap();
-                if page.is_error() {
-                    return None;
+                    .unwrap()
+            };
+            let at = paged(need, None, None);
+            assert_eq!(at.text(), whole.text(), "{format:?} at {need}");
+            assert_eq!(at.next(), None, "{format:?}");
+            assert_eq!(at.status(), Status::Ok, "{format:?}");
+            // One token less: not every record on the first page; following `next` shows
+            // the rest, each record once.
+            let below = paged(need - 1, None, None);
+            let first = crate::records(&below.structured()).len();
+            assert!(first < rows.len(), "{format:?}: {first}");
+            let next = below.next().expect("a cursor for the rest").to_owned();
+            // The records are smaller than the cursor the last page saves: the case this is
+            // about.
+            assert!(tok.count(&next) > 8, "{format:?}: {next}");
+            // A walk: its pages' records and sizes; `None` when a page is an error.
+            let walk = |budget: usize, page_size: Option<usize>| {
+                let mut pages: Vec<(Vec<String>, usize)> = Vec::new();
+                let mut cursor: Option<String> = None;
+                loop {
+                    let page = paged(budget, page_size, cursor.as_deref());
+                    if page.is_error() {
+                        return None;
+                    }
+                    let at = format!("{format:?}, large {large}, at {budget}, {page_size:?}");
+                    assert_eq!(page.report().records.skipped, 0, "{at}");
+                    assert!(size(&page) <= budget, "{at}");
+                    let keys = crate::paging::data_keys(&page.structured(), "n");
+                    pages.push((keys, size(&page)));
+                    cursor = page.next().map(str::to_owned);
+                    if cursor.is_none() || pages.len() > rows.len() {
+                        return Some(pages);
+                    }
                 }
-                assert_eq!(page.report().records.skipped, 0, "{format:?} at {budget}");
-                seen.extend(crate::paging::data_keys(&page.structured(), "n"));
-                cursor = page.next().map(str::to_owned);
-                if cursor.is_none() || seen.len() > rows.len() {
-                    return Some(seen);
+            };
+            let keys = |pages: &[(Vec<String>, usize)]| -> Vec<Vec<String>> {
+                pages.iter().map(|(k, _)| k.clone()).collect()
+            };
+            let seen = |pages: &[(Vec<String>, usize)]| -> Vec<String> {
+                pages.iter().flat_map(|(k, _)| k.clone()).collect()
+            };
+            // Walks from a third of the whole answer's budget, or from the budget of the
+            // last record's page (no cursor), alone, when that is larger.
+            let alone = walk(100_000, Some(5)).unwrap().last().unwrap().1;
+            let from = alone.max(need / 3);
+            let rest = walk(need - 1, None).expect("a walk one token below");
+            assert_eq!(seen(&rest), everything, "{format:?}");
+            for page_size in [None, Some(2), Some(3), Some(4)] {
+                let at = format!("{format:?}, large {large}, page size {page_size:?}");
+                // At every budget from the smallest that shows a record up to the whole
+                // answer's: every record once, none skipped (a record that fits alone, or
+                // as the last page, is never "too large").
+                let mut walked = 0;
+                for budget in from..=need {
+                    if let Some(pages) = walk(budget, page_size) {
+                        assert_eq!(seen(&pages), everything, "{at} at {budget}");
+                        walked += 1;
+                    }
+                }
+                assert!(walked >= 5, "{at}: {walked} budgets walked");
+                // At the size of the largest page of a walk with no budget, when that is its
+                // last (with room for a longer cursor on the others), and one token more:
+                // the same pages.
+                let free = walk(100_000, page_size).unwrap();
+                let (last, others) = free.split_last().unwrap();
+                if others.iter().all(|(_, s)| s + 12 <= last.1) {
+                    for budget in [last.1, last.1 + 1] {
+                        let tight = walk(budget, page_size).expect("no error where every page fits");
+                        assert_eq!(keys(&tight), keys(&free), "{at} at {budget}");
+                    }
+                    exact += 1;
                 }
             }
-        };
-        for page_size in [None, Some(2), Some(4)] {
-            let mut walked = 0;
-            for budget in (need / 3)..=need {
-                if let Some(seen) = walk(budget, page_size) {
-                    assert_eq!(
-                        seen,
-                        ["5", "4", "3", "2", "1", "0"],
-                        "{format:?} at {budget}, page size {page_size:?}"
-                    );
-                    walked += 1;
-                }
-            }
-            assert!(
-                walked >= 5,
-                "{format:?} {page_size:?}: {walked} budgets walked"
-            );
         }
     }
+    assert!(exact >= 12, "{exact} walks checked at their last page's size");
 }
 
 /// One record left out, with no cursor to continue (no codec): still `partial`, with the one
