@@ -231,7 +231,11 @@ fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
         let rows: Vec<Mark> = (0..6)
             .map(|n| Mark {
                 n,
-                label: if n == large { label.clone() } else { "m".into() },
+                label: if n == large {
+                    label.clone()
+                } else {
+                    "m".into()
+                },
             })
             .collect();
         for format in [Format::Json, Format::Prose, Format::Table] {
@@ -323,7 +327,8 @@ fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
                 let (last, others) = free.split_last().unwrap();
                 if others.iter().all(|(_, s)| s + 12 <= last.1) {
                     for budget in [last.1, last.1 + 1] {
-                        let tight = walk(budget, page_size).expect("no error where every page fits");
+                        let tight =
+                            walk(budget, page_size).expect("no error where every page fits");
                         assert_eq!(keys(&tight), keys(&free), "{at} at {budget}");
                     }
                     exact += 1;
@@ -331,7 +336,119 @@ fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
             }
         }
     }
-    assert!(exact >= 12, "{exact} walks checked at their last page's size");
+    assert!(
+        exact >= 12,
+        "{exact} walks checked at their last page's size"
+    );
+}
+
+/// Records of a token or two (prose of one number, the text channel held), one of them
+/// larger than a cursor or none: the result's last page, with no cursor, fits to the token. At exactly the whole answer's size a paginated
+/// call shows every record, though the records after the first that does not fit beside a
+/// cursor leave no token to spare (the room after it is their count in tokens, which here is
+/// about their number).
+#[test]
+fn a_last_page_of_one_token_records_fits_to_the_token() {
+    #[derive(ToolResult)]
+    #[shape(name = "mark", plural = "marks", prose = "{n}{label}")]
+    struct Mark {
+        #[shape(rank = desc)]
+        n: u32,
+        #[shape(show)]
+        label: String,
+    }
+    let (codec, query) = paging("digits");
+    let tok = Tiktoken::o200k_base();
+    let mut checked = 0;
+    // Nine with the fourth in rank order larger than a cursor: the records before it fit
+    // beside a cursor, it does not, and it fits with the tiny rest on the last page.
+    for (count, large) in [(2u32, None), (3, None), (5, None), (9, None), (9, Some(5))] {
+        let rows: Vec<Mark> = (0..count)
+            .map(|n| Mark {
+                n,
+                label: if Some(n) == large {
+                    " word".repeat(30)
+                } else {
+                    String::new()
+                },
+            })
+            .collect();
+        let shaper = |budget: usize| {
+            Shaper::for_tool("digits")
+                .budget(Budget::tokens(budget))
+                .format(Format::Prose)
+                .channels(ChannelPolicy::Text)
+        };
+        let whole = shaper(100_000).shape_blocking(&rows).unwrap();
+        let need = tok.count(whole.text());
+        for page_size in [None, Some(count as usize)] {
+            let paged = |budget: usize| {
+                let mut s = shaper(budget);
+                if let Some(p) = page_size {
+                    s = s.page_size(p);
+                }
+                s.call()
+                    .paginate(std::sync::Arc::clone(&codec), query, None)
+                    .unwrap()
+                    .shape_blocking(&rows)
+                    .unwrap()
+            };
+            let at = paged(need);
+            assert_eq!(at.text(), whole.text(), "{count}, {page_size:?} at {need}");
+            // One token less, not every record.
+            let below = paged(need - 1);
+            let shown = crate::records(&below.structured()).len();
+            assert!(
+                shown < count as usize,
+                "{count}, {page_size:?}: {}",
+                below.text()
+            );
+            // Walks at every budget from half the whole answer's: every record once, none
+            // skipped (the large one fits alone or on the last page, or the walk ends in an
+            // error naming a larger budget).
+            let expected: Vec<String> = (0..count).rev().map(|n| n.to_string()).collect();
+            for budget in need / 2..=need {
+                let mut seen = Vec::new();
+                let mut cursor: Option<String> = None;
+                let mut pages = 0;
+                loop {
+                    let mut s = shaper(budget);
+                    if let Some(p) = page_size {
+                        s = s.page_size(p);
+                    }
+                    let page = s
+                        .call()
+                        .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
+                        .unwrap()
+                        .shape_blocking(&rows)
+                        .unwrap();
+                    let at = format!("{count}, {page_size:?} at {budget}, page {pages}");
+                    if page.is_error() {
+                        // A budget too small for a record and for the note that skips it:
+                        // the error names a larger budget.
+                        let need: usize = page
+                            .summary()
+                            .split(' ')
+                            .next()
+                            .and_then(|n| n.trim_end_matches('…').replace(',', "").parse().ok())
+                            .unwrap_or_else(|| panic!("{at}: {}", page.summary()));
+                        assert!(need > budget, "{at}: {}", page.text());
+                        break;
+                    }
+                    assert_eq!(page.report().records.skipped, 0, "{at}: {}", page.text());
+                    seen.extend(crate::paging::data_keys(&page.structured(), "n"));
+                    cursor = page.next().map(str::to_owned);
+                    pages += 1;
+                    if cursor.is_none() || pages > 10 {
+                        assert_eq!(seen, expected, "{at}");
+                        break;
+                    }
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 10);
 }
 
 /// One record left out, with no cursor to continue (no codec): still `partial`, with the one
