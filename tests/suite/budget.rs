@@ -367,7 +367,7 @@ fn a_last_page_of_one_token_records_fits_to_the_token() {
             .map(|n| Mark {
                 n,
                 label: if Some(n) == large {
-                    " word".repeat(30)
+                    " word".repeat(100)
                 } else {
                     String::new()
                 },
@@ -403,12 +403,15 @@ fn a_last_page_of_one_token_records_fits_to_the_token() {
                 "{count}, {page_size:?}: {}",
                 below.text()
             );
-            // Walks at every budget from half the whole answer's: every record once, none
-            // skipped (the large one fits alone or on the last page, or the walk ends in an
-            // error naming a larger budget).
-            let expected: Vec<String> = (0..count).rev().map(|n| n.to_string()).collect();
+            // Walks at every budget from half the whole answer's: every record once, shown
+            // or (only the large one) skipped as too large, or the walk ends in an error
+            // naming a larger budget. Once a budget shows the large record, every larger one
+            // does: it fits alone, or on the last page with the records after it.
+            let expected: Vec<u64> = (1..=u64::from(count)).collect();
+            let mut shown_at: Option<usize> = None;
             for budget in need / 2..=need {
                 let mut seen = Vec::new();
+                let mut skipped = 0;
                 let mut cursor: Option<String> = None;
                 let mut pages = 0;
                 loop {
@@ -433,18 +436,46 @@ fn a_last_page_of_one_token_records_fits_to_the_token() {
                             .and_then(|n| n.trim_end_matches('…').replace(',', "").parse().ok())
                             .unwrap_or_else(|| panic!("{at}: {}", page.summary()));
                         assert!(need > budget, "{at}: {}", page.text());
+                        assert_eq!(shown_at, None, "{at}: shown at {shown_at:?}");
                         break;
                     }
-                    assert_eq!(page.report().records.skipped, 0, "{at}: {}", page.text());
-                    seen.extend(crate::paging::data_keys(&page.structured(), "n"));
+                    let stated = crate::walk::read_summary(page.summary(), "mark", "marks");
+                    // Places covered, in order: skips before the first record shown, the
+                    // records shown (the place of `n` is `count - n`), skips after.
+                    let shown: Vec<u64> = crate::paging::data_keys(&page.structured(), "n")
+                        .iter()
+                        .map(|n| u64::from(count) - n.parse::<u64>().unwrap())
+                        .collect();
+                    let first = shown.first().copied().unwrap_or(u64::MAX);
+                    let (before, after): (Vec<u64>, Vec<u64>) = stated
+                        .skips
+                        .iter()
+                        .map(|(_, p, _)| *p)
+                        .partition(|p| *p < first);
+                    for place in before.iter().chain(&after) {
+                        let large = large.map(|n| u64::from(count - n));
+                        assert_eq!(Some(*place), large, "{at}: {}", page.text());
+                        assert_eq!(shown_at, None, "{at}: shown at {shown_at:?}");
+                        skipped += 1;
+                    }
+                    seen.extend(before);
+                    seen.extend(shown);
+                    seen.extend(after);
                     cursor = page.next().map(str::to_owned);
                     pages += 1;
                     if cursor.is_none() || pages > 10 {
+                        if skipped == 0 && large.is_some() {
+                            shown_at.get_or_insert(budget);
+                        }
                         assert_eq!(seen, expected, "{at}");
                         break;
                     }
                 }
             }
+            assert!(
+                large.is_none() || shown_at.is_some(),
+                "{count}: never shown"
+            );
             checked += 1;
         }
     }
