@@ -1175,11 +1175,13 @@ fn a_page_the_budget_cuts_is_full() {
 }
 
 /// A budget too small for any record says which budget shows the first one, and that figure
-/// is exact with a cursor too: at it the first record shows, one token below it does not.
+/// is exact with a cursor too: at it the first record shows, one token (or byte) below it
+/// does not.
 /// The figure is the smaller of the first record's page with the shortest cursor and, where
 /// the result could end on this page, the page of every record with none (records smaller
-/// than a cursor make the second smaller). Every format, page sizes none / 2 / 6, the rows
-/// alone and with a total beyond them, from 1 token up to the first budget that answers.
+/// than a cursor make the second smaller). Every format, page sizes none / 1 / 2 / 6, the
+/// rows alone and with a total beyond them, a budget in tokens and one in bytes, from 1 up
+/// to the first budget that answers.
 #[test]
 fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
     #[derive(ToolResult)]
@@ -1200,12 +1202,17 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
     {
         let rows: Vec<Mark> = (0..count).map(|n| Mark { n }).collect();
         let top = (count - 1).to_string();
-        for page_size in [None, Some(2), Some(6)] {
+        for (page_size, bytes) in [None, Some(1), Some(2), Some(6)]
+            .into_iter()
+            .flat_map(|p| [(p, false), (p, true)])
+        {
             for total in [None, Some(40u64)] {
                 let shape = |budget: usize| {
-                    let mut s = Shaper::for_tool("marks")
-                        .budget(Budget::tokens(budget))
-                        .format(format);
+                    let budget = match bytes {
+                        false => Budget::tokens(budget),
+                        true => Budget::tokens(100_000).bytes(budget),
+                    };
+                    let mut s = Shaper::for_tool("marks").budget(budget).format(format);
                     if let Some(p) = page_size {
                         s = s.page_size(p);
                     }
@@ -1224,7 +1231,9 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
                         .first()
                         .cloned()
                 };
-                let at = format!("{count} {format:?}, page size {page_size:?}, total {total:?}");
+                let at = format!(
+                    "{count} {format:?}, page size {page_size:?}, total {total:?}, bytes {bytes}"
+                );
                 let mut budget = 1;
                 loop {
                     let shaped = shape(budget);
@@ -1251,7 +1260,7 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
             }
         }
     }
-    assert!(errors >= 72, "{errors} too-small answers checked");
+    assert!(errors >= 192, "{errors} too-small answers checked");
 }
 
 /// An o200k tokenizer that charges 40 tokens more for every occurrence of each of `costly`
