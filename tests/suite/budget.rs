@@ -1789,3 +1789,91 @@ fn a_budget_too_small_for_any_answer_says_which_budget_it_needs() {
     let roomy = shape(3_000);
     assert!(!roomy.is_error() && !roomy.report().over_budget);
 }
+
+/// Walks under a byte or line ceiling, with a cursor (whose reason words and figures differ
+/// in bytes where their tokens do not): every page shows or skips at least one record, each
+/// within the ceiling, and the walk shows every record once in rank order, or ends in an
+/// error naming a larger ceiling in its unit. Every format, page sizes none and 3.
+#[test]
+fn walks_under_byte_and_line_ceilings_show_every_record_once() {
+    let rows = band_notes();
+    let (codec, query) = paging("notes");
+    let expected: Vec<String> = rows.iter().map(|n| n.id.clone()).collect();
+    let mut walks = 0;
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for page_size in [None, Some(3)] {
+            let ceilings = (300..1_400)
+                .step_by(11)
+                .map(|b| (Budget::tokens(100_000).bytes(b), b, "bytes"))
+                .chain((4..30).map(|l| (Budget::tokens(100_000).lines(l), l, "lines")));
+            for (budget, limit, unit) in ceilings {
+                let at = format!("{format:?}, page size {page_size:?}, {limit} {unit}");
+                let mut ids = Vec::new();
+                let mut cursor: Option<String> = None;
+                let mut pages = 0;
+                loop {
+                    let mut s = Shaper::for_tool("notes").budget(budget).format(format);
+                    if let Some(p) = page_size {
+                        s = s.page_size(p);
+                    }
+                    let page = s
+                        .call()
+                        .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
+                        .unwrap()
+                        .shape_blocking(&rows)
+                        .unwrap();
+                    if page.is_error() {
+                        // A record too large for the ceiling and for the note that skips it:
+                        // the error names a larger one, in the ceiling's unit.
+                        let need: usize = page
+                            .summary()
+                            .split_once(&format!(" {unit} needed"))
+                            .and_then(|(n, _)| n.replace(',', "").parse().ok())
+                            .unwrap_or_else(|| panic!("{at}, page {pages}: {}", page.summary()));
+                        assert!(need > limit, "{at}, page {pages}: {}", page.summary());
+                        break;
+                    }
+                    if unit == "bytes" {
+                        assert!(page.text().len() <= limit, "{at}, page {pages}");
+                        assert!(page.structured_json().len() <= limit, "{at}, page {pages}");
+                    } else {
+                        assert!(page.text().lines().count() <= limit, "{at}, page {pages}");
+                    }
+                    let shown = crate::paging::data_keys(&page.structured(), "id");
+                    let stated = crate::walk::read_summary(page.summary(), "note", "notes");
+                    assert!(
+                        !shown.is_empty() || !stated.skips.is_empty(),
+                        "{at}, page {pages}: {}",
+                        page.text()
+                    );
+                    // Skipped records are named, before the first shown or after the last;
+                    // each states a page larger than the ceiling.
+                    let first = shown.first().cloned().unwrap_or_else(|| "~".to_owned());
+                    let (before, after): (Vec<String>, Vec<String>) = stated
+                        .skips
+                        .iter()
+                        .map(|(id, _, _)| id.clone().expect("a note is named by its id"))
+                        .partition(|id| *id < first);
+                    for (_, _, need) in &stated.skips {
+                        let need = match need {
+                            crate::walk::Need::Bytes(n) | crate::walk::Need::Lines(n) => *n,
+                            other => panic!("{at}: {other:?}"),
+                        };
+                        assert!(need > limit as u64, "{at}: {}", page.summary());
+                    }
+                    ids.extend(before);
+                    ids.extend(shown);
+                    ids.extend(after);
+                    cursor = page.next().map(str::to_owned);
+                    pages += 1;
+                    if cursor.is_none() || pages > rows.len() {
+                        assert_eq!(ids, expected, "{at}");
+                        walks += 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    assert!(walks > 300, "{walks} walks");
+}
