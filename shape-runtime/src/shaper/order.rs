@@ -128,7 +128,8 @@ impl<'a> Call<'a> {
 
     /// How many ranked records a page can reach: every record costs at least one token, so
     /// no more than `budget` of them fit, and no more than `page_size`; one more is looked at
-    /// to know where the cut is. Only these need ranking, resolving and rendering.
+    /// to know where the cut is; 64 at least below the page size, for the figure a budget
+    /// too small for any record states. Only these need ranking, resolving and rendering.
     pub(crate) fn reach(&self) -> usize {
         self.page_settings().reach()
     }
