@@ -1049,9 +1049,15 @@ fn the_readme_upstream_example_is_safe_at_the_smallest_budgets() {
     assert!(smallest <= least + 40, "{least} {smallest}");
     let first = fetch(None, Budget::tokens(smallest), None);
     let cursor = first.next().unwrap();
+    // A signed cursor at the upstream page's end carries the `next` URL: what every page
+    // handed out before cursors could be held.
+    let signed = fetch(None, Budget::tokens(100_000), Some(20));
+    let signed = signed.next().unwrap();
     println!(
-        "README upstream example: smallest whole walk at {smallest} tokens (an issue alone fits at {least}); its cursor {} characters, {} tokens",
+        "README upstream example: smallest whole walk at {smallest} tokens (an issue alone fits at {least}); its cursor {} characters, {} tokens; a signed cursor carrying the next URL {} characters, {} tokens",
         cursor.len(),
-        crate::walk::tokens(cursor)
+        crate::walk::tokens(cursor),
+        signed.len(),
+        crate::walk::tokens(signed)
     );
 }
