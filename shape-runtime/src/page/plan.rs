@@ -466,29 +466,33 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         {
             return Some(need);
         }
-        if reach < given {
-            // Records past the reach were not made (more than `REACH_FLOOR`, at a budget of
-            // fewer tokens): each costs at least a token and a byte, so what is stated is
-            // true, a lower bound. A call at that budget reaches them all and states the
-            // exact figure if it is still too small.
-            let floor = Size {
-                tokens: given - 1,
-                bytes: given - 1,
+        // Every record costs a token and a byte at least: where the page of every record
+        // needs more than `need` even so, it is not the cheaper one, and is not made.
+        let each = |n: usize| {
+            let size = Size {
+                tokens: n,
+                bytes: n,
                 breaks: 0,
             };
-            let least = segment.size().plus(PerChannel {
-                structured: floor,
-                text: floor,
-            });
-            return Some(need.least(plan.admission.needs_with(self.envelope_size(last), least)));
+            PerChannel {
+                structured: size,
+                text: size,
+            }
+        };
+        let envelope = self.envelope_size(last);
+        let least = plan
+            .admission
+            .needs_with(envelope, segment.size().plus(each(given - 1)));
+        if need.least(least) == need {
+            return Some(need);
         }
-        let mut rest = Vec::with_capacity(reach.saturating_sub(1));
+        // Records past the reach were not made (more than `REACH_FLOOR`, at a budget of
+        // fewer tokens): counted at that least, what is stated is then a lower bound, true,
+        // and a call at it reaches them all and states the exact figure if still too small.
+        let mut all = segment.size().plus(each(given - reach));
         for index in 1..reach {
-            rest.push(self.segment(index, true).ok()?);
+            all = all.plus(self.segment(index, true).ok()?.size());
         }
-        let all = rest
-            .iter()
-            .fold(segment.size(), |sum, s| sum.plus(s.size()));
-        Some(need.least(plan.admission.needs_with(self.envelope_size(last), all)))
+        Some(need.least(plan.admission.needs_with(envelope, all)))
     }
 }
