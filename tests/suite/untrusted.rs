@@ -1770,3 +1770,36 @@ fn a_cut_estimate_is_within_fifteen_percent_on_real_bodies() {
         "only {estimated} estimates: the test saw too few"
     );
 }
+
+/// A value no longer in bytes than its cap is never tokenized by capping (every token covers
+/// a byte at least): at the cap and a byte under it, no count; a byte over it, the value is
+/// cut where the tokenizer says. The tokens of an empty value are 0 without asking the
+/// tokenizer.
+#[test]
+fn a_value_within_its_cap_in_bytes_is_never_tokenized() {
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tok = crate::Watched::new({
+        let calls = calls.clone();
+        move |_: &str| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    let counted = || calls.load(std::sync::atomic::Ordering::SeqCst);
+    for (text, cap, tokenized) in [
+        ("abcd", 4, false),
+        ("abc", 4, false),
+        ("abcde", 4, true),
+        ("ab cd ef", 8, false),
+        ("ab cd ef!", 8, true),
+    ] {
+        let before = counted();
+        let prepared = prepare(text, Some(cap), &tok, UrlPolicy::Keep);
+        assert_eq!(counted() > before, tokenized, "{text:?} capped at {cap}");
+        assert_eq!(prepared.content, text, "{text:?}: within its cap in tokens");
+        assert!(prepared.cut.is_none(), "{text:?}");
+    }
+    let empty = prepare("", None, &tok, UrlPolicy::Keep);
+    let before = counted();
+    assert_eq!(empty.attacker_tokens(&tok), 0);
+    assert_eq!(counted(), before, "the empty value was tokenized");
+}
