@@ -1877,3 +1877,72 @@ fn walks_under_byte_and_line_ceilings_show_every_record_once() {
     }
     assert!(walks > 300, "{walks} walks");
 }
+
+/// Where the page that shows the first record fits its line ceiling exactly but not the
+/// token budget, the budget it needs is in tokens (the lines already suffice), and at that
+/// figure, under the same ceiling, the record shows. Every format, page sizes none and 1.
+#[test]
+fn a_page_at_its_line_ceiling_exactly_needs_tokens() {
+    #[derive(ToolResult)]
+    #[shape(name = "mark", plural = "marks")]
+    struct Mark {
+        #[shape(rank = desc)]
+        n: u32,
+    }
+    let (codec, query) = paging("marks");
+    let rows: Vec<Mark> = (0..6).map(|n| Mark { n }).collect();
+    let mut checked = 0;
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for page_size in [None, Some(1)] {
+            let shape = |budget: Budget| {
+                let mut s = Shaper::for_tool("marks").budget(budget).format(format);
+                if let Some(p) = page_size {
+                    s = s.page_size(p);
+                }
+                s.call()
+                    .paginate(std::sync::Arc::clone(&codec), query, None)
+                    .unwrap()
+                    .shape_blocking(&rows)
+                    .unwrap()
+            };
+            // The lines of the page of one record with its cursor.
+            let one = {
+                Shaper::for_tool("marks")
+                    .budget(Budget::tokens(100_000))
+                    .format(format)
+                    .page_size(1)
+                    .call()
+                    .paginate(std::sync::Arc::clone(&codec), query, None)
+                    .unwrap()
+                    .shape_blocking(&rows)
+                    .unwrap()
+            };
+            let lines = one
+                .text()
+                .lines()
+                .count()
+                .max(one.structured_json().lines().count());
+            let at = format!("{format:?}, page size {page_size:?}, {lines} lines");
+            let error = shape(Budget::tokens(30).lines(lines));
+            assert!(error.is_error(), "{at}: {}", error.text());
+            let mut words = error.summary().split(' ');
+            let (need, unit) = (words.next().unwrap(), words.next().unwrap_or_default());
+            assert_eq!(
+                unit.trim_end_matches(['…', ':']),
+                "tokens",
+                "{at}: {}",
+                error.summary()
+            );
+            let need: usize = need.replace(',', "").parse().unwrap();
+            let shown = shape(Budget::tokens(need).lines(lines));
+            assert_eq!(
+                crate::paging::data_keys(&shown.structured(), "n").first(),
+                Some(&"5".to_owned()),
+                "{at} at {need} tokens: {}",
+                shown.text()
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6);
+}
