@@ -492,3 +492,19 @@ fn prepare_windowed<'t>(
         window = window.saturating_mul(4).min(limit);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::floor_char_boundary;
+
+    /// At or below `at`, never past it: a limit inside a character reads up to its start.
+    #[test]
+    fn floor_char_boundary_never_passes_its_limit() {
+        let text = "aé€b"; // a: 0, é: 1..3, €: 3..6, b: 6..7
+        let expected = [0, 1, 1, 3, 3, 3, 6, 7, 7];
+        for (at, want) in expected.into_iter().enumerate() {
+            assert_eq!(floor_char_boundary(text, at), want, "at {at}");
+        }
+        assert_eq!(floor_char_boundary("", 5), 0);
+    }
+}
