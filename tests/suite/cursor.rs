@@ -1299,3 +1299,30 @@ fn a_redis_cursor_store_caps_its_ttl_at_a_century_and_debugs_without_secrets() {
             .expect_err("nothing listens on port 1");
     assert!(!secret.to_string().contains("s3cret"), "{secret}");
 }
+
+/// A memory store at its capacity evicts the position put least recently: a token put again
+/// counts from its latest put (its earlier place in the queue is stale), and a store behind
+/// an `Arc` reads through to the store.
+#[test]
+fn a_memory_store_evicts_by_latest_put_and_reads_through_an_arc() {
+    use toolshape::cursor::{CursorStore, HELD_TOKEN_LEN};
+    let store = Arc::new(MemoryCursorStore::new(2, Duration::from_secs(3_600)));
+    let token = |b: u8| [b; HELD_TOKEN_LEN];
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    store.put(token(1), b"a1".to_vec(), now);
+    store.put(token(2), b"b".to_vec(), now);
+    store.put(token(1), b"a2".to_vec(), now);
+    store.put(token(3), b"c".to_vec(), now);
+    // Two held: the re-put `1` (latest) and `3`; `2` was the least recently put.
+    assert_eq!(CursorStore::get(&store, &token(1)), Some(b"a2".to_vec()));
+    assert_eq!(CursorStore::get(&store, &token(2)), None);
+    assert_eq!(CursorStore::get(&store, &token(3)), Some(b"c".to_vec()));
+    assert_eq!(
+        CursorStore::fetch(&store, &token(3)),
+        Ok(Some(b"c".to_vec()))
+    );
+    assert_eq!(store.len(), 2);
+}
