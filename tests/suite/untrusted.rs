@@ -1804,3 +1804,48 @@ fn a_value_within_its_cap_in_bytes_is_never_tokenized() {
     assert_eq!(empty.attacker_tokens(&tok), 0);
     assert_eq!(counted(), before, "the empty value was tokenized");
 }
+
+/// An o200k tokenizer for which a text ending in a letter costs two tokens more: a cut its
+/// `truncate` makes, counted alone, is over what was asked, as a prefix of a BPE text can be.
+struct EndsDear(toolshape::tokens::Tiktoken);
+
+impl Tokenizer for EndsDear {
+    fn name(&self) -> &str {
+        "o200k-ends-dear"
+    }
+    fn count(&self, text: &str) -> usize {
+        let dear = text.ends_with(|c: char| c.is_alphabetic());
+        self.0.count(text) + if dear { 2 } else { 0 }
+    }
+    fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> toolshape::tokens::Truncated<'t> {
+        self.0.truncate(text, max_tokens)
+    }
+    fn max_token_bytes(&self) -> usize {
+        self.0.max_token_bytes()
+    }
+}
+
+/// A cut that counts over the cap on its own is shortened until it fits: at every cap from 3
+/// to 40, the content is a prefix of the value within the cap by the tokenizer's own count,
+/// and no more than three of its tokens short of the cap.
+#[test]
+fn a_cut_over_its_cap_alone_is_shortened_until_it_fits() {
+    let tok = EndsDear(toolshape::tokens::Tiktoken::o200k_base());
+    let text = "alpha beta gamma delta epsilon zeta eta theta iota kappa ".repeat(8);
+    for cap in 3..=40 {
+        let prepared = prepare(&text, Some(cap), &tok, UrlPolicy::Keep);
+        let kept = tok.count(&prepared.content) as u32;
+        assert!(text.starts_with(prepared.content.as_ref()), "cap {cap}");
+        assert!(
+            kept <= cap,
+            "cap {cap}: {kept} tokens: {:?}",
+            prepared.content
+        );
+        assert!(
+            kept + 3 >= cap,
+            "cap {cap}: {kept} tokens: {:?}",
+            prepared.content
+        );
+        assert!(prepared.cut.is_some(), "cap {cap}");
+    }
+}
