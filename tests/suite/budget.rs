@@ -252,11 +252,8 @@ fn a_last_page_that_fits_only_without_its_cursor_shows_every_record() {
             let whole = shaper(100_000).shape_blocking(&rows).unwrap();
             let need = size(&whole);
             let paged = |budget: usize, page_size: Option<usize>, cursor: Option<&str>| {
-                let mut s = shaper(budget);
-                if let Some(p) = page_size {
-                    s = s.page_size(p);
-                }
-                s.call()
+                with_page_size(shaper(budget), page_size)
+                    .call()
                     .paginate(std::sync::Arc::clone(&codec), query, cursor)
                     .unwrap()
                     .shape_blocking(&rows)
@@ -383,11 +380,8 @@ fn a_last_page_of_one_token_records_fits_to_the_token() {
         let need = tok.count(whole.text());
         for page_size in [None, Some(count as usize)] {
             let paged = |budget: usize| {
-                let mut s = shaper(budget);
-                if let Some(p) = page_size {
-                    s = s.page_size(p);
-                }
-                s.call()
+                with_page_size(shaper(budget), page_size)
+                    .call()
                     .paginate(std::sync::Arc::clone(&codec), query, None)
                     .unwrap()
                     .shape_blocking(&rows)
@@ -479,11 +473,8 @@ fn a_last_page_of_one_token_records_fits_to_the_token() {
             if let Some(n) = large {
                 let before = (count - 1 - n) as usize;
                 let free = |page_size: Option<usize>, cursor: Option<&str>| {
-                    let mut s = shaper(100_000);
-                    if let Some(p) = page_size {
-                        s = s.page_size(p);
-                    }
-                    s.call()
+                    with_page_size(shaper(100_000), page_size)
+                        .call()
                         .paginate(std::sync::Arc::clone(&codec), query, cursor)
                         .unwrap()
                         .shape_blocking(&rows)
@@ -1895,15 +1886,15 @@ fn a_page_at_its_line_ceiling_exactly_needs_tokens() {
     for format in [Format::Json, Format::Prose, Format::Table] {
         for page_size in [None, Some(1)] {
             let shape = |budget: Budget| {
-                let mut s = Shaper::for_tool("marks").budget(budget).format(format);
-                if let Some(p) = page_size {
-                    s = s.page_size(p);
-                }
-                s.call()
-                    .paginate(std::sync::Arc::clone(&codec), query, None)
-                    .unwrap()
-                    .shape_blocking(&rows)
-                    .unwrap()
+                with_page_size(
+                    Shaper::for_tool("marks").budget(budget).format(format),
+                    page_size,
+                )
+                .call()
+                .paginate(std::sync::Arc::clone(&codec), query, None)
+                .unwrap()
+                .shape_blocking(&rows)
+                .unwrap()
             };
             // The lines of the page of one record with its cursor.
             let one = {
@@ -1945,4 +1936,12 @@ fn a_page_at_its_line_ceiling_exactly_needs_tokens() {
         }
     }
     assert_eq!(checked, 6);
+}
+
+/// `shaper` with a page size where one is given.
+fn with_page_size(shaper: Shaper, page_size: Option<usize>) -> Shaper {
+    match page_size {
+        Some(p) => shaper.page_size(p),
+        None => shaper,
+    }
 }
