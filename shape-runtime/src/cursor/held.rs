@@ -209,3 +209,50 @@ impl CursorStore for MemoryCursorStore {
         (unix_now().saturating_sub(*put_at) <= self.ttl_secs).then(|| body.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{CursorStore, MemoryCursorStore};
+    use std::time::Duration;
+
+    fn queued(store: &MemoryCursorStore) -> usize {
+        store.held.lock().map_or(0, |h| h.order.len())
+    }
+
+    /// A position put again and again behind an older live one leaves stale queue entries
+    /// (the oldest live entry stops the loop that drops them): they are dropped once the
+    /// queue holds more than four entries a position of capacity, and not before, so the
+    /// queue's memory is bounded and each put costs a constant amortised. Not visible
+    /// through `get` or `len`: a queue that grew without bound, or was compacted at every
+    /// put, would answer the same.
+    #[test]
+    fn stale_puts_are_dropped_past_four_entries_a_position_and_not_before() {
+        for capacity in [1usize, 2, 3, 5] {
+            let store = MemoryCursorStore::new(capacity, Duration::from_secs(3_600));
+            let bound = 4 * capacity;
+            store.put([0; 8], b"oldest".to_vec(), 0);
+            assert_eq!(queued(&store), 1);
+            let mut expected = 1;
+            for put in 0..(3 * bound + 7) {
+                store.put([1; 8], format!("again {put}").into_bytes(), 0);
+                // At capacity 1 the oldest is evicted at the first put of another token,
+                // and a token's stale entry is then at the front, dropped at once; above it
+                // the oldest and the token put again are live (compacted, the queue is two).
+                let live = 2;
+                expected += 1;
+                if capacity == 1 {
+                    expected = 1;
+                } else if expected > bound {
+                    expected = live;
+                }
+                assert_eq!(queued(&store), expected, "capacity {capacity}, put {put}");
+                assert!(queued(&store) <= bound, "capacity {capacity}, put {put}");
+            }
+            let last = format!("again {}", 3 * bound + 6).into_bytes();
+            assert_eq!(store.get(&[1; 8]), Some(last));
+            if capacity > 1 {
+                assert_eq!(store.get(&[0; 8]).as_deref(), Some(&b"oldest"[..]));
+            }
+        }
+    }
+}
