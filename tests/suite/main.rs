@@ -183,10 +183,13 @@ pub fn envelope_keys(envelope: &serde_json::Value) -> Vec<String> {
 }
 
 /// An o200k tokenizer that hands every text it is asked to count or cut to `watch` first: how
-/// a test sees what the library tokenizes, not only the counts it reports.
+/// a test sees what the library tokenizes, not only the counts it reports. It names no
+/// boundary no token crosses ([`Tokenizer::splits_between`](toolshape::tokens::Tokenizer::splits_between))
+/// unless made [`splitting`](Self::splitting), as o200k's own tokenizers do.
 pub struct Watched<F> {
     inner: toolshape::tokens::Tiktoken,
     watch: F,
+    splits: bool,
 }
 
 impl<F: Fn(&str) + Send + Sync> Watched<F> {
@@ -194,6 +197,15 @@ impl<F: Fn(&str) + Send + Sync> Watched<F> {
         Watched {
             inner: toolshape::tokens::Tiktoken::o200k_base(),
             watch,
+            splits: false,
+        }
+    }
+
+    /// Names the boundaries o200k names, so the library can skip counts they make needless.
+    pub fn splitting(self) -> Self {
+        Watched {
+            splits: true,
+            ..self
         }
     }
 }
@@ -212,5 +224,8 @@ impl<F: Fn(&str) + Send + Sync> toolshape::tokens::Tokenizer for Watched<F> {
     }
     fn max_token_bytes(&self) -> usize {
         self.inner.max_token_bytes()
+    }
+    fn splits_between(&self, last: char, next: char) -> bool {
+        self.splits && self.inner.splits_between(last, next)
     }
 }

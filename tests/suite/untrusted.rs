@@ -1805,6 +1805,39 @@ fn a_value_within_its_cap_in_bytes_is_never_tokenized() {
     assert_eq!(counted(), before, "the empty value was tokenized");
 }
 
+/// A value cut at its cap where no token crosses the cut (a word before a space or a
+/// comma) keeps the count its cut was made with: the kept text is never tokenized again.
+/// Where a token could cross it (a word before an apostrophe), the kept text is counted
+/// alone, once. Both when the value is tokenized whole and when only a window of it is.
+#[test]
+fn a_cut_no_token_crosses_is_not_counted_again() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let tok = crate::Watched::new({
+        let seen = seen.clone();
+        move |text: &str| seen.lock().unwrap().push(text.to_owned())
+    })
+    .splitting();
+    let long_tail = " and so on".repeat(200);
+    for (text, cap, kept, clean) in [
+        ("ab cd ef gh".to_owned(), 2, "ab cd", true),
+        ("ab cd, ef gh".to_owned(), 2, "ab cd", true),
+        ("ab cd's ef gh".to_owned(), 2, "ab cd", false),
+        (format!("ab cd ef{long_tail}"), 2, "ab cd", true),
+        (format!("ab cd's ef{long_tail}"), 2, "ab cd", false),
+    ] {
+        seen.lock().unwrap().clear();
+        let prepared = prepare(&text, Some(cap), &tok, UrlPolicy::Keep);
+        assert_eq!(prepared.content, kept, "{text:.20?}");
+        assert_eq!(prepared.attacker_tokens(&tok), 2, "{text:.20?}");
+        let recounted = seen.lock().unwrap().iter().filter(|t| *t == kept).count();
+        assert_eq!(
+            recounted,
+            usize::from(!clean),
+            "{text:.20?}: the kept text tokenized again {recounted} times"
+        );
+    }
+}
+
 /// An o200k tokenizer for which a text ending in a letter costs two tokens more: a cut its
 /// `truncate` makes, counted alone, is over what was asked, as a prefix of a BPE text can be.
 struct EndsDear(toolshape::tokens::Tiktoken);
