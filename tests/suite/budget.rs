@@ -1254,13 +1254,102 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
     assert!(errors >= 192, "{errors} too-small answers checked");
 }
 
-/// An o200k tokenizer that charges 40 tokens more for every occurrence of each of `costly`
-/// (none of which can be in a cursor, whose characters are base64's): counts that are not
-/// what a BPE vocabulary gives. With `seen`, it also counts, record by record, how often it
+/// A page at a budget too small for anything looks at 64 records at least (below its page
+/// size), so a too-small answer's figure counts the page of every record with no cursor
+/// when the result has 64 records or fewer, even where a cursor is so dear that that page
+/// is the cheapest answer: its first figure is then exact. Past 64, the figure is a lower
+/// bound (a token a record not looked at), and the next call, at that budget, looks far
+/// enough to state the exact one. At 63, 64 and 65 records, in every format: every figure
+/// is above the budget it answers and never above what the result needs, and calling with
+/// it shows the result's first record or states a larger figure.
+#[test]
+fn a_too_small_figure_counts_every_record_up_to_64_and_a_lower_bound_past() {
+    #[derive(ToolResult)]
+    #[shape(name = "mark", plural = "marks")]
+    struct Mark {
+        #[shape(rank = desc)]
+        n: u32,
+    }
+    let (codec, query) = paging("marks");
+    // Every page with a cursor names it ("pass next as cursor", "same call with cursor=")
+    // and costs 2,000 tokens more: the page of every record is the cheapest answer.
+    let tokenizer: std::sync::Arc<dyn Tokenizer> = std::sync::Arc::new(Surcharged {
+        surcharge: 2_000,
+        ..Surcharged::new(&["cursor"])
+    });
+    for (count, format) in [63, 64, 65]
+        .into_iter()
+        .flat_map(|c| [Format::Json, Format::Prose, Format::Table].map(|f| (c, f)))
+    {
+        let rows: Vec<Mark> = (0..count).map(|n| Mark { n }).collect();
+        let shape = |budget: usize| {
+            Shaper::for_tool("marks")
+                .budget(Budget::tokens(budget))
+                .format(format)
+                .shared_tokenizer(tokenizer.clone())
+                .call()
+                .paginate(std::sync::Arc::clone(&codec), query, None)
+                .unwrap()
+                .shape_blocking(&rows)
+                .unwrap()
+        };
+        let at = format!("{count} {format:?}");
+        // The smallest budget with an answer, searched for (answers only grow with it).
+        let (mut low, mut high) = (1, 1_999);
+        assert!(!shape(high).is_error(), "{at}: no answer at {high}");
+        while low < high {
+            let mid = (low + high) / 2;
+            match shape(mid).is_error() {
+                true => low = mid + 1,
+                false => high = mid,
+            }
+        }
+        let smallest = low;
+        let whole = shape(smallest);
+        assert_eq!(
+            crate::paging::data_keys(&whole.structured(), "n").len(),
+            count as usize,
+            "{at}: the cheapest answer is every record, with no cursor"
+        );
+        assert!(whole.structured()["next"].is_null(), "{at}");
+        let mut figures = Vec::new();
+        let mut budget = 1;
+        loop {
+            let shaped = shape(budget);
+            if !shaped.is_error() {
+                break;
+            }
+            let need: usize = shaped
+                .summary()
+                .split(' ')
+                .next()
+                .and_then(|n| n.replace(',', "").parse().ok())
+                .unwrap_or_else(|| panic!("{at}: {}", shaped.summary()));
+            assert!(need > budget, "{at} at {budget}: {}", shaped.summary());
+            assert!(need <= smallest, "{at}: {need} stated, {smallest} enough");
+            figures.push(need);
+            budget = need;
+        }
+        match count {
+            ..=64 => assert_eq!(figures, [smallest], "{at}"),
+            _ => {
+                // One record past the floor (`REACH_FLOOR`, 64): a bound a record's cost
+                // under, then the exact figure.
+                assert_eq!(figures.len(), 2, "{at}: {figures:?}, {smallest} enough");
+                assert_eq!(figures.last(), Some(&smallest), "{at}");
+            }
+        }
+    }
+}
+
+/// An o200k tokenizer that charges 40 tokens more (or `surcharge`) for every occurrence of
+/// each of `costly` (none of which can be in a cursor, whose characters are base64's or
+/// digits): counts that are not what a BPE vocabulary gives. With `seen`, it also counts, record by record, how often it
 /// is shown each record's marker (`mk12q`), as `marker_counting` does.
 struct Surcharged {
     inner: Tiktoken,
     costly: &'static [&'static str],
+    surcharge: usize,
     seen: Option<MarkerCounts>,
 }
 
@@ -1269,6 +1358,7 @@ impl Surcharged {
         Surcharged {
             inner: Tiktoken::o200k_base(),
             costly,
+            surcharge: 40,
             seen: None,
         }
     }
@@ -1276,7 +1366,7 @@ impl Surcharged {
     /// The count, not watched.
     fn counted(&self, text: &str) -> usize {
         let costly: usize = self.costly.iter().map(|c| text.matches(c).count()).sum();
-        self.inner.count(text) + 40 * costly
+        self.inner.count(text) + self.surcharge * costly
     }
 
     fn watch(&self, text: &str) {
