@@ -2035,3 +2035,121 @@ fn with_page_size(shaper: Shaper, page_size: Option<usize>) -> Shaper {
         None => shaper,
     }
 }
+
+/// A walk can stop mid-way: at a budget where a large record neither fits a page of its own
+/// nor leaves room for the note that would skip it, the page through the cursor is the error
+/// that names the budget it needs. That error says the cursor still works, and it does: the
+/// same cursor at the stated budget shows the record the walk stopped at, and the walk goes
+/// on to show every record once. The first page's error names no cursor (there is none).
+#[test]
+fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
+    #[derive(ToolResult)]
+    #[shape(name = "note", plural = "notes")]
+    struct Note {
+        #[shape(id)]
+        id: String,
+        #[shape(show)]
+        text: String,
+    }
+    let (codec, query) = paging("notes");
+    let rows: Vec<Note> = (0..9)
+        .map(|i| Note {
+            id: format!("n{i}"),
+            text: if i == 4 {
+                "word ".repeat(30)
+            } else {
+                "ok".into()
+            },
+        })
+        .collect();
+    let mut stopped = 0;
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for start in 20..140 {
+            let (mut budget, mut cursor, mut seen) = (start, None::<String>, Vec::new());
+            let mut skipped = Vec::new();
+            for _ in 0..40 {
+                let shaped = Shaper::for_tool("notes")
+                    .budget(Budget::tokens(budget))
+                    .format(format)
+                    .call()
+                    .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
+                    .unwrap()
+                    .shape_blocking(&rows)
+                    .unwrap();
+                let at = format!("{format:?} from {start}, at {budget}");
+                if shaped.is_error() {
+                    let summary = shaped.summary();
+                    // At the smallest budgets the summary is cut to the figure ("67…").
+                    let need: usize = summary
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit() || *c == ',')
+                        .filter(char::is_ascii_digit)
+                        .collect::<String>()
+                        .parse()
+                        .unwrap_or_else(|_| panic!("{at}: {summary}"));
+                    let cut = summary.ends_with('…');
+                    assert!(need > budget, "{at}: {summary}");
+                    match cursor {
+                        Some(_) => {
+                            assert!(
+                                cut || summary.ends_with(&format!(
+                                    "raise the budget to at least {need} tokens and call \
+                                     again with the same cursor"
+                                )),
+                                "{at}: {summary}"
+                            );
+                            stopped += usize::from(!cut);
+                            // The same cursor, at the budget stated: the walk goes on from
+                            // the record it stopped at.
+                            let next_seen = seen.len();
+                            let on = Shaper::for_tool("notes")
+                                .budget(Budget::tokens(need))
+                                .format(format)
+                                .call()
+                                .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
+                                .unwrap()
+                                .shape_blocking(&rows)
+                                .unwrap();
+                            let ids = crate::paging::data_keys(&on.structured(), "id");
+                            assert_eq!(
+                                ids.first().map(String::as_str),
+                                Some(format!("n{next_seen}").as_str()),
+                                "{at}: {}",
+                                on.text()
+                            );
+                        }
+                        None => assert!(!summary.contains("cursor"), "{at}: {summary}"),
+                    }
+                    budget = need;
+                    continue;
+                }
+                let structured = shaped.structured();
+                seen.extend(crate::paging::data_keys(&structured, "id"));
+                // A record too large for any page at this budget is skipped by its id.
+                let summary = shaped.summary();
+                skipped.extend(
+                    (0..9)
+                        .map(|i| format!("n{i}"))
+                        .filter(|id| summary.contains(&format!("{id} "))),
+                );
+                match structured["next"].as_str() {
+                    Some(next) => cursor = Some(next.to_owned()),
+                    None => break,
+                }
+            }
+            // Every record once: shown in order, or named as skipped on the page that reached
+            // it (only the large one, and only below the budget of its own page).
+            let mut covered = seen.clone();
+            covered.extend(skipped.iter().cloned());
+            covered.sort();
+            let all: Vec<String> = (0..9).map(|i| format!("n{i}")).collect();
+            assert_eq!(
+                covered, all,
+                "{format:?} from {start}: {seen:?}, {skipped:?}"
+            );
+            assert!(seen.is_sorted(), "{format:?} from {start}: {seen:?}");
+            assert!(skipped.iter().all(|id| id == "n4"), "{skipped:?}");
+        }
+    }
+    assert!(stopped >= 30, "{stopped} walks stopped mid-way");
+}

@@ -291,6 +291,17 @@ where
                     panic!("{tool}: an error that asks for no budget: {}", page.text())
                 });
             assert!(ask > budget, "{tool}: asks for {ask} at {budget}");
+            // Past the first page, the error says the cursor still works (unless the budget
+            // cut the remedy's end); on the first, it names no cursor.
+            let summary = page.summary();
+            match cursor {
+                Some(_) => assert!(
+                    summary.ends_with(" tokens and call again with the same cursor")
+                        || summary.ends_with('…'),
+                    "{tool} at {budget}: {summary}"
+                ),
+                None => assert!(!summary.contains("cursor"), "{tool}: {summary}"),
+            }
             budget = ask;
             continue;
         }

@@ -14,11 +14,13 @@ use crate::tokens::Tokenizer;
 /// that would show its first record, or hold its envelope at all.
 ///
 /// What it needs comes first (`60 tokens needed: …`), so the shortest cut of the message still
-/// says it.
+/// says it. A page reached through a cursor (`mid_walk`) says the cursor still works at that
+/// budget, so a model raising it goes on from where it was rather than starting again.
 pub(super) fn too_small(
     settings: &ErrorSettings<'_>,
     needs: Needs,
     records: RecordCounts,
+    mid_walk: bool,
 ) -> Shaped {
     let b = settings.budget;
     let (n, limit, unit) = match needs {
@@ -40,10 +42,13 @@ pub(super) fn too_small(
             settings.tool
         ),
     };
-    let remedy = match needs {
+    let mut remedy = match needs {
         Needs::Tokens(_) => format!("raise the budget to at least {n} tokens"),
         _ => format!("raise the limit to at least {n} {unit}"),
     };
+    if mid_walk {
+        remedy.push_str(" and call again with the same cursor");
+    }
     error_page_with(settings, &what, &remedy, records)
 }
 

@@ -27,7 +27,14 @@ pub(crate) fn render<R: RenderRecord>(
     let page = Page::new(settings, &records, layout, page);
     let plan = page.plan()?;
     if let Some(needs) = page.stuck(&plan) {
-        return Ok(too_small(&settings.errors(), needs, page.counts(0)));
+        // A page after others (shown or skipped) was reached through a cursor.
+        let mid_walk = settings.shown_before > 0 || settings.skipped_before > 0;
+        return Ok(too_small(
+            &settings.errors(),
+            needs,
+            page.counts(0),
+            mid_walk,
+        ));
     }
     let (frame, channels, envelope) = page.assemble(&plan);
     reads_back(&channels.structured).map_err(|message| ShapeError::Render {
