@@ -2052,18 +2052,23 @@ fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
         text: String,
     }
     let (codec, query) = paging("notes");
-    let rows: Vec<Note> = (0..9)
-        .map(|i| Note {
-            id: format!("n{i}"),
-            text: if i == 4 {
-                "word ".repeat(30)
-            } else {
-                "ok".into()
-            },
-        })
-        .collect();
     let mut stopped = 0;
-    for format in [Format::Json, Format::Prose, Format::Table] {
+    let mut stopped_after_skips = 0;
+    // One large record mid-way; or the first two large, the second larger: a walk can then
+    // stop on its second page having shown nothing, only skipped the first.
+    for (format, large) in [Format::Json, Format::Prose, Format::Table]
+        .into_iter()
+        .flat_map(|f| [(f, &[(4, 30)][..]), (f, &[(0, 30), (1, 300)][..])])
+    {
+        let rows: Vec<Note> = (0..9)
+            .map(|i| Note {
+                id: format!("n{i}"),
+                text: match large.iter().find(|(at, _)| *at == i) {
+                    Some((_, words)) => "word ".repeat(*words),
+                    None => "ok".into(),
+                },
+            })
+            .collect();
         for start in 20..140 {
             let (mut budget, mut cursor, mut seen) = (start, None::<String>, Vec::new());
             let mut skipped = Vec::new();
@@ -2099,9 +2104,12 @@ fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
                                 "{at}: {summary}"
                             );
                             stopped += usize::from(!cut);
+                            if seen.is_empty() && !cut {
+                                stopped_after_skips += 1;
+                            }
                             // The same cursor, at the budget stated: the walk goes on from
                             // the record it stopped at.
-                            let next_seen = seen.len();
+                            let next_seen = seen.len() + skipped.len();
                             let on = Shaper::for_tool("notes")
                                 .budget(Budget::tokens(need))
                                 .format(format)
@@ -2148,8 +2156,17 @@ fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
                 "{format:?} from {start}: {seen:?}, {skipped:?}"
             );
             assert!(seen.is_sorted(), "{format:?} from {start}: {seen:?}");
-            assert!(skipped.iter().all(|id| id == "n4"), "{skipped:?}");
+            assert!(
+                skipped
+                    .iter()
+                    .all(|id| large.iter().any(|(at, _)| *id == format!("n{at}"))),
+                "{skipped:?}"
+            );
         }
     }
     assert!(stopped >= 30, "{stopped} walks stopped mid-way");
+    assert!(
+        stopped_after_skips >= 1,
+        "{stopped_after_skips} walks stopped after skipping only"
+    );
 }
