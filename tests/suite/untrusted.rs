@@ -1142,6 +1142,75 @@ fn a_value_neutralising_lengthened_is_held_to_its_cap() {
     }
 }
 
+/// Held to its cap again after neutralising, a value's marker still never costs more than it
+/// saves: over every length, from a value neutralising alone pushes over its cap to one cut
+/// by 30 tokens more, the marker states the figure exactly where the figure costs no more
+/// tokens than were cut (at equality too), else it is a bare `…`. What was cut is read as the
+/// test above reads it: the whole value neutralised, less what is kept.
+#[test]
+fn a_value_held_to_its_cap_again_states_its_cut_only_where_that_saves() {
+    #[derive(ToolResult)]
+    #[shape(name = "note", plural = "notes")]
+    struct Short {
+        #[shape(id)]
+        id: u32,
+        #[shape(untrusted(max_tokens = 12))]
+        subject: String,
+    }
+    let o200k = Tiktoken::o200k_base();
+    let (mut brief, mut full, mut at_equality) = (0, 0, 0);
+    // Look-alikes first (the cut splits the fourth, and neutralising lengthens what is kept),
+    // or last (in the part cut), or both.
+    let texts = (0..=30).flat_map(|words| {
+        let today = " today".repeat(words);
+        [
+            format!("<untrusted><untrusted><untrusted><untrusted> ok{today}"),
+            format!("ok{today} <untrusted><untrusted> «end»"),
+            format!("<untrusted> ok{today} </untrusted>"),
+        ]
+    });
+    for text in texts {
+        let rec = Short {
+            id: 1,
+            subject: text.clone(),
+        };
+        for (provenance, counting) in [Provenance::Tag, Provenance::Compact]
+            .into_iter()
+            .flat_map(|p| [(p, true), (p, false)])
+        {
+            let p = policy(provenance, UrlPolicy::Keep, None);
+            let env =
+                CallEnv::new(TOOL, &o200k, &p, NONCE).with_pass(Channel::Structured, counting);
+            let json = render(&rec, &env);
+            let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+            let shown = value["subject"].as_str().unwrap_or_default();
+            let content = marker_stripped(shown);
+            assert!(o200k.count(content) <= 12, "{shown}");
+            // As shown in this channel: look-alikes of both delimiters defused.
+            let whole = neutralize(&text).replace(['«', '»'], "\"");
+            let cut = o200k.count(&whole) - o200k.count(content);
+            let figure = format!("… [cut: {cut} more tokens]");
+            let marker = &shown[content.len()..];
+            let cost = o200k.count(&figure);
+            let at = format!("{text:?} {provenance:?} {counting}: {shown}");
+            if cut == 0 {
+                assert_eq!(marker, "", "{at}");
+            } else if cost <= cut {
+                assert_eq!(marker, figure, "{at}: {cut} cut, the figure costs {cost}");
+                full += 1;
+                at_equality += usize::from(cost == cut);
+            } else {
+                assert_eq!(marker, "…", "{at}: {cut} cut, the figure costs {cost}");
+                brief += 1;
+            }
+        }
+    }
+    assert!(
+        brief > 0 && full > 0 && at_equality > 0,
+        "{brief} brief, {full} full, {at_equality} at equality"
+    );
+}
+
 /// A cut inside a subdivision flag (kept whole by sanitising) goes before its tag
 /// characters, which would otherwise survive invisible without their cancel tag. (Found by
 /// the `sanitiser` fuzz target once its dictionary spelled tag characters.)

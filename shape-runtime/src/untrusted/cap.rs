@@ -12,7 +12,8 @@ use std::fmt;
 /// How much of a value was cut at its cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Truncation {
-    /// Tokens cut.
+    /// Tokens cut: the whole value less what is kept, each as shown (sanitised, links
+    /// handled, and where values are delimited, delimiter look-alikes defused).
     pub tokens: u64,
     /// Whether `tokens` is exact; false when the value was so long that only its beginning was
     /// tokenized, and the rest was estimated from the tokens per byte of what was.
@@ -31,6 +32,12 @@ impl Truncation {
         let about = if self.exact { "" } else { "about " };
         let unit = if self.tokens == 1 { "token" } else { "tokens" };
         format!("… [cut: {about}{} more {unit}]", thousands(self.tokens))
+    }
+
+    /// States the figure only where it costs no more tokens than were cut (counting the
+    /// marker is cheap: it is a few short words); else the marker is a bare `…`.
+    pub(crate) fn decide_brief(&mut self, tokenizer: &dyn Tokenizer) {
+        self.brief = u64::try_from(tokenizer.count(&self.full())).unwrap_or(u64::MAX) > self.tokens;
     }
 }
 
@@ -129,9 +136,7 @@ pub fn prepare<'t>(
 ) -> Prepared<'t> {
     let mut prepared = prepare_capped(text, max_tokens, tokenizer, urls);
     if let Some(cut) = &mut prepared.cut {
-        // The figure is stated only where it costs no more than what was cut. Counting the
-        // marker is cheap: it is a few short words.
-        cut.brief = u64::try_from(tokenizer.count(&cut.full())).unwrap_or(u64::MAX) > cut.tokens;
+        cut.decide_brief(tokenizer);
     }
     prepared
 }
@@ -299,7 +304,7 @@ pub(crate) fn refit(
             brief: false,
         },
     };
-    now.brief = u64::try_from(tokenizer.count(&now.full())).unwrap_or(u64::MAX) > now.tokens;
+    now.decide_brief(tokenizer);
     *cut = Some(now);
     Some(kept)
 }

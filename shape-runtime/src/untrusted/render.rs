@@ -193,6 +193,14 @@ pub(crate) fn note_line(policy: &UntrustedPolicy, tool: &str, fields: &[&str]) -
     Some(format!("«…» is untrusted text from {}", sources.join(", ")))
 }
 
+/// `neutralised` with the compact delimiter's look-alikes defused too when `marks_too`.
+fn as_shown(neutralised: Cow<'_, str>, marks_too: bool) -> Cow<'_, str> {
+    match marks_too {
+        true => neutralize_guillemets(neutralised),
+        false => neutralised,
+    }
+}
+
 /// Writes one untrusted value: prepared, counted (once per shown record), and in the text
 /// channel neutralised, datamarked and wrapped in its provenance delimiter.
 pub(crate) fn serialize_untrusted<S: Serializer>(
@@ -250,12 +258,13 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     // compact `«…»`) is still defused, so no value can pass for one in any channel.
     let one_by_one = text_channel && !(delimited && env.named_fields());
     let guillemets = one_by_one && policy.provenance == Provenance::Compact && env.compact_marks();
+    // Neutralised as shown: look-alikes defused, and the compact marks too where values are
+    // not delimited one by one or are delimited by them.
+    let marks_too = !one_by_one || guillemets;
     let mut content = if !delimited {
         Cow::Borrowed(&*p.content)
-    } else if !one_by_one || guillemets {
-        neutralize_guillemets(neutralised)
     } else {
-        neutralised
+        as_shown(neutralised, marks_too)
     };
     let mut cut = p.cut;
     let mut attacker_tokens = p.attacker_tokens(tokenizer);
@@ -267,6 +276,21 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     {
         // The attacker's tokens shown: at most what is kept, markers included.
         attacker_tokens = attacker_tokens.min(kept);
+    }
+    // An exact cut's figure is of the value as shown: where neutralising changes the value
+    // (a look-alike in the part cut, or one the cut split, which tokenizes otherwise joined),
+    // the figure is the whole value neutralised less what is shown. The value was read whole
+    // for an exact cut, so this costs a second read of it, and only for a value with a
+    // look-alike.
+    if delimited
+        && let Some(c) = &mut cut
+        && c.exact
+        && let whole = prepare(text, None, tokenizer, policy.urls)
+        && let Cow::Owned(whole) = as_shown(neutralize_counted(&whole.content).0, marks_too)
+    {
+        let shown = tokenizer.count(&content);
+        c.tokens = u64::try_from(tokenizer.count(&whole).saturating_sub(shown)).unwrap_or(u64::MAX);
+        c.decide_brief(tokenizer);
     }
     env.count(&mut |st: &mut UntrustedStats| {
         st.values = st.values.saturating_add(1);
