@@ -323,12 +323,10 @@ fn estimated_cut(
 ) -> Truncation {
     let (tokens, bytes) = window;
     let in_window = (window_rest as u128 * tokens as u128).div_ceil(bytes.max(1) as u128);
+    // Nothing sampled only of nothing unread, whose rest is 0 at any density.
     let (sampled_tokens, sampled_bytes) = sample(unread, tokenizer);
-    let (per_tokens, per_bytes) = match sampled_bytes {
-        0 => (tokens, bytes),
-        _ => (sampled_tokens, sampled_bytes),
-    };
-    let rest = (unread.len() as u128 * per_tokens as u128).div_ceil(per_bytes.max(1) as u128);
+    let rest =
+        (unread.len() as u128 * sampled_tokens as u128).div_ceil(sampled_bytes.max(1) as u128);
     let estimate = (cut_tokens as u128 + in_window + rest).max(1);
     Truncation {
         tokens: u64::try_from(estimate).unwrap_or(u64::MAX),
