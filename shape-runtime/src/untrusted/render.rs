@@ -280,11 +280,14 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     // An exact cut's figure is of the value as shown: where neutralising changes the value
     // (a look-alike in the part cut, or one the cut split, which tokenizes otherwise joined),
     // the figure is the whole value neutralised less what is shown. The value was read whole
-    // for an exact cut, so this costs a second read of it, and only for a value with a
-    // look-alike.
+    // for an exact cut, so this costs a second read of it, only for a value with a byte a
+    // look-alike could begin with (ASCII text without one has nothing to defuse, and
+    // neither sanitising nor the link policy writes one), and a count only for a value with
+    // a look-alike.
     if delimited
         && let Some(c) = &mut cut
         && c.exact
+        && (!text.is_ascii() || text.bytes().any(may_begin_delimiter))
         && let whole = prepare(text, None, tokenizer, policy.urls)
         && let Cow::Owned(whole) = as_shown(neutralize_counted(&whole.content).0, marks_too)
     {
