@@ -1878,6 +1878,58 @@ fn a_cut_estimate_holds_where_a_window_ends_in_a_long_run() {
     assert!(estimated >= 30, "only {estimated} estimates");
 }
 
+/// A long value is capped from windows of its beginning, and under `Flag` and `Strip` a
+/// window is trusted only up to where its end could cut a link short: the capped value is
+/// the beginning of what the whole value gives under the same policy, never a link cut in
+/// half and left unflagged (`[click](https://evil.exa`), nor flagged with half its host.
+/// Every kind of link (Markdown, image, autolink, bare URL, `www.`), short to long, at every
+/// offset from the first word to past the cap, under caps of 5 to 80 tokens.
+#[test]
+fn a_windowed_cap_applies_the_link_policy_as_the_whole_value_would() {
+    let o200k = toolshape::tokens::Bpe::o200k_base();
+    let tail = " and the rest of the report follows".repeat(200);
+    let mut windowed = 0;
+    for path_len in [8usize, 80, 400] {
+        let path = "p".repeat(path_len);
+        let links = [
+            format!("[click here](https://evil.example/{path})"),
+            format!("![shot](https://img.example/{path}.png)"),
+            format!("<https://auto.example/{path}>"),
+            format!("https://bare.example/{path}"),
+            format!("www.plain.example/{path}"),
+        ];
+        for link in &links {
+            for words in (0..90).step_by(3) {
+                let text = format!("{}{link}{tail}", "word ".repeat(words));
+                for urls in [UrlPolicy::Flag, UrlPolicy::Strip] {
+                    let whole = prepare(&text, None, &o200k, urls);
+                    for cap in [5u32, 10, 20, 40, 80] {
+                        let capped = prepare(&text, Some(cap), &o200k, urls);
+                        let at = format!("{words} words, {link:.40}…, {urls:?}, cap {cap}");
+                        assert!(
+                            whole.content.starts_with(capped.content.as_ref()),
+                            "{at}: {:?} is not the beginning of {:?}…",
+                            capped.content,
+                            whole.content.chars().take(200).collect::<String>()
+                        );
+                        assert!(o200k.count(&capped.content) <= cap as usize, "{at}");
+                        assert!(
+                            !capped.content.contains("://"),
+                            "{at}: {:?}",
+                            capped.content
+                        );
+                        windowed += usize::from(capped.cut.is_some_and(|c| c.byte_capped));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        windowed > 1_000,
+        "only {windowed} values capped from a window"
+    );
+}
+
 /// A value no longer in bytes than its cap is never tokenized by capping (every token covers
 /// a byte at least): at the cap and a byte under it, no count; a byte over it (and within
 /// its cap in tokens), one. The tokens of an empty value are 0 without asking the

@@ -141,17 +141,22 @@ pub(super) fn apply_links<'t>(text: &'t str, policy: UrlPolicy, links: &mut u32)
 
 /// Where a window of a longer text stops being safe to apply the link policy to: before the
 /// first link that the window's end could cut short (a match that ends within 8 bytes of the
-/// end, or the start of one after the last complete match: `[`, `<`, `://`, `www.`). Every link
-/// before it matches in the window as it does in the whole text.
+/// end, and the first place one could start after the last complete match: `[`, `<`, `://`,
+/// `www.`). Every link before it matches in the window as it does in the whole text.
 pub(super) fn window_safe_end(window: &str, link_free: impl Fn(&str) -> usize) -> usize {
     let mut complete = 0;
+    let mut cut_short = window.len();
     for m in LINKS.find_iter(window) {
         if m.end() + 8 >= window.len() {
-            return m.start();
+            cut_short = m.start();
+            break;
         }
         complete = m.end();
     }
-    complete + link_free(&window[complete..])
+    // A match the end could cut short may be part of a longer link that starts before it
+    // (the bare URL of a Markdown link cut after its `(`): the first place one could start
+    // after the last complete match bounds it too.
+    (complete + link_free(&window[complete..])).min(cut_short)
 }
 
 /// Applies a [`UrlPolicy`] to `text`, returning the text and the number of links and images
