@@ -99,12 +99,14 @@ fn truncate_cow(text: &mut Cow<'_, str>, end: usize) {
 /// is filled (the window grows fourfold while it holds fewer than `n + 1` tokens), and only the
 /// window up to its last boundary no token crosses ([`Tokenizer::splits_between`]) is
 /// tokenized. What was cut is then stated as an estimate (`about …`) from the tokens per byte
-/// of the window. A value with no such boundary within `(n + 1) × max_token_bytes` bytes, or a
-/// tokenizer that names none, falls back to tokenizing that many bytes whole, and at most four
+/// of the window and of samples of the rest, each counted as the link policy shows it. A
+/// value with no such boundary within `(n + 1) × max_token_bytes` bytes, or a tokenizer that
+/// names none, falls back to tokenizing that many bytes whole, and at most four
 /// times as many bytes of `text` are ever read: a 100 MB field is never tokenized whole. A value
 /// no longer in bytes than its cap is never tokenized here: every token covers at least one
-/// byte. Under [`UrlPolicy::Flag`] and [`UrlPolicy::Strip`] the window is trusted only up to
-/// the first place a link could start.
+/// byte. Under [`UrlPolicy::Flag`] and [`UrlPolicy::Strip`] the window (or the part read of a
+/// value too long to read whole) is trusted only up to the first place a link its end could
+/// cut short could start.
 ///
 /// ```
 /// use toolshape::untrusted::{prepare, UrlPolicy};
@@ -159,8 +161,20 @@ fn prepare_capped<'t>(
     {
         return p;
     }
-    let (clean, mut removed, consumed) = sanitize_limited(&text[..read_end], limit);
+    let (mut clean, mut removed, consumed) = sanitize_limited(&text[..read_end], limit);
     let byte_capped = consumed < text.len();
+    // Read only in part, the text is trusted under a policy that rewrites links only up to
+    // the first link its end could cut short (a link longer than the part read: a signed URL
+    // of a few KB at a small cap), as a window is: the content is then shorter, never a
+    // link's beginning left as it was.
+    let mut untrusted_rest = 0;
+    let mut in_link = false;
+    if byte_capped && urls != UrlPolicy::Keep {
+        let safe = super::links::window_safe_end(&clean, link_free_prefix);
+        untrusted_rest = tokens_under(&clean[safe..], urls, tokenizer);
+        in_link = super::links::ends_in_link(&clean);
+        truncate_cow(&mut clean, safe);
+    }
     let mut links = 0;
     let linked = match apply_links(&clean, urls, &mut links) {
         // Taking a link out can leave what followed it after a space: a variation selector
@@ -201,11 +215,12 @@ fn prepare_capped<'t>(
     let cut = if byte_capped {
         let (toks, bytes) = per_byte.unwrap_or((1, 4));
         Some(estimated_cut(
-            cut_tokens,
+            cut_tokens + untrusted_rest,
             0,
-            &text[consumed..],
+            past_link(&text[consumed..], in_link),
             (toks, bytes),
             tokenizer,
+            urls,
         ))
     } else {
         (cut_tokens > 0).then_some(Truncation {
@@ -320,11 +335,12 @@ fn estimated_cut(
     unread: &str,
     window: (usize, usize),
     tokenizer: &dyn Tokenizer,
+    urls: UrlPolicy,
 ) -> Truncation {
     let (tokens, bytes) = window;
     let in_window = (window_rest as u128 * tokens as u128).div_ceil(bytes.max(1) as u128);
     // Nothing sampled only of nothing unread, whose rest is 0 at any density.
-    let (sampled_tokens, sampled_bytes) = sample(unread, tokenizer);
+    let (sampled_tokens, sampled_bytes) = sample(unread, tokenizer, urls);
     let rest =
         (unread.len() as u128 * sampled_tokens as u128).div_ceil(sampled_bytes.max(1) as u128);
     let estimate = (cut_tokens as u128 + in_window + rest).max(1);
@@ -351,32 +367,58 @@ const SAMPLE_BYTES: usize = 128;
 /// boundaries and moved to word starts so words are not split (a split word takes more tokens
 /// than it does whole): each piece starts at a space and ends just before one, as a space
 /// begins the token of the word after it.
-fn sample(text: &str, tokenizer: &dyn Tokenizer) -> (usize, usize) {
+fn sample(text: &str, tokenizer: &dyn Tokenizer, urls: UrlPolicy) -> (usize, usize) {
     if text.len() <= SAMPLES * SAMPLE_BYTES {
-        return (tokenizer.count(text), text.len());
+        return (tokens_under(text, urls, tokenizer), text.len());
     }
     let stride = text.len() / SAMPLES;
+    // Where links are rewritten, a piece that starts or ends inside a link would count the
+    // link's remnant as text: its ends may move as far as a long URL goes.
+    let reach = match urls {
+        UrlPolicy::Keep => 32,
+        UrlPolicy::Flag | UrlPolicy::Strip => 256,
+    };
     let (mut tokens, mut bytes) = (0, 0);
     for i in 0..SAMPLES {
         let start = ceil_char_boundary(text, i * stride);
         let at = floor_char_boundary(text, start + SAMPLE_BYTES);
-        // Stretched to just before the next space, at most 32 bytes on.
+        // Stretched to just before the next space, at most `reach` bytes on.
         let end = text[at..]
             .char_indices()
-            .take_while(|(o, _)| *o < 32)
+            .take_while(|(o, _)| *o < reach)
             .find(|(_, c)| c.is_whitespace())
             .map_or(at, |(o, _)| at + o);
-        // And started at a space, at most 32 bytes on, where the piece has one.
+        // And started at a space, at most `reach` bytes on, where the piece has one.
         let begin = text[start..end]
             .char_indices()
-            .take_while(|(o, _)| *o < 32)
+            .take_while(|(o, _)| *o < reach)
             .find(|(_, c)| c.is_whitespace())
             .map_or(start, |(o, _)| start + o);
         let piece = &text[begin..end];
-        tokens += tokenizer.count(piece);
+        tokens += tokens_under(piece, urls, tokenizer);
         bytes += piece.len();
     }
     (tokens, bytes)
+}
+
+/// What is unread past the rest of a link the part read ended in (its first run without
+/// whitespace, if one ends within 64 KiB): counted under the policy with the part read, the
+/// link's rest is not text of its own.
+fn past_link(unread: &str, in_link: bool) -> &str {
+    if !in_link {
+        return unread;
+    }
+    let within = floor_char_boundary(unread, 64 << 10);
+    match unread[..within].find(char::is_whitespace) {
+        Some(at) => &unread[at..],
+        None => unread,
+    }
+}
+
+/// Tokens of `text` once the link policy has rewritten its links (a link cut short at either
+/// end reads as the bare URL it still holds, if any).
+fn tokens_under(text: &str, urls: UrlPolicy, tokenizer: &dyn Tokenizer) -> usize {
+    tokenizer.count(&apply_links(text, urls, &mut 0))
 }
 
 /// The smallest char boundary of `text` at or above `at`.
@@ -443,10 +485,15 @@ fn prepare_windowed<'t>(
             return None;
         }
         // Links are handled in the window, up to the first one its end could cut short.
+        // What the window holds past that is counted, under the policy, for the estimate.
+        let mut untrusted_rest = 0;
+        let mut in_link = false;
         let (clean, links, removed) = match urls {
             UrlPolicy::Keep => (clean, 0, removed),
             UrlPolicy::Flag | UrlPolicy::Strip => {
                 let safe = super::links::window_safe_end(&clean, link_free_prefix);
+                untrusted_rest = tokens_under(&clean[safe..], urls, tokenizer);
+                in_link = super::links::ends_in_link(&clean);
                 let mut links = 0;
                 let mut removed = removed;
                 let linked = match apply_links(&clean[..safe], urls, &mut links) {
@@ -474,11 +521,12 @@ fn prepare_windowed<'t>(
             if t.total_tokens > n {
                 let (end, kept) = fit(&clean, t.prefix.len(), t.prefix_tokens, n, tokenizer);
                 let cut = estimated_cut(
-                    t.total_tokens - kept,
+                    t.total_tokens - kept + untrusted_rest,
                     clean.len() - split,
-                    &text[consumed..],
+                    past_link(&text[consumed..], in_link),
                     (t.total_tokens, split),
                     tokenizer,
+                    urls,
                 );
                 let mut content = clean;
                 truncate_cow(&mut content, end);

@@ -159,6 +159,15 @@ pub(super) fn window_safe_end(window: &str, link_free: impl Fn(&str) -> usize) -
     (complete + link_free(&window[complete..])).min(cut_short)
 }
 
+/// Whether `text` ends inside a link, as far as it shows: a link matches up to its end (a
+/// URL cut short reads as a bare one).
+pub(super) fn ends_in_link(text: &str) -> bool {
+    LINKS
+        .find_iter(text)
+        .last()
+        .is_some_and(|m| m.end() == text.len())
+}
+
 /// Applies a [`UrlPolicy`] to `text`, returning the text and the number of links and images
 /// flagged or stripped. Borrows when nothing changes.
 ///
