@@ -1955,6 +1955,48 @@ fn a_windowed_cap_applies_the_link_policy_as_the_whole_value_would() {
     );
 }
 
+/// The documented cost of capping a long value: only a window of about `8 × (n + 1) + 64`
+/// bytes of its beginning is tokenized (English prose holds more than `n + 1` tokens in it),
+/// and 24 samples of at most 160 bytes of the rest, plus the marker: a few KB of a 1 MB value,
+/// where tokenizing the `(n + 1) × 256` bytes a cut must lie within would be 10 KB at a cap of
+/// 40 and 51 KB at 200. Counted on the texts handed to the tokenizer.
+#[test]
+fn a_long_value_is_capped_from_a_window_of_its_beginning() {
+    let tokenized = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tok = crate::Watched::new({
+        let tokenized = tokenized.clone();
+        move |text: &str| {
+            tokenized.fetch_add(text.len(), std::sync::atomic::Ordering::SeqCst);
+        }
+    })
+    .splitting();
+    let prose = "the card was declined at checkout, twice, and then again. ".repeat(18_000);
+    // A padded table: about 8 bytes a token, so a window may hold fewer than `n + 1` tokens
+    // and grow fourfold: its windows are within six first windows' bytes (13,317 bytes at a
+    // cap of 200, where the fallback would tokenize 51 KB).
+    let table = format!("| name{:26}| value{:25}|\n", "", "").repeat(18_000);
+    for (value, windows) in [(&prose, 1), (&table, 6)] {
+        assert!(value.len() > 1_000_000);
+        for (cap, urls) in [40usize, 200]
+            .into_iter()
+            .flat_map(|c| [(c, UrlPolicy::Keep), (c, UrlPolicy::Flag)])
+        {
+            tokenized.store(0, std::sync::atomic::Ordering::SeqCst);
+            let p = prepare(value, Some(cap as u32), &tok, urls);
+            let cut = p.cut.expect("cut");
+            assert!(cut.byte_capped && !cut.exact, "{cap} {urls:?}");
+            let window = windows * (8 * (cap + 1) + 64);
+
+            let bound = window + 24 * 160 + 64;
+            let spent = tokenized.load(std::sync::atomic::Ordering::SeqCst);
+            assert!(
+                spent <= bound,
+                "cap {cap}, {urls:?}: {spent} bytes tokenized, the window and samples are {bound}"
+            );
+        }
+    }
+}
+
 /// A value no longer in bytes than its cap is never tokenized by capping (every token covers
 /// a byte at least): at the cap and a byte under it, no count; a byte over it (and within
 /// its cap in tokens), one. The tokens of an empty value are 0 without asking the
