@@ -1225,19 +1225,7 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
                 let at = format!(
                     "{count} {format:?}, page size {page_size:?}, total {total:?}, bytes {bytes}"
                 );
-                let mut budget = 1;
-                loop {
-                    let shaped = shape(budget);
-                    if !shaped.is_error() {
-                        break;
-                    }
-                    let need: usize = shaped
-                        .summary()
-                        .split(' ')
-                        .next()
-                        .and_then(|n| n.replace(',', "").parse().ok())
-                        .unwrap_or_else(|| panic!("{at}: {}", shaped.summary()));
-                    assert!(need > budget, "{at} at {budget}: {}", shaped.summary());
+                for need in stated_figures(&at, shape) {
                     assert_eq!(first(need), Some(top.clone()), "{at}: {need} stated");
                     assert_eq!(
                         first(need - 1),
@@ -1246,12 +1234,39 @@ fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
                         need - 1
                     );
                     errors += 1;
-                    budget = need;
                 }
             }
         }
     }
     assert!(errors >= 192, "{errors} too-small answers checked");
+}
+
+/// The budget a too-small answer's summary states first (`1,234 tokens needed: …`, or cut to
+/// the figure at the smallest budgets: `67…`).
+fn stated_figure(summary: &str) -> Option<usize> {
+    let digits: String = summary
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// The figures too-small answers state, calling `shape` from a budget of 1 and then at each
+/// figure stated, until an answer comes: each above the budget it answers.
+fn stated_figures(at: &str, shape: impl Fn(usize) -> toolshape::Shaped) -> Vec<usize> {
+    let (mut budget, mut figures) = (1, Vec::new());
+    loop {
+        let shaped = shape(budget);
+        if !shaped.is_error() {
+            return figures;
+        }
+        let need =
+            stated_figure(shaped.summary()).unwrap_or_else(|| panic!("{at}: {}", shaped.summary()));
+        assert!(need > budget, "{at} at {budget}: {}", shaped.summary());
+        figures.push(need);
+        budget = need;
+    }
 }
 
 /// A page at a budget too small for anything looks at 64 records at least (below its page
@@ -1312,23 +1327,9 @@ fn a_too_small_figure_counts_every_record_up_to_64_and_a_lower_bound_past() {
             "{at}: the cheapest answer is every record, with no cursor"
         );
         assert!(whole.structured()["next"].is_null(), "{at}");
-        let mut figures = Vec::new();
-        let mut budget = 1;
-        loop {
-            let shaped = shape(budget);
-            if !shaped.is_error() {
-                break;
-            }
-            let need: usize = shaped
-                .summary()
-                .split(' ')
-                .next()
-                .and_then(|n| n.replace(',', "").parse().ok())
-                .unwrap_or_else(|| panic!("{at}: {}", shaped.summary()));
-            assert!(need > budget, "{at} at {budget}: {}", shaped.summary());
-            assert!(need <= smallest, "{at}: {need} stated, {smallest} enough");
-            figures.push(need);
-            budget = need;
+        let figures = stated_figures(&at, shape);
+        for need in &figures {
+            assert!(*need <= smallest, "{at}: {need} stated, {smallest} enough");
         }
         match count {
             ..=64 => assert_eq!(figures, [smallest], "{at}"),
@@ -2084,14 +2085,7 @@ fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
                 let at = format!("{format:?} from {start}, at {budget}");
                 if shaped.is_error() {
                     let summary = shaped.summary();
-                    // At the smallest budgets the summary is cut to the figure ("67…").
-                    let need: usize = summary
-                        .chars()
-                        .take_while(|c| c.is_ascii_digit() || *c == ',')
-                        .filter(char::is_ascii_digit)
-                        .collect::<String>()
-                        .parse()
-                        .unwrap_or_else(|_| panic!("{at}: {summary}"));
+                    let need = stated_figure(summary).unwrap_or_else(|| panic!("{at}: {summary}"));
                     let cut = summary.ends_with('…');
                     assert!(need > budget, "{at}: {summary}");
                     match cursor {

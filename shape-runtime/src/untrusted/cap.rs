@@ -550,25 +550,21 @@ fn prepare_windowed<'t>(
 mod tests {
     use super::{ceil_char_boundary, floor_char_boundary};
 
-    /// At or below `at`, never past it: a limit inside a character reads up to its start.
+    /// `floor_char_boundary` at or below `at`, never past it (a limit inside a character reads
+    /// up to its start); `ceil_char_boundary` at or above it, never before it; neither past
+    /// the end.
     #[test]
-    fn floor_char_boundary_never_passes_its_limit() {
+    fn char_boundaries_never_cross_their_limit() {
         let text = "aé€b"; // a: 0, é: 1..3, €: 3..6, b: 6..7
-        let expected = [0, 1, 1, 3, 3, 3, 6, 7, 7];
-        for (at, want) in expected.into_iter().enumerate() {
-            assert_eq!(floor_char_boundary(text, at), want, "at {at}");
+        let floor = [0, 1, 1, 3, 3, 3, 6, 7, 7];
+        let ceil = [0, 1, 3, 3, 6, 6, 6, 7, 7];
+        for (at, (down, up)) in floor.into_iter().zip(ceil).enumerate() {
+            assert_eq!(floor_char_boundary(text, at), down, "floor at {at}");
+            assert_eq!(ceil_char_boundary(text, at), up, "ceil at {at}");
         }
-        assert_eq!(floor_char_boundary("", 5), 0);
-    }
-
-    /// At or above `at`, never before it, and never past the end.
-    #[test]
-    fn ceil_char_boundary_never_falls_below_its_start() {
-        let text = "aé€b"; // a: 0, é: 1..3, €: 3..6, b: 6..7
-        let expected = [0, 1, 3, 3, 6, 6, 6, 7, 7];
-        for (at, want) in expected.into_iter().enumerate() {
-            assert_eq!(ceil_char_boundary(text, at), want, "at {at}");
-        }
-        assert_eq!(ceil_char_boundary("", 5), 0);
+        assert_eq!(
+            (floor_char_boundary("", 5), ceil_char_boundary("", 5)),
+            (0, 0)
+        );
     }
 }
