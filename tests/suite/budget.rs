@@ -2070,18 +2070,21 @@ fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
                 },
             })
             .collect();
+        let page = |budget: usize, cursor: Option<&str>| {
+            Shaper::for_tool("notes")
+                .budget(Budget::tokens(budget))
+                .format(format)
+                .call()
+                .paginate(std::sync::Arc::clone(&codec), query, cursor)
+                .unwrap()
+                .shape_blocking(&rows)
+                .unwrap()
+        };
         for start in 20..140 {
             let (mut budget, mut cursor, mut seen) = (start, None::<String>, Vec::new());
             let mut skipped = Vec::new();
             for _ in 0..40 {
-                let shaped = Shaper::for_tool("notes")
-                    .budget(Budget::tokens(budget))
-                    .format(format)
-                    .call()
-                    .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
-                    .unwrap()
-                    .shape_blocking(&rows)
-                    .unwrap();
+                let shaped = page(budget, cursor.as_deref());
                 let at = format!("{format:?} from {start}, at {budget}");
                 if shaped.is_error() {
                     let summary = shaped.summary();
@@ -2104,14 +2107,7 @@ fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
                             // The same cursor, at the budget stated: the walk goes on from
                             // the record it stopped at.
                             let next_seen = seen.len() + skipped.len();
-                            let on = Shaper::for_tool("notes")
-                                .budget(Budget::tokens(need))
-                                .format(format)
-                                .call()
-                                .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
-                                .unwrap()
-                                .shape_blocking(&rows)
-                                .unwrap();
+                            let on = page(need, cursor.as_deref());
                             let ids = crate::paging::data_keys(&on.structured(), "id");
                             assert_eq!(
                                 ids.first().map(String::as_str),

@@ -1103,6 +1103,22 @@ struct Short {
     subject: String,
 }
 
+/// `rec`'s subject as the structured channel shows it (marker included), in the counting pass
+/// or not, and what the pass counted of untrusted text.
+fn structured_subject(
+    rec: &Short,
+    provenance: Provenance,
+    counting: bool,
+) -> (String, UntrustedStats) {
+    let o200k = Tiktoken::o200k_base();
+    let p = policy(provenance, UrlPolicy::Keep, None);
+    let env = CallEnv::new(TOOL, &o200k, &p, NONCE).with_pass(Channel::Structured, counting);
+    let json = render(rec, &env);
+    let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+    let shown = value["subject"].as_str().unwrap_or_default().to_owned();
+    (shown, env.diagnostics().untrusted)
+}
+
 /// Neutralising can lengthen a value (`</untrusted>` becomes `[delimiter removed]`): a value
 /// cut to its cap is held to it again after neutralising, and the cut's figure counts what
 /// that cut too. (Found by the `sanitiser` fuzz target rendering the corpus at a cap of 12.)
@@ -1119,12 +1135,8 @@ fn a_value_neutralising_lengthened_is_held_to_its_cap() {
     };
     for provenance in [Provenance::Compact, Provenance::Tag, Provenance::RandomTag] {
         for counting in [true, false] {
-            let p = policy(provenance, UrlPolicy::Keep, None);
-            let env =
-                CallEnv::new(TOOL, &o200k, &p, NONCE).with_pass(Channel::Structured, counting);
-            let json = render(&rec, &env);
-            let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
-            let shown = value["subject"].as_str().unwrap_or_default();
+            let (shown, stats) = structured_subject(&rec, provenance, counting);
+            let shown = shown.as_str();
             let content = marker_stripped(shown);
             assert!(content.starts_with("[delimiter removed]"), "{shown}");
             assert!(o200k.count(content) <= 12, "{provenance:?}: {shown}");
@@ -1137,7 +1149,6 @@ fn a_value_neutralising_lengthened_is_held_to_its_cap() {
             let whole = o200k.count(&neutralize(&text));
             assert_eq!(cut as usize, whole - o200k.count(content), "{shown}");
             if counting {
-                let stats = env.diagnostics().untrusted;
                 assert!(stats.attacker_tokens <= 12, "{stats:?}");
             }
         }
@@ -1172,12 +1183,8 @@ fn a_value_held_to_its_cap_again_states_its_cut_only_where_that_saves() {
             .into_iter()
             .flat_map(|p| [(p, true), (p, false)])
         {
-            let p = policy(provenance, UrlPolicy::Keep, None);
-            let env =
-                CallEnv::new(TOOL, &o200k, &p, NONCE).with_pass(Channel::Structured, counting);
-            let json = render(&rec, &env);
-            let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
-            let shown = value["subject"].as_str().unwrap_or_default();
+            let (shown, stats) = structured_subject(&rec, provenance, counting);
+            let shown = shown.as_str();
             let content = marker_stripped(shown);
             assert!(o200k.count(content) <= 12, "{shown}");
             // As shown in this channel: look-alikes of both delimiters defused.
@@ -1187,6 +1194,11 @@ fn a_value_held_to_its_cap_again_states_its_cut_only_where_that_saves() {
             let marker = &shown[content.len()..];
             let cost = o200k.count(&figure);
             let at = format!("{text:?} {provenance:?} {counting}: {shown}");
+            if counting {
+                // The report counts the cut as the marker states it.
+                assert_eq!(stats.cut_tokens, cut as u64, "{at}");
+                assert!(stats.attacker_tokens <= 12, "{at}: {stats:?}");
+            }
             if cut == 0 {
                 assert_eq!(marker, "", "{at}");
             } else if cost <= cut {
