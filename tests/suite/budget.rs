@@ -1165,6 +1165,14 @@ fn a_page_the_budget_cuts_is_full() {
     assert!(checked > 1_000, "{checked} pages checked");
 }
 
+/// A record of one ranked number: the smallest a record can be.
+#[derive(ToolResult)]
+#[shape(name = "mark", plural = "marks")]
+struct Mark {
+    #[shape(rank = desc)]
+    n: u32,
+}
+
 /// A budget too small for any record says which budget shows the first one, and that figure
 /// is exact with a cursor too: at it the first record shows, one token (or byte) below it
 /// does not.
@@ -1175,12 +1183,6 @@ fn a_page_the_budget_cuts_is_full() {
 /// to the first budget that answers.
 #[test]
 fn a_too_small_budget_names_the_exact_budget_with_a_cursor_too() {
-    #[derive(ToolResult)]
-    #[shape(name = "mark", plural = "marks")]
-    struct Mark {
-        #[shape(rank = desc)]
-        n: u32,
-    }
     let (codec, query) = paging("marks");
     let mut errors = 0;
     // Two records: their last page is smaller than one with a cursor. Three: so is theirs,
@@ -1279,12 +1281,6 @@ fn stated_figures(at: &str, shape: impl Fn(usize) -> toolshape::Shaped) -> Vec<u
 /// it shows the result's first record or states a larger figure.
 #[test]
 fn a_too_small_figure_counts_every_record_up_to_64_and_a_lower_bound_past() {
-    #[derive(ToolResult)]
-    #[shape(name = "mark", plural = "marks")]
-    struct Mark {
-        #[shape(rank = desc)]
-        n: u32,
-    }
     let (codec, query) = paging("marks");
     // Every page with a cursor names it ("pass next as cursor", "same call with cursor=")
     // and costs 2,000 tokens more: the page of every record is the cheapest answer.
@@ -1965,12 +1961,6 @@ fn walks_under_byte_and_line_ceilings_show_every_record_once() {
 /// figure, under the same ceiling, the record shows. Every format, page sizes none and 1.
 #[test]
 fn a_page_at_its_line_ceiling_exactly_needs_tokens() {
-    #[derive(ToolResult)]
-    #[shape(name = "mark", plural = "marks")]
-    struct Mark {
-        #[shape(rank = desc)]
-        n: u32,
-    }
     let (codec, query) = paging("marks");
     let rows: Vec<Mark> = (0..6).map(|n| Mark { n }).collect();
     let mut checked = 0;
