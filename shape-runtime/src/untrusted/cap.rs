@@ -163,16 +163,15 @@ fn prepare_capped<'t>(
     }
     let (mut clean, mut removed, consumed) = sanitize_limited(&text[..read_end], limit);
     let byte_capped = consumed < text.len();
-    // Read only in part, the text is trusted under a policy that rewrites links only up to
-    // the first link its end could cut short (a link longer than the part read: a signed URL
-    // of a few KB at a small cap), as a window is: the content is then shorter, never a
+    // Read only in part and ending inside a link (longer than the part read: a signed URL of
+    // a few KB at a small cap), the text is trusted under a policy that rewrites links only up
+    // to where that link could start, as a window is: the content is then shorter, never the
     // link's beginning left as it was.
     let mut untrusted_rest = 0;
-    let mut in_link = false;
-    if byte_capped && urls != UrlPolicy::Keep {
+    let in_link = byte_capped && urls != UrlPolicy::Keep && super::links::ends_in_link(&clean);
+    if in_link {
         let safe = super::links::window_safe_end(&clean, link_free_prefix);
         untrusted_rest = tokens_under(&clean[safe..], urls, tokenizer);
-        in_link = super::links::ends_in_link(&clean);
         truncate_cow(&mut clean, safe);
     }
     let mut links = 0;
@@ -446,7 +445,15 @@ fn link_free_prefix(clean: &str) -> usize {
     let mut end = bytes.len().saturating_sub(8);
     for (i, w) in bytes.windows(4).enumerate().take(end) {
         let start = match w {
-            [b'[', ..] => Some(i.saturating_sub(4)),
+            // Back over the spaces or `!` right before it, which a match can start with.
+            [b'[', ..] => Some(
+                i - bytes[..i]
+                    .iter()
+                    .rev()
+                    .take(4)
+                    .take_while(|b| matches!(b, b' ' | b'!'))
+                    .count(),
+            ),
             [b'<', ..] => Some(i),
             [b':', b'/', b'/', _] => Some(i.saturating_sub(5)),
             _ if w.eq_ignore_ascii_case(b"www.") => Some(i),
