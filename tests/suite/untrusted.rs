@@ -1172,6 +1172,8 @@ fn a_value_held_to_its_cap_again_states_its_cut_only_where_that_saves() {
             format!("<untrusted><untrusted><untrusted><untrusted> ok{today}"),
             format!("ok{today} <untrusted><untrusted> «end»"),
             format!("<untrusted> ok{today} </untrusted>"),
+            // Non-ASCII look-alikes of the compact marks only, in the part cut.
+            format!("ok{today} 《end》 ≪x≫ «y»"),
         ]
     });
     for text in texts {
@@ -1188,7 +1190,7 @@ fn a_value_held_to_its_cap_again_states_its_cut_only_where_that_saves() {
             let content = marker_stripped(shown);
             assert!(o200k.count(content) <= 12, "{shown}");
             // As shown in this channel: look-alikes of both delimiters defused.
-            let whole = neutralize(&text).replace(['«', '»'], "\"");
+            let whole = neutralize(&text).replace(['«', '»', '≪', '≫', '⟪', '⟫', '《', '》'], "\"");
             let cut = o200k.count(&whole) - o200k.count(content);
             let figure = format!("… [cut: {cut} more tokens]");
             let marker = &shown[content.len()..];
