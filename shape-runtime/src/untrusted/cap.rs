@@ -170,8 +170,8 @@ fn prepare_capped<'t>(
     let mut untrusted_rest = 0;
     let in_link = byte_capped && urls != UrlPolicy::Keep && super::links::ends_in_link(&clean);
     if in_link {
-        let safe = super::links::window_safe_end(&clean, link_free_prefix);
-        untrusted_rest = tokens_under(&clean[safe..], urls, tokenizer);
+        let safe;
+        (safe, untrusted_rest) = untrusted_end(&clean, urls, tokenizer);
         truncate_cow(&mut clean, safe);
     }
     let mut links = 0;
@@ -414,6 +414,14 @@ fn past_link(unread: &str, in_link: bool) -> &str {
     }
 }
 
+/// Where the link policy stops being safe to apply to `clean`, the beginning of a longer text
+/// ([`window_safe_end`](super::links::window_safe_end)), and the tokens of what lies past it
+/// as the policy shows it, for the estimate.
+fn untrusted_end(clean: &str, urls: UrlPolicy, tokenizer: &dyn Tokenizer) -> (usize, usize) {
+    let safe = super::links::window_safe_end(clean, link_free_prefix);
+    (safe, tokens_under(&clean[safe..], urls, tokenizer))
+}
+
 /// Tokens of `text` once the link policy has rewritten its links (a link cut short at either
 /// end reads as the bare URL it still holds, if any).
 fn tokens_under(text: &str, urls: UrlPolicy, tokenizer: &dyn Tokenizer) -> usize {
@@ -498,8 +506,8 @@ fn prepare_windowed<'t>(
         let (clean, links, removed) = match urls {
             UrlPolicy::Keep => (clean, 0, removed),
             UrlPolicy::Flag | UrlPolicy::Strip => {
-                let safe = super::links::window_safe_end(&clean, link_free_prefix);
-                untrusted_rest = tokens_under(&clean[safe..], urls, tokenizer);
+                let safe;
+                (safe, untrusted_rest) = untrusted_end(&clean, urls, tokenizer);
                 in_link = super::links::ends_in_link(&clean);
                 let mut links = 0;
                 let mut removed = removed;
