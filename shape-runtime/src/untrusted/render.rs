@@ -270,12 +270,14 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     let mut attacker_tokens = p.attacker_tokens(tokenizer);
     // Neutralising borrows what it leaves unchanged, so an owned `content` is a changed one
     // (no comparison of the texts).
+    let mut refitted = None;
     if let Some(cap) = cap
         && matches!(content, Cow::Owned(_))
         && let Some(kept) = refit(&mut content, &mut cut, cap, tokenizer)
     {
         // The attacker's tokens shown: at most what is kept, markers included.
         attacker_tokens = attacker_tokens.min(kept);
+        refitted = Some(kept);
     }
     // An exact cut's figure is of the value as shown: where neutralising changes the value
     // (a look-alike in the part cut, or one the cut split, which tokenizes otherwise joined),
@@ -291,7 +293,8 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         && let whole = prepare(text, None, tokenizer, policy.urls)
         && let Cow::Owned(whole) = as_shown(neutralize_counted(&whole.content).0, marks_too)
     {
-        let shown = tokenizer.count(&content);
+        // What refitting kept was counted there.
+        let shown = refitted.unwrap_or_else(|| tokenizer.count(&content));
         c.tokens = u64::try_from(tokenizer.count(&whole).saturating_sub(shown)).unwrap_or(u64::MAX);
         c.decide_brief(tokenizer);
     }
