@@ -21,8 +21,21 @@ pub(crate) fn fill<S: Storage, E>(
     projection: &Projection<S>,
     fallback: Fallback,
     out: &mut String,
+    text: impl FnMut(&mut String, &str),
+    field: impl FnMut(usize, &mut String) -> Result<(), E>,
+) -> Result<(), E> {
+    fill_shown(projection, fallback, out, text, field, |_| true)
+}
+
+/// [`fill`], where a record without a template leaves out the fields `shows` says it does
+/// not have (a record nobody described, whose keys differ from its neighbours').
+pub(crate) fn fill_shown<S: Storage, E>(
+    projection: &Projection<S>,
+    fallback: Fallback,
+    out: &mut String,
     mut text: impl FnMut(&mut String, &str),
     mut field: impl FnMut(usize, &mut String) -> Result<(), E>,
+    shows: impl Fn(usize) -> bool,
 ) -> Result<(), E> {
     match &projection.prose {
         Some(segments) => {
@@ -34,17 +47,22 @@ pub(crate) fn fill<S: Storage, E>(
             }
         }
         None => {
+            let mut first = true;
             for (index, name) in projection.output_names().enumerate() {
+                if !shows(index) {
+                    continue;
+                }
+                let later = !std::mem::replace(&mut first, false);
                 match fallback {
                     Fallback::Line => {
-                        if index > 0 {
+                        if later {
                             out.push_str("; ");
                         }
                         out.push_str(name);
                         out.push_str(": ");
                     }
                     Fallback::Inline => {
-                        if index > 0 {
+                        if later {
                             out.push_str(", ");
                         }
                         out.extend(name.chars().map(|c| if c == '_' { ' ' } else { c }));

@@ -638,7 +638,7 @@ proptest! {
             let call = if mode == JsonMode::KeepOrder { call.keep_order() } else { call };
             call.shape_json(&projection, &raw).unwrap()
         };
-        let (name, plural) = if mode == JsonMode::NoId { ("entry", "entrys") } else { ("record", "records") };
+        let (name, plural) = if mode == JsonMode::NoId { ("entry", "entries") } else { ("record", "records") };
         let walked = crate::walk::walk(&crate::walk::Walker {
             fetch: &fetch,
             budget: Budget::tokens(budget),

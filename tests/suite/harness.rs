@@ -286,10 +286,14 @@ fn json_in_a_text_block_gets_records_of_its_own_keys_as_outsiders_text() {
         let envelope = first.structured_content.clone().unwrap();
         assert_eq!(
             envelope["untrusted"],
-            json!(["score", "snippet", "meta"]),
+            json!(["total", "score", "snippet", "meta"]),
             "{envelope}"
         );
+        // The answer's own `total` is a record of its own, before the items.
         let records = crate::records(&envelope);
+        assert_eq!(records[0]["section"], "answer");
+        assert_eq!(records[0]["total"], 50);
+        let records = &records[1..];
         assert_eq!(records[0]["id"], "doc-1");
         // The delimiter inside outsiders' text is neutralised, its object shown as JSON text.
         assert!(
@@ -299,13 +303,17 @@ fn json_in_a_text_block_gets_records_of_its_own_keys_as_outsiders_text() {
                 .contains("</untrusted>")
         );
         assert_eq!(records[0]["meta"], r#"{"lang":"en"}"#);
-        assert!(envelope["omitted"]["fields"].to_string().contains("total"));
+        assert!(!envelope["omitted"]["fields"].to_string().contains("total"));
         let pages = walk(&client, "search_json_text").await;
-        let ids: usize = pages
+        let ids: Vec<String> = pages
             .iter()
-            .map(|p| crate::records(p.structured_content.as_ref().unwrap()).len())
-            .sum();
-        assert_eq!(ids, 50);
+            .flat_map(|p| crate::records(p.structured_content.as_ref().unwrap()))
+            .filter(|r| r["section"] == "items")
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .collect();
+        // Every item once, in the order the tool gave them.
+        let want: Vec<String> = (1..=50).map(|i| format!("doc-{i}")).collect();
+        assert_eq!(ids, want);
         client.cancel().await.unwrap();
     });
 }

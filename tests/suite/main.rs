@@ -23,6 +23,7 @@ mod sdk_paths;
 mod session;
 mod tokenizers;
 mod untrusted;
+mod untyped;
 mod upstream;
 mod values;
 mod walk;

@@ -396,7 +396,10 @@ fn record(
         }
     }
     let name = names[0].1.take().unwrap_or_else(|| "record".to_owned());
-    let plural = names[1].1.take().unwrap_or_else(|| format!("{name}s"));
+    let plural = names[1]
+        .1
+        .take()
+        .unwrap_or_else(|| crate::text::plural_of(&name));
     let absent = text("absent", e).and_then(|(word, line)| {
         absent_word(&word)
             .map_err(|msg| e.push(here.as_deref(), Some("absent"), line, msg))

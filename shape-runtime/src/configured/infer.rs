@@ -1,10 +1,13 @@
 //! A projection for a JSON result nobody described ([`JsonProjection::infer`]): where its
-//! records are, and every key they have, shown as it is with its text as outsiders' text.
-//! What the harness gives a tool the configuration does not name.
+//! records are (every part of an answer of several), and every key they have, shown as it is
+//! with its text as outsiders' text. What the harness gives a tool the configuration does not
+//! name.
 
 use super::JsonProjection;
 use super::spec::{ConfiguredRecords, JsonPath, Output, OutputKind, RecordSpec, Step};
-use serde_json::Value;
+use crate::text::{singular_of, thousands};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// How records nobody described are read.
@@ -16,17 +19,39 @@ pub struct Inferred {
     pub max_tokens: Option<u32>,
 }
 
+/// An answer nobody described, read as records ([`JsonProjection::infer`]): the projection,
+/// the value it reads them from, and what the summary's first page states of its parts.
+#[derive(Debug, Clone)]
+pub struct InferredAnswer<'v> {
+    /// The records' projection: every key they have.
+    pub projection: JsonProjection,
+    /// What the projection reads: the answer itself, or, for an answer of several parts,
+    /// its records one after another, each naming its part (`section`).
+    pub value: Cow<'v, Value>,
+    /// For an answer of several parts, each part with its count and its place among the
+    /// records (`sections in order: …`), for the walk's first page.
+    pub sections: Option<String>,
+}
+
 impl JsonProjection {
-    /// A projection of `value`'s records for `tool`: the records are `value` itself when it
-    /// is a list of objects, else the largest list of objects among its keys (the other keys
-    /// are named as left out), else `value` as one record when it is an object. Each record
-    /// shows every key its records have, in the order first met (the JSON text's order when
-    /// the application builds serde_json with `preserve_order`, else each object's keys
-    /// sorted), as it is, its text (and
-    /// any object or list, as its JSON text) as outsiders' text capped at
-    /// `options.max_tokens`, except the `trusted` keys; `id`, when every record has a text or
-    /// integer `id`, is the record's id. `None` when `value` holds no records (text, a
-    /// number, a list of something else).
+    /// The records of `value`, an answer of `tool` nobody described, and their projection;
+    /// `None` when it holds no records (text, a number, a list of something else).
+    ///
+    /// - A list of objects: its items are the records.
+    /// - An object whose only key holds a list of objects: that list's items.
+    /// - An object with several parts (lists of objects, and other keys beside them): every
+    ///   part is shown, one after another, in the answer's order: the other keys as one
+    ///   record first, then each list's items, each record naming its part in `section`
+    ///   (another name when the records have a `section` of their own); `sections` states
+    ///   each part's count and place. Nothing of the answer is left out.
+    /// - Any other object: one record. An empty list, or an object of empty lists, has no
+    ///   records: the answer is empty.
+    ///
+    /// Each record shows the keys it has (a key another record has and this one does not is
+    /// left out of it, not marked), in the order first met (the JSON text's order: the
+    /// `rmcp` feature keeps serde_json's `preserve_order`), its text (and any object or list,
+    /// as its JSON text) as outsiders' text capped at `options.max_tokens`, except the
+    /// `trusted` keys; `id`, when every record that has one has a text or integer `id`, is the record's id.
     ///
     /// ```
     /// use toolshape::configured::{Inferred, JsonProjection};
@@ -35,101 +60,252 @@ impl JsonProjection {
     ///     {"id": 7, "title": "Crash on save", "comments": 3},
     ///     {"id": 9, "title": "Docs typo", "labels": ["docs"]}
     /// ]});
-    /// let projection = JsonProjection::infer("search", &value, &Inferred::default()).unwrap();
-    /// let names: Vec<&str> = projection.projection().output_names().collect();
-    /// // `labels` is met last, in the second record (the order of the first one's keys
-    /// // depends on serde_json's `preserve_order`).
-    /// assert_eq!(names.len(), 4);
-    /// assert_eq!(names[3], "labels");
-    /// assert!(["id", "title", "comments"].iter().all(|k| names[..3].contains(k)));
-    /// assert_eq!(projection.projection().name, "item");
+    /// let answer = JsonProjection::infer("search", &value, &Inferred::default()).unwrap();
+    /// assert_eq!(
+    ///     answer.sections.as_deref(),
+    ///     Some("sections in order: the answer's own fields (record 1), items 2 (records 2–3)")
+    /// );
+    /// let names: Vec<&str> = answer.projection.projection().output_names().collect();
+    /// assert_eq!(names[0], "section");
+    /// assert!(["total_count", "id", "title", "comments", "labels"].iter().all(|k| names.contains(k)));
     /// ```
-    pub fn infer(tool: &str, value: &Value, options: &Inferred) -> Option<JsonProjection> {
-        let (at, records): (Vec<String>, Vec<&serde_json::Map<String, Value>>) = match value {
-            Value::Array(items) => (Vec::new(), objects(items)?),
-            Value::Object(map) => {
-                let best = map
-                    .iter()
-                    .filter_map(|(k, v)| match v {
-                        Value::Array(items) => objects(items).map(|o| (k, o)),
-                        _ => None,
-                    })
-                    .max_by_key(|(_, o)| o.len());
-                match best {
-                    Some((key, records)) => (vec![key.clone()], records),
-                    None => (Vec::new(), vec![map]),
-                }
+    pub fn infer<'v>(
+        tool: &str,
+        value: &'v Value,
+        options: &Inferred,
+    ) -> Option<InferredAnswer<'v>> {
+        let map = match value {
+            Value::Array(items) if items.is_empty() => {
+                return Some(empty(tool, "record", "records"));
             }
+            Value::Array(items) => {
+                let records = objects(items)?;
+                let projection = projection_of(tool, &records, &[], None, options)?;
+                return Some(InferredAnswer {
+                    projection,
+                    value: Cow::Borrowed(value),
+                    sections: None,
+                });
+            }
+            Value::Object(map) => map,
             _ => return None,
         };
-        let mut keys: Vec<&str> = Vec::new();
-        for record in &records {
-            for key in record.keys() {
-                if !keys.contains(&key.as_str()) {
-                    keys.push(key);
-                }
-            }
+        if map.is_empty() {
+            return Some(empty(tool, "record", "records"));
         }
-        if keys.is_empty() {
-            return None;
-        }
-        let has_id = keys.contains(&"id")
-            && records.iter().all(|r| match r.get("id") {
-                Some(Value::String(_)) => true,
-                Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
-                _ => false,
-            });
-        let outputs = keys
+        let lists: Vec<(&String, Vec<&Map<String, Value>>)> = map
             .iter()
-            .map(|key| Output {
-                name: (*key).to_owned(),
-                from: JsonPath {
-                    text: (*key).to_owned(),
-                    steps: vec![Step::Key((*key).to_owned())],
-                },
-                kind: if has_id && *key == "id" {
-                    OutputKind::Id { short: false }
-                } else if options.trusted.iter().any(|t| t == key) {
-                    OutputKind::Show
-                } else {
-                    OutputKind::Any {
-                        max_tokens: options.max_tokens,
-                    }
-                },
-                rank: None,
-                absent: None,
-                empty_is_absent: false,
-                line: None,
+            .filter_map(|(k, v)| match v {
+                Value::Array(items) if items.is_empty() => Some((k, Vec::new())),
+                Value::Array(items) => objects(items).map(|o| (k, o)),
+                _ => None,
             })
             .collect();
-        let (name, plural) = match at.last() {
-            Some(key) if key.len() > 1 && key.ends_with('s') => {
-                (key[..key.len() - 1].to_owned(), key.clone())
+        let fields: Map<String, Value> = map
+            .iter()
+            .filter(|(k, _)| !lists.iter().any(|(l, _)| l == k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        match (&lists[..], fields.is_empty()) {
+            // One record: the object itself.
+            ([], _) => {
+                let projection = projection_of(tool, &[map], &[], None, options)?;
+                Some(InferredAnswer {
+                    projection,
+                    value: Cow::Borrowed(value),
+                    sections: None,
+                })
             }
-            _ => ("record".to_owned(), "records".to_owned()),
-        };
-        let records = ConfiguredRecords {
-            tool: tool.to_owned(),
-            schema: None,
-            at,
-            record: RecordSpec {
-                name,
-                plural,
-                prose: None,
-                absent: None,
-                outputs,
-                skipped: Vec::new(),
-            },
-        };
-        Some(JsonProjection::new(&records, &BTreeMap::new()))
+            // One list and nothing beside it: its items.
+            ([(key, records)], true) => {
+                let names = singular_of(key).map(|one| (one, (*key).clone()));
+                if records.is_empty() {
+                    let (one, many) = names.unwrap_or(("record".into(), "records".into()));
+                    return Some(empty(tool, &one, &many));
+                }
+                let projection =
+                    projection_of(tool, records, std::slice::from_ref(key), names, options)?;
+                Some(InferredAnswer {
+                    projection,
+                    value: Cow::Borrowed(value),
+                    sections: None,
+                })
+            }
+            // Nothing in any list, and nothing beside them: empty.
+            (lists, true) if lists.iter().all(|(_, r)| r.is_empty()) => {
+                let names: Vec<&str> = lists.iter().map(|(k, _)| k.as_str()).collect();
+                Some(empty(tool, "record", &names.join(" or ")))
+            }
+            (lists, _) => Some(sectioned(tool, map, lists, fields, options)),
+        }
     }
 }
 
-/// The items as records, when every one is an object (nulls aside) and there is one.
-fn objects(items: &[Value]) -> Option<Vec<&serde_json::Map<String, Value>>> {
+/// An answer of several parts as one list of records, each naming its part.
+fn sectioned<'v>(
+    tool: &str,
+    map: &Map<String, Value>,
+    lists: &[(&String, Vec<&Map<String, Value>>)],
+    fields: Map<String, Value>,
+    options: &Inferred,
+) -> InferredAnswer<'v> {
+    let taken = |name: &str| {
+        lists
+            .iter()
+            .any(|(_, records)| records.iter().any(|r| r.contains_key(name)))
+            || fields.contains_key(name)
+    };
+    let mut section = "section".to_owned();
+    while taken(&section) {
+        section.insert(0, '_');
+    }
+    let mut own = "answer".to_owned();
+    while map.contains_key(&own) {
+        own.push_str("_fields");
+    }
+    let mut records = Vec::with_capacity(lists.iter().map(|(_, r)| r.len()).sum::<usize>() + 1);
+    let mut parts = Vec::new();
+    let mut place = 1usize;
+    if !fields.is_empty() {
+        let mut record = Map::with_capacity(fields.len() + 1);
+        record.insert(section.clone(), Value::String(own));
+        record.extend(fields);
+        records.push(Value::Object(record));
+        parts.push(format!("the answer's own fields (record {place})"));
+        place += 1;
+    }
+    for (key, items) in lists {
+        let label = crate::untrusted::echo::clean(key);
+        let n = items.len();
+        parts.push(match n {
+            0 => format!("{label} 0"),
+            1 => format!("{label} 1 (record {place})"),
+            n => format!(
+                "{label} {} (records {}–{})",
+                thousands(n as u64),
+                thousands(place as u64),
+                thousands((place + n - 1) as u64)
+            ),
+        });
+        place += n;
+        for item in items {
+            let mut record = Map::with_capacity(item.len() + 1);
+            record.insert(section.clone(), Value::String(label.clone()));
+            record.extend(item.iter().map(|(k, v)| (k.clone(), v.clone())));
+            records.push(Value::Object(record));
+        }
+    }
+    let objects: Vec<&Map<String, Value>> = records.iter().filter_map(Value::as_object).collect();
+    let mut trusted = options.clone();
+    trusted.trusted.push(section);
+    let projection = projection_of(tool, &objects, &[], None, &trusted)
+        .unwrap_or_else(|| empty(tool, "record", "records").projection);
+    InferredAnswer {
+        projection,
+        value: Cow::Owned(Value::Array(records)),
+        sections: Some(format!("sections in order: {}", parts.join(", "))),
+    }
+}
+
+/// The answer with no records: named `one` and `many`.
+fn empty<'v>(tool: &str, one: &str, many: &str) -> InferredAnswer<'v> {
+    let records = ConfiguredRecords {
+        tool: tool.to_owned(),
+        schema: None,
+        at: Vec::new(),
+        record: RecordSpec {
+            name: one.to_owned(),
+            plural: many.to_owned(),
+            prose: None,
+            absent: None,
+            outputs: Vec::new(),
+            skipped: Vec::new(),
+        },
+    };
+    InferredAnswer {
+        projection: JsonProjection::new(&records, &BTreeMap::new()),
+        value: Cow::Owned(Value::Array(Vec::new())),
+        sections: None,
+    }
+}
+
+/// The projection of `records`, found at `at`: every key they have, first met first.
+fn projection_of(
+    tool: &str,
+    records: &[&Map<String, Value>],
+    at: &[String],
+    names: Option<(String, String)>,
+    options: &Inferred,
+) -> Option<JsonProjection> {
+    let mut keys: Vec<&str> = Vec::new();
+    for record in records {
+        for key in record.keys() {
+            if !keys.contains(&key.as_str()) {
+                keys.push(key);
+            }
+        }
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    // A record of an answer's own fields, or of a part without ids, has none: it is named
+    // by its place.
+    let has_id = keys.contains(&"id")
+        && records.iter().all(|r| match r.get("id") {
+            None | Some(Value::String(_)) => true,
+            Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+            _ => false,
+        });
+    let outputs = keys
+        .iter()
+        .map(|key| Output {
+            name: (*key).to_owned(),
+            from: JsonPath {
+                text: (*key).to_owned(),
+                steps: vec![Step::Key((*key).to_owned())],
+            },
+            kind: if has_id && *key == "id" {
+                OutputKind::Id { short: false }
+            } else if options.trusted.iter().any(|t| t == key) {
+                OutputKind::Show
+            } else {
+                OutputKind::Any {
+                    max_tokens: options.max_tokens,
+                }
+            },
+            rank: None,
+            absent: None,
+            empty_is_absent: false,
+            line: None,
+        })
+        .collect();
+    let (name, plural) = names.unwrap_or_else(|| ("record".to_owned(), "records".to_owned()));
+    let records = ConfiguredRecords {
+        tool: tool.to_owned(),
+        schema: None,
+        at: at.to_vec(),
+        record: RecordSpec {
+            name,
+            plural,
+            prose: None,
+            absent: None,
+            outputs,
+            skipped: Vec::new(),
+        },
+    };
+    let mut projection = JsonProjection::new(&records, &BTreeMap::new());
+    // A record nobody described has the keys it has: one without another's is not marked.
+    if let Some(inner) = std::sync::Arc::get_mut(&mut projection.inner) {
+        inner.plan.omit_absent = true;
+    }
+    Some(projection)
+}
+
+/// The items as records, when every one is an object and there is one (a list with a
+/// `null` or a value among them is a value, shown as one).
+fn objects(items: &[Value]) -> Option<Vec<&Map<String, Value>>> {
     let records: Vec<_> = items.iter().filter_map(Value::as_object).collect();
-    let nulls = items.iter().filter(|v| v.is_null()).count();
-    (!records.is_empty() && records.len() + nulls == items.len()).then_some(records)
+    (!records.is_empty() && records.len() == items.len()).then_some(records)
 }
 
 impl JsonProjection {

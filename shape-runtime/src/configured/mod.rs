@@ -57,7 +57,7 @@ mod schema;
 pub mod spec;
 mod value;
 
-pub use infer::Inferred;
+pub use infer::{Inferred, InferredAnswer};
 pub use read::ReadError;
 
 use crate::handle::{HandleStore, Keep};
@@ -351,11 +351,19 @@ impl<'a> Call<'a> {
             projection.ids(),
         );
         let layout = Layout::owned(&prepared.record).with_nested_untrusted(plan.nested_untrusted());
+        // What the answer holds (its parts) comes first among the facts of the whole result.
+        let details = match (self.parts, details) {
+            (Some(parts), Some(details)) if !details.is_empty() => {
+                Some(std::borrow::Cow::Owned(format!("{parts}; {details}")))
+            }
+            (Some(parts), _) => Some(std::borrow::Cow::Borrowed(parts)),
+            (None, details) => details.map(std::borrow::Cow::Borrowed),
+        };
         let page = PageInputs {
             given,
             resolvers: Vec::new(),
             lead: None,
-            details,
+            details: details.as_deref(),
             handle,
             keyset,
             upstream,

@@ -19,6 +19,9 @@ pub(crate) struct Plan {
     pub outputs: Vec<OutputPlan>,
     /// Every key path a record's outputs read.
     pub want: Want,
+    /// Whether a record leaves out the outputs whose key it does not have, rather than
+    /// showing them `not recorded`: records nobody described, whose keys are their own.
+    pub omit_absent: bool,
 }
 
 /// How one output's value is read and shaped.
@@ -154,6 +157,7 @@ impl Plan {
             },
             outputs,
             want,
+            omit_absent: false,
         }
     }
 

@@ -149,6 +149,10 @@ impl RenderRecord for JsonRecord<'_> {
         .map_err(|e| e.to_string())
     }
 
+    fn shows(&self, index: usize) -> bool {
+        super::value::shows(self.plan, &self.reached, index)
+    }
+
     fn rank_key(&self) -> Option<KeyValue> {
         self.row.rank_key()
     }

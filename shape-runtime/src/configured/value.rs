@@ -515,9 +515,20 @@ pub(crate) fn write_object<S: Serializer>(
     env: &CallEnv<'_>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    let mut map = s.serialize_map(Some(plan.outputs.len()))?;
+    let shown = (0..plan.outputs.len())
+        .filter(|&i| shows(plan, reached, i))
+        .count();
+    let mut map = s.serialize_map(Some(shown))?;
     for (index, field) in plan.projection.fields.iter().enumerate() {
-        map.serialize_entry(&field.name, &output_value(plan, reached, index, env))?;
+        if shows(plan, reached, index) {
+            map.serialize_entry(&field.name, &output_value(plan, reached, index, env))?;
+        }
     }
     map.end()
+}
+
+/// Whether the record shows output `index`: always, unless the plan leaves out the keys a
+/// record does not have ([`Plan::omit_absent`]) and this one's key is not there.
+pub(crate) fn shows(plan: &Plan, reached: &[Reached<'_, '_>], index: usize) -> bool {
+    !(plan.omit_absent && matches!(reached.get(index), Some(Reached::NotRecorded)))
 }

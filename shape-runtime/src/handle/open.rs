@@ -308,12 +308,12 @@ impl StoredRow<'_> {
 impl RenderRecord for StoredRow<'_> {
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
         let mut ser = serde_json::Serializer::new(out);
-        let mut map = ser
-            .serialize_map(Some(self.fields.len()))
-            .map_err(|e| e.to_string())?;
+        let mut map = ser.serialize_map(None).map_err(|e| e.to_string())?;
         for (i, field) in self.fields.iter().enumerate() {
-            map.serialize_entry(&field.name, &self.value(i))
-                .map_err(|e| e.to_string())?;
+            if self.shows(i) {
+                map.serialize_entry(&field.name, &self.value(i))
+                    .map_err(|e| e.to_string())?;
+            }
         }
         map.end().map_err(|e| e.to_string())
     }
@@ -335,6 +335,14 @@ impl RenderRecord for StoredRow<'_> {
         self.value(index)
             .serialize(TextSerializer::new(out, mode).absent(absent))
             .map_err(|e| e.to_string())
+    }
+
+    fn shows(&self, index: usize) -> bool {
+        // A stored record keeps every field its view shows (`null` when absent) but those
+        // of a record nobody described that the record did not have.
+        self.fields
+            .get(index)
+            .is_some_and(|f| self.row.contains_key(&f.name))
     }
 
     fn rank_key(&self) -> Option<KeyValue> {

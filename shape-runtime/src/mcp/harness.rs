@@ -1,7 +1,7 @@
 //! The harness ([`Harness`]): every `tools/call` of a server shaped by configuration.
 
 use crate::config::{ConfigError, ShapeConfig};
-use crate::configured::{Inferred, JsonProjection};
+use crate::configured::{Inferred, InferredAnswer, JsonProjection};
 use crate::cursor::{CursorCodec, CursorError, CursorKeyError, CursorKeys, CursorStore, QueryHash};
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
@@ -359,21 +359,29 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             trusted: settings.trusted.clone().unwrap_or_default(),
             max_tokens: Some(settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
         };
-        let projection = match &value {
-            Some(value) => config
-                .json_projection(tool)
-                .or_else(|| JsonProjection::infer(tool, value, &inferred)),
-            None => None,
-        };
         let policy = self.policy(tool);
         let keep = Keep::new(&self.state.store, &self.state.owner, &policy);
-        let shaped = match (projection, value) {
-            (Some(projection), Some(value)) => {
-                call.shape_json_value_or_store(&projection, &value, keep)
+        let configured = config.json_projection(tool);
+        let described = configured.is_some();
+        let answer = match (&value, configured) {
+            (Some(value), Some(projection)) => Some(InferredAnswer {
+                projection,
+                value: std::borrow::Cow::Borrowed(value),
+                sections: None,
+            }),
+            // Nobody described it: its records in the upstream's order, every part of it.
+            (Some(value), None) => JsonProjection::infer(tool, value, &inferred),
+            (None, _) => None,
+        };
+        let shaped = match answer {
+            Some(answer) => {
+                let call = if described { call } else { call.keep_order() };
+                call.parts(answer.sections.as_deref())
+                    .shape_json_value_or_store(&answer.projection, &answer.value, keep)
                     .await
             }
             // Text, or JSON that holds no records: its lines.
-            (_, value) => {
+            None => {
                 let text = match value {
                     Some(value) => serde_json::to_string_pretty(&value).unwrap_or(joined),
                     None => joined,
@@ -383,7 +391,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     shaper.current_tokenizer(),
                     shaper.current_budget().max_tokens(),
                 );
-                call.shape_json_value_or_store(&lines_projection(tool), &lines, keep)
+                call.keep_order()
+                    .shape_json_value_or_store(&lines_projection(tool), &lines, keep)
                     .await
             }
         };

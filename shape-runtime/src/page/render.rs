@@ -112,6 +112,12 @@ pub(crate) trait RenderRecord {
         self.write_json(&mut buf)?;
         serde_json::from_slice(&buf).map_err(|e| e.to_string())
     }
+    /// Whether the record has output field `index`: a record nobody described leaves out
+    /// the keys it does not have (its neighbours' may differ), where a described record
+    /// shows every field, absent or not.
+    fn shows(&self, _index: usize) -> bool {
+        true
+    }
     /// The rank key's value, for the next cursor.
     fn rank_key(&self) -> Option<KeyValue>;
     /// The full id, for the next cursor.
@@ -445,7 +451,10 @@ impl<'p> Renderer<'p> {
             if i > 0 {
                 out.push_str(TABLE_SEPARATOR);
             }
-            record.write_field(self.layout.source_index(i), &mut out, TextMode::Cell)?;
+            let source = self.layout.source_index(i);
+            if record.shows(source) {
+                record.write_field(source, &mut out, TextMode::Cell)?;
+            }
         }
         Ok(finish_line(out))
     }
@@ -478,12 +487,13 @@ fn prose_line<S: Storage>(
     layout: &Layout<'_>,
 ) -> Result<String, String> {
     let mut out = String::with_capacity(128);
-    crate::prose::fill(
+    crate::prose::fill_shown(
         p,
         Fallback::Line,
         &mut out,
         |out, text| push_escaped(out, text, TextMode::Prose),
         |index, out| record.write_field(layout.source_index(index), out, TextMode::Prose),
+        |index| record.shows(layout.source_index(index)),
     )?;
     Ok(out)
 }

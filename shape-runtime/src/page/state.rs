@@ -47,6 +47,9 @@ pub(super) struct Page<'p, R> {
     pub(super) untrusted: Vec<String>,
     /// The rows form's field names.
     pub(super) fields: Option<Vec<&'p str>>,
+    /// How the JSON envelope writes records: the settings' form, but objects where a record
+    /// in reach lacks a field (records nobody described), which the rows form cannot leave out.
+    pub(super) form: StructuredForm,
     /// The text channel needs its own rendering unless it is the same JSON.
     pub(super) text_differs: bool,
     /// Whether the structured channel is counted: where the profile holds it, or where the
@@ -99,6 +102,19 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             LeftOut::FirstPage => covered_before == 0,
             LeftOut::Never => false,
         };
+        let field_count = layout.field_names().len();
+        let form = match settings.form {
+            StructuredForm::Rows
+                if records
+                    .rows
+                    .structured
+                    .iter()
+                    .any(|r| (0..field_count).any(|i| !r.shows(layout.source_index(i)))) =>
+            {
+                StructuredForm::Objects
+            }
+            form => form,
+        };
         Page {
             settings,
             records,
@@ -111,7 +127,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 Provenance::Off => Vec::new(),
                 _ => untrusted_paths.clone(),
             },
-            fields: (settings.form == StructuredForm::Rows).then(|| layout.field_names()),
+            fields: (form == StructuredForm::Rows).then(|| layout.field_names()),
+            form,
             text_differs,
             counts_structured: settings.channels.held().structured || !text_differs,
             left_out,
@@ -162,13 +179,18 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                 &self.records.rows.structured[index],
                 position,
                 Format::Json,
-                s.form,
+                self.form,
             )
             .map_err(render_err)?;
         let text = match self.text_differs {
             true => Some(
                 self.renderer
-                    .segment(&self.records.rows.text[index], position, s.format, s.form)
+                    .segment(
+                        &self.records.rows.text[index],
+                        position,
+                        s.format,
+                        self.form,
+                    )
                     .map_err(render_err)?,
             ),
             false => None,

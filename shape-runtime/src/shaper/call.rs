@@ -43,6 +43,9 @@ pub struct Call<'a> {
     pub(crate) aggregate: Option<&'a Aggregate>,
     /// The day "the last 30 days" counts back from; `None` is today in UTC.
     pub(crate) today: Option<Day>,
+    /// What the answer holds (its parts and their places), stated first among the facts of
+    /// the whole result on a walk's first page.
+    pub(crate) parts: Option<&'a str>,
 }
 
 impl std::fmt::Debug for Call<'_> {
@@ -114,6 +117,7 @@ impl Shaper {
             upstream: None,
             aggregate: None,
             today: None,
+            parts: None,
         }
     }
 }
@@ -147,6 +151,12 @@ impl<'a> Call<'a> {
     /// The raw payload the rows came from, to report the pre-shaping size.
     pub fn raw_payload(mut self, raw: &'a str) -> Self {
         self.raw = Some(raw);
+        self
+    }
+
+    /// This call, its summary stating `parts` (what the answer holds) after its counts.
+    pub(crate) fn parts(mut self, parts: Option<&'a str>) -> Self {
+        self.parts = parts;
         self
     }
 

@@ -1,0 +1,478 @@
+//! Answers nobody described, through the harness (`mcp::Harness`) with no configuration: an
+//! answer holding several lists, scalars beside a list, empty lists, one long line of text,
+//! lines longer than a page beside short ones. What each client's model reads is checked
+//! against the upstream's own answer parsed here, independently of the code under test:
+//! every record and every part of every line shown once across the walk, the parts joined
+//! give the text back, every count the summary states is true, nothing over budget.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use toolshape::config::ShapeConfig;
+use toolshape::mcp;
+
+/// What a canned tool answers.
+#[derive(Clone)]
+pub enum Answer {
+    /// `structuredContent` (and its JSON text as the text block, as servers do).
+    Structured(Value),
+    /// A text block only.
+    Text(String),
+}
+
+/// A server whose tools answer as written, knowing nothing of shaping.
+#[derive(Clone)]
+pub struct Canned {
+    answers: Arc<BTreeMap<String, Answer>>,
+}
+
+impl Canned {
+    pub fn new(answers: impl IntoIterator<Item = (&'static str, Answer)>) -> Canned {
+        Canned {
+            answers: Arc::new(
+                answers
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl ServerHandler for Canned {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let result = match self.answers.get(request.name.as_ref()) {
+            Some(Answer::Structured(value)) => {
+                let mut r = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+                r.structured_content = Some(value.clone());
+                r
+            }
+            Some(Answer::Text(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            None => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool {}", request.name),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = Arc::new(
+            json!({"type": "object", "properties": {"q": {"type": "string"}}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        Ok(ListToolsResult::with_all_items(
+            self.answers
+                .keys()
+                .map(|name| Tool::new(name.clone(), format!("the {name} tool"), schema.clone()))
+                .collect(),
+        ))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
+
+/// A client named `name` connected to the harness in front of `server`, configured by
+/// `config` (TOML).
+pub async fn connect(server: Canned, config: &str, name: &str) -> Client {
+    let config = ShapeConfig::from_toml_str(config).unwrap();
+    let harness = mcp::Harness::new(server, config).unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 24);
+    tokio::spawn(async move {
+        if let Ok(server) = harness.serve(server_end).await {
+            let _ = server.waiting().await;
+        }
+    });
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(name, "1.0"),
+    )
+    .serve(client_end)
+    .await
+    .unwrap()
+}
+
+pub async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(args) = args {
+        params = params.with_arguments(args);
+    }
+    client.call_tool(params).await.unwrap()
+}
+
+pub fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A knowledge graph's answer: `entities` and `relations`, each record's values unique.
+fn graph(entities: usize, relations: usize) -> Value {
+    let entities: Vec<Value> = (0..entities)
+        .map(|i| json!({"name": format!("E{i}"), "entityType": "person", "observations": [format!("met on day {i}")]}))
+        .collect();
+    let relations: Vec<Value> = (0..relations)
+        .map(|i| json!({"from": format!("R{i}"), "to": format!("E{}", (i * 3) % 11), "relationType": "knows"}))
+        .collect();
+    json!({"entities": entities, "relations": relations})
+}
+
+/// The next cursor a model reads: `next` in the structured channel, else the text's line.
+fn next_of(page: &CallToolResult) -> Option<String> {
+    if let Some(s) = &page.structured_content {
+        return s["next"].as_str().map(str::to_owned);
+    }
+    text(page)
+        .lines()
+        .find_map(|l| l.strip_prefix("next: same call with cursor="))
+        .map(str::to_owned)
+}
+
+/// Every page of `tool`'s walk through `next`.
+async fn walk(client: &Client, tool: &str) -> Vec<CallToolResult> {
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..3_000 {
+        let args = match &cursor {
+            None => json!({"q": "x"}),
+            Some(c) => json!({"q": "x", "cursor": c}),
+        };
+        let page = call(client, tool, args).await;
+        assert_ne!(page.is_error, Some(true), "{}", text(&page));
+        let next = next_of(&page);
+        pages.push(page);
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return pages,
+        }
+    }
+    panic!("`next` did not end");
+}
+
+/// A record line of the text channel (`section: relations; from: «R1»; to: «E3»`) as its
+/// keys and values, the marks taken off: parsed here, not by the code under test.
+fn text_record(line: &str) -> Map<String, Value> {
+    line.split("; ")
+        .filter_map(|pair| pair.split_once(": "))
+        .map(|(k, v)| {
+            let v = v.trim_start_matches('«').trim_end_matches('»');
+            (k.to_owned(), Value::String(v.to_owned()))
+        })
+        .collect()
+}
+
+/// The records a model reads on `page`: the structured channel's `data` where the client's
+/// model reads it, else the text's record lines (those that start with `first_key: `).
+fn page_records(page: &CallToolResult, first_key: &str) -> Vec<Map<String, Value>> {
+    match &page.structured_content {
+        Some(envelope) => crate::records(envelope),
+        None => text(page)
+            .lines()
+            .filter(|l| l.starts_with(&format!("{first_key}: ")))
+            .map(text_record)
+            .collect(),
+    }
+}
+
+/// A value as the text channel writes it (strings bare, anything else as JSON).
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The upstream's own answer as (section, record) pairs, in its order: read here from the
+/// JSON the server sent, independently of the harness.
+fn oracle(answer: &Value) -> Vec<(String, Map<String, Value>)> {
+    let map = answer.as_object().unwrap();
+    let mut out = Vec::new();
+    let own: Map<String, Value> = map
+        .iter()
+        .filter(|(_, v)| !v.is_array())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !own.is_empty() {
+        out.push(("answer".to_owned(), own));
+    }
+    for (key, value) in map {
+        if let Value::Array(items) = value {
+            for item in items {
+                out.push((key.clone(), item.as_object().unwrap().clone()));
+            }
+        }
+    }
+    out
+}
+
+/// `sections in order: a 2 (records 1–2), b 0, …` read back: each part's name and count.
+fn stated_sections(summary: &str) -> Vec<(String, usize, Option<(usize, usize)>)> {
+    let Some(rest) = summary.split("sections in order: ").nth(1) else {
+        return Vec::new();
+    };
+    let rest = rest.split(';').next().unwrap();
+    rest.split(", ")
+        .map(|part| {
+            let part = part.replace(',', "");
+            if let Some(place) = part.strip_prefix("the answer's own fields (record ") {
+                let n: usize = place.trim_end_matches(')').parse().unwrap();
+                return ("answer".to_owned(), 1, Some((n, n)));
+            }
+            let (name, rest) = part.split_once(' ').unwrap();
+            let (count, places) = match rest.split_once(" (") {
+                Some((count, places)) => (count, Some(places.trim_end_matches(')'))),
+                None => (rest, None),
+            };
+            let places = places.map(|p| {
+                let p = p
+                    .trim_start_matches("records ")
+                    .trim_start_matches("record ");
+                match p.split_once('–') {
+                    Some((a, b)) => (a.parse().unwrap(), b.parse().unwrap()),
+                    None => (p.parse().unwrap(), p.parse().unwrap()),
+                }
+            });
+            (name.to_owned(), count.parse().unwrap(), places)
+        })
+        .collect()
+}
+
+/// Every list of an answer of several is shown, walked to its end, each record once and in
+/// the upstream's order, its section named; the scalars beside the lists are a record of
+/// their own; the summary's parts, counts and places are true; nothing over budget; an
+/// answer of empty lists is `empty`. Under a structured reader, a text reader and an
+/// unknown client, at budgets 600 and 3,000. (Before: the longest list alone, "ok", the
+/// other named as a left-out field.)
+#[test]
+fn an_answer_of_several_lists_shows_every_list_to_its_end() {
+    let answers = [
+        ("open_nodes", graph(1, 2)),
+        ("read_graph", graph(30, 400)),
+        ("one_empty", graph(0, 5)),
+        (
+            "with_scalars",
+            json!({"total": 7, "source": "graph db", "entities": graph(2, 0)["entities"], "relations": graph(0, 3)["relations"]}),
+        ),
+        (
+            "search",
+            json!({"total_count": 2, "incomplete_results": false, "items": [{"id": 1, "title": "Crash on save"}, {"id": 2, "title": "Docs typo"}]}),
+        ),
+    ];
+    runtime().block_on(async {
+        let server = Canned::new(
+            answers
+                .iter()
+                .map(|(k, v)| (*k, Answer::Structured(v.clone())))
+                .chain([("empty", Answer::Structured(graph(0, 0)))]),
+        );
+        for budget in [600, 3_000] {
+            for client_name in ["claude-code", "open-webui", "some-agent"] {
+                let config = format!("[defaults]\nbudget = {budget}\n");
+                let client = connect(server.clone(), &config, client_name).await;
+                for (tool, answer) in &answers {
+                    let truth = oracle(answer);
+                    let pages = walk(&client, tool).await;
+                    let mut seen = Vec::new();
+                    for page in &pages {
+                        for channel in [
+                            Some(text(page)),
+                            page.structured_content.as_ref().map(Value::to_string),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        {
+                            assert!(
+                                crate::walk::tokens(&channel) <= budget,
+                                "{client_name} {tool} {budget}: {channel}"
+                            );
+                        }
+                        for record in page_records(page, "section") {
+                            seen.push(record);
+                        }
+                    }
+                    let expected: Vec<Map<String, Value>> = truth
+                        .iter()
+                        .map(|(section, record)| {
+                            let mut m = Map::new();
+                            m.insert("section".into(), json!(section));
+                            m.extend(record.clone());
+                            m
+                        })
+                        .collect();
+                    assert_eq!(
+                        seen.len(),
+                        expected.len(),
+                        "{client_name} {tool} {budget}: {seen:?}"
+                    );
+                    for (got, want) in seen.iter().zip(&expected) {
+                        for (k, v) in want {
+                            let shown = got.get(k).unwrap_or_else(|| {
+                                panic!("{client_name} {tool}: {k} missing from {got:?}")
+                            });
+                            // Lists and objects are shown as their JSON text.
+                            assert_eq!(
+                                plain(shown),
+                                plain(v).replace('«', "\"").replace('»', "\""),
+                                "{client_name} {tool} {k}"
+                            );
+                        }
+                        assert_eq!(
+                            got.len(),
+                            want.len(),
+                            "{client_name} {tool}: {got:?} against {want:?}"
+                        );
+                    }
+                    // The first page states each part, its count and its places, truly.
+                    let first = &pages[0];
+                    let summary = match &first.structured_content {
+                        Some(s) => s["summary"].as_str().unwrap().to_owned(),
+                        None => text(first).lines().next().unwrap().to_owned(),
+                    };
+                    let stated = stated_sections(&summary);
+                    let mut place = 1;
+                    let mut parts: Vec<(String, usize)> = Vec::new();
+                    for (section, _) in &truth {
+                        match parts.last_mut() {
+                            Some((s, n)) if s == section => *n += 1,
+                            _ => parts.push((section.clone(), 1)),
+                        }
+                    }
+                    // Lists that are empty are parts too, in the answer's order.
+                    let map = answer.as_object().unwrap();
+                    let mut want_parts = Vec::new();
+                    if parts.first().is_some_and(|(s, _)| s == "answer") {
+                        want_parts.push(("answer".to_owned(), 1));
+                    }
+                    for (k, v) in map {
+                        if let Value::Array(items) = v {
+                            want_parts.push((k.clone(), items.len()));
+                        }
+                    }
+                    if want_parts.len() > 1 {
+                        assert_eq!(stated.len(), want_parts.len(), "{summary}");
+                        for ((name, count, places), (want_name, want_count)) in
+                            stated.iter().zip(&want_parts)
+                        {
+                            assert_eq!((name, count), (want_name, want_count), "{summary}");
+                            match places {
+                                Some((a, b)) => {
+                                    assert_eq!((*a, *b), (place, place + count - 1), "{summary}");
+                                }
+                                None => assert_eq!(*count, 0, "{summary}"),
+                            }
+                            place += count;
+                        }
+                        let total = truth.len();
+                        assert!(
+                            summary.contains(&format!("{} records", thousands(total)))
+                                || summary.contains(&format!("of {} records", thousands(total))),
+                            "{summary}"
+                        );
+                    } else {
+                        assert!(stated.is_empty(), "{summary}");
+                    }
+                }
+                // Nothing in any list: a finding, not "ok: 1 record".
+                let empty = call(&client, "empty", json!({})).await;
+                let said = match &empty.structured_content {
+                    Some(s) => format!(
+                        "{}: {}",
+                        s["status"].as_str().unwrap(),
+                        s["summary"].as_str().unwrap()
+                    ),
+                    None => text(&empty),
+                };
+                assert!(
+                    said.starts_with("empty: no entities or relations found"),
+                    "{client_name}: {said}"
+                );
+                assert!(!said.contains("untrusted"), "{client_name}: {said}");
+                client.cancel().await.unwrap();
+            }
+        }
+    });
+}
+
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A section of the stored answer is reopened by its name: `open_result` filtering on
+/// `section` gives that list alone, whole.
+#[test]
+fn open_result_reopens_one_section_by_its_name() {
+    runtime().block_on(async {
+        let server = Canned::new([("read_graph", Answer::Structured(graph(30, 400)))]);
+        let client = connect(server, "[defaults]\nbudget = 600\n", "claude-code").await;
+        let first = call(&client, "read_graph", json!({})).await;
+        let handle = first.structured_content.as_ref().unwrap()["omitted"]["handle"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let mut from = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut args = json!({"handle": handle, "page_size": 200,
+                "filter": [{"field": "section", "op": "equals", "value": "relations"}]});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = call(&client, "open_result", args).await;
+            assert_ne!(page.is_error, Some(true), "{}", text(&page));
+            let envelope = page.structured_content.clone().unwrap();
+            for record in crate::records(&envelope) {
+                assert_eq!(record["section"], "relations", "{record:?}");
+                from.push(record["from"].as_str().unwrap().to_owned());
+            }
+            match envelope["next"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        let want: Vec<String> = (0..400).map(|i| format!("R{i}")).collect();
+        assert_eq!(from, want);
+        client.cancel().await.unwrap();
+    });
+}
