@@ -27,8 +27,9 @@ pub(crate) fn fill<S: Storage, E>(
     fill_shown(projection, fallback, out, text, field, |_| true)
 }
 
-/// [`fill`], where a record without a template leaves out the fields `shows` says it does
-/// not have (a record nobody described, whose keys differ from its neighbours').
+/// [`fill`], leaving out the fields `shows` says the record does not have (a record nobody
+/// described, whose keys differ from its neighbours'), and in a template the text right
+/// after such a field.
 pub(crate) fn fill_shown<S: Storage, E>(
     projection: &Projection<S>,
     fallback: Fallback,
@@ -39,10 +40,22 @@ pub(crate) fn fill_shown<S: Storage, E>(
 ) -> Result<(), E> {
     match &projection.prose {
         Some(segments) => {
+            // A field the record does not have takes the text right after it with it
+            // (`{part}: {text}` reads `«…»` for a record without a part).
+            let mut skip_text = false;
             for segment in segments.as_ref() {
                 match segment {
-                    Segment::Text(piece) => text(out, piece.as_ref()),
-                    Segment::Field(index) => field(*index, out)?,
+                    Segment::Text(piece) => {
+                        if !std::mem::take(&mut skip_text) {
+                            text(out, piece.as_ref());
+                        }
+                    }
+                    Segment::Field(index) => {
+                        skip_text = !shows(*index);
+                        if !skip_text {
+                            field(*index, out)?;
+                        }
+                    }
                 }
             }
         }

@@ -472,7 +472,6 @@ mod english_tests {
             ("item", "items"),
             ("line", "lines"),
             ("relation", "relations"),
-            ("y", "ys"),
             ("v2", "v2s"),
         ] {
             assert_eq!(plural_of(one), many, "{one}");

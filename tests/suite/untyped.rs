@@ -476,3 +476,219 @@ fn open_result_reopens_one_section_by_its_name() {
         client.cancel().await.unwrap();
     });
 }
+
+/// One part of the text a model reads: its line (when the page says it), its part label,
+/// and its text, in the order shown.
+#[derive(Debug)]
+struct Piece {
+    line: Option<u64>,
+    part: Option<(u64, u64, u64)>,
+    text: String,
+}
+
+/// `line 52, part 1 of 3` read back.
+fn part_label(label: &str) -> (u64, u64, u64) {
+    let n = |s: &str| s.replace(',', "").parse::<u64>().unwrap();
+    let rest = label.strip_prefix("line ").unwrap();
+    let (line, rest) = rest.split_once(", part ").unwrap();
+    let (k, m) = rest.split_once(" of ").unwrap();
+    (n(line), n(k), n(m))
+}
+
+/// The pieces of text on `page`, as the client's model reads them.
+fn pieces(page: &CallToolResult) -> Vec<Piece> {
+    match &page.structured_content {
+        Some(envelope) => crate::records(envelope)
+            .into_iter()
+            .map(|r| Piece {
+                line: r
+                    .get("line")
+                    .unwrap_or_else(|| panic!("{envelope}"))
+                    .as_u64(),
+                part: r.get("part").map(|p| part_label(p.as_str().unwrap())),
+                text: r["text"].as_str().unwrap().to_owned(),
+            })
+            .collect(),
+        None => {
+            let text = text(page);
+            let lines: Vec<&str> = text.lines().collect();
+            lines[1..]
+                .iter()
+                .take_while(|l| !l.starts_with("omitted: "))
+                .map(|l| {
+                    let l = l.strip_prefix("- ").unwrap_or(l);
+                    let (part, quoted) = match l.split_once(": «") {
+                        Some((label, rest)) if label.starts_with("line ") => {
+                            (Some(part_label(label)), format!("«{rest}"))
+                        }
+                        _ => (None, l.to_owned()),
+                    };
+                    let inner = quoted
+                        .strip_prefix('«')
+                        .and_then(|q| q.strip_suffix('»'))
+                        .unwrap_or_else(|| panic!("a quoted line: {l}"));
+                    Piece {
+                        line: part.map(|(n, _, _)| n),
+                        part,
+                        text: inner.to_owned(),
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// The first page's summary as the model reads it.
+fn summary_of(page: &CallToolResult) -> String {
+    match &page.structured_content {
+        Some(s) => format!(
+            "{}: {}",
+            s["status"].as_str().unwrap(),
+            s["summary"].as_str().unwrap()
+        ),
+        None => text(page).lines().next().unwrap().to_owned(),
+    }
+}
+
+/// A line longer than a page is cut into parts, each named as a part of its line (`line 1,
+/// part 3 of 7`), and the records are counted as parts, never as lines: the first page
+/// states how many lines the text has and which came in how many parts, truly. The parts
+/// joined, in order, give the text back; every part once, its label true; nothing over
+/// budget. (Before: a one-line SQL answer read "3 of 3,409 lines", a text model saw each
+/// part as a line of its own.)
+#[test]
+fn a_line_longer_than_a_page_is_counted_as_parts_of_its_line() {
+    let rows: Vec<String> = (0..2_000)
+        .map(|i| {
+            format!(
+                "{{'id': {i}, 'name': 'customer {i}', 'balance': {}.{:02}}}",
+                i * 37 % 1000,
+                i % 100
+            )
+        })
+        .collect();
+    let one_line = format!("[{}]", rows.join(","));
+    let mut log: Vec<String> = (1..=40)
+        .map(|i| format!("{i:03} step {i} done in {} ms", i * 7))
+        .collect();
+    log[2] = "A".repeat(5_000) + " end of three";
+    log[6] = (0..900)
+        .map(|i| format!("w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let log = log.join("\n");
+    let short = "1 row: ok".to_owned();
+    let texts = [("sql", one_line), ("log", log), ("short", short)];
+    runtime().block_on(async {
+        let server = Canned::new(texts.iter().map(|(k, v)| (*k, Answer::Text(v.clone()))));
+        for budget in [600, 3_000] {
+            for client_name in ["claude-code", "open-webui", "some-agent"] {
+                let config = format!("[defaults]\nbudget = {budget}\n");
+                let client = connect(server.clone(), &config, client_name).await;
+                for (tool, original) in &texts {
+                    let pages = walk(&client, tool).await;
+                    let mut shown: Vec<Piece> = Vec::new();
+                    for page in &pages {
+                        for channel in [
+                            Some(text(page)),
+                            page.structured_content.as_ref().map(Value::to_string),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        {
+                            assert!(
+                                crate::walk::tokens(&channel) <= budget,
+                                "{client_name} {tool} {budget}: {channel}"
+                            );
+                        }
+                        shown.extend(pieces(page));
+                    }
+                    // The oracle: the text's own lines, and how the pieces map onto them.
+                    let lines: Vec<&str> = original.split('\n').collect();
+                    let mut rebuilt: Vec<String> = Vec::new();
+                    let mut parted: Vec<(u64, u64)> = Vec::new();
+                    let mut i = 0;
+                    while i < shown.len() {
+                        match shown[i].part {
+                            None => {
+                                rebuilt.push(shown[i].text.clone());
+                                i += 1;
+                            }
+                            Some((line, 1, m)) => {
+                                assert_eq!(
+                                    line as usize,
+                                    rebuilt.len() + 1,
+                                    "{client_name} {tool}: the part's line"
+                                );
+                                let mut whole = String::new();
+                                for k in 1..=m {
+                                    let piece = &shown[i + (k - 1) as usize];
+                                    assert_eq!(
+                                        piece.part,
+                                        Some((line, k, m)),
+                                        "{client_name} {tool}"
+                                    );
+                                    if let Some(l) = piece.line {
+                                        assert_eq!(l, line);
+                                    }
+                                    whole.push_str(&piece.text);
+                                }
+                                parted.push((line, m));
+                                rebuilt.push(whole);
+                                i += m as usize;
+                            }
+                            Some(other) => {
+                                panic!("{client_name} {tool}: a line's parts begin at 1: {other:?}")
+                            }
+                        }
+                    }
+                    assert_eq!(
+                        rebuilt, lines,
+                        "{client_name} {tool} {budget}: the pieces joined"
+                    );
+                    let summary = summary_of(&pages[0]);
+                    let total = shown.len();
+                    if parted.is_empty() {
+                        let noun = if total == 1 { "line" } else { "lines" };
+                        assert!(
+                            summary.contains(&format!("{} {noun}", thousands(total))),
+                            "{summary}"
+                        );
+                        assert!(!summary.contains("part"), "{summary}");
+                    } else {
+                        // Counted as parts; the lines and their parts stated truly.
+                        assert!(
+                            summary.contains(&format!("of {} parts", thousands(total)))
+                                || summary.starts_with(&format!("ok: {} parts", thousands(total))),
+                            "{summary}"
+                        );
+                        assert!(
+                            !summary.contains(&format!("{} lines;", thousands(total))),
+                            "{summary}"
+                        );
+                        let line_word = if lines.len() == 1 { "line" } else { "lines" };
+                        assert!(
+                            summary.contains(&format!(
+                                "the text's {} {line_word} come in {} parts",
+                                thousands(lines.len()),
+                                thousands(total)
+                            )),
+                            "{summary}"
+                        );
+                        for (line, m) in &parted {
+                            assert!(
+                                summary.contains(&format!(
+                                    "line {} in {}",
+                                    thousands(*line as usize),
+                                    thousands(*m as usize)
+                                )),
+                                "{summary}"
+                            );
+                        }
+                    }
+                }
+                client.cancel().await.unwrap();
+            }
+        }
+    });
+}

@@ -310,10 +310,12 @@ fn objects(items: &[Value]) -> Option<Vec<&Map<String, Value>>> {
 
 impl JsonProjection {
     /// The records of a text answer split into lines (`[{ "line": 1, "text": "…" }, …]`): a
-    /// line's number, and its text as outsiders' text (uncapped: a long line comes in parts);
-    /// prose writes the text alone (`«…»`), the JSON keeps the number that joins a line's
-    /// parts.
-    pub fn lines(tool: &str) -> JsonProjection {
+    /// line's number, and its text as outsiders' text (uncapped). With `parts`, a line longer
+    /// than a page comes in parts, each record one part (`{ "line": 1, "part": "line 1, part
+    /// 3 of 7", "text": "…" }`, a whole line without `part`), and the records are called
+    /// parts: never counted as lines. Prose writes the text alone (`«…»`), after its part
+    /// (`line 1, part 3 of 7: «…»`); the JSON keeps the number that joins a line's parts.
+    pub fn lines(tool: &str, parts: bool) -> JsonProjection {
         use crate::record::Segment;
         let output = |name: &str, kind| Output {
             name: name.to_owned(),
@@ -327,22 +329,40 @@ impl JsonProjection {
             empty_is_absent: false,
             line: None,
         };
+        let mut outputs = vec![output("line", OutputKind::Show)];
+        if parts {
+            outputs.push(output("part", OutputKind::Show));
+        }
+        outputs.push(output("text", OutputKind::Any { max_tokens: None }));
+        let (name, plural, prose) = match parts {
+            false => ("line", "lines", vec![Segment::Field(1)]),
+            true => (
+                "part",
+                "parts",
+                vec![
+                    Segment::Field(1),
+                    Segment::Text(": ".to_owned()),
+                    Segment::Field(2),
+                ],
+            ),
+        };
         let records = ConfiguredRecords {
             tool: tool.to_owned(),
             schema: None,
             at: Vec::new(),
             record: RecordSpec {
-                name: "line".to_owned(),
-                plural: "lines".to_owned(),
-                prose: Some(vec![Segment::Field(1)]),
+                name: name.to_owned(),
+                plural: plural.to_owned(),
+                prose: Some(prose),
                 absent: None,
-                outputs: vec![
-                    output("line", OutputKind::Show),
-                    output("text", OutputKind::Any { max_tokens: None }),
-                ],
+                outputs,
                 skipped: Vec::new(),
             },
         };
-        JsonProjection::new(&records, &BTreeMap::new())
+        let mut projection = JsonProjection::new(&records, &BTreeMap::new());
+        if let Some(inner) = std::sync::Arc::get_mut(&mut projection.inner) {
+            inner.plan.omit_absent = parts;
+        }
+        projection
     }
 }

@@ -392,7 +392,12 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     shaper.current_budget().max_tokens(),
                 );
                 call.keep_order()
-                    .shape_json_value_or_store(&lines_projection(tool), &lines, keep)
+                    .parts(lines.statement.as_deref())
+                    .shape_json_value_or_store(
+                        &JsonProjection::lines(tool, lines.parts),
+                        &lines.records,
+                        keep,
+                    )
                     .await
             }
         };
@@ -527,14 +532,28 @@ fn is_envelope(schema: Option<&Map<String, Value>>) -> bool {
         .all(|k| properties.contains_key(*k))
 }
 
-/// Text as records of lines: `{ "line": n, "text": … }`, a line longer than a quarter of
-/// the budget in parts cut at token boundaries (each part with its line's number), so that
-/// joining the parts of each line, and the lines with `\n`, gives the text back.
-fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> Value {
+/// A text answer as records: its lines (`{ "line": n, "text": … }`), a line longer than a
+/// quarter of the budget in parts cut at token boundaries, each part a record of its own
+/// naming its place (`"part": "line 1, part 3 of 7"`), so that joining the parts of each
+/// line, and the lines with `\n`, gives the text back. With parts, what the first page
+/// states of them (`1,038 lines in 1,061 parts: line 52 in 3, …`).
+struct TextRecords {
+    records: Value,
+    /// Whether any line came in parts (then the records are parts, not lines).
+    parts: bool,
+    /// The lines and their parts, stated on the first page, when any line came in parts.
+    statement: Option<String>,
+}
+
+/// The lines longer than a page that a statement names one by one; the rest are counted.
+const PARTED_LINES_NAMED: usize = 5;
+
+fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> TextRecords {
     let most = (budget / 4).max(8);
     let window = most.saturating_mul(tokenizer.max_token_bytes().max(1));
-    let mut records = Vec::new();
-    for (n, line) in text.split('\n').enumerate() {
+    let mut lines: Vec<Vec<&str>> = Vec::new();
+    for line in text.split('\n') {
+        let mut parts = Vec::new();
         let mut rest = line;
         loop {
             // A window of bytes that holds more than `most` tokens whenever the rest does:
@@ -545,26 +564,71 @@ fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> Value {
             }
             let cut = tokenizer.truncate(&rest[..end], most);
             if end == rest.len() && cut.prefix.len() == end {
-                records.push(serde_json::json!({ "line": n + 1, "text": rest }));
+                parts.push(rest);
                 break;
             }
             let at = match cut.prefix.len() {
                 0 => rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i),
                 at => at,
             };
-            records.push(serde_json::json!({ "line": n + 1, "text": &rest[..at] }));
+            parts.push(&rest[..at]);
             rest = &rest[at..];
             if rest.is_empty() {
                 break;
             }
         }
+        lines.push(parts);
     }
-    Value::Array(records)
+    let parted: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.len() > 1)
+        .map(|(i, p)| (i + 1, p.len()))
+        .collect();
+    let mut records = Vec::new();
+    for (i, parts) in lines.iter().enumerate() {
+        let n = i + 1;
+        match parts[..] {
+            [whole] => records.push(serde_json::json!({ "line": n, "text": whole })),
+            _ => {
+                for (k, part) in parts.iter().enumerate() {
+                    records.push(serde_json::json!({
+                        "line": n,
+                        "part": format!("line {}, part {} of {}", thousands(n), thousands(k + 1), thousands(parts.len())),
+                        "text": part,
+                    }));
+                }
+            }
+        }
+    }
+    let statement = (!parted.is_empty()).then(|| {
+        let line_word = if lines.len() == 1 { "line" } else { "lines" };
+        let named: Vec<String> = parted
+            .iter()
+            .take(PARTED_LINES_NAMED)
+            .map(|(n, k)| format!("line {} in {}", thousands(*n), thousands(*k)))
+            .collect();
+        let more = match parted.len().saturating_sub(PARTED_LINES_NAMED) {
+            0 => String::new(),
+            1 => " and 1 more line".to_owned(),
+            n => format!(" and {} more lines", thousands(n)),
+        };
+        format!(
+            "the text's {} {line_word} come in {} parts, a line longer than a page in parts: {}{more}",
+            thousands(lines.len()),
+            thousands(records.len()),
+            named.join(", ")
+        )
+    });
+    TextRecords {
+        records: Value::Array(records),
+        parts: !parted.is_empty(),
+        statement,
+    }
 }
 
-/// The records of a text answer: its lines, each one outsiders' text.
-fn lines_projection(tool: &str) -> JsonProjection {
-    JsonProjection::lines(tool)
+fn thousands(n: usize) -> String {
+    crate::text::thousands(n as u64)
 }
 
 #[allow(deprecated)] // SetLevelRequestParams, subscribe and unsubscribe: forwarded as they are
@@ -843,7 +907,7 @@ mod tests {
 
     fn parts(text: &str, budget: usize) -> Vec<(u64, String)> {
         let bpe = Bpe::o200k_base();
-        match lines_of(text, &bpe, budget) {
+        match lines_of(text, &bpe, budget).records {
             Value::Array(records) => records
                 .into_iter()
                 .map(|r| {
