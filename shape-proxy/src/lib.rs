@@ -728,3 +728,6 @@ fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
     );
     axum::Router::new().nest_service("/mcp", service)
 }
+
+#[cfg(test)]
+mod order_tests;

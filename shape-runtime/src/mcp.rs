@@ -24,17 +24,12 @@
 //! budgeted text channel, so this conversion keeps the two channels apart.
 //!
 //! **Key order.** rmcp holds `structuredContent` as a `serde_json::Value`, whose objects keep
-//! their keys in order only when the application's serde_json has its `preserve_order`
-//! feature; this crate does not turn that feature on for your whole dependency graph. Without
-//! it, `structuredContent`'s keys are written in alphabetical order (`data`, `next`,
-//! `omitted`, `status`, `summary`): the same facts, read by key. The text block of a
-//! [`ChannelPolicy::Structured`] answer is the envelope as this crate writes it, status and
-//! summary first, whatever serde_json's features; add
-//! `serde_json = { version = "1", features = ["preserve_order"] }` to your own `Cargo.toml`
-//! to have `structuredContent` in that order too. In the rows form
-//! ([`StructuredForm::Rows`](crate::StructuredForm::Rows), the structured profile's default)
-//! each record's values keep their order in any case: a row is an array, in the order of
-//! `fields`.
+//! their keys in order only under serde_json's `preserve_order` feature: this crate's `rmcp`
+//! feature turns it on, so `structuredContent` reads `status`, `summary`, (`untrusted`,)
+//! `data`, `omitted`, `next` in that order in every build that can write an MCP answer, and
+//! an answer nobody described keeps its upstream's key order. (Your own `serde_json::Map`s
+//! then keep insertion order too, as they would under any crate of the build that turns the
+//! feature on.)
 //!
 //! ```
 //! use rmcp::model::CallToolResult;
