@@ -692,3 +692,90 @@ fn a_line_longer_than_a_page_is_counted_as_parts_of_its_line() {
         }
     });
 }
+
+/// An answer nobody described keeps the upstream's order (GitHub answers newest first; ids
+/// in text are not sorted as text), and the summary names no order it did not choose; the
+/// keys that name a record (`id`, `number`, `name`, `title`) come before the rest, so a long
+/// value never hides which record it is. (Before: records re-sorted by id without a word:
+/// "12", "5", "9"; a pod's name behind its capped `metadata`.)
+#[test]
+fn an_answer_nobody_described_keeps_its_order_and_names_its_records_first() {
+    let issues = json!([
+        {"body": "x".repeat(3_000), "state": "open", "number": 30, "id": 930, "title": "newest"},
+        {"body": "short", "state": "open", "number": 7, "id": 907, "title": "older"},
+        {"body": "short", "state": "closed", "number": 12, "id": 912, "title": "middle"},
+    ]);
+    let included = json!({"included": [{"id": "12", "type": "people"}, {"id": "5", "type": "people"}, {"id": "9", "type": "people"}]});
+    runtime().block_on(async {
+        let server = Canned::new([
+            ("list_issues", Answer::Structured(issues.clone())),
+            ("included", Answer::Structured(included.clone())),
+        ]);
+        for client_name in ["claude-code", "open-webui"] {
+            let client = connect(server.clone(), "[defaults]\nbudget = 3000\n", client_name).await;
+            let page = call(&client, "list_issues", json!({})).await;
+            let summary = summary_of(&page);
+            assert!(summary.starts_with("ok: 3 records"), "{summary}");
+            assert!(!summary.contains(" first"), "no order stated: {summary}");
+            match &page.structured_content {
+                Some(envelope) => {
+                    let numbers: Vec<u64> = crate::records(envelope)
+                        .iter()
+                        .map(|r| r["number"].as_u64().unwrap())
+                        .collect();
+                    assert_eq!(numbers, [30, 7, 12]);
+                    // Identity first: the rows form's `fields`, else the first record's keys.
+                    let order: Vec<String> = match envelope.get("fields") {
+                        Some(fields) => fields
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|f| f.as_str().unwrap().to_owned())
+                            .collect(),
+                        None => envelope["data"][0]
+                            .as_object()
+                            .unwrap()
+                            .keys()
+                            .cloned()
+                            .collect(),
+                    };
+                    let at = |k: &str| order.iter().position(|f| f == k).unwrap();
+                    assert!(
+                        at("id") < at("body")
+                            && at("number") < at("body")
+                            && at("title") < at("body"),
+                        "{order:?}"
+                    );
+                }
+                None => {
+                    let text = text(&page);
+                    let lines: Vec<&str> = text.lines().skip(1).take(3).collect();
+                    for (line, n) in lines.iter().zip([30, 7, 12]) {
+                        let body = line.find("body: ").unwrap();
+                        assert!(
+                            line.find(&format!("id: {}", 900 + n)).unwrap() < body,
+                            "{line}"
+                        );
+                        assert!(line.find(&format!("number: {n}")).unwrap() < body, "{line}");
+                        assert!(line.find("title: ").unwrap() < body, "{line}");
+                    }
+                }
+            }
+            let page = call(&client, "included", json!({})).await;
+            let ids: Vec<String> = match &page.structured_content {
+                Some(envelope) => crate::records(envelope)
+                    .iter()
+                    .map(|r| plain(&r["id"]))
+                    .collect(),
+                None => text(&page)
+                    .lines()
+                    .skip(1)
+                    .take(3)
+                    .map(|l| text_record(l)["id"].as_str().unwrap().to_owned())
+                    .collect(),
+            };
+            assert_eq!(ids, ["12", "5", "9"], "{client_name}");
+            client.cancel().await.unwrap();
+        }
+    });
+}

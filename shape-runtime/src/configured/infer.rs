@@ -141,6 +141,19 @@ impl JsonProjection {
     }
 }
 
+/// The keys that name a record, shown before the rest of its keys (after its section).
+const NAMING_KEYS: &[&str] = &[
+    "section",
+    "id",
+    "number",
+    "key",
+    "name",
+    "full_name",
+    "title",
+    "login",
+    "slug",
+];
+
 /// An answer of several parts as one list of records, each naming its part.
 fn sectioned<'v>(
     tool: &str,
@@ -248,6 +261,9 @@ fn projection_of(
     if keys.is_empty() {
         return None;
     }
+    // The keys that name a record first, in the order met: a long value before them could
+    // be all of the record a page can show.
+    keys.sort_by_key(|k| !NAMING_KEYS.contains(k));
     // A record of an answer's own fields, or of a part without ids, has none: it is named
     // by its place.
     let has_id = keys.contains(&"id")
