@@ -779,3 +779,100 @@ fn an_answer_nobody_described_keeps_its_order_and_names_its_records_first() {
         }
     });
 }
+
+/// Records each alone over the budget: the page names the remedy, and the remedy works when
+/// followed as written (`open_result` on the handle with `select` naming the fields the
+/// summary names shows every record, walked to its end). (Before: "open_result shows it
+/// from omitted.handle", and open_result answered the same skip.)
+#[test]
+fn the_remedy_for_records_too_large_for_any_page_works_as_written() {
+    let pulls: Vec<Value> = (1..=12)
+        .map(|n| {
+            let mut pr = Map::new();
+            pr.insert("number".into(), json!(n));
+            pr.insert("title".into(), json!(format!("Pull request {n}")));
+            pr.insert("state".into(), json!("open"));
+            for k in 0..30 {
+                pr.insert(
+                    format!("url_{k}"),
+                    json!(format!(
+                        "https://api.example.com/repos/o/r/pulls/{n}/{k}/{}",
+                        "seg/".repeat(20)
+                    )),
+                );
+            }
+            Value::Object(pr)
+        })
+        .collect();
+    runtime().block_on(async {
+        let server = Canned::new([("list_pulls", Answer::Structured(Value::Array(pulls)))]);
+        for client_name in ["claude-code", "open-webui"] {
+            let client = connect(server.clone(), "[defaults]\nbudget = 1000\n", client_name).await;
+            let page = call(&client, "list_pulls", json!({})).await;
+            let said = match &page.structured_content {
+                Some(s) => s.to_string(),
+                None => text(&page),
+            };
+            assert!(said.contains("each alone over the budget"), "{said}");
+            let hint = said
+                .split("with select naming a few of its fields (")
+                .nth(1)
+                .and_then(|r| r.split(')').next())
+                .unwrap_or_else(|| panic!("the remedy names fields: {said}"));
+            let select: Vec<&str> = hint.split(", ").filter(|f| *f != "…").collect();
+            assert_eq!(select, ["number", "title", "state", "url_0", "url_1"]);
+            let handle = said
+                .split("h_")
+                .nth(1)
+                .map(|r| {
+                    format!(
+                        "h_{}",
+                        r.chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect::<String>()
+                    )
+                })
+                .unwrap();
+            // Following it: every record, once.
+            let mut numbers = Vec::new();
+            let mut cursor: Option<String> = None;
+            for _ in 0..50 {
+                let mut args = json!({"handle": handle, "select": select});
+                if let Some(c) = &cursor {
+                    args["cursor"] = json!(c);
+                }
+                let page = call(&client, "open_result", args).await;
+                assert_ne!(page.is_error, Some(true), "{}", text(&page));
+                for channel in [
+                    Some(text(&page)),
+                    page.structured_content.as_ref().map(Value::to_string),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    assert!(crate::walk::tokens(&channel) <= 1000, "{channel}");
+                    assert!(!channel.contains("each alone over the budget"), "{channel}");
+                }
+                match &page.structured_content {
+                    Some(envelope) => numbers.extend(
+                        crate::records(envelope)
+                            .iter()
+                            .map(|r| r["number"].as_u64().unwrap()),
+                    ),
+                    None => numbers.extend(
+                        text(&page)
+                            .lines()
+                            .filter_map(|l| l.strip_prefix("number: "))
+                            .map(|l| l.split(';').next().unwrap().parse::<u64>().unwrap()),
+                    ),
+                }
+                cursor = next_of(&page);
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            assert_eq!(numbers, (1..=12).collect::<Vec<u64>>(), "{client_name}");
+            client.cancel().await.unwrap();
+        }
+    });
+}

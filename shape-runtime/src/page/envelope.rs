@@ -237,6 +237,9 @@ pub struct Words<'a> {
     /// The tool that shows one record by its id, named where a record is skipped as too
     /// large.
     pub fetch_one: Option<&'a str>,
+    /// A few of the records' field names (`number, title, state, …`), named where a stored
+    /// record is skipped as too large: reopened with fewer of its fields, it fits.
+    pub fields: Option<&'a str>,
 }
 
 impl Frame {
@@ -445,7 +448,14 @@ fn skip_notes(s: &mut String, skipped: &[Skipped], w: &Words<'_>, stored: bool) 
         }
     }
     let how = match (stored, w.fetch_one) {
-        (true, _) => format!("{} shows it from omitted.handle", w.reopen_with),
+        // The same page of the stored result would skip it again: fewer fields fit.
+        (true, _) => match w.fields {
+            Some(fields) => format!(
+                "{} shows it from omitted.handle with select naming a few of its fields ({fields})",
+                w.reopen_with
+            ),
+            None => format!("{} shows it from omitted.handle", w.reopen_with),
+        },
         (false, Some(tool)) => format!("{tool} shows it by its id"),
         (false, None) => "a larger budget shows it".to_owned(),
     };
@@ -714,6 +724,7 @@ mod tests {
             details: None,
             reopen_with: "open_result",
             fetch_one: None,
+            fields: None,
         };
         let counts = Counts {
             shown: 21,

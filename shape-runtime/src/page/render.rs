@@ -146,6 +146,20 @@ pub(crate) struct Layout<'a> {
     /// A narrowed view's fields: for each field the page shows, its index in the records
     /// (`None`: every field, in the records' order).
     shown: Option<Arc<[usize]>>,
+    /// The first few field names (`number, title, state, …`), for the remedy of a stored
+    /// record too large for its page: reopened with a few of them, it fits.
+    pub fields_hint: String,
+}
+
+/// The field names a remedy names: the first few, `…` for the rest.
+fn fields_hint<'n>(names: impl Iterator<Item = &'n str>) -> String {
+    const NAMED: usize = 5;
+    let names: Vec<&str> = names.collect();
+    let mut hint = names[..names.len().min(NAMED)].join(", ");
+    if names.len() > NAMED {
+        hint.push_str(", …");
+    }
+    hint
 }
 
 /// The record description a page reads, wherever it lives.
@@ -206,6 +220,7 @@ impl<'a> Layout<'a> {
             Described::Owned(p) => parts(p),
             Described::Narrowed(_) => unreachable!("a narrowed layout is made from another"),
         };
+        let fields_hint = with_record!(record, p => fields_hint(p.output_names()));
         Layout {
             record,
             name,
@@ -215,6 +230,7 @@ impl<'a> Layout<'a> {
             rank_order,
             nested_untrusted: Vec::new(),
             shown: None,
+            fields_hint,
         }
     }
 
@@ -257,6 +273,12 @@ impl<'a> Layout<'a> {
             rank_order: self.rank_order,
             nested_untrusted,
             shown: Some(shown.into()),
+            fields_hint: fields_hint(
+                names
+                    .iter()
+                    .filter(|n| !hide.contains(n))
+                    .map(String::as_str),
+            ),
         })
     }
 

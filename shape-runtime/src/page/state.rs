@@ -88,6 +88,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             details: inputs.details,
             reopen_with: OPEN_RESULT,
             fetch_one: settings.fetch_one,
+            fields: Some(layout.fields_hint.as_str()).filter(|h| !h.is_empty()),
         };
         let untrusted_paths = layout.untrusted_paths();
         // Under the structured profile no model reads a separate text channel: it is the
