@@ -284,6 +284,39 @@ impl Serialize for StoredValue<'_> {
             (Some(Value::String(text)), FieldRole::Untrusted) => {
                 crate::untrusted::serialize_untrusted(text, &self.field.name, None, self.env, s)
             }
+            // A list of texts: each item marked alone, as on the page that stored it, and
+            // the marker its cap ended it with (the last element, of a capped field) shown
+            // as that page showed it: no item reads as one (see `fit_items`).
+            (Some(Value::Array(items)), FieldRole::Untrusted) => {
+                use serde::ser::SerializeSeq;
+                let capped = self.field.kind.max_tokens().is_some();
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        Value::String(text)
+                            if capped
+                                && i + 1 == items.len()
+                                && crate::untrusted::is_items_cut(text) =>
+                        {
+                            seq.serialize_element(text)?
+                        }
+                        Value::Null => seq.serialize_element(&())?,
+                        Value::String(text) => seq.serialize_element(&StoredText {
+                            text,
+                            field: self.field,
+                            env: self.env,
+                        })?,
+                        // Not text as stored (a store written otherwise): its JSON, as
+                        // outsiders' text.
+                        other => seq.serialize_element(&StoredText {
+                            text: &other.to_string(),
+                            field: self.field,
+                            env: self.env,
+                        })?,
+                    }
+                }
+                seq.end()
+            }
             (Some(Value::String(text)), FieldRole::Date)
                 if crate::date::iso_date(text) == Some(text.as_str()) =>
             {
@@ -291,6 +324,19 @@ impl Serialize for StoredValue<'_> {
             }
             (Some(value), _) => value.serialize(s),
         }
+    }
+}
+
+/// One text of a stored untrusted list, marked as a value of its field.
+struct StoredText<'a> {
+    text: &'a str,
+    field: &'a Field<Owned>,
+    env: &'a CallEnv<'a>,
+}
+
+impl Serialize for StoredText<'_> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        crate::untrusted::serialize_untrusted(self.text, &self.field.name, None, self.env, s)
     }
 }
 
