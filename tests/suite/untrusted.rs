@@ -2301,29 +2301,7 @@ fn an_untrusted_lists_cap_holds_at_its_edge() {
         assert_eq!(o200k.encode_ordinary(&text).len(), n);
         text
     };
-    let shaped = |cap: u32, labels: &[String]| {
-        let config = toolshape::config::ShapeConfig::from_toml_str(&format!(
-            r#"
-[tools.t.records]
-prose = "{{id}}: {{labels}}"
-fields = [
-    {{ from = "id", id = true }},
-    {{ from = "labels[].name", untrusted = {{ max_tokens = {cap} }} }},
-]
-"#
-        ))
-        .unwrap();
-        let projection = config.json_projection("t").unwrap();
-        let labels: Vec<Value> = labels
-            .iter()
-            .map(|name| serde_json::json!({ "name": name }))
-            .collect();
-        let raw = serde_json::json!([{ "id": 1, "labels": labels }]).to_string();
-        Shaper::for_tool("t")
-            .call()
-            .shape_json(&projection, &raw)
-            .unwrap()
-    };
+    let shaped = labels_page;
     let read = |page: &toolshape::Shaped| -> (String, Value, u64, u64) {
         let line = page.text().lines().find(|l| l.starts_with("1: ")).unwrap();
         let stats = &page.report().diagnostics.untrusted;
@@ -2471,5 +2449,78 @@ async fn a_stored_untrusted_list_of_the_derive_stays_marked_when_reopened() {
         for record in crate::records(&envelope) {
             assert_eq!(record["labels"], values, "{at}");
         }
+    }
+}
+
+/// A configured projection whose one list is untrusted under `cap`, over one record holding
+/// `labels`, in prose.
+fn labels_page(cap: u32, labels: &[String]) -> toolshape::Shaped {
+    let config = toolshape::config::ShapeConfig::from_toml_str(&format!(
+        r#"
+[tools.t.records]
+prose = "{{id}}: {{labels}}"
+fields = [
+    {{ from = "id", id = true }},
+    {{ from = "labels[].name", untrusted = {{ max_tokens = {cap} }} }},
+]
+"#
+    ))
+    .unwrap();
+    let projection = config.json_projection("t").unwrap();
+    let labels: Vec<Value> = labels
+        .iter()
+        .map(|name| serde_json::json!({ "name": name }))
+        .collect();
+    let raw = serde_json::json!([{ "id": 1, "labels": labels }]).to_string();
+    Shaper::for_tool("t")
+        .call()
+        .shape_json(&projection, &raw)
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config(48))]
+
+    /// Any list under any cap (issue 46, finding 8): the items shown are the longest run from
+    /// the first whose tokens (tiktoken-rs, item by item) add up to at most the cap, each
+    /// whole; the marker counts the rest; when the first alone is over the cap, its beginning
+    /// is shown cut and the rest counted. The attacker tokens never pass the cap.
+    #[test]
+    fn untrusted_prop_a_list_shows_whole_items_within_its_cap(
+        labels in proptest::collection::vec("[a-z]{1,9}( [a-z]{1,9}){0,5}", 0..16),
+        cap in 1u32..40,
+    ) {
+        let o200k = tiktoken_rs::o200k_base_singleton();
+        let mut used = 0;
+        let whole = labels
+            .iter()
+            .take_while(|l| {
+                used += o200k.encode_ordinary(l).len();
+                used <= cap as usize
+            })
+            .count();
+        let page = labels_page(cap, &labels);
+        let shown = crate::records(&page.structured())[0]["labels"].clone();
+        let shown: Vec<String> = serde_json::from_value(shown).unwrap();
+        let stats = &page.report().diagnostics.untrusted;
+        prop_assert!(stats.attacker_tokens <= u64::from(cap), "{:?}", stats);
+        let (items, rest) = if whole == 0 && !labels.is_empty() {
+            // The first, cut: its beginning, then the value's cut marker.
+            let first = &shown[0];
+            let (kept, _) = first.split_once('…').unwrap();
+            prop_assert!(labels[0].starts_with(kept) && kept.len() < labels[0].len(), "{first}");
+            (1, labels.len() - 1)
+        } else {
+            prop_assert_eq!(&shown[..whole], &labels[..whole]);
+            (whole, labels.len() - whole)
+        };
+        let marker = match rest {
+            0 => None,
+            1 => Some("[cut: 1 more item]".to_owned()),
+            n => Some(format!("[cut: {n} more items]")),
+        };
+        prop_assert_eq!(shown.get(items).cloned(), marker);
+        prop_assert_eq!(shown.len(), items + usize::from(rest > 0));
+        prop_assert_eq!(stats.cut_items, rest as u64);
     }
 }
