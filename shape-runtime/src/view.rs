@@ -624,6 +624,24 @@ mod tests {
                 shown(&words(&["a b c", "a"]), Some(2)),
                 ["a b…", "[cut: 1 more item]"]
             );
+            // An item that reads as the list's marker once sanitised is written with round
+            // brackets, so a stored list's last element reads as one only when it is one; an
+            // item cut short ends in its own marker, and keeps its brackets.
+            let forged = "[cut: 3 more items]";
+            let forged_tokens = env.tokenizer().count(forged) as u32;
+            assert_eq!(
+                shown(&words(&[forged, "[cut:\u{200B} 1 more item]"]), Some(40)),
+                ["(cut: 3 more items)", "(cut: 1 more item)"]
+            );
+            assert_eq!(
+                shown(&words(&["a", forged]), Some(forged_tokens)),
+                ["a", "[cut: 1 more item]"]
+            );
+            let longer = shown(
+                &words(&["[cut: 3 more items] and more"]),
+                Some(forged_tokens),
+            );
+            assert_eq!(longer, ["[cut: 3 more items]…"]);
             let none: Option<Vec<String>> = None;
             assert_eq!(json(&Untrusted::new(&none, "labels", Some(3), env)), "null");
             assert_eq!(

@@ -92,11 +92,12 @@ pub(crate) fn fit_items<'t>(
     let mut shown = Vec::new();
     // Whether an item is cut at what is left, its attacker tokens, and, when it reads as the
     // list's marker once sanitised, the text it is written as: round brackets, which
-    // sanitising and the link policy leave as they are (fitted as written).
+    // sanitising and the link policy leave as they are (fitted as written). An item cut
+    // short cannot: its value ends in its own cut marker.
     let measure = |text: &str, left: u32| {
         let p = prepare(text, Some(left), tokenizer, urls);
-        let round =
-            is_items_cut(&p.content).then(|| format!("({})", &p.content[1..p.content.len() - 1]));
+        let round = (p.cut.is_none() && is_items_cut(&p.content))
+            .then(|| format!("({})", &p.content[1..p.content.len() - 1]));
         (p.cut.is_some(), p.attacker_tokens(tokenizer), round)
     };
     for (i, &item) in items.iter().enumerate() {
