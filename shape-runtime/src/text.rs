@@ -4,7 +4,9 @@
 //! it: strings bare, `None` as `null` and an empty list as `none` (or the field's word for its
 //! absence: `unassigned`), lists as `a, b, c`, structs as `{k: v, k: v}`. Values
 //! can never break the line they are in: newlines are written as `\n`, and in table cells a
-//! `|` is written as `\|`.
+//! `|` is written as `\|`. Nothing else is escaped: a backslash in a value is written as it is,
+//! so `\u2014` written as text reads `\u2014` (a value's own `\n` then reads as a line break
+//! does, which is what a reader takes either for).
 
 use serde::ser::{self, Serialize};
 use std::fmt::{self, Write as _};
@@ -28,8 +30,7 @@ pub(crate) fn push_escaped(out: &mut String, text: &str, mode: TextMode) {
         return;
     }
     let needs = |c: char| {
-        matches!(c, '\n' | '\r' | '\\' | '\u{2028}' | '\u{2029}')
-            || (mode == TextMode::Cell && c == '|')
+        matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}') || (mode == TextMode::Cell && c == '|')
     };
     if !text.chars().any(needs) {
         out.push_str(text);
@@ -39,7 +40,6 @@ pub(crate) fn push_escaped(out: &mut String, text: &str, mode: TextMode) {
         match c {
             '\n' | '\u{2028}' | '\u{2029}' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
-            '\\' => out.push_str("\\\\"),
             '|' if mode == TextMode::Cell => out.push_str("\\|"),
             c => out.push(c),
         }

@@ -330,9 +330,9 @@ impl UntrustedText for std::borrow::Cow<'_, str> {
     }
 }
 /// A list of texts (GitHub label names, Jira comment bodies): each item is sanitised and marked
-/// alone, and the cap is the list's, shared evenly, so a record never shows more
-/// attacker-controlled tokens than its caps add up to. Past one token an item, the rest of the
-/// list is left out with a marker that counts it (`[cut: 3 more items]`).
+/// alone, and the cap is the list's: whole items in order while their tokens fit it, the rest
+/// left out with a marker that counts them (`[cut: 3 more items]`), so a record never shows
+/// more attacker-controlled tokens than its caps add up to.
 impl<T: UntrustedText> UntrustedText for Vec<T> {
     fn untrusted_text(&self) -> Option<&str> {
         None
@@ -396,30 +396,23 @@ impl<T: UntrustedText + ?Sized> Serialize for Untrusted<'_, T> {
 impl<T: ?Sized> Untrusted<'_, T> {
     fn serialize_items<S: Serializer>(&self, items: &[&str], s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        // The cap is the list's: at most `cap` items, each capped at an even share.
-        let (shown, each) = match self.cap {
-            None => (items.len(), None),
-            Some(cap) => {
-                let shown = items.len().min(cap as usize);
-                let each = u32::try_from(shown).map_or(1, |n| (cap / n.max(1)).max(1));
-                (shown, Some(each))
-            }
-        };
-        let rest = items.len() - shown;
-        let mut seq = s.serialize_seq(Some(shown + usize::from(rest > 0)))?;
-        for text in &items[..shown] {
+        use untrusted::UntrustedCall as _;
+        let fit = untrusted::fit_items(items, self.cap, self.env);
+        let mut seq = s.serialize_seq(Some(fit.shown.len() + usize::from(fit.rest > 0)))?;
+        for item in &fit.shown {
             seq.serialize_element(&UntrustedItem {
-                text,
+                text: &item.text,
                 field: self.field,
-                cap: each,
+                cap: item.cap,
                 env: self.env,
             })?;
         }
-        if rest > 0 {
-            seq.serialize_element(&format_args!(
-                "[cut: {rest} more item{}]",
-                if rest == 1 { "" } else { "s" }
-            ))?;
+        if fit.rest > 0 {
+            self.env.count(&mut |st| {
+                st.cut = st.cut.saturating_add(1);
+                st.cut_items = st.cut_items.saturating_add(fit.rest as u64);
+            });
+            seq.serialize_element(&untrusted::ItemsCut(fit.rest))?;
         }
         seq.end()
     }
@@ -609,19 +602,46 @@ mod tests {
             );
             assert_eq!(shown(&items(5), None).len(), 5);
             assert!(shown(&Vec::new(), Some(3)).is_empty());
-            // The share is the cap over the items shown: 7 over 3 is 2 tokens each, so a
-            // two-token item is whole and a three-token one is cut.
+            // Whole items while their tokens fit what is left of the cap: 3 + 2 + 2 tokens
+            // fill a cap of 7 exactly; at 6 the third does not fit and is counted.
             let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| (*s).to_owned()).collect() };
             assert_eq!(env.tokenizer().count("a b"), 2);
             assert_eq!(env.tokenizer().count("a b c"), 3);
-            let two = shown(&words(&["a b", "a b", "a b"]), Some(7));
-            assert_eq!(two, ["a b", "a b", "a b"]);
-            let three = shown(&words(&["a b c", "a b", "a b"]), Some(7));
-            assert_ne!(three[0], "a b c");
-            assert!(three[0].starts_with("a b"), "{three:?}");
-            // One item alone gets the whole cap: 3 tokens fit a cap of 3, not of 2.
+            let list = words(&["a b c", "a b", "a b"]);
+            assert_eq!(shown(&list, Some(8)), ["a b c", "a b", "a b"]);
+            assert_eq!(shown(&list, Some(7)), ["a b c", "a b", "a b"]);
+            assert_eq!(
+                shown(&list, Some(6)),
+                ["a b c", "a b", "[cut: 1 more item]"]
+            );
+            // An item after one that does not fit is not shown, though it would fit.
+            let list = words(&["a b", "a b c", "a"]);
+            assert_eq!(shown(&list, Some(4)), ["a b", "[cut: 2 more items]"]);
+            // One item alone over the whole cap shows its beginning, cut at the cap.
             assert_eq!(shown(&words(&["a b c"]), Some(3)), ["a b c"]);
-            assert_ne!(shown(&words(&["a b c"]), Some(2)), ["a b c"]);
+            assert_eq!(shown(&words(&["a b c"]), Some(2)), ["a b…"]);
+            assert_eq!(
+                shown(&words(&["a b c", "a"]), Some(2)),
+                ["a b…", "[cut: 1 more item]"]
+            );
+            // An item that reads as the list's marker once sanitised is written with round
+            // brackets, so a stored list's last element reads as one only when it is one; an
+            // item cut short ends in its own marker, and keeps its brackets.
+            let forged = "[cut: 3 more items]";
+            let forged_tokens = env.tokenizer().count(forged) as u32;
+            assert_eq!(
+                shown(&words(&[forged, "[cut:\u{200B} 1 more item]"]), Some(40)),
+                ["(cut: 3 more items)", "(cut: 1 more item)"]
+            );
+            assert_eq!(
+                shown(&words(&["a", forged]), Some(forged_tokens)),
+                ["a", "[cut: 1 more item]"]
+            );
+            let longer = shown(
+                &words(&["[cut: 3 more items] and more"]),
+                Some(forged_tokens),
+            );
+            assert_eq!(longer, ["[cut: 3 more items]…"]);
             let none: Option<Vec<String>> = None;
             assert_eq!(json(&Untrusted::new(&none, "labels", Some(3), env)), "null");
             assert_eq!(

@@ -17,7 +17,7 @@ pub(crate) fn record(plan: &Plan) -> Schema {
         let through_each = output.steps.contains(&super::spec::Step::Each);
         let one = value(&output.value);
         let value = match (&output.value, through_each) {
-            // A list's items share one cap: at most so many, then a `[cut: …]` item.
+            // A list's items share one cap: those that fit it, then a `[cut: …]` item.
             (ValuePlan::Untrusted { .. }, _) => one,
             (_, true) => json_schema!({ "anyOf": [
                 { "type": "array", "items": one.clone().to_value() },

@@ -182,6 +182,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             order: &remaining[..reach],
             fields: &shown.fields,
             tool: &stored.tool,
+            nested_untrusted: &stored.nested_untrusted,
         };
         crate::page::shape(&settings, &source, &layout, page, start).map_err(Refusal::Shape)
     }
@@ -220,6 +221,7 @@ impl crate::shaper::Call<'_> {
             order: &remaining[..reach],
             fields: &stored.record.fields,
             tool: &stored.tool,
+            nested_untrusted: &stored.nested_untrusted,
         };
         crate::page::shape(&settings, &source, &layout, page, start)
     }
@@ -238,6 +240,8 @@ struct StoredRows<'a> {
     fields: &'a [Field<Owned>],
     /// The tool that stored them: their untrusted values' provenance names it.
     tool: &'a str,
+    /// Where nested records hold outsiders' text (`comments.body`).
+    nested_untrusted: &'a [String],
 }
 
 impl Source for StoredRows<'_> {
@@ -252,6 +256,7 @@ impl Source for StoredRows<'_> {
             .map(|&i| StoredRow {
                 row: &self.rows[i],
                 fields: self.fields,
+                nested_untrusted: self.nested_untrusted,
                 env,
             })
             .collect()
@@ -266,6 +271,7 @@ impl Source for StoredRows<'_> {
 struct StoredRow<'a> {
     row: &'a Row,
     fields: &'a [Field<Owned>],
+    nested_untrusted: &'a [String],
     env: &'a CallEnv<'a>,
 }
 
@@ -273,6 +279,9 @@ struct StoredRow<'a> {
 struct StoredValue<'a> {
     value: Option<&'a Value>,
     field: &'a Field<Owned>,
+    /// Where the nested records it shows hold outsiders' text, from the field down
+    /// (`body` of `comments.body`).
+    nested: Vec<&'a str>,
     env: &'a CallEnv<'a>,
 }
 
@@ -284,22 +293,157 @@ impl Serialize for StoredValue<'_> {
             (Some(Value::String(text)), FieldRole::Untrusted) => {
                 crate::untrusted::serialize_untrusted(text, &self.field.name, None, self.env, s)
             }
+            // A list of texts: each item marked alone, as on the page that stored it, and
+            // the marker its cap ended it with (the last element, of a capped field) shown
+            // as that page showed it: no item reads as one (see `fit_items`).
+            (Some(Value::Array(items)), FieldRole::Untrusted) => {
+                use serde::ser::SerializeSeq;
+                let capped = self.field.kind.max_tokens().is_some();
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        Value::String(text)
+                            if capped
+                                && i + 1 == items.len()
+                                && crate::untrusted::is_items_cut(text) =>
+                        {
+                            seq.serialize_element(text)?
+                        }
+                        Value::Null => seq.serialize_element(&())?,
+                        Value::String(text) => seq.serialize_element(&StoredText {
+                            text,
+                            field: self.field,
+                            env: self.env,
+                        })?,
+                        // Not text as stored (a store written otherwise): its JSON, as
+                        // outsiders' text.
+                        other => seq.serialize_element(&StoredText {
+                            text: &other.to_string(),
+                            field: self.field,
+                            env: self.env,
+                        })?,
+                    }
+                }
+                seq.end()
+            }
             (Some(Value::String(text)), FieldRole::Date)
                 if crate::date::iso_date(text) == Some(text.as_str()) =>
             {
                 crate::view::serialize_date(text, self.env, s)
             }
+            (Some(value), _) if !self.nested.is_empty() => StoredNested {
+                value,
+                paths: self.nested.clone(),
+                source: self.field.name.clone(),
+                env: self.env,
+            }
+            .serialize(s),
             (Some(value), _) => value.serialize(s),
         }
+    }
+}
+
+/// A stored value of nested records (one, or a list of them) whose outsiders' text is at
+/// `paths`, each from the value down (`body`, `author.bio`; empty for the value itself):
+/// that text marked as a value of its field (`source`, `comments.body`), as the page that
+/// stored it marked it, the rest as it is.
+struct StoredNested<'a> {
+    value: &'a Value,
+    paths: Vec<&'a str>,
+    source: String,
+    env: &'a CallEnv<'a>,
+}
+
+impl Serialize for StoredNested<'_> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        use serde::ser::SerializeSeq;
+        let untrusted = self.paths.iter().any(|p| p.is_empty());
+        match self.value {
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for value in items {
+                    seq.serialize_element(&StoredNested {
+                        value,
+                        paths: self.paths.clone(),
+                        source: self.source.clone(),
+                        env: self.env,
+                    })?;
+                }
+                seq.end()
+            }
+            Value::Null => s.serialize_none(),
+            // Text of an untrusted field of a nested record (a capped list's marker too:
+            // which of its lists were capped is not stored, so it is marked with them).
+            Value::String(text) if untrusted => {
+                crate::untrusted::serialize_untrusted(text, &self.source, None, self.env, s)
+            }
+            Value::Object(map) if !untrusted => {
+                let mut out = s.serialize_map(Some(map.len()))?;
+                for (key, value) in map {
+                    let below: Vec<&str> = self
+                        .paths
+                        .iter()
+                        .filter_map(|p| match p.strip_prefix(key.as_str()) {
+                            Some("") => Some(""),
+                            Some(rest) => rest.strip_prefix('.'),
+                            None => None,
+                        })
+                        .collect();
+                    if below.is_empty() {
+                        out.serialize_entry(key, value)?;
+                    } else {
+                        out.serialize_entry(
+                            key,
+                            &StoredNested {
+                                value,
+                                paths: below,
+                                source: format!("{}.{key}", self.source),
+                                env: self.env,
+                            },
+                        )?;
+                    }
+                }
+                out.end()
+            }
+            // Not text where text was stored (a store written otherwise): its JSON, as
+            // outsiders' text.
+            other if untrusted => crate::untrusted::serialize_untrusted(
+                &other.to_string(),
+                &self.source,
+                None,
+                self.env,
+                s,
+            ),
+            other => other.serialize(s),
+        }
+    }
+}
+
+/// One text of a stored untrusted list, marked as a value of its field.
+struct StoredText<'a> {
+    text: &'a str,
+    field: &'a Field<Owned>,
+    env: &'a CallEnv<'a>,
+}
+
+impl Serialize for StoredText<'_> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        crate::untrusted::serialize_untrusted(self.text, &self.field.name, None, self.env, s)
     }
 }
 
 impl StoredRow<'_> {
     fn value(&self, i: usize) -> StoredValue<'_> {
         let field = &self.fields[i];
+        let nested = self
+            .nested_untrusted
+            .iter()
+            .filter_map(|path| path.strip_prefix(field.name.as_str())?.strip_prefix('.'))
+            .collect();
         StoredValue {
             value: self.row.get(&field.name),
             field,
+            nested,
             env: self.env,
         }
     }

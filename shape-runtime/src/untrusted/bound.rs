@@ -262,8 +262,9 @@ impl fmt::Display for AttackerBound {
 ///    link policy and its cap. [`prepare`] re-counts the kept prefix on its own with the same
 ///    tokenizer and shortens it until it fits, so a capped value contributes at most its cap,
 ///    unconditionally. Markers, delimiters and datamarks are the library's, not the attacker's.
-///    An untrusted list of texts shares its cap: at most `cap` items, each capped at
-///    `cap / items`, so the list contributes at most its cap too.
+///    An untrusted list of texts shares its cap: whole items while their tokens fit what
+///    the items before them left of it (the first alone over the cap cut at it), so the
+///    list contributes at most its cap too.
 /// 2. Hence a record contributes at most the sum of its caps ([`record_cap`], computable from
 ///    `T::PROJECTION` alone), a nested record's (or an `Option` of one) included. A list of
 ///    nested records with untrusted text has no element limit, so no sum of caps bounds it:

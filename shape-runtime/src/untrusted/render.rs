@@ -17,8 +17,11 @@ use std::fmt::{self, Write as _};
 pub struct UntrustedStats {
     /// Untrusted values shown.
     pub values: u32,
-    /// Values cut at their cap.
+    /// Values cut at their cap; a list whose cap left items out counts once more.
     pub cut: u32,
+    /// Items of untrusted lists left out at their list's cap (each list says how many, as
+    /// `[cut: 3 more items]`); their tokens are not in `cut_tokens`, since they are not read.
+    pub cut_items: u64,
     /// Tokens cut in all (estimated for values cut in bytes first; see [`Truncation::exact`](super::Truncation::exact)).
     pub cut_tokens: u64,
     /// Attacker-controlled tokens that reached the output: the tokens of each value's content
