@@ -117,7 +117,7 @@ impl fmt::Display for RecordsError {
 
 /// The keys of `[tools.<name>.records]` (and of a `nested` table, which has no `at`).
 const RECORD_KEYS: &[&str] = &[
-    "at", "schema", "name", "plural", "prose", "absent", "fields",
+    "at", "one", "schema", "name", "plural", "prose", "absent", "fields",
 ];
 /// The keys of one output, in the order an error lists them.
 const FIELD_KEYS: &[&str] = &[
@@ -306,6 +306,27 @@ pub(crate) fn records(
             }
         },
     };
+    // `one = true`: the result (at `at`) is one record, not a list; either reads the other as
+    // an error, as serde reads a `Vec<Issue>` or an `Issue`.
+    let one = match entry.node.get("one") {
+        None => false,
+        Some(one) => match one.node.value {
+            Value::Bool(b) => b,
+            _ => {
+                e.push(
+                    None,
+                    Some("one"),
+                    one.line,
+                    format!(
+                        "`one` is {}; write `one = true` when the result is one record (an \
+                         object), or leave it out for a list of records",
+                        one.node.value
+                    ),
+                );
+                false
+            }
+        },
+    };
     let schema = entry
         .node
         .get("schema")
@@ -330,6 +351,7 @@ pub(crate) fn records(
         tool: tool.to_owned(),
         schema,
         at,
+        one,
         record,
     })
 }
@@ -346,12 +368,12 @@ fn record(
     let here = (!prefix.is_empty()).then(|| prefix.trim_end_matches('.').to_owned());
     for entry in table.entries() {
         let known = RECORD_KEYS.contains(&entry.key.as_str())
-            && (top || !matches!(entry.key.as_str(), "at" | "schema"));
+            && (top || !matches!(entry.key.as_str(), "at" | "one" | "schema"));
         if !known {
             let keys: Vec<&str> = RECORD_KEYS
                 .iter()
                 .copied()
-                .filter(|k| top || !matches!(*k, "at" | "schema"))
+                .filter(|k| top || !matches!(*k, "at" | "one" | "schema"))
                 .collect();
             e.push(
                 here.as_deref(),

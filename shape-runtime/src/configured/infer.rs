@@ -45,23 +45,24 @@ impl JsonProjection {
     /// assert_eq!(projection.projection().name, "item");
     /// ```
     pub fn infer(tool: &str, value: &Value, options: &Inferred) -> Option<JsonProjection> {
-        let (at, records): (Vec<String>, Vec<&serde_json::Map<String, Value>>) = match value {
-            Value::Array(items) => (Vec::new(), objects(items)?),
-            Value::Object(map) => {
-                let best = map
-                    .iter()
-                    .filter_map(|(k, v)| match v {
-                        Value::Array(items) => objects(items).map(|o| (k, o)),
-                        _ => None,
-                    })
-                    .max_by_key(|(_, o)| o.len());
-                match best {
-                    Some((key, records)) => (vec![key.clone()], records),
-                    None => (Vec::new(), vec![map]),
+        let (at, one, records): (Vec<String>, bool, Vec<&serde_json::Map<String, Value>>) =
+            match value {
+                Value::Array(items) => (Vec::new(), false, objects(items)?),
+                Value::Object(map) => {
+                    let best = map
+                        .iter()
+                        .filter_map(|(k, v)| match v {
+                            Value::Array(items) => objects(items).map(|o| (k, o)),
+                            _ => None,
+                        })
+                        .max_by_key(|(_, o)| o.len());
+                    match best {
+                        Some((key, records)) => (vec![key.clone()], false, records),
+                        None => (Vec::new(), true, vec![map]),
+                    }
                 }
-            }
-            _ => return None,
-        };
+                _ => return None,
+            };
         let mut keys: Vec<&str> = Vec::new();
         for record in &records {
             for key in record.keys() {
@@ -112,6 +113,7 @@ impl JsonProjection {
             tool: tool.to_owned(),
             schema: None,
             at,
+            one,
             record: RecordSpec {
                 name,
                 plural,
@@ -125,11 +127,11 @@ impl JsonProjection {
     }
 }
 
-/// The items as records, when every one is an object (nulls aside) and there is one.
+/// The items as records, when every one is an object and there is one (a `null` among them
+/// is no record: the reading stops at it, so such a list is read as text).
 fn objects(items: &[Value]) -> Option<Vec<&serde_json::Map<String, Value>>> {
     let records: Vec<_> = items.iter().filter_map(Value::as_object).collect();
-    let nulls = items.iter().filter(|v| v.is_null()).count();
-    (!records.is_empty() && records.len() + nulls == items.len()).then_some(records)
+    (!records.is_empty() && records.len() == items.len()).then_some(records)
 }
 
 impl JsonProjection {
@@ -155,6 +157,7 @@ impl JsonProjection {
             tool: tool.to_owned(),
             schema: None,
             at: Vec::new(),
+            one: false,
             record: RecordSpec {
                 name: "line".to_owned(),
                 plural: "lines".to_owned(),

@@ -84,6 +84,7 @@ pub struct JsonProjection {
 struct Inner {
     tool: String,
     at: Vec<String>,
+    one: bool,
     plan: Plan,
 }
 
@@ -97,6 +98,7 @@ impl JsonProjection {
             inner: Arc::new(Inner {
                 tool: records.tool.clone(),
                 at: records.at.clone(),
+                one: records.one,
                 plan: Plan::new(&records.record, legends),
             }),
         }
@@ -164,18 +166,21 @@ impl JsonProjection {
         }
     }
 
+    fn records(&self) -> read::Records<'_> {
+        read::Records {
+            at: &self.inner.at,
+            one: self.inner.one,
+        }
+    }
+
     /// Reads the records out of `raw`, a tool's JSON result.
     fn read<'a>(&self, raw: &'a str) -> Result<ReadRecords<'a>, ReadError> {
-        read::read(
-            &mut serde_json::Deserializer::from_str(raw),
-            &self.inner.at,
-            self.want(),
-        )
+        read::read_text(raw, self.records(), self.want())
     }
 
     /// Reads the records out of `value`, a tool's JSON result as a value.
     fn read_value<'a>(&self, value: &'a serde_json::Value) -> Result<ReadRecords<'a>, ReadError> {
-        read::read(value, &self.inner.at, self.want())
+        read::read(value, self.records(), self.want())
     }
 
     /// The record model of one result: the keys its records have that no output reads are

@@ -18,8 +18,12 @@ pub struct ConfiguredRecords {
     /// relative to the configuration file), as written.
     pub schema: Option<String>,
     /// The keys leading to the records from the top of the result (`["data", "issues"]`);
-    /// empty for the result itself. What is there is a list of records, or one record.
+    /// empty for the result itself. What is there is a list of records.
     pub at: Vec<String>,
+    /// Whether what is at `at` is one record (an object: a `get_issue`'s answer), not a list
+    /// of them (`one = true`). Either way, the other is an error: an error object where a
+    /// list was configured (`{"message": "Not Found"}`) is not read as a record.
+    pub one: bool,
     /// What one record shows.
     pub record: RecordSpec,
 }

@@ -359,23 +359,34 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             trusted: settings.trusted.clone().unwrap_or_default(),
             max_tokens: Some(settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
         };
+        let configured = config.json_projection(tool);
+        // A configured tool's JSON text is read as text, as strictly as serde reads it: a key
+        // written twice, a second document after the first, are errors a `Value` would hide
+        // (it keeps the last key; it stops at the first document).
+        let text_json = match (&configured, &result.structured_content) {
+            (Some(projection), None) if joined.trim_start().starts_with(['[', '{']) => {
+                Some(projection)
+            }
+            _ => None,
+        };
         let projection = match &value {
-            Some(value) => config
-                .json_projection(tool)
+            Some(value) => configured
+                .clone()
                 .or_else(|| JsonProjection::infer(tool, value, &inferred)),
             None => None,
         };
         let policy = self.policy(tool);
         let keep = Keep::new(&self.state.store, &self.state.owner, &policy);
-        let shaped = match (projection, value) {
-            (Some(projection), Some(value)) => {
-                call.shape_json_value_or_store(&projection, &value, keep)
+        let shaped = match (text_json, projection, &value) {
+            (Some(projection), _, _) => call.shape_json_or_store(projection, &joined, keep).await,
+            (None, Some(projection), Some(value)) => {
+                call.shape_json_value_or_store(&projection, value, keep)
                     .await
             }
             // Text, or JSON that holds no records: its lines.
-            (_, value) => {
+            (None, _, value) => {
                 let text = match value {
-                    Some(value) => serde_json::to_string_pretty(&value).unwrap_or(joined),
+                    Some(value) => serde_json::to_string_pretty(value).unwrap_or(joined),
                     None => joined,
                 };
                 let lines = lines_of(
@@ -387,7 +398,21 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     .await
             }
         };
-        let shaped = shaped.unwrap_or_else(|e| shaper.error(&e.to_string(), "call again"));
+        // An error object where records were configured (`{"message": "Not Found", …}`): the
+        // error says so, quoting the tool's own message.
+        fn message_of(value: Option<&Value>) -> Option<&str> {
+            let object = value?.as_object()?;
+            ["message", "error", "detail"]
+                .iter()
+                .find_map(|key| object.get(*key)?.as_str())
+                .or_else(|| object.get("error")?.get("message")?.as_str())
+        }
+        let shaped = shaped.unwrap_or_else(|e| match (&e, message_of(value.as_ref())) {
+            (crate::page::ShapeError::Records(_), Some(message)) => {
+                shaper.tool_error(&format!("{tool} answered no records: {e}"), message, "")
+            }
+            _ => shaper.error(&e.to_string(), "call again"),
+        });
         tracing::info!(
             target: "shape",
             tool,
