@@ -869,4 +869,30 @@ mod tests {
         let from_value = read(&value, list(&at("data.issues")), &w).unwrap();
         assert_eq!(from_value.records, ok.records);
     }
+
+    #[test]
+    fn a_key_twice_in_a_value_shown_whole_is_found_past_the_keys_compared_in_place() {
+        let w = want(&[(&["meta"], true)]);
+        // Around `Keys::IN_PLACE` (16): the repeat is the object's `n + 1`th key, of the first.
+        for n in [1, 15, 16, 17, 40] {
+            let keys: Vec<String> = (0..n).map(|i| format!(r#""k{i}": {i}"#)).collect();
+            let whole = format!(r#"[{{"meta": {{{}}}}}]"#, keys.join(", "));
+            let ok = read_text(&whole, list(&[]), &w).unwrap();
+            match ok.records[0].get("meta") {
+                Some(Pruned::Object(entries)) => assert_eq!(entries.len(), n),
+                other => panic!("{other:?}"),
+            }
+            let twice = format!(r#"[{{"meta": {{{}, "k0": 0}}}}]"#, keys.join(", "));
+            let err = read_text(&twice, list(&[]), &w).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "item 1 of the result (counting from 1) has the key `meta.k0` twice; one value \
+                 was expected",
+                "{n}"
+            );
+            // The last key repeated, past the set's making.
+            let last = format!(r#"[{{"meta": {{{}, "k{}": 0}}}}]"#, keys.join(", "), n - 1);
+            assert!(read_text(&last, list(&[]), &w).is_err(), "{n}");
+        }
+    }
 }
