@@ -432,3 +432,152 @@ fn through_the_harness_an_answer_without_its_records_is_an_error_quoting_the_too
         client.cancel().await.unwrap();
     });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Dates: a configured `date = true` shows the UTC day of a timestamp, as the derive shows
+// chrono's `DateTime<Utc>`; `date = { day = "as_written" }` the day in its own offset, as the
+// derive shows `DateTime<FixedOffset>`.
+
+#[derive(Deserialize, toolshape::ToolResult)]
+#[shape(name = "event", prose = "{id}: {at}")]
+struct UtcEvent {
+    #[shape(id)]
+    id: u32,
+    #[shape(date)]
+    at: chrono::DateTime<chrono::Utc>,
+}
+
+#[derive(Deserialize, toolshape::ToolResult)]
+#[shape(name = "event", prose = "{id}: {at}")]
+struct WrittenEvent {
+    #[shape(id)]
+    id: u32,
+    #[shape(date)]
+    at: chrono::DateTime<chrono::FixedOffset>,
+}
+
+const EVENTS: &str = r#"
+[tools.utc.records]
+name = "event"
+prose = "{id}: {at}"
+fields = [{ from = "id", id = true }, { from = "at", date = true }]
+
+[tools.utc_said.records]
+name = "event"
+prose = "{id}: {at}"
+fields = [{ from = "id", id = true }, { from = "at", date = { day = "utc" } }]
+
+[tools.written.records]
+name = "event"
+prose = "{id}: {at}"
+fields = [{ from = "id", id = true }, { from = "at", date = { day = "as_written" } }]
+"#;
+
+/// Each timestamp, the day it is in UTC, and the day written.
+const STAMPS: &[(&str, &str, &str)] = &[
+    // Past midnight in UTC, and the second before it.
+    ("2014-01-21T23:30:00-05:00", "2014-01-22", "2014-01-21"),
+    ("2014-01-21T19:00:00-05:00", "2014-01-22", "2014-01-21"),
+    ("2014-01-21T18:59:59-05:00", "2014-01-21", "2014-01-21"),
+    // Before midnight in UTC, and the second it is midnight.
+    ("2014-01-22T01:00:00+05:30", "2014-01-21", "2014-01-22"),
+    ("2014-01-22T05:29:59+05:30", "2014-01-21", "2014-01-22"),
+    ("2014-01-22T05:30:00+05:30", "2014-01-22", "2014-01-22"),
+    // Across a year, a leap day, and the widest offsets in use.
+    ("2013-12-31T23:30:00-01:00", "2014-01-01", "2013-12-31"),
+    ("2016-03-01T00:30:00+01:00", "2016-02-29", "2016-03-01"),
+    ("2014-01-21T00:00:00+14:00", "2014-01-20", "2014-01-21"),
+    ("2014-01-21T12:00:00-12:00", "2014-01-22", "2014-01-21"),
+    // UTC already, and an offset of zero written either way.
+    ("2014-01-21T23:59:59Z", "2014-01-21", "2014-01-21"),
+    ("2014-01-21T23:59:59.999+00:00", "2014-01-21", "2014-01-21"),
+    ("2014-01-21T00:00:00-00:00", "2014-01-21", "2014-01-21"),
+];
+
+#[test]
+fn a_configured_date_is_the_utc_day_as_the_derive_shows_a_utc_timestamp_or_as_written_when_said() {
+    let config = ShapeConfig::from_toml_str(EVENTS).unwrap();
+    for (i, (stamp, utc, written)) in STAMPS.iter().enumerate() {
+        let raw = format!(r#"[{{"id": {i}, "at": "{stamp}"}}]"#);
+        let utc_rows: Vec<UtcEvent> = serde_json::from_str(&raw).unwrap();
+        let written_rows: Vec<WrittenEvent> = serde_json::from_str(&raw).unwrap();
+        for format in [Format::Json, Format::Prose, Format::Table] {
+            let shaper = |tool: &str| Shaper::for_tool(tool).format(format);
+            let configured = |tool: &str| {
+                let projection = config.json_projection(tool).unwrap();
+                shaper(tool).call().shape_json(&projection, &raw).unwrap()
+            };
+            // The derive is the oracle, in both channels.
+            let derived = shaper("utc").shape_blocking(&utc_rows).unwrap();
+            for tool in ["utc", "utc_said"] {
+                let page = configured(tool);
+                assert_eq!(page.text(), derived.text(), "{stamp} {tool} {format:?}");
+                assert_eq!(page.structured_json(), derived.structured_json(), "{stamp}");
+                assert_eq!(page.structured()["data"][0]["at"], *utc, "{stamp}");
+            }
+            let derived = shaper("written").shape_blocking(&written_rows).unwrap();
+            let page = configured("written");
+            assert_eq!(page.text(), derived.text(), "{stamp} written {format:?}");
+            assert_eq!(page.structured_json(), derived.structured_json(), "{stamp}");
+            assert_eq!(page.structured()["data"][0]["at"], *written, "{stamp}");
+        }
+    }
+}
+
+#[test]
+fn a_date_without_an_offset_is_its_written_day_and_garbage_is_shown_as_given_and_counted() {
+    let config = ShapeConfig::from_toml_str(EVENTS).unwrap();
+    // (value, what `date = true` shows, what `as_written` shows): a naive timestamp has no
+    // instant to convert, so its day is the one written; a date is itself; what is no date,
+    // or a day past 9999-12-31 in UTC, is shown as given and counted, never guessed.
+    let cases: &[(&str, &str, &str)] = &[
+        ("2014-01-21T23:30:00", "2014-01-21", "2014-01-21"),
+        ("2014-01-21 23:30", "2014-01-21", "2014-01-21"),
+        ("2014-01-21", "2014-01-21", "2014-01-21"),
+        (
+            "2014-01-21T23:30:00+25:00",
+            "2014-01-21T23:30:00+25:00",
+            "2014-01-21T23:30:00+25:00",
+        ),
+        (
+            "2014-02-30T10:00:00Z",
+            "2014-02-30T10:00:00Z",
+            "2014-02-30T10:00:00Z",
+        ),
+        ("last tuesday", "last tuesday", "last tuesday"),
+        (
+            "9999-12-31T23:00:00-05:00",
+            "9999-12-31T23:00:00-05:00",
+            "9999-12-31",
+        ),
+        ("9999-12-31T18:59:59-05:00", "9999-12-31", "9999-12-31"),
+        (
+            "0000-01-01T00:30:00+01:00",
+            "0000-01-01T00:30:00+01:00",
+            "0000-01-01",
+        ),
+        ("0000-01-01T01:00:00+01:00", "0000-01-01", "0000-01-01"),
+    ];
+    for (value, utc, written) in cases {
+        let raw = format!(r#"[{{"id": 1, "at": "{value}"}}]"#);
+        for (tool, shown) in [("utc", utc), ("written", written)] {
+            let projection = config.json_projection(tool).unwrap();
+            let page = Shaper::for_tool(tool)
+                .format(Format::Json)
+                .call()
+                .shape_json(&projection, &raw)
+                .unwrap();
+            assert_eq!(
+                page.structured()["data"][0]["at"],
+                **shown,
+                "{value} {tool}"
+            );
+            let unparsed = u32::from(shown == value && *value != "2014-01-21");
+            assert_eq!(
+                page.report().diagnostics.unparsed_dates,
+                unparsed,
+                "{value} {tool}"
+            );
+        }
+    }
+}

@@ -48,8 +48,8 @@
 
 use super::located::{Entry, Node, Value};
 pub use crate::configured::spec::{
-    ConfiguredLegend, ConfiguredRecords, Fold, JsonPath, Output, OutputKind, RankSpec, RecordSpec,
-    Step,
+    ConfiguredLegend, ConfiguredRecords, DateFrom, DayOf, Fold, JsonPath, Output, OutputKind,
+    RankSpec, RecordSpec, Step,
 };
 use crate::date::EpochUnit;
 use crate::rank::Order;
@@ -878,16 +878,53 @@ fn transform(
             Some(OutputKind::Id { short })
         }
         "date" => match &t.node.value {
-            Value::Bool(true) => Some(OutputKind::Date(None)),
+            Value::Bool(true) => Some(OutputKind::Date(DateFrom::Iso(DayOf::Utc))),
             Value::Text(s) if s == "epoch_seconds" => {
-                Some(OutputKind::Date(Some(EpochUnit::Seconds)))
+                Some(OutputKind::Date(DateFrom::Epoch(EpochUnit::Seconds)))
             }
             Value::Text(s) if s == "epoch_millis" => {
-                Some(OutputKind::Date(Some(EpochUnit::Millis)))
+                Some(OutputKind::Date(DateFrom::Epoch(EpochUnit::Millis)))
+            }
+            // `date = { day = "as_written" }`: which day a timestamp with an offset is on.
+            Value::Table(entries) => {
+                let mut day = Some(DayOf::Utc);
+                for entry in entries {
+                    match (entry.key.as_str(), &entry.node.value) {
+                        ("day", Value::Text(s)) if s == "utc" => day = day.and(Some(DayOf::Utc)),
+                        ("day", Value::Text(s)) if s == "as_written" => {
+                            day = day.and(Some(DayOf::AsWritten));
+                        }
+                        ("day", _) => {
+                            day = None;
+                            e.push(
+                                shown,
+                                Some("day"),
+                                entry.line,
+                                format!(
+                                    "`day` is {}; write `day = \"utc\"` (the default: the UTC \
+                                     day of the instant) or `day = \"as_written\"` (the day in \
+                                     the timestamp's own offset)",
+                                    describe(&entry.node)
+                                ),
+                            );
+                        }
+                        (key, _) => {
+                            day = None;
+                            e.push(
+                                shown,
+                                Some(key),
+                                entry.line,
+                                format!("unknown `date` key `{key}`; expected one of: day"),
+                            );
+                        }
+                    }
+                }
+                day.map(|day| OutputKind::Date(DateFrom::Iso(day)))
             }
             _ => bad(
                 e,
-                "`date = true` for ISO-8601 text, or `date = \"epoch_seconds\"` / \
+                "`date = true` for ISO-8601 text (its UTC day; `date = { day = \"as_written\" }` \
+                 for the day in its own offset), or `date = \"epoch_seconds\"` / \
                  `\"epoch_millis\"` for a number since 1970",
             ),
         },

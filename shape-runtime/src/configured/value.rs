@@ -4,7 +4,8 @@
 
 use super::plan::{OutputPlan, Plan, ValuePlan};
 use super::read::Pruned;
-use super::spec::{ConfiguredLegend, Fold, Step};
+use super::spec::{ConfiguredLegend, DateFrom, DayOf, Fold, Step};
+use crate::date::{DateField, DateValue};
 use crate::env::CallEnv;
 use crate::ids::IdKey;
 use crate::legend::LegendOut;
@@ -241,10 +242,17 @@ impl<'a> ValueView<'_, '_, 'a> {
                     _ => value.serialize(s),
                 }
             }
-            (ValuePlan::Date(None), Pruned::Str(text)) => {
-                Dated::new(&text.as_ref(), env).serialize(s)
-            }
-            (ValuePlan::Date(Some(unit)), Pruned::Number(n)) if n.is_i64() || n.is_u64() => {
+            (ValuePlan::Date(DateFrom::Iso(day)), Pruned::Str(text)) => Dated::new(
+                &IsoText {
+                    text: text.as_ref(),
+                    day: *day,
+                },
+                env,
+            )
+            .serialize(s),
+            (ValuePlan::Date(DateFrom::Epoch(unit)), Pruned::Number(n))
+                if n.is_i64() || n.is_u64() =>
+            {
                 match (n.as_i64(), n.as_u64()) {
                     (Some(i), _) => EpochDated::new(&i, *unit, env).serialize(s),
                     (None, Some(u)) => EpochDated::new(&u, *unit, env).serialize(s),
@@ -389,6 +397,18 @@ impl<'a> ValueView<'_, '_, 'a> {
                 texts.push(Cow::Owned(compact(other)));
             }
         }
+    }
+}
+
+/// ISO-8601 text read as a configured `date` says: its day in UTC, or as written.
+struct IsoText<'t> {
+    text: &'t str,
+    day: DayOf,
+}
+
+impl DateField for IsoText<'_> {
+    fn date_value(&self) -> DateValue<'_> {
+        self.day.date_value(self.text)
     }
 }
 
