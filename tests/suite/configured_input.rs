@@ -581,3 +581,125 @@ fn a_date_without_an_offset_is_its_written_day_and_garbage_is_shown_as_given_and
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// `not recorded` is the marker of a key a record lacks; a value that is those words reads
+// otherwise, in both channels and every format.
+
+const MARKER: &str = r#"
+[tools.m.records]
+name = "ticket"
+prose = "{id}: {state}, {due}, {owner}, {note}, {tags}"
+fields = [
+    { from = "id", id = true },
+    { from = "state" },
+    { from = "due", date = true },
+    { from = "owner.name", rename = "owner" },
+    { from = "note", untrusted = { max_tokens = 20 } },
+    { from = "tags[].name", rename = "tags" },
+]
+"#;
+
+#[test]
+fn a_value_that_reads_not_recorded_is_not_the_marker_of_a_missing_key() {
+    use toolshape::untrusted::{Provenance, UntrustedPolicy};
+    let config = ShapeConfig::from_toml_str(MARKER).unwrap();
+    let projection = config.json_projection("m").unwrap();
+    // Record 1 lacks every key (the marker); record 2 has each value as the marker's words.
+    let raw = r#"[
+        {"id": 1, "owner": {}, "tags": [{}]},
+        {"id": 2, "state": "not recorded", "due": "not recorded", "owner": {"name": "not recorded"},
+         "note": "not recorded", "tags": [{"name": "not recorded"}]}
+    ]"#;
+    let page = |format: Format, provenance: Provenance| {
+        let mut policy = UntrustedPolicy::default();
+        policy.provenance = provenance;
+        Shaper::for_tool("m")
+            .budget(Budget::tokens(2_000))
+            .format(format)
+            .untrusted(policy)
+            .call()
+            .shape_json(&projection, raw)
+            .unwrap()
+    };
+    let q = "«not recorded»";
+    // The structured channel: the same under every format.
+    let structured = page(Format::Json, Provenance::Compact).structured();
+    let data = &structured["data"];
+    assert_eq!(
+        data[0],
+        serde_json::json!({"id": 1, "state": "not recorded", "due": "not recorded",
+            "owner": "not recorded", "note": "not recorded", "tags": ["not recorded"]}),
+        "{structured}"
+    );
+    assert_eq!(
+        data[1],
+        serde_json::json!({"id": 2, "state": q, "due": q, "owner": q, "note": q, "tags": [q]}),
+        "{structured}"
+    );
+    // The text channel, each format.
+    let json = page(Format::Json, Provenance::Compact);
+    let lines: Vec<&str> = json.text().lines().collect();
+    assert_eq!(
+        lines[1],
+        r#"{"id":1,"state":"not recorded","due":"not recorded","owner":"not recorded","note":"not recorded","tags":["not recorded"]}"#,
+        "{}",
+        json.text()
+    );
+    assert_eq!(
+        lines[2],
+        r#",{"id":2,"state":"«not recorded»","due":"«not recorded»","owner":"«not recorded»","note":"«not recorded»","tags":["«not recorded»"]}"#,
+        "{}",
+        json.text()
+    );
+    let prose = page(Format::Prose, Provenance::Compact);
+    let lines: Vec<&str> = prose.text().lines().collect();
+    assert_eq!(
+        lines[1],
+        "1: not recorded, not recorded, not recorded, not recorded, not recorded",
+        "{}",
+        prose.text()
+    );
+    assert_eq!(
+        lines[2],
+        "2: «not recorded», «not recorded», «not recorded», «not recorded», «not recorded»",
+        "{}",
+        prose.text()
+    );
+    let table = page(Format::Table, Provenance::Compact);
+    let text = table.text();
+    assert!(
+        text.contains(
+            "1 | not recorded | not recorded | not recorded | not recorded | not recorded\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 | «not recorded» | «not recorded» | «not recorded» | «not recorded» | «not recorded»\n"),
+        "{text}"
+    );
+    // Outsiders' text in tags is marked by its tag; unmarked (provenance off), it is
+    // quoted like any other value.
+    let tagged = page(Format::Prose, Provenance::Tag);
+    let line = tagged.text().lines().nth(2).unwrap().to_owned();
+    assert!(
+        line.contains(r#"<untrusted source="m.note">not recorded</untrusted>"#)
+            && line.starts_with("2: «not recorded», «not recorded», «not recorded»,"),
+        "{line}"
+    );
+    let off = page(Format::Prose, Provenance::Off);
+    assert_eq!(
+        off.text().lines().nth(2),
+        Some("2: «not recorded», «not recorded», «not recorded», «not recorded», «not recorded»"),
+        "{}",
+        off.text()
+    );
+    // Only the missing keys are counted as never written; the words are a date that did
+    // not parse.
+    let counted = page(Format::Prose, Provenance::Compact);
+    let d = &counted.report().diagnostics;
+    for field in ["state", "due", "owner", "note", "tags"] {
+        assert_eq!(d.not_recorded.get(field), Some(&1), "{field}: {d:?}");
+    }
+    assert_eq!(d.unparsed_dates, 1, "{d:?}");
+}

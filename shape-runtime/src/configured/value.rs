@@ -18,6 +18,7 @@ use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 
 pub(crate) use crate::recorded::NOT_RECORDED;
+use crate::recorded::serialize_value_text;
 
 /// What an output's path reaches in one record.
 #[derive(Debug, Clone, PartialEq)]
@@ -231,7 +232,10 @@ impl<'a> ValueView<'_, '_, 'a> {
     ) -> Result<S::Ok, S::Error> {
         let env = self.env;
         match (plan, value) {
-            (ValuePlan::Show, value) => value.serialize(s),
+            (ValuePlan::Show, value) => show(value, s),
+            (ValuePlan::Id { .. }, Pruned::Str(text)) if text == NOT_RECORDED => {
+                serialize_value_text(text, s)
+            }
             (ValuePlan::Id { short }, Pruned::Str(text)) => {
                 Ident::new(&text.as_ref(), *short).serialize(s)
             }
@@ -262,7 +266,7 @@ impl<'a> ValueView<'_, '_, 'a> {
             // No date: shown as given (as text) and counted, never guessed.
             (ValuePlan::Date(_), Pruned::Str(text)) => {
                 env.note_unparsed_date();
-                s.serialize_str(text)
+                serialize_value_text(text, s)
             }
             (ValuePlan::Date(_), Pruned::Number(n)) => {
                 env.note_unparsed_date();
@@ -437,8 +441,17 @@ fn unexpected<S: Serializer>(
     s: S,
 ) -> Result<S::Ok, S::Error> {
     match plan {
-        ValuePlan::Show | ValuePlan::Nested(_) => value.serialize(s),
+        ValuePlan::Show | ValuePlan::Nested(_) => show(value, s),
         _ => s.serialize_str(&compact(value)),
+    }
+}
+
+/// A value shown as it is; text that is the marker's words quoted, so it does not read as a
+/// key that is missing.
+fn show<S: Serializer>(value: &Pruned<'_>, s: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Pruned::Str(text) => serialize_value_text(text, s),
+        value => value.serialize(s),
     }
 }
 
