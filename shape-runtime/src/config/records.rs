@@ -3,6 +3,14 @@
 //! loads with the derive's rules, every mistake at once, each naming the tool, the output,
 //! the key and (TOML) the line.
 //!
+//! What is at `at` (the result itself when it is left out) is a list of records; write
+//! `one = true` for a tool that answers one record (an object). Either reads the other as an
+//! error, as serde reads a `Vec<Issue>` or an `Issue`: an error object where a list is
+//! configured (`{"message": "Not Found"}`) is no record. `date = true` shows the UTC day of
+//! a timestamp (`2014-01-21T23:30:00-05:00` is `2014-01-22`, as the derive shows a
+//! `DateTime<Utc>`); `date = { day = "as_written" }` the day in its own offset
+//! ([`DayOf`]).
+//!
 //! ```
 //! use toolshape::config::ShapeConfig;
 //!
@@ -1273,10 +1281,28 @@ pub fn check_schema(records: &ConfiguredRecords, schema: &serde_json::Value) -> 
             }
         }
     }
-    // A list of records, or one.
-    let record = match walker.step_each(at) {
-        Ok(Some(items)) => items,
-        _ => at,
+    // A list of records, or one (`one = true`).
+    let record = match (records.one, walker.step_each(at)) {
+        (true, _) | (false, Ok(None)) => at,
+        (false, Ok(Some(items))) => items,
+        (false, Err(kinds)) => {
+            let path = if records.at.is_empty() {
+                "the result".to_owned()
+            } else {
+                format!("`{}`", records.at.join("."))
+            };
+            errors.push(RecordsError {
+                place: place.clone(),
+                output: None,
+                key: (!records.at.is_empty()).then(|| "at".to_owned()),
+                line: None,
+                message: format!(
+                    "{path} is {kinds} in the schema, where a list of records is read; write \
+                     `one = true` if the tool answers one record"
+                ),
+            });
+            at
+        }
     };
     walker.record(&records.record, record, "", &place, &mut errors);
     errors
