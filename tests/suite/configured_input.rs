@@ -612,8 +612,10 @@ fn a_value_that_reads_not_recorded_is_not_the_marker_of_a_missing_key() {
          "note": "not recorded", "tags": [{"name": "not recorded"}]}
     ]"#;
     let page = |format: Format, provenance: Provenance| {
-        let mut policy = UntrustedPolicy::default();
-        policy.provenance = provenance;
+        let policy = UntrustedPolicy {
+            provenance,
+            ..UntrustedPolicy::default()
+        };
         Shaper::for_tool("m")
             .budget(Budget::tokens(2_000))
             .format(format)
