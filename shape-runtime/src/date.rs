@@ -3,9 +3,11 @@
 //!
 //! `2026-02-11T09:14:22.481Z` becomes `2026-02-11`: the sub-second precision and the zone
 //! are a real loss for a program computing durations and none for a model that says "opened
-//! on the eleventh". The date is the one written in the timestamp (its own offset), not
-//! converted to UTC. A value that does not parse is rendered as given and counted in the
-//! call's report; it is never dropped and never a panic.
+//! on the eleventh". A derived text field's date is the one written in the timestamp (its
+//! own offset), as [`iso_date`] reads it; a configured `date = true` takes the UTC day by
+//! default, as the derive on chrono's `DateTime<Utc>` does ([`DayOf`]). A value that does
+//! not parse is rendered as given and counted in the call's report; it is never dropped and
+//! never a panic.
 //!
 //! ```
 //! use toolshape::iso_date;
@@ -106,6 +108,95 @@ fn valid_time(rest: &[u8]) -> bool {
         }
         Some(_) => false,
     }
+}
+
+/// Which calendar day a configured `date` shows for an ISO-8601 timestamp with an offset
+/// from UTC: `date = true` or `date = { day = "utc" }` for [`Utc`](DayOf::Utc), `date = { day
+/// = "as_written" }` for [`AsWritten`](DayOf::AsWritten). The two agree on a date alone, on
+/// a `Z` timestamp and on one without an offset (a naive timestamp has no instant to convert:
+/// its day is the one written, as for UTC).
+///
+/// ```
+/// use toolshape::config::records::DayOf;
+///
+/// let late = "2014-01-21T23:30:00-05:00"; // 04:30 on the 22nd in UTC
+/// assert_eq!(DayOf::Utc.date(late).as_deref(), Some("2014-01-22"));
+/// assert_eq!(DayOf::AsWritten.date(late).as_deref(), Some("2014-01-21"));
+/// assert_eq!(DayOf::Utc.date("2014-01-22T01:00:00+05:30").as_deref(), Some("2014-01-21"));
+/// assert_eq!(DayOf::Utc.date("2014-01-21T23:30:00").as_deref(), Some("2014-01-21"));
+/// assert_eq!(DayOf::Utc.date("last tuesday"), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DayOf {
+    /// The UTC day of the instant, as the derive shows chrono's `DateTime<Utc>` or jiff's
+    /// `Timestamp`: `2014-01-21T23:30:00-05:00` is `2014-01-22`.
+    #[default]
+    Utc,
+    /// The day written, in the timestamp's own offset, as the derive shows a text field or
+    /// chrono's `DateTime<FixedOffset>`: `2014-01-21T23:30:00-05:00` is `2014-01-21`.
+    AsWritten,
+}
+
+impl DayOf {
+    /// The `YYYY-MM-DD` day of `text`, an ISO-8601 date or timestamp, if the whole value is
+    /// one and (in UTC) the day is in years 0000–9999.
+    pub fn date(self, text: &str) -> Option<Cow<'_, str>> {
+        let written = iso_date(text)?;
+        let shift = match self {
+            DayOf::AsWritten => 0,
+            DayOf::Utc => utc_shift(&text.as_bytes()[10..]),
+        };
+        if shift == 0 {
+            return Some(Cow::Borrowed(written));
+        }
+        let day = Day::parse(written)?.days_since_epoch() + shift;
+        // 0000-01-01 and 9999-12-31, as `EpochUnit::day` bounds them: past them the day has
+        // no four-digit year to be written with.
+        (-719_528..=2_932_896)
+            .contains(&day)
+            .then(|| Cow::Owned(Day::from_days_since_epoch(day).to_string()))
+    }
+
+    /// The value's date, or the value as given when it is none.
+    pub(crate) fn date_value(self, text: &str) -> DateValue<'_> {
+        match self.date(text) {
+            Some(date) => DateValue::Date(date),
+            None => DateValue::Unparsed(text),
+        }
+    }
+}
+
+/// The days the UTC instant is off the day written, for the part of a valid timestamp after
+/// its date (`T23:30:00-05:00`): -1, 0 or 1. No time, `Z`, or no offset: 0.
+fn utc_shift(rest: &[u8]) -> i64 {
+    fn num(digits: Option<&[u8]>) -> i64 {
+        digits.map_or(0, |d| {
+            d.iter()
+                .fold(0, |v, &c| v * 10 + i64::from(c.wrapping_sub(b'0')))
+        })
+    }
+    if rest.len() < 6 {
+        return 0;
+    }
+    let local = num(rest.get(1..3)) * 60 + num(rest.get(4..6));
+    // The offset's sign is the only `+` or `-` after the date (valid_time checked the rest).
+    let Some(sign_at) = rest.iter().position(|&b| b == b'+' || b == b'-') else {
+        return 0;
+    };
+    let zone = &rest[sign_at + 1..];
+    let minutes = num(zone.get(0..2)) * 60
+        + match zone.len() {
+            4 => num(zone.get(2..4)),
+            5 => num(zone.get(3..5)),
+            _ => 0,
+        };
+    let offset = if rest[sign_at] == b'-' {
+        -minutes
+    } else {
+        minutes
+    };
+    // Seconds never move the day: the offset is whole minutes.
+    (local - offset).div_euclid(24 * 60)
 }
 
 /// What a date field holds, as the renderer sees it.

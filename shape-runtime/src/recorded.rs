@@ -12,8 +12,35 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 
-/// What every format shows for a value its source never wrote.
+/// What every format shows for a value its source never wrote. The bare words are the
+/// marker's alone: a value whose text is these words is written quoted as outsiders' text,
+/// `«not recorded»`, wherever it would otherwise read bare (a configured record's value, any
+/// `untrusted` value in a channel that does not mark values one by one), so a value cannot
+/// pass for a key that is missing.
 pub const NOT_RECORDED: &str = "not recorded";
+
+/// Writes `text`, a value's own text, so that it never reads as the [`NOT_RECORDED`] marker:
+/// as it is, or `«not recorded»` when it is the marker's words.
+pub(crate) fn serialize_value_text<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
+    if text == NOT_RECORDED {
+        s.collect_str(&ValueText(text))
+    } else {
+        s.serialize_str(text)
+    }
+}
+
+/// A value's own text, quoted when it is the marker's words.
+pub(crate) struct ValueText<'a>(pub &'a str);
+
+impl std::fmt::Display for ValueText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 == NOT_RECORDED {
+            write!(f, "«{}»", self.0)
+        } else {
+            f.write_str(self.0)
+        }
+    }
+}
 
 /// A value that a source may never have written: a key missing from a record (the column
 /// added after the row was written), apart from a key written as `null`.

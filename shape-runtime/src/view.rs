@@ -248,7 +248,7 @@ impl<T: DateField + ?Sized> Serialize for Dated<'_, T> {
             DateValue::Date(d) => serialize_date(&d, self.env, s),
             DateValue::Unparsed(raw) => {
                 self.env.note_unparsed_date();
-                s.serialize_str(raw)
+                crate::recorded::serialize_value_text(raw, s)
             }
             DateValue::Null => s.serialize_none(),
         }

@@ -8,6 +8,7 @@ mod aggregate;
 mod budget;
 mod config_records;
 mod configured;
+mod configured_input;
 mod cursor;
 mod derive;
 mod edges;

@@ -3,6 +3,14 @@
 //! loads with the derive's rules, every mistake at once, each naming the tool, the output,
 //! the key and (TOML) the line.
 //!
+//! What is at `at` (the result itself when it is left out) is a list of records; write
+//! `one = true` for a tool that answers one record (an object). Either reads the other as an
+//! error, as serde reads a `Vec<Issue>` or an `Issue`: an error object where a list is
+//! configured (`{"message": "Not Found"}`) is no record. `date = true` shows the UTC day of
+//! a timestamp (`2014-01-21T23:30:00-05:00` is `2014-01-22`, as the derive shows a
+//! `DateTime<Utc>`); `date = { day = "as_written" }` the day in its own offset
+//! ([`DayOf`]).
+//!
 //! ```
 //! use toolshape::config::ShapeConfig;
 //!
@@ -48,8 +56,8 @@
 
 use super::located::{Entry, Node, Value};
 pub use crate::configured::spec::{
-    ConfiguredLegend, ConfiguredRecords, Fold, JsonPath, Output, OutputKind, RankSpec, RecordSpec,
-    Step,
+    ConfiguredLegend, ConfiguredRecords, DateFrom, DayOf, Fold, JsonPath, Output, OutputKind,
+    RankSpec, RecordSpec, Step,
 };
 use crate::date::EpochUnit;
 use crate::rank::Order;
@@ -117,7 +125,7 @@ impl fmt::Display for RecordsError {
 
 /// The keys of `[tools.<name>.records]` (and of a `nested` table, which has no `at`).
 const RECORD_KEYS: &[&str] = &[
-    "at", "schema", "name", "plural", "prose", "absent", "fields",
+    "at", "one", "schema", "name", "plural", "prose", "absent", "fields",
 ];
 /// The keys of one output, in the order an error lists them.
 const FIELD_KEYS: &[&str] = &[
@@ -306,6 +314,27 @@ pub(crate) fn records(
             }
         },
     };
+    // `one = true`: the result (at `at`) is one record, not a list; either reads the other as
+    // an error, as serde reads a `Vec<Issue>` or an `Issue`.
+    let one = match entry.node.get("one") {
+        None => false,
+        Some(one) => match one.node.value {
+            Value::Bool(b) => b,
+            _ => {
+                e.push(
+                    None,
+                    Some("one"),
+                    one.line,
+                    format!(
+                        "`one` is {}; write `one = true` when the result is one record (an \
+                         object), or leave it out for a list of records",
+                        one.node.value
+                    ),
+                );
+                false
+            }
+        },
+    };
     let schema = entry
         .node
         .get("schema")
@@ -330,6 +359,7 @@ pub(crate) fn records(
         tool: tool.to_owned(),
         schema,
         at,
+        one,
         record,
     })
 }
@@ -346,12 +376,12 @@ fn record(
     let here = (!prefix.is_empty()).then(|| prefix.trim_end_matches('.').to_owned());
     for entry in table.entries() {
         let known = RECORD_KEYS.contains(&entry.key.as_str())
-            && (top || !matches!(entry.key.as_str(), "at" | "schema"));
+            && (top || !matches!(entry.key.as_str(), "at" | "one" | "schema"));
         if !known {
             let keys: Vec<&str> = RECORD_KEYS
                 .iter()
                 .copied()
-                .filter(|k| top || !matches!(*k, "at" | "schema"))
+                .filter(|k| top || !matches!(*k, "at" | "one" | "schema"))
                 .collect();
             e.push(
                 here.as_deref(),
@@ -859,16 +889,53 @@ fn transform(
             Some(OutputKind::Id { short })
         }
         "date" => match &t.node.value {
-            Value::Bool(true) => Some(OutputKind::Date(None)),
+            Value::Bool(true) => Some(OutputKind::Date(DateFrom::Iso(DayOf::Utc))),
             Value::Text(s) if s == "epoch_seconds" => {
-                Some(OutputKind::Date(Some(EpochUnit::Seconds)))
+                Some(OutputKind::Date(DateFrom::Epoch(EpochUnit::Seconds)))
             }
             Value::Text(s) if s == "epoch_millis" => {
-                Some(OutputKind::Date(Some(EpochUnit::Millis)))
+                Some(OutputKind::Date(DateFrom::Epoch(EpochUnit::Millis)))
+            }
+            // `date = { day = "as_written" }`: which day a timestamp with an offset is on.
+            Value::Table(entries) => {
+                let mut day = Some(DayOf::Utc);
+                for entry in entries {
+                    match (entry.key.as_str(), &entry.node.value) {
+                        ("day", Value::Text(s)) if s == "utc" => day = day.and(Some(DayOf::Utc)),
+                        ("day", Value::Text(s)) if s == "as_written" => {
+                            day = day.and(Some(DayOf::AsWritten));
+                        }
+                        ("day", _) => {
+                            day = None;
+                            e.push(
+                                shown,
+                                Some("day"),
+                                entry.line,
+                                format!(
+                                    "`day` is {}; write `day = \"utc\"` (the default: the UTC \
+                                     day of the instant) or `day = \"as_written\"` (the day in \
+                                     the timestamp's own offset)",
+                                    describe(&entry.node)
+                                ),
+                            );
+                        }
+                        (key, _) => {
+                            day = None;
+                            e.push(
+                                shown,
+                                Some(key),
+                                entry.line,
+                                format!("unknown `date` key `{key}`; expected one of: day"),
+                            );
+                        }
+                    }
+                }
+                day.map(|day| OutputKind::Date(DateFrom::Iso(day)))
             }
             _ => bad(
                 e,
-                "`date = true` for ISO-8601 text, or `date = \"epoch_seconds\"` / \
+                "`date = true` for ISO-8601 text (its UTC day; `date = { day = \"as_written\" }` \
+                 for the day in its own offset), or `date = \"epoch_seconds\"` / \
                  `\"epoch_millis\"` for a number since 1970",
             ),
         },
@@ -1217,10 +1284,28 @@ pub fn check_schema(records: &ConfiguredRecords, schema: &serde_json::Value) -> 
             }
         }
     }
-    // A list of records, or one.
-    let record = match walker.step_each(at) {
-        Ok(Some(items)) => items,
-        _ => at,
+    // A list of records, or one (`one = true`).
+    let record = match (records.one, walker.step_each(at)) {
+        (true, _) | (false, Ok(None)) => at,
+        (false, Ok(Some(items))) => items,
+        (false, Err(kinds)) => {
+            let path = if records.at.is_empty() {
+                "the result".to_owned()
+            } else {
+                format!("`{}`", records.at.join("."))
+            };
+            errors.push(RecordsError {
+                place: place.clone(),
+                output: None,
+                key: (!records.at.is_empty()).then(|| "at".to_owned()),
+                line: None,
+                message: format!(
+                    "{path} is {kinds} in the schema, where a list of records is read; write \
+                     `one = true` if the tool answers one record"
+                ),
+            });
+            at
+        }
     };
     walker.record(&records.record, record, "", &place, &mut errors);
     errors

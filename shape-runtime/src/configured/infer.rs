@@ -80,7 +80,7 @@ impl JsonProjection {
             }
             Value::Array(items) => {
                 let records = objects(items)?;
-                let projection = projection_of(tool, &records, &[], None, options)?;
+                let projection = projection_of(tool, &records, &[], false, None, options)?;
                 return Some(InferredAnswer {
                     projection,
                     value: Cow::Borrowed(value),
@@ -109,7 +109,7 @@ impl JsonProjection {
         match (&lists[..], fields.is_empty()) {
             // One record: the object itself.
             ([], _) => {
-                let projection = projection_of(tool, &[map], &[], None, options)?;
+                let projection = projection_of(tool, &[map], &[], true, None, options)?;
                 Some(InferredAnswer {
                     projection,
                     value: Cow::Borrowed(value),
@@ -123,8 +123,14 @@ impl JsonProjection {
                     let (one, many) = names.unwrap_or(("record".into(), "records".into()));
                     return Some(empty(tool, &one, &many));
                 }
-                let projection =
-                    projection_of(tool, records, std::slice::from_ref(key), names, options)?;
+                let projection = projection_of(
+                    tool,
+                    records,
+                    std::slice::from_ref(key),
+                    false,
+                    names,
+                    options,
+                )?;
                 Some(InferredAnswer {
                     projection,
                     value: Cow::Borrowed(value),
@@ -211,7 +217,7 @@ fn sectioned<'v>(
     let objects: Vec<&Map<String, Value>> = records.iter().filter_map(Value::as_object).collect();
     let mut trusted = options.clone();
     trusted.trusted.push(section);
-    let projection = projection_of(tool, &objects, &[], None, &trusted)
+    let projection = projection_of(tool, &objects, &[], false, None, &trusted)
         .unwrap_or_else(|| empty(tool, "record", "records").projection);
     InferredAnswer {
         projection,
@@ -226,6 +232,7 @@ fn empty<'v>(tool: &str, one: &str, many: &str) -> InferredAnswer<'v> {
         tool: tool.to_owned(),
         schema: None,
         at: Vec::new(),
+        one: false,
         record: RecordSpec {
             name: one.to_owned(),
             plural: many.to_owned(),
@@ -247,6 +254,7 @@ fn projection_of(
     tool: &str,
     records: &[&Map<String, Value>],
     at: &[String],
+    one: bool,
     names: Option<(String, String)>,
     options: &Inferred,
 ) -> Option<JsonProjection> {
@@ -300,6 +308,7 @@ fn projection_of(
         tool: tool.to_owned(),
         schema: None,
         at: at.to_vec(),
+        one,
         record: RecordSpec {
             name,
             plural,
@@ -366,6 +375,7 @@ impl JsonProjection {
             tool: tool.to_owned(),
             schema: None,
             at: Vec::new(),
+            one: false,
             record: RecordSpec {
                 name: name.to_owned(),
                 plural: plural.to_owned(),

@@ -84,6 +84,7 @@ pub struct JsonProjection {
 struct Inner {
     tool: String,
     at: Vec<String>,
+    one: bool,
     plan: Plan,
 }
 
@@ -97,6 +98,7 @@ impl JsonProjection {
             inner: Arc::new(Inner {
                 tool: records.tool.clone(),
                 at: records.at.clone(),
+                one: records.one,
                 plan: Plan::new(&records.record, legends),
             }),
         }
@@ -164,18 +166,21 @@ impl JsonProjection {
         }
     }
 
+    fn records(&self) -> read::Records<'_> {
+        read::Records {
+            at: &self.inner.at,
+            one: self.inner.one,
+        }
+    }
+
     /// Reads the records out of `raw`, a tool's JSON result.
     fn read<'a>(&self, raw: &'a str) -> Result<ReadRecords<'a>, ReadError> {
-        read::read(
-            &mut serde_json::Deserializer::from_str(raw),
-            &self.inner.at,
-            self.want(),
-        )
+        read::read_text(raw, self.records(), self.want())
     }
 
     /// Reads the records out of `value`, a tool's JSON result as a value.
     fn read_value<'a>(&self, value: &'a serde_json::Value) -> Result<ReadRecords<'a>, ReadError> {
-        read::read(value, &self.inner.at, self.want())
+        read::read(value, self.records(), self.want())
     }
 
     /// The record model of one result: the keys its records have that no output reads are
@@ -210,9 +215,12 @@ struct Prepared<'p, 'a> {
 impl<'a> Call<'a> {
     /// Shapes the records of `raw`, a tool's JSON result, as `projection` says: read in one
     /// pass (only the values it names), ranked, cut to the budget on record boundaries,
-    /// paged with this call's cursor, the same envelope as a derived type's. A result
-    /// without the records where the projection says they are is
-    /// [`ShapeError::Records`], which says what the result has instead.
+    /// paged with this call's cursor, the same envelope as a derived type's. The text is
+    /// read as strictly as serde reads it into a derived type: a result without the records
+    /// where the projection says they are (an error object where a list is configured), an
+    /// item of the list that is no object, a key an output reads written twice in one object,
+    /// or more after the JSON value (a second document) is [`ShapeError::Records`], which
+    /// says what the result has instead; never records made of what could be read.
     pub fn shape_json(&self, projection: &JsonProjection, raw: &str) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
         self.shaper().hide_check(projection.projection())?;
@@ -221,7 +229,10 @@ impl<'a> Call<'a> {
     }
 
     /// [`shape_json`](Self::shape_json) for a result already parsed (an MCP tool's
-    /// `structuredContent`).
+    /// `structuredContent`), read the same way. A `Value` holds no key twice
+    /// (`serde_json::from_str::<Value>` keeps the last of two), so a key written twice, which
+    /// [`shape_json`](Self::shape_json) rejects as serde's derive does, cannot be seen here:
+    /// read the raw text where there is one.
     pub fn shape_json_value(
         &self,
         projection: &JsonProjection,

@@ -3,8 +3,7 @@
 //! value is shaped.
 
 use super::read::Want;
-use super::spec::{ConfiguredLegend, Fold, OutputKind, RecordSpec, Step};
-use crate::date::EpochUnit;
+use super::spec::{ConfiguredLegend, DateFrom, Fold, OutputKind, RecordSpec, Step};
 use crate::record::{Field, FieldKind, Owned, Projection, RankInfo};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -44,8 +43,8 @@ pub(crate) enum ValuePlan {
     Show,
     /// The record's id.
     Id { short: bool },
-    /// A date, from ISO text or a number in this unit.
-    Date(Option<EpochUnit>),
+    /// A date, from ISO text or a number since the epoch.
+    Date(DateFrom),
     /// Outsiders' text.
     Untrusted { cap: Option<u32> },
     /// A code and its word.
@@ -75,7 +74,7 @@ impl Plan {
                         ValuePlan::Id { short: *short },
                     )
                 }
-                OutputKind::Date(unit) => (FieldKind::Date, ValuePlan::Date(*unit)),
+                OutputKind::Date(from) => (FieldKind::Date, ValuePlan::Date(*from)),
                 OutputKind::Untrusted { max_tokens } => (
                     FieldKind::Untrusted {
                         max_tokens: *max_tokens,

@@ -159,34 +159,66 @@ pub(crate) struct ReadRecords<'a> {
     pub single: bool,
 }
 
-/// Reads the records at `at` out of `input` (JSON text, or a value: any deserializer),
-/// keeping what `want` reads of each.
-pub(crate) fn read<'de, D: Deserializer<'de>>(
-    input: D,
-    at: &[String],
+/// Where a projection's records are, and whether they are a list or one record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Records<'s> {
+    /// The keys leading to them.
+    pub at: &'s [String],
+    /// One record (an object), not a list of them.
+    pub one: bool,
+}
+
+/// Reads the records out of `raw`, a JSON text holding exactly one value (as
+/// `serde_json::from_str` reads it: anything but whitespace after it is an error), keeping
+/// what `want` reads of each.
+pub(crate) fn read_text<'de>(
+    raw: &'de str,
+    records: Records<'_>,
     want: &Want,
 ) -> Result<ReadRecords<'de>, ReadError> {
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let (out, found) = walk(&mut de, records, want)?;
+    de.end().map_err(not_json)?;
+    found.into_result(out, records)
+}
+
+/// Reads the records out of `input`, a value (any deserializer) keeping what `want` reads
+/// of each. A `serde_json::Value` cannot hold a key twice (it keeps the last of a text's),
+/// so only the text reader ([`read_text`]) sees one.
+pub(crate) fn read<'de, D: Deserializer<'de>>(
+    input: D,
+    records: Records<'_>,
+    want: &Want,
+) -> Result<ReadRecords<'de>, ReadError> {
+    let (out, found) = walk(input, records, want)?;
+    found.into_result(out, records)
+}
+
+fn not_json(e: impl fmt::Display) -> ReadError {
+    ReadError::NotJson(crate::untrusted::echo::clean(&e.to_string()))
+}
+
+fn walk<'de, D: Deserializer<'de>>(
+    input: D,
+    records: Records<'_>,
+    want: &Want,
+) -> Result<(ReadRecords<'de>, Found), ReadError> {
     let mut out = ReadRecords::default();
     let mut found = Found::Records;
+    let mut problem = None;
     let seed = AtSeed {
-        at,
+        records,
         depth: 0,
         want,
         out: &mut out,
         found: &mut found,
+        problem: &mut problem,
     };
-    seed.deserialize(input)
-        .map_err(|e| ReadError::NotJson(crate::untrusted::echo::clean(&e.to_string())))?;
-    match found {
-        Found::Records => Ok(out),
-        Found::Broke { depth, has } => Err(ReadError::NoRecordsAt {
-            path: at[..=depth].join("."),
-            has,
-        }),
-        Found::Other(kind) => Err(ReadError::NotRecords {
-            path: at.join("."),
-            kind,
-        }),
+    match seed.deserialize(input) {
+        Ok(()) => Ok((out, found)),
+        // A record that could not be read as written stopped the reading: that is the error,
+        // not the deserializer's note of the stop.
+        Err(e) => Err(problem.unwrap_or_else(|| not_json(e))),
     }
 }
 
@@ -197,17 +229,48 @@ enum Found {
     Records,
     /// The key `at[depth]` is not there; the keys that are.
     Broke { depth: usize, has: Vec<String> },
-    /// A value that holds no records (its kind).
-    Other(String),
+    /// A value that holds no records (its kind, and its keys when it is an object).
+    Other { kind: String, has: Vec<String> },
+}
+
+impl Found {
+    fn into_result<'a>(
+        self,
+        out: ReadRecords<'a>,
+        records: Records<'_>,
+    ) -> Result<ReadRecords<'a>, ReadError> {
+        match self {
+            Found::Records => Ok(out),
+            Found::Broke { depth, has } => Err(ReadError::NoRecordsAt {
+                path: records.at[..=depth].join("."),
+                has,
+            }),
+            Found::Other { kind, has } => Err(ReadError::NotRecords {
+                path: records.at.join("."),
+                kind,
+                one: records.one,
+                has,
+            }),
+        }
+    }
+}
+
+/// Stops the reading at a record that cannot be read as written: `problem` is kept for the
+/// caller, the deserializer's error only unwinds.
+fn stop<E: de::Error>(problem: &mut Option<ReadError>, error: ReadError) -> E {
+    let e = E::custom(&error);
+    *problem = Some(error);
+    e
 }
 
 /// Walks the keys of `at` from `depth`, then reads the records there.
 struct AtSeed<'s, 'a> {
-    at: &'s [String],
+    records: Records<'s>,
     depth: usize,
     want: &'s Want,
     out: &'s mut ReadRecords<'a>,
     found: &'s mut Found,
+    problem: &'s mut Option<ReadError>,
 }
 
 impl<'de> DeserializeSeed<'de> for AtSeed<'_, 'de> {
@@ -226,12 +289,29 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let Some(wanted) = self.at.get(self.depth) else {
-            // One record.
+        let at = self.records.at;
+        let Some(wanted) = at.get(self.depth) else {
+            if !self.records.one {
+                // An object where a list was configured (an error object, `{"message": …}`):
+                // no records, and its keys say what it is.
+                let mut has = Vec::new();
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    has.push(key.0.into_owned());
+                    map.next_value::<IgnoredAny>()?;
+                }
+                *self.found = Found::Other {
+                    kind: "an object".to_owned(),
+                    has,
+                };
+                return Ok(());
+            }
             let seed = RecordSeed {
                 want: self.want,
                 unread: &mut self.out.unread,
                 nested_unread: &mut self.out.nested_unread,
+                problem: &mut *self.problem,
+                path: at,
+                item: None,
             };
             let record = seed.visit_map(map)?;
             self.out.records.push(record);
@@ -240,16 +320,27 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
         };
         let mut has = Vec::new();
         let mut seen = false;
-        let prefix = self.at[..self.depth].join(".");
+        let prefix = at[..self.depth].join(".");
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            if !seen && key.0 == *wanted {
+            if key.0 == *wanted {
+                if seen {
+                    return Err(stop(
+                        self.problem,
+                        ReadError::DuplicateKey {
+                            path: prefix,
+                            item: None,
+                            key: wanted.clone(),
+                        },
+                    ));
+                }
                 seen = true;
                 map.next_value_seed(AtSeed {
-                    at: self.at,
+                    records: self.records,
                     depth: self.depth + 1,
                     want: self.want,
                     out: &mut *self.out,
                     found: &mut *self.found,
+                    problem: &mut *self.problem,
                 })?;
             } else {
                 self.out.outer.push(if prefix.is_empty() {
@@ -271,18 +362,26 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if self.depth < self.at.len() {
+        if self.depth < self.records.at.len() || self.records.one {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             return self.other("a list");
         }
-        while let Some(record) = seq.next_element_seed(RecordSeed {
-            want: self.want,
-            unread: &mut self.out.unread,
-            nested_unread: &mut self.out.nested_unread,
-        })? {
-            self.out.records.push(record);
+        let mut item = 0;
+        loop {
+            item += 1;
+            let seed = RecordSeed {
+                want: self.want,
+                unread: &mut self.out.unread,
+                nested_unread: &mut self.out.nested_unread,
+                problem: &mut *self.problem,
+                path: self.records.at,
+                item: Some(item),
+            };
+            match seq.next_element_seed(seed)? {
+                Some(record) => self.out.records.push(record),
+                None => return Ok(()),
+            }
         }
-        Ok(())
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
@@ -322,8 +421,11 @@ impl AtSeed<'_, '_> {
     /// A value with no records: at the path's end, what it is; before it, the path breaks
     /// here (it goes through something that is not an object).
     fn other<E>(self, kind: &str) -> Result<(), E> {
-        *self.found = if self.depth >= self.at.len() {
-            Found::Other(kind.to_owned())
+        *self.found = if self.depth >= self.records.at.len() {
+            Found::Other {
+                kind: kind.to_owned(),
+                has: Vec::new(),
+            }
         } else {
             Found::Broke {
                 depth: self.depth,
@@ -365,11 +467,44 @@ impl<'de> Visitor<'de> for CowVisitor {
     }
 }
 
+/// The keys kept of one object, to find one written twice: readers of JSON disagree on
+/// which of two values counts (serde's derive rejects the object, a `Value` keeps the last),
+/// so one stops the reading. A few keys are compared in place; past them (an object shown
+/// whole), a set.
+#[derive(Default)]
+struct Keys(Option<std::collections::HashSet<String>>);
+
+impl Keys {
+    const IN_PLACE: usize = 16;
+
+    /// Whether `key` is one of `entries`' (the keys kept so far).
+    fn twice(&mut self, entries: &[(Cow<'_, str>, Pruned<'_>)], key: &str) -> bool {
+        if entries.len() < Self::IN_PLACE {
+            return entries.iter().any(|(k, _)| k == key);
+        }
+        let set = self
+            .0
+            .get_or_insert_with(|| entries.iter().map(|(k, _)| k.to_string()).collect());
+        !set.insert(key.to_owned())
+    }
+}
+
+/// Puts `key` in front of the key a duplicate was found at below it (`user.login`).
+fn below(problem: &mut Option<ReadError>, key: &str) {
+    if let Some(ReadError::DuplicateKey { key: inner, .. }) = problem {
+        *inner = format!("{key}.{inner}");
+    }
+}
+
 /// One record: its keys that no output reads are noted in `unread`.
 struct RecordSeed<'s> {
     want: &'s Want,
     unread: &'s mut Vec<String>,
     nested_unread: &'s mut Vec<String>,
+    problem: &'s mut Option<ReadError>,
+    /// Where the records are, and which item of the list this is (`None`: one record).
+    path: &'s [String],
+    item: Option<usize>,
 }
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
@@ -381,16 +516,35 @@ impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
 }
 
 impl<'de> RecordSeed<'_> {
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pruned<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Pruned<'de>, A::Error> {
         let mut entries = Vec::new();
+        let mut keys = Keys::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
             match self.want.child(&key.0) {
                 Some(child) => {
+                    if keys.twice(&entries, &key.0) {
+                        return Err(stop(
+                            self.problem,
+                            ReadError::DuplicateKey {
+                                path: self.path.join("."),
+                                item: self.item,
+                                key: key.0.into_owned(),
+                            },
+                        ));
+                    }
                     let value = map.next_value_seed(PruneSeed {
                         want: child,
                         unread: &mut *self.nested_unread,
-                    })?;
-                    entries.push((key.0, value));
+                        problem: &mut *self.problem,
+                    });
+                    match value {
+                        Ok(value) => entries.push((key.0, value)),
+                        Err(e) => {
+                            below(self.problem, &key.0);
+                            self.fill_in();
+                            return Err(e);
+                        }
+                    }
                 }
                 None => {
                     if !self.unread.iter().any(|k| *k == key.0) {
@@ -401,6 +555,28 @@ impl<'de> RecordSeed<'_> {
             }
         }
         Ok(Pruned::Object(entries))
+    }
+
+    /// Names this record as where a problem found below it is.
+    fn fill_in(&mut self) {
+        if let Some(ReadError::DuplicateKey { path, item, .. }) = self.problem {
+            *path = self.path.join(".");
+            *item = self.item;
+        }
+    }
+
+    /// Stops at an item of the list that is no record, as serde stops at a `null` in a
+    /// `Vec` of structs: a record made of nothing would be counted among the records and
+    /// read as lacking every key.
+    fn not_a_record<E: de::Error>(self, kind: &str) -> Result<Pruned<'static>, E> {
+        Err(stop(
+            self.problem,
+            ReadError::NotARecord {
+                path: self.path.join("."),
+                item: self.item.unwrap_or(1),
+                kind: kind.to_owned(),
+            },
+        ))
     }
 }
 
@@ -415,50 +591,40 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         RecordSeed::visit_map(self, map)
     }
 
-    // A record that is not an object is kept as it is: every path reads it as lacking its
-    // keys, and the value itself is not lost to the reader of the report.
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Pruned<'de>, A::Error> {
-        PruneSeed {
-            want: &ALL,
-            unread: self.nested_unread,
-        }
-        .visit_seq(seq)
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Pruned<'de>, A::Error> {
+        self.not_a_record("a list")
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Null)
+        self.not_a_record("null")
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Null)
+        self.not_a_record("null")
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Bool(v))
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Pruned<'de>, D::Error> {
+        d.deserialize_any(self)
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Number(v.into()))
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Pruned<'de>, E> {
+        self.not_a_record("a boolean")
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Number(v.into()))
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Pruned<'de>, E> {
+        self.not_a_record("a number")
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Pruned<'de>, E> {
-        Ok(Number::from_f64(v).map_or(Pruned::Null, Pruned::Number))
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Pruned<'de>, E> {
+        self.not_a_record("a number")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Str(Cow::Borrowed(v)))
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Pruned<'de>, E> {
+        self.not_a_record("a number")
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Str(Cow::Owned(v.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Pruned<'de>, E> {
-        Ok(Pruned::Str(Cow::Owned(v)))
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Pruned<'de>, E> {
+        self.not_a_record("text")
     }
 }
 
@@ -467,6 +633,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
 struct PruneSeed<'s> {
     want: &'s Want,
     unread: &'s mut Vec<String>,
+    problem: &'s mut Option<ReadError>,
 }
 
 impl<'de> DeserializeSeed<'de> for PruneSeed<'_> {
@@ -486,13 +653,26 @@ impl<'de> Visitor<'de> for PruneSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pruned<'de>, A::Error> {
         let mut entries = Vec::new();
+        let mut keys = Keys::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
             match self.want.child(&key.0) {
                 Some(child) => {
+                    if keys.twice(&entries, &key.0) {
+                        return Err(stop(
+                            self.problem,
+                            ReadError::DuplicateKey {
+                                path: String::new(),
+                                item: None,
+                                key: key.0.into_owned(),
+                            },
+                        ));
+                    }
                     let value = map.next_value_seed(PruneSeed {
                         want: child,
                         unread: &mut *self.unread,
-                    })?;
+                        problem: &mut *self.problem,
+                    });
+                    let value = value.inspect_err(|_| below(self.problem, &key.0))?;
                     entries.push((key.0, value));
                 }
                 None => {
@@ -514,6 +694,7 @@ impl<'de> Visitor<'de> for PruneSeed<'_> {
         while let Some(item) = seq.next_element_seed(PruneSeed {
             want: self.want,
             unread: &mut *self.unread,
+            problem: &mut *self.problem,
         })? {
             items.push(item);
         }
@@ -566,6 +747,10 @@ impl<'de> Visitor<'de> for PruneSeed<'_> {
 mod tests {
     use super::*;
 
+    fn list(at: &[String]) -> Records<'_> {
+        Records { at, one: false }
+    }
+
     fn want(paths: &[(&[&str], bool)]) -> Want {
         let mut w = Want::default();
         for (keys, whole) in paths {
@@ -586,12 +771,7 @@ mod tests {
             (&["user", "login"], true),
             (&["labels", "name"], true),
         ]);
-        let read = read(
-            &mut serde_json::Deserializer::from_str(raw),
-            &["items".into()],
-            &w,
-        )
-        .unwrap();
+        let read = read_text(raw, list(&["items".into()]), &w).unwrap();
         assert_eq!(read.records.len(), 2);
         assert_eq!(read.unread, ["node_id", "extra"]);
         let first = &read.records[0];
@@ -632,7 +812,7 @@ mod tests {
             {"body": "a", "id": 1, "reply": {"text": "b", "at": 2}},
             {"body": "c", "id": 2, "url": "u"}
         ]}]"#;
-        let read = read(&mut serde_json::Deserializer::from_str(raw), &[], &w).unwrap();
+        let read = read_text(raw, list(&[]), &w).unwrap();
         assert_eq!(read.unread, ["title"]);
         assert_eq!(
             read.nested_unread,
@@ -645,55 +825,74 @@ mod tests {
         let w = want(&[(&["id"], true)]);
         let at = |path: &str| -> Vec<String> { path.split('.').map(str::to_owned).collect() };
         let raw = r#"{"data": {"issues": [{"id": 1}], "count": 1}, "meta": {}}"#;
-        let ok = read(
-            &mut serde_json::Deserializer::from_str(raw),
-            &at("data.issues"),
-            &w,
-        )
-        .unwrap();
+        let ok = read_text(raw, list(&at("data.issues")), &w).unwrap();
         assert_eq!(ok.records.len(), 1);
-        let err = read(
-            &mut serde_json::Deserializer::from_str(raw),
-            &at("data.items"),
-            &w,
-        )
-        .unwrap_err();
+        let err = read_text(raw, list(&at("data.items")), &w).unwrap_err();
         assert_eq!(
             err.to_string(),
             "the result has no `data.items`; it has: issues, count"
         );
-        let err = read(
-            &mut serde_json::Deserializer::from_str(raw),
-            &at("results"),
+        let err = read_text(raw, list(&at("results")), &w).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the result has no `results`; it has: data, meta"
+        );
+        // One object is one record where one is configured, and no records where a list
+        // is (an error object); a list is none where one record is; a number is neither.
+        let one = read_text(r#"{"id": 3}"#, Records { at: &[], one: true }, &w).unwrap();
+        assert!(one.single);
+        assert_eq!(one.records.len(), 1);
+        let err = read_text(
+            r#"{"message": "Not Found", "status": "404"}"#,
+            list(&[]),
             &w,
         )
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "the result has no `results`; it has: data, meta"
+            "the result is an object, not a list of records; it has: message, status"
         );
-        // One object is one record; a number is no record.
-        let one = read(
-            &mut serde_json::Deserializer::from_str(r#"{"id": 3}"#),
-            &[],
-            &w,
-        )
-        .unwrap();
-        assert!(one.single);
-        assert_eq!(one.records.len(), 1);
-        let err = read(&mut serde_json::Deserializer::from_str("42"), &[], &w).unwrap_err();
+        let err = read_text(r#"[{"id": 3}]"#, Records { at: &[], one: true }, &w).unwrap_err();
+        assert_eq!(err.to_string(), "the result is a list, not one record");
+        let err = read_text("42", list(&[]), &w).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "the result is a number, not a list of records or one record"
+            "the result is a number, not a list of records"
         );
-        let err = read(&mut serde_json::Deserializer::from_str("[1,"), &[], &w).unwrap_err();
+        let err = read_text(r#"[{"id": 1},"#, list(&[]), &w).unwrap_err();
         assert!(
             err.to_string().starts_with("the result is not JSON"),
             "{err}"
         );
         // A value deserializes the same way.
         let value: serde_json::Value = serde_json::from_str(raw).unwrap();
-        let from_value = read(&value, &at("data.issues"), &w).unwrap();
+        let from_value = read(&value, list(&at("data.issues")), &w).unwrap();
         assert_eq!(from_value.records, ok.records);
+    }
+
+    #[test]
+    fn a_key_twice_in_a_value_shown_whole_is_found_past_the_keys_compared_in_place() {
+        let w = want(&[(&["meta"], true)]);
+        // Around `Keys::IN_PLACE` (16): the repeat is the object's `n + 1`th key, of the first.
+        for n in [1, 15, 16, 17, 40] {
+            let keys: Vec<String> = (0..n).map(|i| format!(r#""k{i}": {i}"#)).collect();
+            let whole = format!(r#"[{{"meta": {{{}}}}}]"#, keys.join(", "));
+            let ok = read_text(&whole, list(&[]), &w).unwrap();
+            match ok.records[0].get("meta") {
+                Some(Pruned::Object(entries)) => assert_eq!(entries.len(), n),
+                other => panic!("{other:?}"),
+            }
+            let twice = format!(r#"[{{"meta": {{{}, "k0": 0}}}}]"#, keys.join(", "));
+            let err = read_text(&twice, list(&[]), &w).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "item 1 of the result (counting from 1) has the key `meta.k0` twice; one value \
+                 was expected",
+                "{n}"
+            );
+            // The last key repeated, past the set's making.
+            let last = format!(r#"[{{"meta": {{{}, "k{}": 0}}}}]"#, keys.join(", "), n - 1);
+            assert!(read_text(&last, list(&[]), &w).is_err(), "{n}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! (`[tools.<name>.records]`, read by [`config`](crate::config)); shaped by
 //! [`JsonProjection`](super::JsonProjection).
 
+pub use crate::date::DayOf;
 use crate::date::EpochUnit;
 use crate::rank::Order;
 use crate::record::{Owned, Segment};
@@ -18,8 +19,12 @@ pub struct ConfiguredRecords {
     /// relative to the configuration file), as written.
     pub schema: Option<String>,
     /// The keys leading to the records from the top of the result (`["data", "issues"]`);
-    /// empty for the result itself. What is there is a list of records, or one record.
+    /// empty for the result itself. What is there is a list of records.
     pub at: Vec<String>,
+    /// Whether what is at `at` is one record (an object: a `get_issue`'s answer), not a list
+    /// of them (`one = true`). Either way, the other is an error: an error object where a
+    /// list was configured (`{"message": "Not Found"}`) is not read as a record.
+    pub one: bool,
     /// What one record shows.
     pub record: RecordSpec,
 }
@@ -61,6 +66,17 @@ pub struct Output {
     pub line: Option<usize>,
 }
 
+/// What a configured `date` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateFrom {
+    /// ISO-8601 text (`date = true`, `date = { day = "as_written" }`), shown on the day
+    /// [`DayOf`] says.
+    Iso(DayOf),
+    /// A number in this unit since 1970-01-01T00:00:00Z (`date = "epoch_seconds"`,
+    /// `"epoch_millis"`), shown on its UTC day.
+    Epoch(EpochUnit),
+}
+
 /// How a configured output's value is shaped.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputKind {
@@ -71,8 +87,8 @@ pub enum OutputKind {
         /// Prefix and first UUID group only.
         short: bool,
     },
-    /// A date: ISO-8601 text, or a number in this unit since the epoch.
-    Date(Option<EpochUnit>),
+    /// A date: ISO-8601 text, or a number since the epoch.
+    Date(DateFrom),
     /// Text from outside the system.
     Untrusted {
         /// The cap in tokens.

@@ -4,7 +4,8 @@
 
 use super::plan::{OutputPlan, Plan, ValuePlan};
 use super::read::Pruned;
-use super::spec::{ConfiguredLegend, Fold, Step};
+use super::spec::{ConfiguredLegend, DateFrom, DayOf, Fold, Step};
+use crate::date::{DateField, DateValue};
 use crate::env::CallEnv;
 use crate::ids::IdKey;
 use crate::legend::LegendOut;
@@ -17,6 +18,7 @@ use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 
 pub(crate) use crate::recorded::NOT_RECORDED;
+use crate::recorded::serialize_value_text;
 
 /// What an output's path reaches in one record.
 #[derive(Debug, Clone, PartialEq)]
@@ -230,7 +232,10 @@ impl<'a> ValueView<'_, '_, 'a> {
     ) -> Result<S::Ok, S::Error> {
         let env = self.env;
         match (plan, value) {
-            (ValuePlan::Show, value) => value.serialize(s),
+            (ValuePlan::Show, value) => show(value, s),
+            (ValuePlan::Id { .. }, Pruned::Str(text)) if text == NOT_RECORDED => {
+                serialize_value_text(text, s)
+            }
             (ValuePlan::Id { short }, Pruned::Str(text)) => {
                 Ident::new(&text.as_ref(), *short).serialize(s)
             }
@@ -241,10 +246,17 @@ impl<'a> ValueView<'_, '_, 'a> {
                     _ => value.serialize(s),
                 }
             }
-            (ValuePlan::Date(None), Pruned::Str(text)) => {
-                Dated::new(&text.as_ref(), env).serialize(s)
-            }
-            (ValuePlan::Date(Some(unit)), Pruned::Number(n)) if n.is_i64() || n.is_u64() => {
+            (ValuePlan::Date(DateFrom::Iso(day)), Pruned::Str(text)) => Dated::new(
+                &IsoText {
+                    text: text.as_ref(),
+                    day: *day,
+                },
+                env,
+            )
+            .serialize(s),
+            (ValuePlan::Date(DateFrom::Epoch(unit)), Pruned::Number(n))
+                if n.is_i64() || n.is_u64() =>
+            {
                 match (n.as_i64(), n.as_u64()) {
                     (Some(i), _) => EpochDated::new(&i, *unit, env).serialize(s),
                     (None, Some(u)) => EpochDated::new(&u, *unit, env).serialize(s),
@@ -254,7 +266,7 @@ impl<'a> ValueView<'_, '_, 'a> {
             // No date: shown as given (as text) and counted, never guessed.
             (ValuePlan::Date(_), Pruned::Str(text)) => {
                 env.note_unparsed_date();
-                s.serialize_str(text)
+                serialize_value_text(text, s)
             }
             (ValuePlan::Date(_), Pruned::Number(n)) => {
                 env.note_unparsed_date();
@@ -392,6 +404,18 @@ impl<'a> ValueView<'_, '_, 'a> {
     }
 }
 
+/// ISO-8601 text read as a configured `date` says: its day in UTC, or as written.
+struct IsoText<'t> {
+    text: &'t str,
+    day: DayOf,
+}
+
+impl DateField for IsoText<'_> {
+    fn date_value(&self) -> DateValue<'_> {
+        self.day.date_value(self.text)
+    }
+}
+
 /// One item of a list whose output configured one value.
 struct ItemView<'v, 'r, 'p, 'a> {
     item: &'v Pruned<'a>,
@@ -417,8 +441,17 @@ fn unexpected<S: Serializer>(
     s: S,
 ) -> Result<S::Ok, S::Error> {
     match plan {
-        ValuePlan::Show | ValuePlan::Nested(_) => value.serialize(s),
+        ValuePlan::Show | ValuePlan::Nested(_) => show(value, s),
         _ => s.serialize_str(&compact(value)),
+    }
+}
+
+/// A value shown as it is; text that is the marker's words quoted, so it does not read as a
+/// key that is missing.
+fn show<S: Serializer>(value: &Pruned<'_>, s: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Pruned::Str(text) => serialize_value_text(text, s),
+        value => value.serialize(s),
     }
 }
 

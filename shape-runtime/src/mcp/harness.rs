@@ -363,7 +363,16 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let keep = Keep::new(&self.state.store, &self.state.owner, &policy);
         let configured = config.json_projection(tool);
         let described = configured.is_some();
-        let answer = match (&value, configured) {
+        // A configured tool's JSON text is read as text, as strictly as serde reads it: a key
+        // written twice, a second document after the first, are errors a `Value` would hide
+        // (it keeps the last key; it stops at the first document).
+        let text_json = match (&configured, &result.structured_content) {
+            (Some(projection), None) if joined.trim_start().starts_with(['[', '{']) => {
+                Some(projection)
+            }
+            _ => None,
+        };
+        let answer = match (&value, configured.clone()) {
             (Some(value), Some(projection)) => Some(InferredAnswer {
                 projection,
                 value: std::borrow::Cow::Borrowed(value),
@@ -373,17 +382,18 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             (Some(value), None) => JsonProjection::infer(tool, value, &inferred),
             (None, _) => None,
         };
-        let shaped = match answer {
-            Some(answer) => {
+        let shaped = match (text_json, answer) {
+            (Some(projection), _) => call.shape_json_or_store(projection, &joined, keep).await,
+            (None, Some(answer)) => {
                 let call = if described { call } else { call.keep_order() };
                 call.parts(answer.sections.as_deref())
                     .shape_json_value_or_store(&answer.projection, &answer.value, keep)
                     .await
             }
             // Text, or JSON that holds no records: its lines.
-            None => {
-                let text = match value {
-                    Some(value) => serde_json::to_string_pretty(&value).unwrap_or(joined),
+            (None, None) => {
+                let text = match &value {
+                    Some(value) => serde_json::to_string_pretty(value).unwrap_or(joined),
                     None => joined,
                 };
                 let lines = lines_of(
@@ -401,7 +411,21 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     .await
             }
         };
-        let shaped = shaped.unwrap_or_else(|e| shaper.error(&e.to_string(), "call again"));
+        // An error object where records were configured (`{"message": "Not Found", …}`): the
+        // error says so, quoting the tool's own message.
+        fn message_of(value: Option<&Value>) -> Option<&str> {
+            let object = value?.as_object()?;
+            ["message", "error", "detail"]
+                .iter()
+                .find_map(|key| object.get(*key)?.as_str())
+                .or_else(|| object.get("error")?.get("message")?.as_str())
+        }
+        let shaped = shaped.unwrap_or_else(|e| match (&e, message_of(value.as_ref())) {
+            (crate::page::ShapeError::Records(_), Some(message)) => {
+                shaper.tool_error(&format!("{tool} answered no records: {e}"), message, "")
+            }
+            _ => shaper.error(&e.to_string(), "call again"),
+        });
         tracing::info!(
             target: "shape",
             tool,

@@ -201,10 +201,13 @@ impl<'de> serde::de::Visitor<'de> for ReadsBack {
     }
 }
 
-/// Why a result's records could not be read.
+/// Why a result's records could not be read. The reading is as strict as serde's reading
+/// of a derived type: what it cannot read as written is one of these, never records made up
+/// of what it could.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
-    /// The result is not JSON.
+    /// The result is not JSON, or is more than one JSON value (serde_json's message:
+    /// `trailing characters at line 2 column 1`).
     #[error("the result is not JSON: {0}")]
     NotJson(String),
     /// The path to the records leads nowhere in this result.
@@ -215,14 +218,48 @@ pub enum ReadError {
         /// The keys present where the path broke off.
         has: Vec<String>,
     },
-    /// What is at the path is neither a list of records nor one record.
-    #[error("{} is {kind}, not a list of records or one record", at_path(.path))]
+    /// What is at the path is not what the projection reads there: a list of records, or
+    /// one record (an object) where it is configured `one = true`.
+    #[error("{} is {kind}, not {}{}", at_path(.path), if *.one { "one record" } else { "a list of records" }, has_keys(.has))]
     NotRecords {
         /// The path, as configured (empty for the result itself).
         path: String,
         /// What is there.
         kind: String,
+        /// Whether one record was configured (`one = true`), not a list.
+        one: bool,
+        /// The keys of the object there, when it is one (an error object's `message`…).
+        has: Vec<String>,
     },
+    /// An item of the list of records that is not a record (an object).
+    #[error("item {item} of {} (counting from 1) is {kind}, not a record", at_path(.path))]
+    NotARecord {
+        /// The path, as configured (empty for the result itself).
+        path: String,
+        /// The item, counting from 1.
+        item: usize,
+        /// What it is.
+        kind: String,
+    },
+    /// A key the projection reads written twice in one object: readers of JSON disagree on
+    /// which value counts (serde's derive rejects it, a `serde_json::Value` keeps the last),
+    /// so neither is shown.
+    #[error("{} has the key `{key}` twice; one value was expected", where_is(.path, *.item))]
+    DuplicateKey {
+        /// The path, as configured (empty for the result itself).
+        path: String,
+        /// The record holding it, counting from 1 (`None`: on the path to the records).
+        item: Option<usize>,
+        /// The key, as `user.login` below the record.
+        key: String,
+    },
+}
+
+fn where_is(path: &str, item: Option<usize>) -> String {
+    match item {
+        None => at_path(path),
+        Some(item) => format!("item {item} of {} (counting from 1)", at_path(path)),
+    }
 }
 
 fn at_path(path: &str) -> String {

@@ -116,7 +116,11 @@ impl fmt::Display for Shown<'_> {
                 AttrSafe(field)
             )?;
         }
-        write!(f, "{}", self.content)?;
+        match (&self.tag, self.cut, self.content.mark) {
+            // Not marked at all (provenance off): still never the bare marker's words.
+            (None, None, None) => write!(f, "{}", crate::recorded::ValueText(self.content.text))?,
+            _ => write!(f, "{}", self.content)?,
+        }
         if let Some(cut) = self.cut {
             write!(f, "{cut}")?;
         }
@@ -238,7 +242,7 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         }
         if printable {
             if !delimited || !suspect {
-                return s.serialize_str(text);
+                return crate::recorded::serialize_value_text(text, s);
             }
             let content = neutralize_guillemets(neutralize_counted(text).0);
             // A capped value that neutralising changed (it then owns its text) may now be over
@@ -319,7 +323,9 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
             mark: policy.datamark.filter(|_| text_channel),
         };
         return match cut {
-            None if content.mark.is_none() => s.serialize_str(content.text),
+            None if content.mark.is_none() => {
+                crate::recorded::serialize_value_text(content.text, s)
+            }
             None => s.collect_str(&content),
             Some(cut) => s.collect_str(&format_args!("{content}{cut}")),
         };
