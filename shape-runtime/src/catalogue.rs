@@ -218,8 +218,30 @@ impl FieldMeta {
     /// FieldMeta::infer_values(&mut fields, &rows);
     /// assert_eq!(fields[0].value, ValueType::Number);
     /// ```
+    ///
+    /// A field of outsiders' values whose values are all numbers, or all true/false (a
+    /// record nobody described: `"comments": 3`), holds no text an outsider wrote: it is a
+    /// plain field of that type, which counts, ranks and sums like any other.
     pub fn infer_values(fields: &mut [FieldMeta], rows: &[Row]) {
         for field in fields.iter_mut() {
+            if field.role == FieldRole::Untrusted {
+                let mut values = rows
+                    .iter()
+                    .filter_map(|r| r.get(&field.name))
+                    .filter(|v| !v.is_null())
+                    .peekable();
+                let first = values.peek().map(|v| (v.is_number(), v.is_boolean()));
+                let plain = match first {
+                    Some((true, _)) => values.all(Value::is_number).then_some(ValueType::Number),
+                    Some((_, true)) => values.all(Value::is_boolean).then_some(ValueType::Bool),
+                    _ => None,
+                };
+                if let Some(value) = plain {
+                    field.role = FieldRole::Show;
+                    field.value = value;
+                }
+                continue;
+            }
             if field.role != FieldRole::Show || field.value != ValueType::Any {
                 continue;
             }

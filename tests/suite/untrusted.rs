@@ -2524,3 +2524,25 @@ proptest! {
         prop_assert_eq!(stats.cut_items, rest as u64);
     }
 }
+
+/// A link written in capitals (`WWW.EXAMPLE.COM/…`, `HTTPS://…`) is a link under `Flag` and
+/// `Strip` as its lower-case twin is: never left live. (The pattern's case was narrowed to
+/// lower case and the whole suite stayed green.)
+#[test]
+fn a_link_in_capitals_is_flagged_and_stripped_like_any_other() {
+    for (text, host) in [
+        ("visit WWW.EVIL.EXAMPLE/login now", "WWW.EVIL.EXAMPLE"),
+        ("visit Www.Evil.Example/login now", "Www.Evil.Example"),
+        ("visit HTTPS://EVIL.EXAMPLE/login now", "EVIL.EXAMPLE"),
+        ("see [here](HTTPS://EVIL.EXAMPLE/x) now", "EVIL.EXAMPLE"),
+    ] {
+        let (flagged, n) = apply_url_policy(text, UrlPolicy::Flag);
+        assert_eq!(n, 1, "{text}: {flagged}");
+        assert!(!flagged.to_lowercase().contains("evil.example/"), "{text}: {flagged}");
+        assert!(flagged.contains("[link removed: "), "{text}: {flagged}");
+        let (stripped, n) = apply_url_policy(text, UrlPolicy::Strip);
+        assert_eq!(n, 1, "{text}: {stripped}");
+        assert!(!stripped.to_lowercase().contains("evil.example"), "{text}: {stripped}");
+        let _ = host;
+    }
+}
