@@ -62,6 +62,6 @@ pub use links::apply_url_policy;
 pub use neutralise::neutralize;
 pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};
 pub use render::UntrustedStats;
-pub(crate) use render::{UntrustedCall, nonce, note_line, serialize_untrusted};
+pub(crate) use render::{UntrustedCall, as_shown, nonce, note_line, serialize_untrusted};
 pub(crate) use sanitise::unseen;
 pub use sanitise::{Removed, sanitize};
