@@ -355,7 +355,7 @@ fn a_long_errors_cause_survives_its_cut() {
         let answer = answer_at(budget);
         for channel in [answer.text(), answer.structured_json()] {
             assert!(
-                crate::walk::tokens(&channel) <= budget || answer.report().over_budget,
+                crate::walk::tokens(channel) <= budget || answer.report().over_budget,
                 "{budget}: {channel}"
             );
         }

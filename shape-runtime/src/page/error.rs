@@ -147,11 +147,11 @@ pub(crate) fn error_page_quoting(
     }
 }
 
-/// `text` with its middle cut: the first `(k + 1) / 2` of its cut points from the beginning
+/// `text` with its middle cut: the first `⌈k / 2⌉` of its cut points from the beginning
 /// (`heads`, [`cut_points`]) and the last `k / 2` from its end (`tails`, [`tail_points`]),
 /// the number of characters cut marked between them; the whole text once the two meet.
 fn head_and_tail(text: &str, heads: &[usize], tails: &[usize], k: usize) -> String {
-    let head_end = heads[((k + 1) / 2).min(heads.len() - 1)];
+    let head_end = heads[k.div_ceil(2).min(heads.len() - 1)];
     let tail_start = tails[(k / 2).min(tails.len() - 1)];
     if head_end >= tail_start || text[head_end..tail_start].trim().is_empty() {
         return text.to_owned();
