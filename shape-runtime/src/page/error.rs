@@ -156,14 +156,13 @@ fn head_and_tail(text: &str, heads: &[usize], tails: &[usize], k: usize) -> Stri
     if head_end >= tail_start || text[head_end..tail_start].trim().is_empty() {
         return text.to_owned();
     }
-    let gone = envelope::thousands(text[head_end..tail_start].chars().count() as u64);
-    let unit = if gone == "1" {
-        "character"
-    } else {
-        "characters"
-    };
     let head = text[..head_end].trim_end();
-    match text[tail_start..].trim_start() {
+    let tail = text[tail_start..].trim_start();
+    // Every character between the two as shown, the spaces trimmed off them included.
+    let gone = text[head.len()..text.len() - tail.len()].chars().count();
+    let unit = if gone == 1 { "character" } else { "characters" };
+    let gone = envelope::thousands(gone as u64);
+    match tail {
         "" => format!("{head}… [cut: {gone} {unit}]"),
         tail => format!("{head}… [cut: {gone} {unit}] …{tail}"),
     }
@@ -396,5 +395,46 @@ fn error_envelope(s: &ErrorSettings<'_>, summary: &str) -> ErrorAnswer {
         text,
         tokens,
         structured,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Head and tail grow a cut point at a time, the head first; the figure counts every
+    /// character between them as shown (the spaces trimmed off them too), in characters, not
+    /// bytes; once nothing but spaces would be cut, the whole text.
+    #[test]
+    fn a_cut_in_the_middle_counts_every_character_it_takes_out() {
+        let text = "alpha  beta gamma  delta";
+        let (heads, tails) = (cut_points(text), tail_points(text));
+        let shown = |k| head_and_tail(text, &heads, &tails, k);
+        assert_eq!(shown(1), "alpha… [cut: 19 characters]");
+        assert_eq!(shown(2), "alpha… [cut: 14 characters] …delta");
+        assert_eq!(shown(4), "alpha… [cut: 14 characters] …delta");
+        assert_eq!(shown(5), "alpha  beta… [cut: 8 characters] …delta");
+        assert_eq!(shown(6), text);
+        assert_eq!(shown(12), text);
+        let wide = "é".repeat(30);
+        let (heads, tails) = (cut_points(&wide), tail_points(&wide));
+        assert_eq!(
+            head_and_tail(&wide, &heads, &tails, 1),
+            format!("{}… [cut: 19 characters]", "é".repeat(11))
+        );
+        assert_eq!(
+            head_and_tail(&wide, &heads, &tails, 2),
+            format!(
+                "{}… [cut: 7 characters] …{}",
+                "é".repeat(11),
+                "é".repeat(12)
+            )
+        );
+        let one = "ab cd";
+        let (heads, tails) = (cut_points(one), tail_points(one));
+        assert_eq!(
+            head_and_tail(one, &heads, &tails, 1),
+            "ab… [cut: 3 characters]"
+        );
     }
 }
