@@ -28,6 +28,8 @@ const CLIENTS: [&str; 3] = ["claude-code", "open-webui", "some-agent"];
 struct Upstream {
     /// Each failing tool's name and its error message.
     failing: Arc<Vec<(String, String)>>,
+    /// Tools that answer two lines of text, by name.
+    answering: Arc<Vec<String>>,
     /// The arguments of the latest call of `pages`.
     seen: Arc<Mutex<Option<Map<String, Value>>>>,
 }
@@ -49,6 +51,7 @@ impl Upstream {
     fn new(failing: Vec<(String, String)>) -> Upstream {
         Upstream {
             failing: Arc::new(failing),
+            answering: Arc::new(Vec::new()),
             seen: Arc::new(Mutex::new(None)),
         }
     }
@@ -63,6 +66,10 @@ impl ServerHandler for Upstream {
         let name = request.name.as_ref();
         if let Some((_, message)) = self.failing.iter().find(|(n, _)| n == name) {
             return Ok(CallToolResult::error(vec![ContentBlock::text(message.as_str())]).into());
+        }
+        if self.answering.iter().any(|n| n == name) {
+            let said = "the first line\nthe second line";
+            return Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into());
         }
         let result = match name {
             "pages" => {
@@ -89,6 +96,11 @@ impl ServerHandler for Upstream {
             .failing
             .iter()
             .map(|(name, _)| Tool::new(name.clone(), "fails", input_schema(json!({}))))
+            .chain(
+                self.answering
+                    .iter()
+                    .map(|name| Tool::new(name.clone(), "answers", input_schema(json!({})))),
+            )
             .collect();
         tools.push(Tool::new(
             "pages",
@@ -331,6 +343,57 @@ fn the_injection_corpus_in_errors_and_tool_names_never_escapes() {
         }
     });
     assert!(messages >= 3 * 40 && names >= 3 * 30, "{messages} {names}");
+}
+
+/// The corpus as the names of tools that answer (their pages name them: the note line of
+/// compact marks, `source="tool.field"`): each page reads as the same page of a tool named
+/// plainly does, as many marks in each string a model reads, in both channels, for every
+/// kind of client; no invisible carrier, nothing that reads as `<untrusted>` where that
+/// page has none.
+#[test]
+fn a_tools_name_is_shown_as_outsiders_text_on_its_pages_too() {
+    let mut names: Vec<String> = crate::untrusted::corpus()
+        .iter()
+        .map(|case| case.input())
+        .filter(|input| !input.is_empty() && input.len() <= 2_000)
+        .collect();
+    names.dedup();
+    let mut upstream = Upstream::new(Vec::new());
+    let mut answering = names.clone();
+    answering.push("plain_tool".to_owned());
+    upstream.answering = Arc::new(answering);
+    let counts = |answer: &CallToolResult| -> Vec<(String, usize, usize)> {
+        read(answer)
+            .into_iter()
+            .map(|(at, shown)| {
+                let n = (marks(&shown), delimiters_in(&shown));
+                (at, n.0, n.1)
+            })
+            .collect()
+    };
+    runtime().block_on(async {
+        for client_name in CLIENTS {
+            let client = connect(upstream.clone(), client_name).await;
+            let plain = call(&client, "plain_tool", json!({})).await;
+            assert_ne!(
+                plain.is_error,
+                Some(true),
+                "{client_name}: {}",
+                text(&plain)
+            );
+            let expected = counts(&plain);
+            for name in &names {
+                let what = format!("{client_name}, {name:?}");
+                let page = call(&client, name, json!({})).await;
+                assert_ne!(page.is_error, Some(true), "{what}: {}", text(&page));
+                for (at, shown) in read(&page) {
+                    assert_eq!(carriers(&shown), Vec::<char>::new(), "{what} {at}: {shown}");
+                }
+                assert_eq!(counts(&page), expected, "{what}: {}", text(&page));
+            }
+            client.cancel().await.unwrap();
+        }
+    });
 }
 
 /// "Entity with name ⟨3,352 characters⟩ not found": a message too long for the budget keeps
