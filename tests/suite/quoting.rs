@@ -374,6 +374,18 @@ fn a_tools_name_is_shown_as_outsiders_text_on_its_pages_too() {
     runtime().block_on(async {
         for client_name in CLIENTS {
             let client = connect(upstream.clone(), client_name).await;
+            // Listed as a plainly named tool is: with the cursor its pages are walked with.
+            let listed = client.list_all_tools().await.unwrap();
+            for name in &names {
+                let tool = listed.iter().find(|t| t.name == name.as_str());
+                let schema = tool.map(|t| Value::Object((*t.input_schema).clone()));
+                assert!(
+                    schema
+                        .as_ref()
+                        .is_some_and(|s| s["properties"]["cursor"].is_object()),
+                    "{client_name}, {name:?}: {schema:?}"
+                );
+            }
             let plain = call(&client, "plain_tool", json!({})).await;
             assert_ne!(
                 plain.is_error,

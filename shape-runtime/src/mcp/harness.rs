@@ -460,7 +460,11 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 out.push(tool);
                 continue;
             }
-            let shaper = match self.state.config.shaper_for_any(&name, client) {
+            let shaper = match self
+                .state
+                .config
+                .shaper_for_any(&self.shown_name(&name), client)
+            {
                 Ok(shaper) => shaper,
                 Err(_) => {
                     out.push(tool);
