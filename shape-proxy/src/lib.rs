@@ -79,6 +79,11 @@ pub struct ProxySettings {
     /// by default); `TOOLSHAPE_REDIS_URL` overrides it. Needs a cursor key shared by the
     /// replicas. Without it, results are kept in the process's memory.
     pub redis: Option<String>,
+    /// Refuse to start when the shaping configuration names a tool (`[tools.<name>]`) that no
+    /// upstream lists once they have started (`--strict` sets it); without it, each such
+    /// name is a warning on stderr.
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// `[upstreams.<name>]`: an MCP server the proxy starts and speaks to over stdio.
@@ -171,6 +176,13 @@ pub enum ProxyError {
         /// Why.
         message: String,
     },
+    /// The shaping configuration names tools no upstream lists, and `strict` is set.
+    #[error(
+        "{}; with --strict (or `strict = true` under [proxy]) the proxy does not start: correct \
+         or remove these sections, or start the upstreams they belong to",
+        .0.join("; ")
+    )]
+    Unlisted(Vec<String>),
     /// The address to serve HTTP on could not be bound or served.
     #[error("cannot serve HTTP on {addr}: {source}")]
     Listen {
@@ -243,8 +255,26 @@ struct Upstream {
     spec: UpstreamSpec,
     peer: RwLock<Option<Peer<RoleClient>>>,
     tools: RwLock<Vec<Tool>>,
+    /// Why its latest start failed (it did not start, or its tools could not be listed);
+    /// `None` once it runs with its tools listed, and before its first attempt ends.
+    failure: Mutex<Option<String>>,
+    /// Whether a connection attempt has ended (connected or not).
+    tried: std::sync::atomic::AtomicBool,
     /// Woken each time a connection attempt ends (connected or not).
     attempted: Notify,
+}
+
+impl Upstream {
+    /// Why this upstream's tools are not listed: its failure, or that it has not answered
+    /// yet; `None` while it runs with its tools listed.
+    async fn unlisted_because(&self) -> Option<String> {
+        let failure = self.failure.lock().ok().and_then(|f| f.clone());
+        if let Some(failure) = failure {
+            return Some(format!("did not start ({failure})"));
+        }
+        let tried = self.tried.load(std::sync::atomic::Ordering::SeqCst);
+        (!tried && self.tools.read().await.is_empty()).then(|| "has not answered yet".to_owned())
+    }
 }
 
 impl Proxy {
@@ -260,6 +290,8 @@ impl Proxy {
                     spec: spec.clone(),
                     peer: RwLock::new(None),
                     tools: RwLock::new(Vec::new()),
+                    failure: Mutex::new(None),
+                    tried: std::sync::atomic::AtomicBool::new(false),
                     attempted: Notify::new(),
                 })
                 .collect(),
@@ -287,6 +319,69 @@ impl Proxy {
                 let mut tool = tool.clone();
                 tool.name = format!("{}{}", upstream.spec.prefix, tool.name).into();
                 out.push(tool);
+            }
+        }
+        out
+    }
+
+    /// The tools `shape` configures (`[tools.<name>]`) that no upstream lists, each as a
+    /// sentence saying so: their settings never apply. A name that may belong to an upstream
+    /// whose tools are not listed (it did not start, or has not answered yet: one whose
+    /// prefix the name begins with) names that upstream and why; else the tools that are
+    /// listed. `open_result`, which the harness adds, is listed.
+    pub async fn unlisted(&self, shape: &ShapeConfig) -> Vec<String> {
+        let listed: Vec<String> = self
+            .tools()
+            .await
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        let open_result = toolshape::handle::OpenResult::<toolshape::handle::MemoryStore>::NAME;
+        let mut out = Vec::new();
+        for name in shape.tools.keys() {
+            if name == open_result || listed.contains(name) {
+                continue;
+            }
+            let mut sentence = format!(
+                "[tools.{name}] names a tool no upstream lists, so its settings never apply"
+            );
+            let down = self.unlisted_upstreams(name).await;
+            if !down.is_empty() {
+                sentence.push_str(&format!("; its upstream may be {}", down.join(", or ")));
+            } else if listed.is_empty() {
+                sentence.push_str(" (no upstream lists any tool)");
+            } else {
+                const SHOWN: usize = 8;
+                let more = match listed.len().saturating_sub(SHOWN) {
+                    0 => String::new(),
+                    n => format!(", and {n} more"),
+                };
+                let first: Vec<&str> = listed.iter().take(SHOWN).map(String::as_str).collect();
+                sentence.push_str(&format!(" (tools listed: {}{more})", first.join(", ")));
+            }
+            out.push(sentence);
+        }
+        out
+    }
+
+    /// The upstreams whose tools are not listed that a tool called `name` may belong to (its
+    /// name begins with their prefix), each as `` `fs` (prefix `fs_`), which did not start
+    /// (…) ``.
+    async fn unlisted_upstreams(&self, name: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for upstream in &self.shared.upstreams {
+            if !name.starts_with(&upstream.spec.prefix) {
+                continue;
+            }
+            if let Some(why) = upstream.unlisted_because().await {
+                let prefix = match upstream.spec.prefix.as_str() {
+                    "" => String::new(),
+                    p => format!(" (prefix `{p}`)"),
+                };
+                out.push(format!(
+                    "the upstream server `{}`{prefix}, which {why}",
+                    upstream.name
+                ));
             }
         }
         out
@@ -423,12 +518,17 @@ async fn supervise(shared: Weak<Shared>, index: usize) {
         match connect(&upstream.spec, handler).await {
             Ok(running) => {
                 let peer = running.peer().clone();
-                match peer.list_all_tools().await {
-                    Ok(tools) => *upstream.tools.write().await = tools,
-                    Err(e) => {
-                        tracing::warn!(upstream = %upstream.name, error = %e, "listing its tools failed")
+                let failure = match peer.list_all_tools().await {
+                    Ok(tools) => {
+                        *upstream.tools.write().await = tools;
+                        None
                     }
-                }
+                    Err(e) => {
+                        tracing::warn!(upstream = %upstream.name, error = %e, "listing its tools failed");
+                        Some(format!("listing its tools failed: {e}"))
+                    }
+                };
+                set_failure(upstream, failure);
                 *upstream.peer.write().await = Some(peer);
                 let count = upstream.tools.read().await.len();
                 tracing::info!(upstream = %upstream.name, tools = count, "upstream connected");
@@ -449,6 +549,7 @@ async fn supervise(shared: Weak<Shared>, index: usize) {
             }
             Err(e) => {
                 tracing::warn!(upstream = %upstream.name, error = %e, "upstream did not start");
+                set_failure(upstream, Some(e.to_string()));
                 upstream.attempted.notify_waiters();
                 first = false;
                 drop(strong);
@@ -457,6 +558,17 @@ async fn supervise(shared: Weak<Shared>, index: usize) {
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(30));
     }
+}
+
+/// Records how `upstream`'s latest attempt ended: `failure`, or `None` when it runs with its
+/// tools listed.
+fn set_failure(upstream: &Upstream, failure: Option<String>) {
+    if let Ok(mut latest) = upstream.failure.lock() {
+        *latest = failure;
+    }
+    upstream
+        .tried
+        .store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
 async fn connect(
@@ -555,13 +667,23 @@ impl ServerHandler for Proxy {
     ) -> Result<CallToolResponse, ErrorData> {
         self.remember(&context.peer);
         let name = request.name.to_string();
-        match self.route(&name).await {
-            Some((upstream, own)) => self.forward(upstream, request, own, context).await,
-            None => Err(ErrorData::invalid_params(
-                format!("no tool `{name}`; list the tools to see their names"),
-                None,
-            )),
+        if let Some((upstream, own)) = self.route(&name).await {
+            return self.forward(upstream, request, own, context).await;
         }
+        // A tool of an upstream that did not start is not listed: its reason, not "no tool".
+        let down = self.unlisted_upstreams(&name).await;
+        if !down.is_empty() {
+            return Ok(failed(format!(
+                "no tool `{name}` is listed: it may be a tool of {}; the proxy keeps trying to \
+                 start it (every 30 s at most): call again later, and if the reason stays, \
+                 tell the user the proxy's configuration of that server needs fixing",
+                down.join(", or of ")
+            )));
+        }
+        Err(ErrorData::invalid_params(
+            format!("no tool `{name}`; list the tools to see their names"),
+            None,
+        ))
     }
 
     async fn list_tools(
@@ -640,6 +762,13 @@ async fn harness(config: &ProxyConfig, shape: ShapeConfig) -> Result<Shaped, Pro
         _ => None,
     };
     let proxy = Proxy::start(config, Duration::from_secs(60)).await;
+    let unlisted = proxy.unlisted(&shape).await;
+    if config.proxy.strict && !unlisted.is_empty() {
+        return Err(ProxyError::Unlisted(unlisted));
+    }
+    for sentence in &unlisted {
+        tracing::warn!("{sentence}");
+    }
     let mut harness = toolshape::mcp::Harness::new(proxy, shape)?;
     if let Some(keys) = keys {
         harness = harness.cursor_keys(keys);

@@ -209,15 +209,34 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request.name.to_string();
         let client = context.client_info().map(|i| i.name);
-        let shaper = self.shaper(&tool, client.as_deref())?;
+        let shaper = self.shaper(&self.shown_name(&tool), client.as_deref())?;
         let mut arguments = request.arguments.clone().unwrap_or_default();
+        // Whether the arguments are forwarded without the `cursor` the client sent.
+        let mut stripped = false;
         let cursor = match arguments.get(CURSOR_ARGUMENT) {
             Some(Value::String(cursor)) if self.is_ours(&tool, cursor) => {
                 let cursor = cursor.clone();
                 arguments.remove(CURSOR_ARGUMENT);
+                stripped = true;
                 Some(cursor)
             }
-            _ => None,
+            Some(Value::String(_)) | None => None,
+            // Not a string: the tool's own argument when it takes one (passed on as it is);
+            // else the cursor this harness added to its schema, sent wrong.
+            Some(other) => match other {
+                _ if self.takes_cursor(&tool, &context).await => None,
+                // What a JSON client may send for an optional argument it leaves out: no
+                // cursor, the first page (and the tool never sees it).
+                Value::Null => {
+                    arguments.remove(CURSOR_ARGUMENT);
+                    stripped = true;
+                    None
+                }
+                other => {
+                    let (what, remedy) = not_a_cursor(other);
+                    return Ok(answered(&shaper.error(&what, remedy)).into());
+                }
+            },
         };
         let query = QueryHash::of(&tool, &arguments)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
@@ -254,7 +273,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             };
             return Ok(answered(&page).into());
         }
-        if cursor.is_some() {
+        if stripped {
             request.arguments = Some(arguments);
         }
         let response = self.inner.call_tool(request, context).await?;
@@ -262,6 +281,18 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             return Ok(response);
         };
         Ok(self.shape_result(&tool, &call, result).await.into())
+    }
+
+    /// The name `tool` is shaped under, which its answers show: its own when the
+    /// configuration names it (a configured name holds only visible characters); else the
+    /// server behind chose it, and it is shown as outsiders' text is (sanitised, marks
+    /// defused): so the tool can be called whatever its name, and no answer carries an
+    /// invisible character or a mark of its name.
+    fn shown_name<'t>(&self, tool: &'t str) -> Cow<'t, str> {
+        match self.state.config.has_tool(tool) {
+            true => Cow::Borrowed(tool),
+            false => crate::untrusted::echo::shown_name(tool),
+        }
     }
 
     /// Whether `cursor` is one of this harness's: it is unless the tool takes a `cursor` of
@@ -323,7 +354,10 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 ([], Some(value)) => value.to_string(),
                 (texts, _) => texts.join("\n"),
             };
-            let answer = shaper.tool_error(&format!("{tool} answered an error"), &what, "");
+            // The name as shown (see `shown_name`): an upstream's name, sanitised on its own,
+            // cannot take the words after it with it (an escape sequence runs to its end).
+            let answer =
+                shaper.tool_error(&format!("{} answered an error", shaper.tool()), &what, "");
             return with_media(answered(&answer), media);
         }
         let joined = texts.join("\n");
@@ -464,7 +498,11 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 out.push(tool);
                 continue;
             }
-            let shaper = match self.state.config.shaper_for_any(&name, client) {
+            let shaper = match self
+                .state
+                .config
+                .shaper_for_any(&self.shown_name(&name), client)
+            {
                 Ok(shaper) => shaper,
                 Err(_) => {
                     out.push(tool);
@@ -513,6 +551,27 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         out.push(open);
         super::tools_for(out, profile)
     }
+}
+
+/// The error of a `cursor` that is not a string, on a tool whose cursor is this harness's:
+/// what was found, and the two ways on (both work as written: the string from `next`, or no
+/// cursor for the first page).
+fn not_a_cursor(found: &Value) -> (String, &'static str) {
+    let kind = match found {
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+        Value::String(_) => "a string",
+        Value::Null => "null",
+    };
+    (
+        format!(
+            "`cursor` is {kind} (`{found}`), not a cursor: a cursor is the string an answer's \
+             `next` holds"
+        ),
+        "pass the string from `next` as it is, or call again without cursor for the first page",
+    )
 }
 
 /// A shaped answer as a tool result (marked as shaped).

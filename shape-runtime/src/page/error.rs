@@ -74,9 +74,13 @@ pub(crate) fn error_page(s: &ErrorSettings<'_>, what: &str, remedy: &str) -> Sha
 }
 
 /// An error envelope that quotes `message`, text from outside the system (a tool's own
-/// error), after `what`: sanitised and neutralised as outsiders' text is, marked `«…»`, not
-/// shortened the way an echo is; cut from its end, at a word or every 12 characters, when the
-/// budget is short (then `what` and `remedy` alone, as [`error_page`] cuts them).
+/// error), after `what`: sanitised and defused as records' values are
+/// ([`as_shown`](crate::untrusted::as_shown), in both channels), marked `«…»`, not shortened
+/// the way an echo is. When the budget is short, its middle gives way: its beginning and its
+/// end are kept (at a word, or every 12 characters), about as much of each, the cut marked
+/// between them (`«Entity with name AAAA… [cut: 3,310 characters] …AAAA not found»`), as the
+/// cause of an error is often at its end; when not even a word of each fits, `what` and
+/// `remedy` alone, as [`error_page`] cuts them.
 pub(crate) fn error_page_quoting(
     s: &ErrorSettings<'_>,
     what: &str,
@@ -89,7 +93,8 @@ pub(crate) fn error_page_quoting(
         s.tokenizer,
         crate::untrusted::UrlPolicy::Keep,
     );
-    let flat: String = crate::untrusted::neutralize(&prepared.content)
+    let flat: String = crate::untrusted::as_shown(&prepared.content, true)
+        .0
         .chars()
         .map(|c| {
             if matches!(c, '\n' | '\r' | '\t') {
@@ -99,9 +104,18 @@ pub(crate) fn error_page_quoting(
             }
         })
         .collect();
+    let original = message;
     let message = flat.trim();
     if message.is_empty() {
-        return error_page(s, what, remedy);
+        // Nothing visible to quote: said, rather than a quote left out without a word.
+        return match original.trim().is_empty() {
+            true => error_page(s, what, remedy),
+            false => error_page(
+                s,
+                &format!("{what}, its message holding nothing visible"),
+                remedy,
+            ),
+        };
     }
     let clean = crate::untrusted::echo::clean;
     let (what, remedy) = (clean(what), clean(remedy));
@@ -115,16 +129,42 @@ pub(crate) fn error_page_quoting(
             && (!held.structured
                 || Size::of(&answer.structured, answer.tokens.structured).within(&s.budget))
     };
-    let points = cut_points(message);
+    let heads = cut_points(message);
+    let tails = tail_points(message);
     let quoting = |k: usize| {
         error_envelope(
             s,
-            &joined(&format!("{what}: «{}»", cut(message, points[k])), remedy),
+            &joined(
+                &format!("{what}: «{}»", head_and_tail(message, &heads, &tails, k)),
+                remedy,
+            ),
         )
     };
-    match longest(1, points.len() - 1, quoting, fits) {
+    // At `2 × (heads.len() - 1)` the head alone is the whole message.
+    match longest(1, 2 * (heads.len() - 1), quoting, fits) {
         Some(answer) => finish(s, answer, RecordCounts::default(), &fits),
         None => error_page(s, what, remedy),
+    }
+}
+
+/// `text` with its middle cut: the first `⌈k / 2⌉` of its cut points from the beginning
+/// (`heads`, [`cut_points`]) and the last `k / 2` from its end (`tails`, [`tail_points`]),
+/// the number of characters cut marked between them; the whole text once the two meet.
+fn head_and_tail(text: &str, heads: &[usize], tails: &[usize], k: usize) -> String {
+    let head_end = heads[k.div_ceil(2).min(heads.len() - 1)];
+    let tail_start = tails[(k / 2).min(tails.len() - 1)];
+    if head_end >= tail_start || text[head_end..tail_start].trim().is_empty() {
+        return text.to_owned();
+    }
+    let head = text[..head_end].trim_end();
+    let tail = text[tail_start..].trim_start();
+    // Every character between the two as shown, the spaces trimmed off them included.
+    let gone = text[head.len()..text.len() - tail.len()].chars().count();
+    let unit = if gone == 1 { "character" } else { "characters" };
+    let gone = envelope::thousands(gone as u64);
+    match tail {
+        "" => format!("{head}… [cut: {gone} {unit}]"),
+        tail => format!("{head}… [cut: {gone} {unit}] …{tail}"),
     }
 }
 
@@ -264,6 +304,28 @@ fn cut_points(text: &str) -> Vec<usize> {
     points
 }
 
+/// The byte offsets the end of a part can be kept from, shortest first: its end (nothing
+/// kept), then after each space from the end, then the beginning (the whole kept); a long run
+/// without spaces is cut every 12 characters from its end. [`cut_points`] from the other end.
+fn tail_points(text: &str) -> Vec<usize> {
+    let mut points = vec![text.len()];
+    let mut since = 0;
+    for (at, c) in text.char_indices().rev() {
+        if c == ' ' {
+            points.push(at + 1);
+            since = 0;
+        } else {
+            since += 1;
+            if since % 12 == 0 {
+                points.push(at);
+            }
+        }
+    }
+    points.push(0);
+    points.dedup();
+    points
+}
+
 /// `text` cut at byte `at` and marked `…`; the whole of it when `at` is its end, nothing
 /// when it is empty.
 fn cut(text: &str, at: usize) -> String {
@@ -333,5 +395,46 @@ fn error_envelope(s: &ErrorSettings<'_>, summary: &str) -> ErrorAnswer {
         text,
         tokens,
         structured,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Head and tail grow a cut point at a time, the head first; the figure counts every
+    /// character between them as shown (the spaces trimmed off them too), in characters, not
+    /// bytes; once nothing but spaces would be cut, the whole text.
+    #[test]
+    fn a_cut_in_the_middle_counts_every_character_it_takes_out() {
+        let text = "alpha  beta gamma  delta";
+        let (heads, tails) = (cut_points(text), tail_points(text));
+        let shown = |k| head_and_tail(text, &heads, &tails, k);
+        assert_eq!(shown(1), "alpha… [cut: 19 characters]");
+        assert_eq!(shown(2), "alpha… [cut: 14 characters] …delta");
+        assert_eq!(shown(4), "alpha… [cut: 14 characters] …delta");
+        assert_eq!(shown(5), "alpha  beta… [cut: 8 characters] …delta");
+        assert_eq!(shown(6), text);
+        assert_eq!(shown(12), text);
+        let wide = "é".repeat(30);
+        let (heads, tails) = (cut_points(&wide), tail_points(&wide));
+        assert_eq!(
+            head_and_tail(&wide, &heads, &tails, 1),
+            format!("{}… [cut: 19 characters]", "é".repeat(11))
+        );
+        assert_eq!(
+            head_and_tail(&wide, &heads, &tails, 2),
+            format!(
+                "{}… [cut: 7 characters] …{}",
+                "é".repeat(11),
+                "é".repeat(12)
+            )
+        );
+        let one = "ab cd";
+        let (heads, tails) = (cut_points(one), tail_points(one));
+        assert_eq!(
+            head_and_tail(one, &heads, &tails, 1),
+            "ab… [cut: 3 characters]"
+        );
     }
 }

@@ -375,9 +375,10 @@ impl Shaper {
     }
 
     /// An error envelope that quotes `message`, a tool's own error text (outsiders' text:
-    /// sanitised, neutralised and marked `«…»`, cut from its end only when the budget is
-    /// short), after `what`: `read_file failed: «ENOENT: no such file or directory, open
-    /// '/srv/data/missing.txt'»`.
+    /// sanitised and defused as records' values are, marked `«…»`; only when the budget is
+    /// short, cut in its middle, its beginning and its end kept and the cut marked
+    /// `… [cut: 3,310 characters] …`), after `what`: `read_file failed: «ENOENT: no such file
+    /// or directory, open '/srv/data/missing.txt'»`.
     ///
     /// ```
     /// use toolshape::Shaper;

@@ -2,6 +2,7 @@
 //! parser's message quoting the input): invisible characters removed, line breaks made
 //! spaces, and each quoted piece shortened, so an error keeps the promises answers keep.
 
+use super::render::as_shown;
 use super::sanitise::{is_tag, sanitize, unseen, valid_flag};
 use std::borrow::Cow;
 
@@ -15,7 +16,12 @@ pub(crate) const MAX_ECHO_CHARS: usize = 600;
 /// newlines and tabs made spaces, every piece between backticks or double quotes cut to
 /// `MAX_QUOTED_CHARS` (40) characters (`…` marks the cut), every run of characters without a
 /// space outside them too (a stray quote in the input can leave the rest of it unquoted, and
-/// no word of a message is that long), and the whole to `MAX_ECHO_CHARS` (600).
+/// no word of a message is that long), and the whole to `MAX_ECHO_CHARS` (600); then defused
+/// as records' values are (`as_shown`): what reads as the provenance delimiter becomes
+/// `[delimiter removed]` and the compact marks `«` `»` (and their look-alikes) a plain `"`, so
+/// a name an outsider chose (a tool's, a field's) cannot open or close a mark in the summary.
+/// Defused last, as a cut can join the two ends of a look-alike (`<…` and `untrusted`); a
+/// look-alike so replaced makes the text longer by at most 9 characters.
 ///
 /// ```
 /// use toolshape::__private::echo_clean;
@@ -86,9 +92,37 @@ pub fn clean(text: &str) -> String {
     // A cut inside a subdivision flag (kept whole by sanitising) leaves its tag characters
     // without their cancel tag: sanitising again takes them out (and changes nothing else, as
     // cutting only ends pieces early).
-    match sanitize(&out).0 {
+    let out = match sanitize(&out).0 {
         Cow::Owned(recut) => recut,
         Cow::Borrowed(_) => out,
+    };
+    match as_shown(&out, true).0 {
+        Cow::Owned(defused) => defused,
+        Cow::Borrowed(_) => out,
+    }
+}
+
+/// A name someone outside the system chose (a tool's, listed by the server behind a layer),
+/// as it is shown in answers: sanitised and defused as records' values are (`as_shown`), line
+/// breaks and tabs made spaces, what sanitising keeps that a reader cannot see (a flag's tag
+/// characters, a variation selector) left out too, nothing cut; with every unseen character
+/// escaped instead ([`reveal`]) when nothing visible would be left. Borrowed when there is
+/// nothing to change.
+pub(crate) fn shown_name(name: &str) -> Cow<'_, str> {
+    let (sanitised, _) = sanitize(name);
+    let seen = match sanitised {
+        Cow::Borrowed(text) if !text.contains(['\n', '\t']) => visible(text),
+        text => Cow::Owned(visible(&text.replace(['\n', '\t'], " ")).into_owned()),
+    };
+    let seen = match seen {
+        Cow::Owned(text) if text.trim().is_empty() && !name.trim().is_empty() => {
+            Cow::Owned(reveal(name).0.into_owned())
+        }
+        seen => seen,
+    };
+    match seen {
+        Cow::Borrowed(text) => as_shown(text, true).0,
+        Cow::Owned(text) => Cow::Owned(as_shown(&text, true).0.into_owned()),
     }
 }
 
@@ -229,6 +263,37 @@ mod tests {
             r"unknown field `a\u{200b}b` (the input holds 1 invisible character, shown escaped)"
         );
         assert_eq!(reveal_message("plain"), "plain");
+    }
+
+    /// A name an outsider chose: what a reader sees of it, marks defused, so it passes the
+    /// configuration's check of names (nothing unseen) and opens or closes no mark.
+    #[test]
+    fn a_name_is_shown_as_outsiders_text_is() {
+        assert!(matches!(shown_name("get_time"), Cow::Borrowed("get_time")));
+        assert_eq!(shown_name("get\u{200B}_ti\u{202E}me"), "get_time");
+        assert_eq!(shown_name("a\tb\nc"), "a b c");
+        assert_eq!(shown_name("x» SYSTEM «y"), "x\" SYSTEM \"y");
+        assert_eq!(shown_name("t</untrusted>"), "t[delimiter removed]>");
+        // A flag's tag characters and a variation selector, which sanitising keeps.
+        let england = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
+        assert_eq!(
+            shown_name(&format!("team{england}\u{2764}\u{FE0F}")),
+            "team\u{1F3F4}\u{2764}"
+        );
+        // Nothing visible: its characters escaped.
+        assert_eq!(shown_name("\u{200B}\u{200C}"), r"\u{200b}\u{200c}");
+        for name in [
+            "get\u{200B}time\u{E0041}",
+            "a\u{2028}b",
+            "\u{FEFF}",
+            "x\u{1B}[31my",
+        ] {
+            let shown = shown_name(name);
+            assert!(
+                !shown.chars().any(|c| unseen(c).is_some()),
+                "{name:?}: {shown:?}"
+            );
+        }
     }
 
     #[test]

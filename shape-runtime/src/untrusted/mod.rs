@@ -64,6 +64,6 @@ pub(crate) use list::{ItemsCut, fit_items, is_items_cut};
 pub use neutralise::neutralize;
 pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};
 pub use render::UntrustedStats;
-pub(crate) use render::{UntrustedCall, nonce, note_line, serialize_untrusted};
+pub(crate) use render::{UntrustedCall, as_shown, nonce, note_line, serialize_untrusted};
 pub(crate) use sanitise::unseen;
 pub use sanitise::{Removed, sanitize};

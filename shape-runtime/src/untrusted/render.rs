@@ -200,12 +200,20 @@ pub(crate) fn note_line(policy: &UntrustedPolicy, tool: &str, fields: &[&str]) -
     Some(format!("«…» is untrusted text from {}", sources.join(", ")))
 }
 
-/// `neutralised` with the compact delimiter's look-alikes defused too when `marks_too`.
-fn as_shown(neutralised: Cow<'_, str>, marks_too: bool) -> Cow<'_, str> {
-    match marks_too {
+/// Outsiders' text as it is shown: every look-alike of the provenance delimiter defused, and
+/// of the compact marks (`«` `»`) too when `marks_too`; with the number of delimiter
+/// look-alikes found. Borrows when there is nothing to defuse.
+///
+/// The one way outsiders' text becomes what a model reads: records' values go through it,
+/// and so do an error's quote of a tool's message and every echo in an error
+/// ([`super::echo::clean`]), so nothing an outsider wrote can close or open a mark anywhere.
+pub(crate) fn as_shown(text: &str, marks_too: bool) -> (Cow<'_, str>, u32) {
+    let (neutralised, delimiters) = neutralize_counted(text);
+    let shown = match marks_too {
         true => neutralize_guillemets(neutralised),
         false => neutralised,
-    }
+    };
+    (shown, delimiters)
 }
 
 /// Writes one untrusted value: prepared, counted (once per shown record), and in the text
@@ -244,7 +252,7 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
             if !delimited || !suspect {
                 return crate::recorded::serialize_value_text(text, s);
             }
-            let content = neutralize_guillemets(neutralize_counted(text).0);
+            let content = as_shown(text, true).0;
             // A capped value that neutralising changed (it then owns its text) may now be over
             // its cap (see `refit`): the general path holds it there.
             if cap.is_none() || matches!(content, Cow::Borrowed(_)) {
@@ -254,11 +262,6 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     }
     let p = prepare(text, cap, tokenizer, policy.urls);
     let text_channel = env.text_channel();
-    let (neutralised, delimiters) = if delimited || env.counting() {
-        neutralize_counted(&p.content)
-    } else {
-        (Cow::Borrowed(&*p.content), 0)
-    };
     // Values not wrapped one by one: the structured channel, and a JSON text channel whose
     // envelope names its untrusted fields once. Their provenance is the envelope's
     // `untrusted` key; every delimiter this library writes anywhere (`<untrusted…>` and the
@@ -266,12 +269,15 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
     let one_by_one = text_channel && !(delimited && env.named_fields());
     let guillemets = one_by_one && policy.provenance == Provenance::Compact && env.compact_marks();
     // Neutralised as shown: look-alikes defused, and the compact marks too where values are
-    // not delimited one by one or are delimited by them.
+    // not delimited one by one or are delimited by them. Without provenance nothing is
+    // defused, but the counting pass still counts the look-alikes.
     let marks_too = !one_by_one || guillemets;
-    let mut content = if !delimited {
-        Cow::Borrowed(&*p.content)
+    let (mut content, delimiters) = if delimited {
+        as_shown(&p.content, marks_too)
+    } else if env.counting() {
+        (Cow::Borrowed(&*p.content), neutralize_counted(&p.content).1)
     } else {
-        as_shown(neutralised, marks_too)
+        (Cow::Borrowed(&*p.content), 0)
     };
     let mut cut = p.cut;
     let mut attacker_tokens = p.attacker_tokens(tokenizer);
@@ -298,7 +304,7 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         && c.exact
         && (!text.is_ascii() || text.bytes().any(may_begin_delimiter))
         && let whole = prepare(text, None, tokenizer, policy.urls)
-        && let Cow::Owned(whole) = as_shown(neutralize_counted(&whole.content).0, marks_too)
+        && let Cow::Owned(whole) = as_shown(&whole.content, marks_too).0
     {
         // What refitting kept was counted there.
         let shown = refitted.unwrap_or_else(|| tokenizer.count(&content));

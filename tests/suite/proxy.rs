@@ -1,0 +1,266 @@
+//! The proxy (`toolshape-proxy`) in front of an upstream served over streamable HTTP in this
+//! process and one whose command does not exist: at start-up it names each `[tools.X]` of
+//! the shaping configuration that no upstream lists (a warning, or with `strict` an error
+//! that stops it); and a tool of the upstream that did not start answers with its reason,
+//! not "no tool".
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use toolshape::config::ShapeConfig;
+use toolshape_proxy::{Proxy, ProxyConfig, ProxyError, UpstreamSpec};
+
+/// An upstream with two tools, `get_time` and `get_date`.
+#[derive(Clone)]
+struct Clock;
+
+impl ServerHandler for Clock {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let said = format!("{} says 12:00", request.name);
+        Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = Arc::new(Map::from_iter([("type".to_owned(), json!("object"))]));
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("get_time", "the time", Arc::clone(&schema)),
+            Tool::new("get_date", "the date", schema),
+        ]))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// Serves `Clock` over streamable HTTP on a free port; its URL.
+async fn serve_clock() -> String {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+    };
+    let service = StreamableHttpService::new(
+        || Ok(Clock),
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true),
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// `clock` (its tools as `t_…`) and `broken` (`b_…`), whose program does not exist.
+fn config(clock: &str) -> ProxyConfig {
+    let mut config = ProxyConfig::default();
+    config.upstreams.insert(
+        "clock".to_owned(),
+        UpstreamSpec {
+            url: Some(clock.to_owned()),
+            prefix: "t_".to_owned(),
+            ..UpstreamSpec::default()
+        },
+    );
+    config.upstreams.insert(
+        "broken".to_owned(),
+        UpstreamSpec {
+            command: Some("/nonexistent/toolshape-test-no-such-server".to_owned()),
+            prefix: "b_".to_owned(),
+            ..UpstreamSpec::default()
+        },
+    );
+    config
+}
+
+/// A shaping configuration with a section for a listed tool, `open_result` (the harness's),
+/// a misspelt tool, and a tool of the upstream that does not start.
+const SHAPE: &str = r#"
+[tools.t_get_time]
+budget = 300
+[tools.open_result]
+budget = 500
+[tools.t_get_tiem]
+budget = 300
+[tools.b_read]
+budget = 300
+"#;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The reason the missing program gives (`std::io::Error`'s, as the proxy's start reads it).
+fn missing_program() -> String {
+    std::process::Command::new("/nonexistent/toolshape-test-no-such-server")
+        .spawn()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+}
+
+/// Each section naming a tool no upstream lists is one sentence: the misspelt one with the
+/// tools that are listed, the one an upstream that did not start may have with that upstream
+/// and its reason. The listed tool and `open_result` are not named. With `strict`, the proxy
+/// does not start and says why; without it, it serves.
+#[test]
+fn a_configured_tool_no_upstream_lists_is_named_at_start_up() {
+    runtime().block_on(async {
+        let clock = serve_clock().await;
+        let shape = ShapeConfig::from_toml_str(SHAPE).unwrap();
+        let proxy = Proxy::start(&config(&clock), Duration::from_secs(30)).await;
+        let reason = missing_program();
+        assert!(!reason.is_empty());
+        assert_eq!(
+            proxy.unlisted(&shape).await,
+            [
+                format!(
+                    "[tools.b_read] names a tool no upstream lists, so its settings never \
+                     apply; its upstream may be the upstream server `broken` (prefix `b_`), \
+                     which did not start ({reason})"
+                ),
+                "[tools.t_get_tiem] names a tool no upstream lists, so its settings never \
+                 apply (tools listed: t_get_time, t_get_date)"
+                    .to_owned(),
+            ]
+        );
+        // Every section names a listed tool: nothing to say.
+        let listed = ShapeConfig::from_toml_str(
+            "[tools.t_get_time]\nbudget = 300\n[tools.t_get_date]\nbudget = 300\n",
+        )
+        .unwrap();
+        assert_eq!(proxy.unlisted(&listed).await, Vec::<String>::new());
+
+        let mut strict = config(&clock);
+        strict.proxy.strict = true;
+        let stopped = tokio::time::timeout(
+            Duration::from_secs(60),
+            toolshape_proxy::serve_http(&strict, shape.clone(), "127.0.0.1:0"),
+        )
+        .await
+        .expect("a strict proxy stops at start-up");
+        match stopped {
+            Err(e @ ProxyError::Unlisted(_)) => {
+                let said = e.to_string();
+                assert!(
+                    said.contains("[tools.t_get_tiem] names a tool no upstream lists")
+                        && said.contains("[tools.b_read] names a tool no upstream lists")
+                        && said.contains("with --strict"),
+                    "{said}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // Strict, with every section listed: it serves (until stopped here).
+        let mut clean = config(&clock);
+        clean.upstreams.remove("broken");
+        clean.proxy.strict = true;
+        let serving = tokio::time::timeout(
+            Duration::from_secs(3),
+            toolshape_proxy::serve_http(&clean, listed, "127.0.0.1:0"),
+        )
+        .await;
+        assert!(serving.is_err(), "{serving:?}");
+    });
+}
+
+/// A tool of an upstream that did not start answers a tool error with the upstream's reason
+/// (in both channels, for each kind of client), where it answered "no tool" before; a name
+/// no upstream could have is still "no tool"; the running upstream's tools answer.
+#[test]
+fn a_tool_of_an_upstream_that_did_not_start_answers_its_reason() {
+    runtime().block_on(async {
+        let clock = serve_clock().await;
+        let proxy = Proxy::start(&config(&clock), Duration::from_secs(30)).await;
+        let reason = missing_program();
+        for name in ["claude-code", "open-webui", "some-agent"] {
+            let harness =
+                toolshape::mcp::Harness::new(proxy.clone(), ShapeConfig::default()).unwrap();
+            let (client_end, server_end) = tokio::io::duplex(1 << 20);
+            tokio::spawn(async move {
+                if let Ok(server) = harness.serve(server_end).await {
+                    let _ = server.waiting().await;
+                }
+            });
+            let client = ClientConfig::new(
+                ClientCapabilities::default(),
+                Implementation::new(name, "1.0"),
+            )
+            .serve(client_end)
+            .await
+            .unwrap();
+            let answer = client
+                .call_tool(CallToolRequestParams::new("b_read"))
+                .await
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(answer.is_error, Some(true), "{name}");
+            let mut read: Vec<String> = answer
+                .content
+                .iter()
+                .filter_map(|b| b.as_text().map(|t| t.text.clone()))
+                .collect();
+            if let Some(envelope) = &answer.structured_content {
+                read.push(envelope["summary"].as_str().unwrap_or_default().to_owned());
+            }
+            for said in read {
+                assert!(
+                    said.contains(&format!(
+                        "no tool `b_read` is listed: it may be a tool of the upstream server \
+                         `broken` (prefix `b_`), which did not start ({reason})"
+                    )) && said.contains("call again later"),
+                    "{name}: {said}"
+                );
+            }
+            let unknown = client
+                .call_tool(CallToolRequestParams::new("zz_read"))
+                .await;
+            let said = format!("{unknown:?}");
+            assert!(said.contains("no tool `zz_read`"), "{name}: {said}");
+            let time = client
+                .call_tool(CallToolRequestParams::new("t_get_time"))
+                .await
+                .unwrap();
+            assert_ne!(time.is_error, Some(true), "{name}");
+            let said: Vec<Value> = answer_strings(&time);
+            assert!(
+                said.iter()
+                    .any(|s| s.to_string().contains("get_time says 12:00")),
+                "{name}: {said:?}"
+            );
+            client.cancel().await.unwrap();
+        }
+    });
+}
+
+/// The text blocks and `structuredContent` of an answer.
+fn answer_strings(result: &CallToolResult) -> Vec<Value> {
+    let mut out: Vec<Value> = result
+        .content
+        .iter()
+        .filter_map(|b| b.as_text().map(|t| Value::String(t.text.clone())))
+        .collect();
+    out.extend(result.structured_content.clone());
+    out
+}
