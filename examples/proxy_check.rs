@@ -621,7 +621,10 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         let mut truth: Vec<(String, serde_json::Map<String, Value>)> = Vec::new();
         for section in ["entities", "relations"] {
             for item in answer[section].as_array().into_iter().flatten() {
-                truth.push((section.to_owned(), item.as_object().cloned().unwrap_or_default()));
+                truth.push((
+                    section.to_owned(),
+                    item.as_object().cloned().unwrap_or_default(),
+                ));
             }
         }
         let pages = walk(&proxy, tool, &args).await?;
@@ -663,7 +666,11 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         println!(
             "{tool:<30} {:>9} {:>9} {:>6}   {} records in 2 sections, each once",
             read_tokens(&o200k, &raw),
-            pages.iter().map(|p| read_tokens(&o200k, p)).max().unwrap_or(0),
+            pages
+                .iter()
+                .map(|p| read_tokens(&o200k, p))
+                .max()
+                .unwrap_or(0),
             pages.len(),
             shown.len()
         );

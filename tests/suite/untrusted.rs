@@ -2538,11 +2538,17 @@ fn a_link_in_capitals_is_flagged_and_stripped_like_any_other() {
     ] {
         let (flagged, n) = apply_url_policy(text, UrlPolicy::Flag);
         assert_eq!(n, 1, "{text}: {flagged}");
-        assert!(!flagged.to_lowercase().contains("evil.example/"), "{text}: {flagged}");
+        assert!(
+            !flagged.to_lowercase().contains("evil.example/"),
+            "{text}: {flagged}"
+        );
         assert!(flagged.contains("[link removed: "), "{text}: {flagged}");
         let (stripped, n) = apply_url_policy(text, UrlPolicy::Strip);
         assert_eq!(n, 1, "{text}: {stripped}");
-        assert!(!stripped.to_lowercase().contains("evil.example"), "{text}: {stripped}");
+        assert!(
+            !stripped.to_lowercase().contains("evil.example"),
+            "{text}: {stripped}"
+        );
         let _ = host;
     }
 }
