@@ -255,12 +255,11 @@ fn a_key_read_twice_in_one_object_is_an_error_as_serde_says_duplicate_field() {
 // quoting the tool's own message where it wrote one.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use std::sync::Arc;
 
 /// A tool that answers `list_issues` with what the call's `answer` names, as text (`text`)
@@ -313,23 +312,10 @@ impl ServerHandler for Upstream {
     }
 }
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
+use crate::client::Client;
 
 async fn connect() -> Client {
-    let harness = toolshape::mcp::Harness::new(Upstream, config()).unwrap();
-    let (client_end, server_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(server) = harness.serve(server_end).await {
-            let _ = server.waiting().await;
-        }
-    });
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("claude-code", "1.0"),
-    )
-    .serve(client_end)
-    .await
-    .unwrap()
+    crate::client::connect(Upstream, config(), "claude-code").await
 }
 
 /// `isError`, the text channel and `structuredContent` of `list_issues` answering `answer`.

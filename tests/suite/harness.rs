@@ -5,13 +5,13 @@
 //! the pages of `next`, the whole text recovered byte for byte, errors still errors,
 //! outsiders' text marked, `tools/list` decorated.
 
+use crate::client::{Client, call, runtime, text};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use shape_examples::github;
 use std::sync::Arc;
@@ -150,42 +150,10 @@ fields = [
 ]
 "##;
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
-
 /// A client named `name` connected to the harness in front of `Plain`.
 async fn connect(name: &str) -> Client {
     let config = ShapeConfig::from_toml_str(CONFIG).unwrap();
-    let harness = mcp::Harness::new(Plain::new(), config).unwrap();
-    let (client_end, server_end) = tokio::io::duplex(1 << 24);
-    tokio::spawn(async move {
-        if let Ok(server) = harness.serve(server_end).await {
-            let _ = server.waiting().await;
-        }
-    });
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new(name, "1.0"),
-    )
-    .serve(client_end)
-    .await
-    .unwrap()
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    if let Value::Object(args) = args {
-        params = params.with_arguments(args);
-    }
-    client.call_tool(params).await.unwrap()
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::client::connect(Plain::new(), config, name).await
 }
 
 /// What the model reads of an answer under the profile (`structuredContent` when present
@@ -200,39 +168,7 @@ fn read_tokens(result: &CallToolResult) -> Vec<usize> {
 
 /// Walks `next` from the first page of `tool`, returning each page.
 async fn walk(client: &Client, tool: &str) -> Vec<CallToolResult> {
-    let mut pages = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..2_000 {
-        let args = match &cursor {
-            None => json!({"path": "x"}),
-            Some(c) => json!({"path": "x", "cursor": c}),
-        };
-        let page = call(client, tool, args).await;
-        let next = page
-            .structured_content
-            .as_ref()
-            .and_then(|s| s["next"].as_str().map(str::to_owned))
-            .or_else(|| {
-                text(&page)
-                    .lines()
-                    .find_map(|l| l.strip_prefix("next: same call with cursor="))
-                    .map(str::to_owned)
-            });
-        pages.push(page);
-        match next {
-            Some(next) => cursor = Some(next),
-            None => return pages,
-        }
-    }
-    panic!("`next` did not end");
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
+    crate::client::walk(client, tool, json!({"path": "x"})).await
 }
 
 #[test]
@@ -591,20 +527,7 @@ fn a_stored_untrusted_list_stays_marked_on_every_page_and_reopened() {
     runtime().block_on(async {
         for client_name in ["claude-code", "open-webui", "some-agent"] {
             let config = ShapeConfig::from_toml_str(LABELLED).unwrap();
-            let harness = mcp::Harness::new(Labelled, config).unwrap();
-            let (client_end, server_end) = tokio::io::duplex(1 << 24);
-            tokio::spawn(async move {
-                if let Ok(server) = harness.serve(server_end).await {
-                    let _ = server.waiting().await;
-                }
-            });
-            let client = ClientConfig::new(
-                ClientCapabilities::default(),
-                Implementation::new(client_name, "1.0"),
-            )
-            .serve(client_end)
-            .await
-            .unwrap();
+            let client = crate::client::connect(Labelled, config, client_name).await;
             let pages = walk(&client, "list_labelled").await;
             assert!(pages.len() >= 2, "{client_name}: {} pages", pages.len());
             // The handle, as the first page names it in either channel.

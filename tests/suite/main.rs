@@ -6,6 +6,7 @@ use shape_examples::{desk, tracker};
 
 mod aggregate;
 mod budget;
+mod client;
 mod config_records;
 mod configured;
 mod configured_input;

@@ -4,6 +4,7 @@
 //! that stops it); and a tool of the upstream that did not start answers with its reason,
 //! not "no tool".
 
+use crate::client::runtime;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -103,14 +104,6 @@ budget = 300
 [tools.b_read]
 budget = 300
 "#;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 /// The reason the missing program gives (`std::io::Error`'s, as the proxy's start reads it).
 fn missing_program() -> String {

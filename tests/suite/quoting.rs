@@ -4,18 +4,18 @@
 //! under a client that reads each; a long message keeps its beginning and its end; a cursor
 //! of the wrong type is an error whose remedies work when followed.
 
+use crate::client::{Client, call, runtime, text};
 use crate::robustness::fuzz_bodies::{GUILLEMETS, carriers, delimiters_in};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
 use toolshape::config::ShapeConfig;
-use toolshape::{Budget, Shaper, mcp};
+use toolshape::{Budget, Shaper};
 
 /// The clients the answers are read as: one whose model reads `structuredContent`, one whose
 /// model reads the text, and one nobody knows (both channels).
@@ -120,53 +120,13 @@ impl ServerHandler for Upstream {
     }
 }
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
-
 /// A client named `name` connected to the harness in front of `upstream`, the tools listed
 /// (as a client does before calling them).
 async fn connect(upstream: Upstream, name: &str) -> Client {
     let config = ShapeConfig::from_toml_str("[defaults]\nbudget = 600\n").unwrap();
-    let harness = mcp::Harness::new(upstream, config).unwrap();
-    let (client_end, server_end) = tokio::io::duplex(1 << 24);
-    tokio::spawn(async move {
-        if let Ok(server) = harness.serve(server_end).await {
-            let _ = server.waiting().await;
-        }
-    });
-    let client = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new(name, "1.0"),
-    )
-    .serve(client_end)
-    .await
-    .unwrap();
+    let client = crate::client::connect(upstream, config, name).await;
     client.list_all_tools().await.unwrap();
     client
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    if let Value::Object(args) = args {
-        params = params.with_arguments(args);
-    }
-    client.call_tool(params).await.unwrap()
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// What reads as a compact mark in `text`: the marks, their look-alikes and their entities.

@@ -5,18 +5,17 @@
 //! every record and every part of every line shown once across the walk, the parts joined
 //! give the text back, every count the summary states is true, nothing over budget.
 
+use crate::client::{Client, call, next_of, runtime, text};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use toolshape::config::ShapeConfig;
-use toolshape::mcp;
 
 /// What a canned tool answers.
 #[derive(Clone)]
@@ -93,51 +92,10 @@ impl ServerHandler for Canned {
     }
 }
 
-pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
-
 /// A client named `name` connected to the harness in front of `server`, configured by
 /// `config` (TOML).
-pub async fn connect(server: Canned, config: &str, name: &str) -> Client {
-    let config = ShapeConfig::from_toml_str(config).unwrap();
-    let harness = mcp::Harness::new(server, config).unwrap();
-    let (client_end, server_end) = tokio::io::duplex(1 << 24);
-    tokio::spawn(async move {
-        if let Ok(server) = harness.serve(server_end).await {
-            let _ = server.waiting().await;
-        }
-    });
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new(name, "1.0"),
-    )
-    .serve(client_end)
-    .await
-    .unwrap()
-}
-
-pub async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    if let Value::Object(args) = args {
-        params = params.with_arguments(args);
-    }
-    client.call_tool(params).await.unwrap()
-}
-
-pub fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
+async fn connect(server: Canned, config: &str, name: &str) -> Client {
+    crate::client::connect(server, ShapeConfig::from_toml_str(config).unwrap(), name).await
 }
 
 /// A knowledge graph's answer: `entities` and `relations`, each record's values unique.
@@ -151,36 +109,13 @@ fn graph(entities: usize, relations: usize) -> Value {
     json!({"entities": entities, "relations": relations})
 }
 
-/// The next cursor a model reads: `next` in the structured channel, else the text's line.
-fn next_of(page: &CallToolResult) -> Option<String> {
-    if let Some(s) = &page.structured_content {
-        return s["next"].as_str().map(str::to_owned);
-    }
-    text(page)
-        .lines()
-        .find_map(|l| l.strip_prefix("next: same call with cursor="))
-        .map(str::to_owned)
-}
-
-/// Every page of `tool`'s walk through `next`.
+/// Every page of `tool`'s walk through `next`, none of them an error.
 async fn walk(client: &Client, tool: &str) -> Vec<CallToolResult> {
-    let mut pages = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..3_000 {
-        let args = match &cursor {
-            None => json!({"q": "x"}),
-            Some(c) => json!({"q": "x", "cursor": c}),
-        };
-        let page = call(client, tool, args).await;
-        assert_ne!(page.is_error, Some(true), "{}", text(&page));
-        let next = next_of(&page);
-        pages.push(page);
-        match next {
-            Some(next) => cursor = Some(next),
-            None => return pages,
-        }
+    let pages = crate::client::walk(client, tool, json!({"q": "x"})).await;
+    for page in &pages {
+        assert_ne!(page.is_error, Some(true), "{}", text(page));
     }
-    panic!("`next` did not end");
+    pages
 }
 
 /// A record line of the text channel (`section: relations; from: «R1»; to: «E3»`) as its

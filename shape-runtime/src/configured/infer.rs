@@ -228,25 +228,59 @@ fn sectioned<'v>(
 
 /// The answer with no records: named `one` and `many`.
 fn empty<'v>(tool: &str, one: &str, many: &str) -> InferredAnswer<'v> {
-    let records = ConfiguredRecords {
-        tool: tool.to_owned(),
-        schema: None,
-        at: Vec::new(),
-        one: false,
-        record: RecordSpec {
-            name: one.to_owned(),
-            plural: many.to_owned(),
-            prose: None,
-            absent: None,
-            outputs: Vec::new(),
-            skipped: Vec::new(),
-        },
-    };
     InferredAnswer {
-        projection: JsonProjection::new(&records, &BTreeMap::new()),
+        projection: described(tool, &[], false, (one, many), None, Vec::new()),
         value: Cow::Owned(Value::Array(Vec::new())),
         sections: None,
     }
+}
+
+/// An output showing the value under `key` as `kind` says.
+fn key_output(key: &str, kind: OutputKind) -> Output {
+    Output {
+        name: key.to_owned(),
+        from: JsonPath {
+            text: key.to_owned(),
+            steps: vec![Step::Key(key.to_owned())],
+        },
+        kind,
+        rank: None,
+        absent: None,
+        empty_is_absent: false,
+        line: None,
+    }
+}
+
+/// The projection of records nobody described: at `at` (`one` record or a list), named
+/// `names`, with `prose` and `outputs`; a record shows the keys it has (one without
+/// another's is not marked `not recorded`).
+fn described(
+    tool: &str,
+    at: &[String],
+    one: bool,
+    (name, plural): (&str, &str),
+    prose: Option<Vec<crate::record::Segment<crate::record::Owned>>>,
+    outputs: Vec<Output>,
+) -> JsonProjection {
+    let records = ConfiguredRecords {
+        tool: tool.to_owned(),
+        schema: None,
+        at: at.to_vec(),
+        one,
+        record: RecordSpec {
+            name: name.to_owned(),
+            plural: plural.to_owned(),
+            prose,
+            absent: None,
+            outputs,
+            skipped: Vec::new(),
+        },
+    };
+    let mut projection = JsonProjection::new(&records, &BTreeMap::new());
+    if let Some(inner) = std::sync::Arc::get_mut(&mut projection.inner) {
+        inner.plan.omit_absent = true;
+    }
+    projection
 }
 
 /// The projection of `records`, found at `at`: every key they have, first met first.
@@ -282,13 +316,8 @@ fn projection_of(
         });
     let outputs = keys
         .iter()
-        .map(|key| Output {
-            name: (*key).to_owned(),
-            from: JsonPath {
-                text: (*key).to_owned(),
-                steps: vec![Step::Key((*key).to_owned())],
-            },
-            kind: if has_id && *key == "id" {
+        .map(|key| {
+            let kind = if has_id && *key == "id" {
                 OutputKind::Id { short: false }
             } else if options.trusted.iter().any(|t| t == key) {
                 OutputKind::Show
@@ -296,34 +325,12 @@ fn projection_of(
                 OutputKind::Any {
                     max_tokens: options.max_tokens,
                 }
-            },
-            rank: None,
-            absent: None,
-            empty_is_absent: false,
-            line: None,
+            };
+            key_output(key, kind)
         })
         .collect();
     let (name, plural) = names.unwrap_or_else(|| ("record".to_owned(), "records".to_owned()));
-    let records = ConfiguredRecords {
-        tool: tool.to_owned(),
-        schema: None,
-        at: at.to_vec(),
-        one,
-        record: RecordSpec {
-            name,
-            plural,
-            prose: None,
-            absent: None,
-            outputs,
-            skipped: Vec::new(),
-        },
-    };
-    let mut projection = JsonProjection::new(&records, &BTreeMap::new());
-    // A record nobody described has the keys it has: one without another's is not marked.
-    if let Some(inner) = std::sync::Arc::get_mut(&mut projection.inner) {
-        inner.plan.omit_absent = true;
-    }
-    Some(projection)
+    Some(described(tool, at, one, (&name, &plural), None, outputs))
 }
 
 /// The items as records, when every one is an object and there is one (a list with a
@@ -342,28 +349,15 @@ impl JsonProjection {
     /// (`line 1, part 3 of 7: «…»`); the JSON keeps the number that joins a line's parts.
     pub fn lines(tool: &str, parts: bool) -> JsonProjection {
         use crate::record::Segment;
-        let output = |name: &str, kind| Output {
-            name: name.to_owned(),
-            from: JsonPath {
-                text: name.to_owned(),
-                steps: vec![Step::Key(name.to_owned())],
-            },
-            kind,
-            rank: None,
-            absent: None,
-            empty_is_absent: false,
-            line: None,
-        };
-        let mut outputs = vec![output("line", OutputKind::Show)];
+        let mut outputs = vec![key_output("line", OutputKind::Show)];
         if parts {
-            outputs.push(output("part", OutputKind::Show));
+            outputs.push(key_output("part", OutputKind::Show));
         }
-        outputs.push(output("text", OutputKind::Any { max_tokens: None }));
-        let (name, plural, prose) = match parts {
-            false => ("line", "lines", vec![Segment::Field(1)]),
+        outputs.push(key_output("text", OutputKind::Any { max_tokens: None }));
+        let (names, prose) = match parts {
+            false => (("line", "lines"), vec![Segment::Field(1)]),
             true => (
-                "part",
-                "parts",
+                ("part", "parts"),
                 vec![
                     Segment::Field(1),
                     Segment::Text(": ".to_owned()),
@@ -371,24 +365,6 @@ impl JsonProjection {
                 ],
             ),
         };
-        let records = ConfiguredRecords {
-            tool: tool.to_owned(),
-            schema: None,
-            at: Vec::new(),
-            one: false,
-            record: RecordSpec {
-                name: name.to_owned(),
-                plural: plural.to_owned(),
-                prose: Some(prose),
-                absent: None,
-                outputs,
-                skipped: Vec::new(),
-            },
-        };
-        let mut projection = JsonProjection::new(&records, &BTreeMap::new());
-        if let Some(inner) = std::sync::Arc::get_mut(&mut projection.inner) {
-            inner.plan.omit_absent = parts;
-        }
-        projection
+        described(tool, &[], false, names, Some(prose), outputs)
     }
 }

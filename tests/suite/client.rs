@@ -1,0 +1,91 @@
+//! An rmcp client over an in-process pipe to `mcp::Harness` in front of a test's server, as
+//! the harness, quoting, untyped-answer and configured-input tests drive it: one way to
+//! connect, call and read what the model reads.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use toolshape::config::ShapeConfig;
+use toolshape::mcp;
+
+pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
+
+/// A client named `name` connected to the harness in front of `server`, shaped by `config`.
+pub async fn connect<H: ServerHandler>(server: H, config: ShapeConfig, name: &str) -> Client {
+    let harness = mcp::Harness::new(server, config).unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 24);
+    tokio::spawn(async move {
+        if let Ok(server) = harness.serve(server_end).await {
+            let _ = server.waiting().await;
+        }
+    });
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(name, "1.0"),
+    )
+    .serve(client_end)
+    .await
+    .unwrap()
+}
+
+/// Calls `tool` with `args` (an object, else none).
+pub async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(args) = args {
+        params = params.with_arguments(args);
+    }
+    client.call_tool(params).await.unwrap()
+}
+
+/// The text channel: every text block, joined by newlines.
+pub fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A two-thread Tokio runtime for a test's client and server.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The cursor a model reads for the next page: `next` in the structured channel, else the
+/// text's `next:` line.
+pub fn next_of(page: &CallToolResult) -> Option<String> {
+    if let Some(s) = &page.structured_content {
+        return s["next"].as_str().map(str::to_owned);
+    }
+    text(page)
+        .lines()
+        .find_map(|l| l.strip_prefix("next: same call with cursor="))
+        .map(str::to_owned)
+}
+
+/// Every page of `tool`'s walk through `next`, each called with `args` (and the cursor).
+pub async fn walk(client: &Client, tool: &str, args: Value) -> Vec<CallToolResult> {
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..3_000 {
+        let mut args = args.clone();
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let page = call(client, tool, args).await;
+        let next = next_of(&page);
+        pages.push(page);
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return pages,
+        }
+    }
+    panic!("`next` did not end");
+}
