@@ -174,8 +174,11 @@ fn oracle(answer: &Value) -> Vec<(String, Map<String, Value>)> {
     out
 }
 
+/// A part the summary states: its name, its count and its places (none for an empty one).
+type StatedPart = (String, usize, Option<(usize, usize)>);
+
 /// `sections in order: a 2 (records 1–2), b 0, …` read back: each part's name and count.
-fn stated_sections(summary: &str) -> Vec<(String, usize, Option<(usize, usize)>)> {
+fn stated_sections(summary: &str) -> Vec<StatedPart> {
     let Some(rest) = summary.split("sections in order: ").nth(1) else {
         return Vec::new();
     };
@@ -281,7 +284,7 @@ fn an_answer_of_several_lists_shows_every_list_to_its_end() {
                             // Lists and objects are shown as their JSON text.
                             assert_eq!(
                                 plain(shown),
-                                plain(v).replace('«', "\"").replace('»', "\""),
+                                plain(v).replace(['«', '»'], "\""),
                                 "{client_name} {tool} {k}"
                             );
                         }
@@ -366,7 +369,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -983,6 +986,53 @@ fn a_limit_too_small_is_named_in_its_own_unit() {
             "{format:?} at {} lines: {}",
             needs - 1,
             under.text()
+        );
+    }
+}
+
+/// An empty answer says nothing of outsiders' text it does not show: no `«…» is untrusted
+/// text from …` note, no `untrusted` key, in any format; a page with records still names
+/// them. (Before: an empty answer still carried the untrusted-text note.)
+#[test]
+fn an_empty_answer_names_no_untrusted_text() {
+    use toolshape::Format;
+    let config = ShapeConfig::from_toml_str(
+        "[tools.t.records]\nfields = [{ from = \"n\", id = true }, { from = \"title\", untrusted = {} }]\n",
+    )
+    .unwrap();
+    let projection = config.json_projection("t").unwrap();
+    for format in [Format::Prose, Format::Json, Format::Table] {
+        let shape = |raw: &str| {
+            config
+                .shaper("t")
+                .unwrap()
+                .format(format)
+                .call()
+                .shape_json(&projection, raw)
+                .unwrap()
+        };
+        let empty = shape("[]");
+        assert_eq!(empty.structured()["status"], "empty", "{}", empty.text());
+        assert!(
+            !empty.text().contains("untrusted"),
+            "{format:?}: {}",
+            empty.text()
+        );
+        assert!(
+            empty.structured().get("untrusted").is_none(),
+            "{format:?}: {}",
+            empty.structured()
+        );
+        let one = shape(r#"[{"n": 1, "title": "hello"}]"#);
+        assert!(
+            one.text().contains("untrusted"),
+            "{format:?}: {}",
+            one.text()
+        );
+        assert_eq!(
+            one.structured()["untrusted"],
+            json!(["title"]),
+            "{format:?}"
         );
     }
 }

@@ -43,8 +43,9 @@ impl Notes {
         if format == Format::Json {
             // The compact form of a JSON text channel: the envelope's `untrusted` key, as on
             // the structured channel, at no cost a value (a tag is about 14 tokens).
-            notes.named_fields =
-                policy.provenance == Provenance::Compact && !layout.untrusted_paths().is_empty();
+            notes.named_fields = policy.provenance == Provenance::Compact
+                && !records.is_empty()
+                && !layout.untrusted_paths().is_empty();
             return notes;
         }
         let mut parts: Vec<String> = Vec::new();
@@ -52,7 +53,10 @@ impl Notes {
         // marks, so the note names where each comes from.
         let paths = layout.untrusted_paths();
         let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-        if let Some(line) = crate::untrusted::note_line(policy, tool, &paths) {
+        // A page with no record in reach shows no outsiders' text: no note of it.
+        if !records.is_empty()
+            && let Some(line) = crate::untrusted::note_line(policy, tool, &paths)
+        {
             notes.compact_marks = true;
             parts.push(line);
         }

@@ -124,8 +124,10 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             total,
             words,
             skipped_fields: super::envelope::left_out_fields(&layout.skipped),
+            // A page with no record in reach shows no outsiders' text to name.
             untrusted: match settings.untrusted.provenance {
                 Provenance::Off => Vec::new(),
+                _ if records.rows.structured.is_empty() => Vec::new(),
                 _ => untrusted_paths.clone(),
             },
             fields: (form == StructuredForm::Rows).then(|| layout.field_names()),
