@@ -257,3 +257,111 @@ fn answer_strings(result: &CallToolResult) -> Vec<Value> {
     out.extend(result.structured_content.clone());
     out
 }
+
+/// An upstream with one tool, `get_weather`, no tool of `Clock`'s.
+#[derive(Clone)]
+struct Weather;
+
+impl ServerHandler for Weather {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let said = format!("{} from the weather server: sunny", request.name);
+        Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = Arc::new(Map::from_iter([("type".to_owned(), json!("object"))]));
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "get_weather",
+            "the weather",
+            schema,
+        )]))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// Serves `Weather` over streamable HTTP on a free port; its URL.
+async fn serve_weather() -> String {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+    };
+    let service = StreamableHttpService::new(
+        || Ok(Weather),
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true),
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// Two upstreams without prefixes: each call goes to the upstream that lists the tool,
+/// whichever comes first in the configuration; a tool neither lists is "no tool". (Routing
+/// a call to the first upstream whose prefix matched, though it lacked the tool, went
+/// through the whole suite: no test touched the proxy.)
+#[test]
+fn two_upstreams_without_prefixes_each_answer_their_own_tools() {
+    runtime().block_on(async {
+        let (clock, weather) = (serve_clock().await, serve_weather().await);
+        // Both orders (upstreams are met in their names' order): the upstream that lacks
+        // the tool is met first in one of them.
+        for (first, second) in [("a_clock", "b_weather"), ("b_clock", "a_weather")] {
+            let mut config = ProxyConfig::default();
+            for (name, url) in [(first, &clock), (second, &weather)] {
+                config.upstreams.insert(
+                    name.to_owned(),
+                    UpstreamSpec {
+                        url: Some(url.clone()),
+                        prefix: String::new(),
+                        ..UpstreamSpec::default()
+                    },
+                );
+            }
+            let proxy = Proxy::start(&config, Duration::from_secs(30)).await;
+            let client = crate::client::connect(proxy, ShapeConfig::default(), "claude-code").await;
+            let read = |r: &CallToolResult| {
+                answer_strings(r)
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let weather_said = crate::client::call(&client, "get_weather", json!({})).await;
+            assert_ne!(weather_said.is_error, Some(true), "{}", read(&weather_said));
+            assert!(
+                read(&weather_said).contains("get_weather from the weather server: sunny"),
+                "{first}: {}",
+                read(&weather_said)
+            );
+            let time = crate::client::call(&client, "get_time", json!({})).await;
+            assert!(
+                read(&time).contains("get_time says 12:00"),
+                "{first}: {}",
+                read(&time)
+            );
+            let neither = client
+                .call_tool(CallToolRequestParams::new("get_tide"))
+                .await;
+            assert!(
+                format!("{neither:?}").contains("no tool `get_tide`"),
+                "{neither:?}"
+            );
+        }
+    });
+}
