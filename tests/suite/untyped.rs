@@ -1036,3 +1036,72 @@ fn an_empty_answer_names_no_untrusted_text() {
         );
     }
 }
+
+/// The injection corpus as the values of every list of an answer of several (and the keys
+/// beside them), walked to the end through the harness, in both channels, for each kind of
+/// client: no invisible carrier, nothing that reads as `<untrusted>`, and no value that
+/// closes or opens its marks (in the structured channel no mark at all; in the text, marks
+/// only in pairs, each value inside its own).
+#[test]
+fn the_injection_corpus_in_every_list_of_an_answer_never_escapes() {
+    use crate::robustness::fuzz_bodies::{GUILLEMETS, carriers, delimiters_in};
+    let inputs: Vec<String> = crate::untrusted::corpus()
+        .iter()
+        .map(|case| case.input())
+        .map(|s| s.chars().take(3_000).collect())
+        .collect();
+    let answer = json!({
+        "note": inputs[0],
+        "entities": inputs.iter().map(|s| json!({"name": s, "observations": [s]})).collect::<Vec<_>>(),
+        "relations": inputs.iter().map(|s| json!({"from": s, "to": "E1", "relationType": s})).collect::<Vec<_>>(),
+    });
+    runtime().block_on(async {
+        let server = Canned::new([("read_graph", Answer::Structured(answer))]);
+        for client_name in ["claude-code", "open-webui", "some-agent"] {
+            let client = connect(server.clone(), "[defaults]\nbudget = 1500\n", client_name).await;
+            let pages = walk(&client, "read_graph").await;
+            let mut records = 0;
+            for page in &pages {
+                let said = text(page);
+                let mut strings = vec![said.clone()];
+                if let Some(envelope) = &page.structured_content {
+                    records += crate::records(envelope).len();
+                    for record in crate::records(envelope) {
+                        for value in record.values() {
+                            let value = plain(value);
+                            // Inside a value, never a mark: it cannot close or open one.
+                            assert_eq!(
+                                value.chars().filter(|c| GUILLEMETS.contains(c)).count(),
+                                0,
+                                "{client_name}: {value}"
+                            );
+                            strings.push(value);
+                        }
+                    }
+                } else {
+                    // Each record line: marks alternate open, close.
+                    for line in said.lines().filter(|l| l.starts_with("section: ")) {
+                        records += 1;
+                        let mut open = false;
+                        for c in line.chars().filter(|c| GUILLEMETS.contains(c)) {
+                            assert_eq!(c == '«', !open, "{client_name}: {line}");
+                            open = !open;
+                        }
+                        assert!(!open, "{client_name}: {line}");
+                    }
+                }
+                for shown in strings {
+                    assert_eq!(
+                        carriers(&shown),
+                        Vec::<char>::new(),
+                        "{client_name}: {shown}"
+                    );
+                    assert_eq!(delimiters_in(&shown), 0, "{client_name}: {shown}");
+                }
+            }
+            // Every record of every part, once.
+            assert_eq!(records, 1 + 2 * inputs.len(), "{client_name}");
+            client.cancel().await.unwrap();
+        }
+    });
+}
