@@ -1105,3 +1105,97 @@ fn the_injection_corpus_in_every_list_of_an_answer_never_escapes() {
         }
     });
 }
+
+/// A Kubernetes pod (the API's own shape: `metadata` with a large `managedFields`).
+fn pod(i: usize) -> Value {
+    let managed: Vec<Value> = (0..40)
+        .map(|k| json!({"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1",
+            "time": "2026-11-30T10:00:00Z", "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:metadata": {"f:labels": {format!("f:label-{k}"): {}}}, "f:status": {"f:conditions": {}}}}))
+        .collect();
+    json!({
+        "metadata": {"name": format!("web-{i}"), "namespace": "shop", "uid": format!("6f1c2b7e-0c1d-4e5f-9a8b-{i:012}"),
+            "resourceVersion": "48213", "creationTimestamp": "2026-11-30T09:58:12Z",
+            "labels": {"app": "web"}, "managedFields": managed},
+        "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}], "nodeName": "node-3"},
+        "status": {"phase": if i % 3 == 0 { "Pending" } else { "Running" },
+            "containerStatuses": [{"name": "web", "restartCount": i % 4, "ready": true}]}
+    })
+}
+
+/// Real shapes nobody configured, through the harness: a Kubernetes pod list (each pod's
+/// name readable before its capped `managedFields`, every pod once) and a JSON:API document
+/// (the primary `data` shown, not only `included`; `included` in the document's order).
+/// (Before: keys sorted, `managedFields` first, no pod's name ever shown; the article asked
+/// for left out.)
+#[test]
+fn real_shapes_nobody_configured_show_what_names_their_records() {
+    let pods = json!({"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "48213"},
+        "items": (0..12).map(pod).collect::<Vec<_>>()});
+    // jsonapi.org's own example document.
+    let article = json!({
+        "links": {"self": "http://example.com/articles/1"},
+        "data": {"type": "articles", "id": "1",
+            "attributes": {"title": "JSON:API paints my bikeshed!"},
+            "relationships": {"author": {"links": {"self": "http://example.com/articles/1/relationships/author",
+                "related": "http://example.com/articles/1/author"}, "data": {"type": "people", "id": "9"}},
+                "comments": {"data": [{"type": "comments", "id": "5"}, {"type": "comments", "id": "12"}]}},
+            "links": {"self": "http://example.com/articles/1"}},
+        "included": [
+            {"type": "people", "id": "9", "attributes": {"firstName": "Dan", "lastName": "Gebhardt", "twitter": "dgeb"}},
+            {"type": "comments", "id": "5", "attributes": {"body": "First!"}, "relationships": {"author": {"data": {"type": "people", "id": "2"}}}},
+            {"type": "comments", "id": "12", "attributes": {"body": "I like XML better"}, "relationships": {"author": {"data": {"type": "people", "id": "9"}}}}
+        ]
+    });
+    runtime().block_on(async {
+        let server = Canned::new([
+            ("list_pods", Answer::Structured(pods)),
+            ("get_article", Answer::Structured(article)),
+        ]);
+        for client_name in ["claude-code", "open-webui"] {
+            let client = connect(server.clone(), "[defaults]\nbudget = 3000\n", client_name).await;
+            let pages = walk(&client, "list_pods").await;
+            let mut names = Vec::new();
+            for page in &pages {
+                let said = match &page.structured_content {
+                    Some(s) => s.to_string(),
+                    None => text(page),
+                };
+                // The name comes first in each pod's metadata, whatever is cut after it.
+                let mut rest = said.as_str();
+                while let Some(at) = rest
+                    .find("name\\\":\\\"web-")
+                    .or_else(|| rest.find("\"name\":\"web-"))
+                {
+                    let tail = &rest[at..];
+                    let start = tail.find("web-").unwrap();
+                    let n: String = tail[start + 4..]
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    names.push(n.parse::<usize>().unwrap());
+                    rest = &tail[start..];
+                }
+            }
+            assert_eq!(names, (0..12).collect::<Vec<_>>(), "{client_name}");
+            let page = call(&client, "get_article", json!({})).await;
+            let said = match &page.structured_content {
+                Some(s) => s.to_string(),
+                None => text(&page),
+            };
+            assert!(
+                said.contains("JSON:API paints my bikeshed!"),
+                "{client_name}: {said}"
+            );
+            let at = |needle: &str| {
+                said.find(needle)
+                    .unwrap_or_else(|| panic!("{needle}: {said}"))
+            };
+            assert!(
+                at("Gebhardt") < at("First!") && at("First!") < at("I like XML better"),
+                "{said}"
+            );
+            client.cancel().await.unwrap();
+        }
+    });
+}
