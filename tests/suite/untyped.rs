@@ -1118,7 +1118,7 @@ fn pod(i: usize) -> Value {
             "resourceVersion": "48213", "creationTimestamp": "2026-11-30T09:58:12Z",
             "labels": {"app": "web"}, "managedFields": managed},
         "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}], "nodeName": "node-3"},
-        "status": {"phase": if i % 3 == 0 { "Pending" } else { "Running" },
+        "status": {"phase": if i.is_multiple_of(3) { "Pending" } else { "Running" },
             "containerStatuses": [{"name": "web", "restartCount": i % 4, "ready": true}]}
     })
 }
