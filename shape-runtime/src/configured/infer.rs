@@ -48,10 +48,13 @@ impl JsonProjection {
     ///   records: the answer is empty.
     ///
     /// Each record shows the keys it has (a key another record has and this one does not is
-    /// left out of it, not marked), in the order first met (the JSON text's order: the
-    /// `rmcp` feature keeps serde_json's `preserve_order`), its text (and any object or list,
-    /// as its JSON text) as outsiders' text capped at `options.max_tokens`, except the
-    /// `trusted` keys; `id`, when every record that has one has a text or integer `id`, is the record's id.
+    /// left out of it, not marked): the keys that name a record first (`section`, `id`,
+    /// `number`, `key`, `name`, `full_name`, `title`, `login`, `slug`), then the rest, each in
+    /// the order first met (the JSON text's order: the `rmcp` feature keeps serde_json's
+    /// `preserve_order`); its text (and any object or list, as its JSON text) as outsiders'
+    /// text capped at `options.max_tokens`, except the `trusted` keys; `id`, when every
+    /// record that has one has a text or integer `id`, is the record's id. The records keep
+    /// the answer's order (the harness states none).
     ///
     /// ```
     /// use toolshape::configured::{Inferred, JsonProjection};
