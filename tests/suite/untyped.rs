@@ -1199,3 +1199,80 @@ fn real_shapes_nobody_configured_show_what_names_their_records() {
         }
     });
 }
+
+/// Asking `open_result` for a section by name where a field was expected (`select
+/// ["relations"]`) is an error whose remedy is the filter that reopens that section, and
+/// the remedy works as written. (Before: "unknown field `relations`", nothing more.)
+#[test]
+fn asking_for_a_section_as_a_field_names_the_filter_that_reopens_it() {
+    runtime().block_on(async {
+        let server = Canned::new([("read_graph", Answer::Structured(graph(30, 400)))]);
+        for client_name in ["claude-code", "open-webui"] {
+            let client = connect(server.clone(), "[defaults]\nbudget = 600\n", client_name).await;
+            let first = call(&client, "read_graph", json!({})).await;
+            let said = match &first.structured_content {
+                Some(s) => s.to_string(),
+                None => text(&first),
+            };
+            let handle = said
+                .split("h_")
+                .nth(1)
+                .map(|r| {
+                    format!(
+                        "h_{}",
+                        r.chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect::<String>()
+                    )
+                })
+                .unwrap();
+            let asked = call(
+                &client,
+                "open_result",
+                json!({"handle": handle, "select": ["relations"]}),
+            )
+            .await;
+            assert_eq!(asked.is_error, Some(true));
+            let said = text(&asked);
+            let filter = said
+                .split("pass \"filter\": ")
+                .nth(1)
+                .and_then(|r| r.split(" to reopen it").next())
+                .unwrap_or_else(|| panic!("{client_name}: {said}"));
+            let filter: Value =
+                serde_json::from_str(filter).unwrap_or_else(|e| panic!("{e}: {filter}"));
+            // Following it: the relations, every one, in order.
+            let mut from = Vec::new();
+            let mut cursor: Option<String> = None;
+            for _ in 0..100 {
+                let mut args = json!({"handle": handle, "filter": filter, "page_size": 200});
+                if let Some(c) = &cursor {
+                    args["cursor"] = json!(c);
+                }
+                let page = call(&client, "open_result", args).await;
+                assert_ne!(page.is_error, Some(true), "{}", text(&page));
+                match &page.structured_content {
+                    Some(envelope) => {
+                        from.extend(crate::records(envelope).iter().map(|r| plain(&r["from"])))
+                    }
+                    None => from.extend(
+                        text(&page)
+                            .lines()
+                            .filter(|l| l.starts_with("section: "))
+                            .map(|l| plain(&text_record(l)["from"])),
+                    ),
+                }
+                cursor = next_of(&page);
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            assert_eq!(
+                from,
+                (0..400).map(|i| format!("R{i}")).collect::<Vec<_>>(),
+                "{client_name}"
+            );
+            client.cancel().await.unwrap();
+        }
+    });
+}

@@ -90,9 +90,11 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
         };
         match self.answer(&query, &stored, today) {
             Ok(shaped) => shaped,
-            Err(Refusal::Query(e)) => self
-                .shaper
-                .error(&e.to_string(), "fix the arguments and call again"),
+            Err(Refusal::Query(e)) => {
+                let remedy = section_remedy(&e, &stored)
+                    .unwrap_or_else(|| "fix the arguments and call again".to_owned());
+                self.shaper.error(&e.to_string(), &remedy)
+            }
             Err(Refusal::Cursor(e)) => self.shaper.cursor_error(&e),
             Err(Refusal::Shape(e)) => self.shaper.error(&e.to_string(), "call again"),
         }
@@ -225,6 +227,28 @@ impl crate::shaper::Call<'_> {
         };
         crate::page::shape(&settings, &source, &layout, page, start)
     }
+}
+
+/// Where an unknown field is the name of a section of the stored answer (an answer of
+/// several lists, each record naming its part), the filter that reopens that section.
+fn section_remedy(error: &QueryError, stored: &StoredResult) -> Option<String> {
+    let QueryError::Field(crate::catalogue::FieldError::Unknown { field, .. }) = error else {
+        return None;
+    };
+    let key = stored
+        .record
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .find(|name| name.trim_start_matches('_') == "section")?;
+    stored
+        .records
+        .iter()
+        .any(|row| row.get(key).and_then(|v| v.as_str()) == Some(field.as_str()))
+        .then(|| {
+            let filter = serde_json::json!([{"field": key, "op": "equals", "value": field}]);
+            format!("`{field}` is a section of this result: pass \"filter\": {filter} to reopen it")
+        })
 }
 
 enum Refusal {
