@@ -406,15 +406,16 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             }
             _ => None,
         };
-        let answer = match (&value, configured.clone()) {
-            (Some(value), Some(projection)) => Some(InferredAnswer {
+        // Read as text, the records are not looked for in the value too.
+        let answer = match (&value, text_json, configured.clone()) {
+            (_, Some(_), _) | (None, _, _) => None,
+            (Some(value), None, Some(projection)) => Some(InferredAnswer {
                 projection,
                 value: std::borrow::Cow::Borrowed(value),
                 sections: None,
             }),
             // Nobody described it: its records in the upstream's order, every part of it.
-            (Some(value), None) => JsonProjection::infer(tool, value, &inferred),
-            (None, _) => None,
+            (Some(value), None, None) => JsonProjection::infer(tool, value, &inferred),
         };
         let shaped = match (text_json, answer) {
             (Some(projection), _) => call.shape_json_or_store(projection, &joined, keep).await,
@@ -1015,6 +1016,37 @@ mod tests {
             last = Some(*line);
         }
         out
+    }
+
+    /// The first page names up to five lines that came in parts and counts the rest: at
+    /// five, all named; at six, one counted; at seven, two.
+    #[test]
+    fn the_lines_in_parts_are_named_up_to_five_and_the_rest_counted() {
+        let bpe = Bpe::o200k_base();
+        let long = "a".to_owned() + &" a".repeat(150);
+        for (parted, more) in [
+            (4, ""),
+            (5, ""),
+            (6, " and 1 more line"),
+            (7, " and 2 more lines"),
+        ] {
+            let text = vec![long.as_str(); parted].join("\nshort\n");
+            let statement = lines_of(&text, &bpe, 400).statement.unwrap();
+            let named = (0..parted.min(PARTED_LINES_NAMED))
+                .map(|i| format!("line {} in 2", 2 * i + 1))
+                .collect::<Vec<_>>()
+                .join(", ");
+            assert_eq!(
+                statement,
+                format!(
+                    "the text's {} lines come in {} parts, a line longer than a page in parts: {named}{more}",
+                    2 * parted - 1,
+                    3 * parted - 1
+                ),
+                "{parted}"
+            );
+        }
+        assert!(lines_of("short\nlines", &bpe, 400).statement.is_none());
     }
 
     #[test]

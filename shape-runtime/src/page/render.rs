@@ -539,3 +539,18 @@ fn finish_line(mut line: String) -> String {
     line.push('\n');
     line
 }
+
+#[cfg(test)]
+mod hint_tests {
+    use super::fields_hint;
+
+    /// A remedy names five fields at most: at five, all and no `…`; at six, five and `…`.
+    #[test]
+    fn a_remedy_names_five_fields_and_marks_the_rest() {
+        let names = ["a", "b", "c", "d", "e", "f"];
+        assert_eq!(fields_hint(names[..4].iter().copied()), "a, b, c, d");
+        assert_eq!(fields_hint(names[..5].iter().copied()), "a, b, c, d, e");
+        assert_eq!(fields_hint(names.iter().copied()), "a, b, c, d, e, …");
+        assert_eq!(fields_hint(std::iter::empty()), "");
+    }
+}
