@@ -18,17 +18,32 @@ use std::time::Duration;
 use toolshape::config::ShapeConfig;
 use toolshape_proxy::{Proxy, ProxyConfig, ProxyError, UpstreamSpec};
 
-/// An upstream with two tools, `get_time` and `get_date`.
+/// An upstream whose tools (`tools`) each answer their name and `says`.
 #[derive(Clone)]
-struct Clock;
+struct Toolbox {
+    tools: &'static [&'static str],
+    says: &'static str,
+}
 
-impl ServerHandler for Clock {
+/// Two tools, `get_time` and `get_date`.
+const CLOCK: Toolbox = Toolbox {
+    tools: &["get_time", "get_date"],
+    says: "says 12:00",
+};
+
+/// One tool, `get_weather`, no tool of the clock's.
+const WEATHER: Toolbox = Toolbox {
+    tools: &["get_weather"],
+    says: "from the weather server: sunny",
+};
+
+impl ServerHandler for Toolbox {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
-        let said = format!("{} says 12:00", request.name);
+        let said = format!("{} {}", request.name, self.says);
         Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into())
     }
 
@@ -38,10 +53,12 @@ impl ServerHandler for Clock {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let schema = Arc::new(Map::from_iter([("type".to_owned(), json!("object"))]));
-        Ok(ListToolsResult::with_all_items(vec![
-            Tool::new("get_time", "the time", Arc::clone(&schema)),
-            Tool::new("get_date", "the date", schema),
-        ]))
+        Ok(ListToolsResult::with_all_items(
+            self.tools
+                .iter()
+                .map(|name| Tool::new(*name, format!("the {name} tool"), Arc::clone(&schema)))
+                .collect(),
+        ))
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -49,13 +66,13 @@ impl ServerHandler for Clock {
     }
 }
 
-/// Serves `Clock` over streamable HTTP on a free port; its URL.
-async fn serve_clock() -> String {
+/// Serves `toolbox` over streamable HTTP on a free port; its URL.
+async fn serve(toolbox: Toolbox) -> String {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
     };
     let service = StreamableHttpService::new(
-        || Ok(Clock),
+        move || Ok(toolbox.clone()),
         Arc::new(NeverSessionManager::default()),
         StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
@@ -68,6 +85,11 @@ async fn serve_clock() -> String {
         let _ = axum::serve(listener, app).await;
     });
     format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// The clock, served.
+async fn serve_clock() -> String {
+    serve(CLOCK).await
 }
 
 /// `clock` (its tools as `t_…`) and `broken` (`b_…`), whose program does not exist.
@@ -258,59 +280,6 @@ fn answer_strings(result: &CallToolResult) -> Vec<Value> {
     out
 }
 
-/// An upstream with one tool, `get_weather`, no tool of `Clock`'s.
-#[derive(Clone)]
-struct Weather;
-
-impl ServerHandler for Weather {
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
-        let said = format!("{} from the weather server: sunny", request.name);
-        Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let schema = Arc::new(Map::from_iter([("type".to_owned(), json!("object"))]));
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            "get_weather",
-            "the weather",
-            schema,
-        )]))
-    }
-
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-}
-
-/// Serves `Weather` over streamable HTTP on a free port; its URL.
-async fn serve_weather() -> String {
-    use rmcp::transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
-    };
-    let service = StreamableHttpService::new(
-        || Ok(Weather),
-        Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true),
-    );
-    let app = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://127.0.0.1:{port}/mcp")
-}
-
 /// Two upstreams without prefixes: each call goes to the upstream that lists the tool,
 /// whichever comes first in the configuration; a tool neither lists is "no tool". (Routing
 /// a call to the first upstream whose prefix matched, though it lacked the tool, went
@@ -318,7 +287,7 @@ async fn serve_weather() -> String {
 #[test]
 fn two_upstreams_without_prefixes_each_answer_their_own_tools() {
     runtime().block_on(async {
-        let (clock, weather) = (serve_clock().await, serve_weather().await);
+        let (clock, weather) = (serve_clock().await, serve(WEATHER).await);
         // Both orders (upstreams are met in their names' order): the upstream that lacks
         // the tool is met first in one of them.
         for (first, second) in [("a_clock", "b_weather"), ("b_clock", "a_weather")] {
