@@ -291,6 +291,21 @@ struct Tally {
 }
 
 impl Tally {
+    /// Counts a walk of `tool` (the upstream's own answer `raw`): its calls, tokens before
+    /// and after, and every page over the budget.
+    fn walked(&mut self, o200k: &Bpe, tool: &str, raw: &CallToolResult, pages: &[CallToolResult]) {
+        self.calls += pages.len();
+        self.raw += read_tokens(o200k, raw);
+        self.shaped += pages.iter().map(|p| read_tokens(o200k, p)).sum::<usize>();
+        for page in pages {
+            let t = read_tokens(o200k, page);
+            if t > BUDGET {
+                self.over_budget += 1;
+                self.fail(format!("{tool}: a page of {t} tokens over {BUDGET}"));
+            }
+        }
+    }
+
     fn fail(&mut self, what: String) {
         println!("  FAILED: {what}");
         self.problems.push(what);
@@ -636,16 +651,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
             }
         }
         let pages = walk(&proxy, tool, &args).await?;
-        tally.calls += pages.len();
-        tally.raw += read_tokens(&o200k, &raw);
-        tally.shaped += pages.iter().map(|p| read_tokens(&o200k, p)).sum::<usize>();
-        for page in &pages {
-            let t = read_tokens(&o200k, page);
-            if t > BUDGET {
-                tally.over_budget += 1;
-                tally.fail(format!("{tool}: a page of {t} tokens over {BUDGET}"));
-            }
-        }
+        tally.walked(&o200k, tool, &raw, &pages);
         let shown = records_of(&pages);
         let same = |(section, want): &(String, serde_json::Map<String, Value>), got: &Value| {
             got["section"] == json!(section)
@@ -692,16 +698,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         let raw = call(client, &own, &args).await?;
         let rows: Vec<Value> = serde_json::from_str(&text(&raw)).unwrap_or_default();
         let pages = walk(&proxy, "sql_query", &args).await?;
-        tally.calls += pages.len();
-        tally.raw += read_tokens(&o200k, &raw);
-        tally.shaped += pages.iter().map(|p| read_tokens(&o200k, p)).sum::<usize>();
-        for page in &pages {
-            let t = read_tokens(&o200k, page);
-            if t > BUDGET {
-                tally.over_budget += 1;
-                tally.fail(format!("sql_query: a page of {t} tokens over {BUDGET}"));
-            }
-        }
+        tally.walked(&o200k, "sql_query", &raw, &pages);
         let shown = records_of(&pages);
         let same = |want: &Value, got: &Value| {
             want.as_object().is_some_and(|w| {

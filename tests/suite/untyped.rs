@@ -877,46 +877,33 @@ fn open_result_counts_by_the_plain_fields_of_an_answer_nobody_described() {
             .as_str()
             .unwrap()
             .to_owned();
-        let counted = call(
-            &client,
-            "open_result",
-            json!({"handle": handle, "aggregate": {"count_by": "stars"}}),
-        )
-        .await;
+        let count_by = |field: &str| {
+            call(
+                &client,
+                "open_result",
+                json!({"handle": handle, "aggregate": {"count_by": field}}),
+            )
+        };
+        let counted = count_by("stars").await;
         let summary = summary_of(&counted);
         assert_ne!(counted.is_error, Some(true), "{summary}");
         // 75 of each of 0–3 (the answer's own record has no `stars`).
         for stars in 0..4 {
             assert!(summary.contains(&format!("{stars} 75")), "{summary}");
         }
-        let drafts = call(
-            &client,
-            "open_result",
-            json!({"handle": handle, "aggregate": {"count_by": "draft"}}),
-        )
-        .await;
+        let drafts = count_by("draft").await;
         let summary = summary_of(&drafts);
         assert!(
             summary.contains("true 60") && summary.contains("false 240"),
             "{summary}"
         );
-        let sections = call(
-            &client,
-            "open_result",
-            json!({"handle": handle, "aggregate": {"count_by": "section"}}),
-        )
-        .await;
+        let sections = count_by("section").await;
         let summary = summary_of(&sections);
         assert!(
             summary.contains("items 300") && summary.contains("answer 1"),
             "{summary}"
         );
-        let refused = call(
-            &client,
-            "open_result",
-            json!({"handle": handle, "aggregate": {"count_by": "title"}}),
-        )
-        .await;
+        let refused = count_by("title").await;
         assert_eq!(refused.is_error, Some(true));
         let said = text(&refused);
         assert!(
