@@ -863,14 +863,15 @@ fn a_hidden_field_is_not_in_the_stored_result_nor_in_its_aggregate() {
     }
 }
 
-/// The README's configuration reference loads as written (its optional `schema` file aside)
-/// and shapes the Jira search of the examples, every record once across its pages.
+/// The configuration reference (the crate guide's, moved there from the README) loads as
+/// written (its optional `schema` file aside) and shapes the Jira search of the examples,
+/// every record once across its pages.
 #[test]
 fn the_readme_configuration_loads_and_pages_the_jira_search() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../shape-runtime/docs/guide.md");
     let start = readme
         .find("```toml\n[tools.jira_search]")
-        .expect("the README's block");
+        .expect("the guide's block");
     let block = &readme[start + "```toml\n".len()..];
     let block = &block[..block.find("```").unwrap()];
     let toml: String = block
