@@ -174,10 +174,9 @@ proptest! {
                 .shape_blocking(&rows).unwrap();
             prop_assert_eq!(wider.report().records.shown, data.len() + 1);
             // The facts a head states once ("dates are in 2026") are worked out over the
-            // records a page can reach, which a page size narrows: where the two pages state
-            // different ones they are not the same page but for a record, and the check
-            // says nothing. (Working them out over the records shown is in ARCHITECTURE.md's
-            // open questions.)
+            // records a page can reach (and stated only where a page shows a date), which a
+            // page size narrows: where the two pages state different ones they are not the
+            // same page but for a record, and the check says nothing.
             let noted = |t: &str| t.lines().next().is_some_and(|l| l.contains("; dates are in "));
             let same_notes = noted(shaped.text()) == noted(wider.text());
             let as_cut = |t: &str| t.replace("page_size", "result_budget").replace("page size", "result budget");
@@ -2149,4 +2148,61 @@ fn a_walk_stopped_mid_way_says_its_cursor_still_works() {
         stopped_after_skips >= 1,
         "{stopped_after_skips} walks stopped after skipping only"
     );
+}
+
+/// A page states a shared fact only of the records it shows (issue 46, finding 12): the
+/// head's "dates are in 2026" is worked out over the records a page could reach, and a first
+/// page whose records have no date that parses (long ones, so few fit) while the records
+/// after them all have dates in 2026 used to state it of dates it did not show. Read back
+/// from each page of a walk at several budgets: the head states the year exactly when a date
+/// on the page is written without it (`Mar 5`), and then every shown date is in that year.
+#[test]
+fn a_page_states_the_shared_year_only_of_the_dates_it_shows() {
+    #[derive(ToolResult)]
+    #[shape(name = "event", plural = "events")]
+    struct Event {
+        #[shape(id)]
+        id: String,
+        #[shape(date)]
+        at: String,
+        #[shape(show)]
+        text: String,
+    }
+    let rows: Vec<Event> = (0..12)
+        .map(|i| Event {
+            // Ranked by id: the undated `a…` first.
+            id: if i < 3 { format!("a{i}") } else { format!("b{i:02}") },
+            // The first three: no date a reader parses, and long; the rest in March 2026.
+            at: if i < 3 { "not scheduled".to_owned() } else { format!("2026-03-{:02}T09:00:00Z", i) },
+            text: if i < 3 { "a long account of the event. ".repeat(12) } else { "short".to_owned() },
+        })
+        .collect();
+    let (mut stated, mut unstated) = (0, 0);
+    for budget in [220, 260, 320, 400, 2_000] {
+        for format in [Format::Prose, Format::Table] {
+            let (pages, _) = crate::walk_next("events", &rows, budget, format, |page| {
+                let value = page.structured();
+                let dates: Vec<String> = crate::records(&value)
+                    .iter()
+                    .map(|r| r["at"].as_str().unwrap_or_default().to_owned())
+                    .collect();
+                vec![(page.text().lines().next().unwrap_or_default().to_owned(), dates, page.text().to_owned())]
+            });
+            for (head, dates, text) in pages {
+                // The oracle: the dates the page's JSON shows, parsed here.
+                let dated: Vec<&String> = dates.iter().filter(|d| d.starts_with("2026-")).collect();
+                let states = head.contains("dates are in 2026");
+                assert_eq!(states, !dated.is_empty(), "at {budget} ({format:?}): {head}\n{text}");
+                if states {
+                    stated += 1;
+                    assert!(text.contains("Mar "), "{text}");
+                } else {
+                    unstated += 1;
+                    assert!(!head.contains("dates are in"), "{head}");
+                }
+            }
+        }
+    }
+    // Both kinds of page were met: pages of undated records only, and pages with dates.
+    assert!(stated > 0 && unstated > 0, "stated {stated}, unstated {unstated}");
 }

@@ -9,6 +9,7 @@ use super::state::Page;
 use crate::channel::PerChannel;
 use crate::cursor::{Continuation, CursorForm};
 use crate::env::Channel;
+use std::ops::Range;
 
 /// An envelope on both channels: the text before and after the records, and its size.
 pub(super) struct Envelope {
@@ -104,8 +105,17 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         })
     }
 
-    pub(super) fn head(&self, frame: &Frame, channel: Channel, has_records: bool) -> String {
-        let note = self.records.notes.line.as_deref();
+    /// The text before the records on `channel`; `shown` is where the records the page shows
+    /// are in the reach (`None` when sizing: the widest head).
+    pub(super) fn head(
+        &self,
+        frame: &Frame,
+        channel: Channel,
+        has_records: bool,
+        shown: Option<Range<usize>>,
+    ) -> String {
+        let note = self.records.notes.line(shown);
+        let note = note.as_deref();
         match (channel, self.settings.format) {
             (Channel::Structured, _) | (Channel::Text, Format::Json) => super::envelope::json_head(
                 frame,
@@ -138,11 +148,17 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         }
     }
 
-    /// The envelope of `frame` on each channel: its text and what it takes.
-    pub(super) fn envelope(&self, frame: &Frame, has_records: bool) -> Envelope {
+    /// The envelope of `frame` on each channel: its text and what it takes; `shown` as for
+    /// [`head`](Self::head).
+    pub(super) fn envelope(
+        &self,
+        frame: &Frame,
+        has_records: bool,
+        shown: Option<Range<usize>>,
+    ) -> Envelope {
         let tok = self.settings.tokenizer;
         let part = |channel| {
-            let head = self.head(frame, channel, has_records);
+            let head = self.head(frame, channel, has_records, shown.clone());
             let tail = self.tail(frame, channel);
             // Counted where its records are (see `counts_structured`).
             let count = |text: &str| match channel {
@@ -177,7 +193,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     /// The size of a page of `shape` around its records, its cursor sized.
     pub(super) fn envelope_size(&self, shape: Shape<'_>) -> PerChannel<Size> {
         let has_records = shape.shown > 0;
-        self.envelope(&self.frame(shape, Make::Sized), has_records)
+        self.envelope(&self.frame(shape, Make::Sized), has_records, None)
             .size
     }
 
@@ -208,7 +224,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
                     frame.way_on = Some(super::envelope::MORE.to_owned());
                 }
             }
-            let size = self.envelope(&frame, shape.shown > 0).size;
+            let size = self.envelope(&frame, shape.shown > 0, None).size;
             reserve.structured = max_size(reserve.structured, size.structured);
             reserve.text = max_size(reserve.text, size.text);
         }

@@ -9,8 +9,13 @@ use crate::untrusted::{Provenance, UntrustedPolicy};
 /// of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Notes {
-    /// The head's note (`«…» is untrusted text from …; dates are in 2026`).
-    pub line: Option<String>,
+    /// The head's note on outsiders' text (`«…» is untrusted text from …`).
+    pub untrusted: Option<String>,
+    /// The year every parsed date of the reach shares (`dates are in 2026`), stated on a page
+    /// only when a record it shows has such a date ([`Notes::line`]).
+    pub year: Option<u16>,
+    /// Per record of the reach, in page order: whether it has a parsed date.
+    pub dated: Vec<bool>,
     /// `Feb 11` when every date shares the year the note states.
     pub date_style: DateStyle,
     /// Untrusted values wrapped in `«…»`, their sources named once in the note.
@@ -24,7 +29,9 @@ impl Notes {
     /// No notes: every value written in full.
     pub(crate) fn none() -> Self {
         Notes {
-            line: None,
+            untrusted: None,
+            year: None,
+            dated: Vec::new(),
             date_style: DateStyle::Iso,
             compact_marks: false,
             named_fields: false,
@@ -48,7 +55,6 @@ impl Notes {
                 && !layout.untrusted_paths().is_empty();
             return notes;
         }
-        let mut parts: Vec<String> = Vec::new();
         // Nested records' untrusted fields too (`comments.body`): their values get the same
         // marks, so the note names where each comes from.
         let paths = layout.untrusted_paths();
@@ -58,20 +64,38 @@ impl Notes {
             && let Some(line) = crate::untrusted::note_line(policy, tool, &paths)
         {
             notes.compact_marks = true;
-            parts.push(line);
+            notes.untrusted = Some(line);
         }
-        if let Some(year) = shared_year(records, layout) {
+        if let Some((year, dated)) = shared_year(records, layout) {
             notes.date_style = DateStyle::MonthDay { year };
-            parts.push(format!("dates are in {year}"));
+            notes.year = Some(year);
+            notes.dated = dated;
         }
-        notes.line = (!parts.is_empty()).then(|| parts.join("; "));
         notes
+    }
+
+    /// The head's note for a page showing the records of the reach at `shown` (`None`: any
+    /// page of the reach, for sizing, which the note of a page can only be shorter than).
+    /// The shared year is a fact of the dates a page shows: a page with none does not state
+    /// it (its values were written in the year's style, but none of them is a date).
+    pub(crate) fn line(&self, shown: Option<std::ops::Range<usize>>) -> Option<String> {
+        let year = self.year.filter(|_| match shown {
+            None => true,
+            Some(range) => self.dated.get(range).is_some_and(|d| d.contains(&true)),
+        });
+        let year = year.map(|year| format!("dates are in {year}"));
+        match (&self.untrusted, year) {
+            (Some(u), Some(y)) => Some(format!("{u}; {y}")),
+            (Some(u), None) => Some(u.clone()),
+            (None, y) => y,
+        }
     }
 }
 
-/// The year every parsed date of the records shares, if there is at least one date. The
-/// records are rendered on the structured channel, where dates are ISO.
-fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<u16> {
+/// The year every parsed date of the records shares, if there is at least one date, with
+/// which records have one. The records are rendered on the structured channel, where dates
+/// are ISO.
+fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<(u16, Vec<bool>)> {
     let dates: Vec<usize> = layout
         .date_fields()
         .map(|i| layout.source_index(i))
@@ -80,8 +104,9 @@ fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<u1
         return None;
     }
     let mut year = None;
+    let mut dated = vec![false; records.len()];
     let mut buf = String::new();
-    for record in records {
+    for (record, has) in records.iter().zip(&mut dated) {
         for &field in &dates {
             buf.clear();
             record
@@ -91,6 +116,7 @@ fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<u1
                 continue; // null or unparsed: written as given either way
             }
             let y = crate::view::date_year(&buf)?;
+            *has = true;
             match year {
                 None => year = Some(y),
                 Some(seen) if seen != y => return None,
@@ -98,5 +124,5 @@ fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<u1
             }
         }
     }
-    year
+    Some((year?, dated))
 }

@@ -59,7 +59,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     fn assemble(&self, plan: &Plan) -> (Frame, PerChannel<String>, PerChannel<Size>) {
         let shown = plan.shown();
         let frame = self.frame(plan.shape(), Make::Real);
-        let envelope = self.envelope(&frame, shown > 0);
+        // The head states its shared facts of the records shown.
+        let envelope = self.envelope(&frame, shown > 0, Some(plan.prefix..plan.prefix + shown));
         let join = |channel: Channel| -> String {
             let (head, tail) = match channel {
                 Channel::Structured => (&envelope.head.structured, &envelope.tail.structured),
