@@ -910,3 +910,75 @@ fn left_out_and_fetch_one_come_from_configuration() {
     let err = bad.shaper("list_projects").unwrap_err().to_string();
     assert!(err.contains("fetch_one"), "{err}");
 }
+
+/// A keyset walk that meets records without an id (issue 46, finding 12, second half): an
+/// id through `?` may be missing, and two id-less records of equal rank cannot be told apart
+/// by a keyset. The first page finds every id present (so the walk pages by key); then two
+/// records without one, of the same score, arrive where a page boundary falls between them.
+/// A cursor after the first of them used to resume at `(5, no id)`, which admits neither:
+/// the second was never shown. Now a cursor after a record without an id pages by count, and
+/// every record is shown once (read back from `data`, by label), whatever the page size.
+#[test]
+fn a_keyset_walk_never_loses_or_repeats_two_records_it_cannot_tell_apart() {
+    #[derive(Debug, Clone, serde::Serialize, ToolResult)]
+    #[shape(name = "job", plural = "jobs")]
+    struct Job {
+        #[shape(from = meta.id?, id, rename = "id")]
+        meta: Meta,
+        #[shape(rank = desc)]
+        prio: i32,
+        #[shape(show)]
+        label: String,
+    }
+    #[derive(Debug, Clone, serde::Serialize)]
+    struct Meta {
+        id: Option<String>,
+    }
+    let job = |id: Option<&str>, prio: i32, label: &str| Job {
+        meta: Meta {
+            id: id.map(str::to_owned),
+        },
+        prio,
+        label: label.to_owned(),
+    };
+    let query = QueryHash::of("jobs", &serde_json::json!({})).unwrap();
+    let mut walks = 0;
+    for page_size in 1..=4 {
+        let mut rows: Vec<Job> = [9, 8, 7, 6, 5, 4, 3]
+            .into_iter()
+            .map(|p| job(Some(&format!("r{p}")), p, &format!("job {p}")))
+            .collect();
+        let mut cursor: Option<String> = None;
+        let mut seen: Vec<String> = Vec::new();
+        for page in 0.. {
+            assert!(page < 20, "the walk did not end");
+            let shaped = Shaper::for_tool("jobs")
+                .budget(Budget::tokens(5_000))
+                .page_size(page_size)
+                .call()
+                .paginate(codec(), query, cursor.as_deref())
+                .unwrap()
+                .shape_blocking(&rows)
+                .unwrap();
+            let value = shaped.structured();
+            seen.extend(crate::records(&value).iter().map(|r| r["label"].as_str().unwrap().to_owned()));
+            if page == 0 {
+                // After the first page: two records without an id, of equal score, ranked
+                // after `r5` (ids before none, in the descending order).
+                rows.push(job(None, 5, "unnamed a"));
+                rows.push(job(None, 5, "unnamed b"));
+            }
+            match value["next"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        let mut expected: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+        expected.sort();
+        let mut got = seen.clone();
+        got.sort();
+        assert_eq!(got, expected, "page size {page_size}: {seen:?}");
+        walks += 1;
+    }
+    assert_eq!(walks, 4);
+}

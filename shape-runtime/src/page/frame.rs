@@ -87,10 +87,10 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             }
         } else {
             let record = self.records.rows.structured.get(end.checked_sub(1)?)?;
-            let keyset = self.inputs.keyset;
+            let (rank, id) = self.resume_key(record);
             Continuation {
-                rank: record.rank_key().filter(|_| keyset),
-                id: record.id_key().filter(|_| keyset),
+                rank,
+                id,
                 shown,
                 skipped,
                 order,
@@ -257,10 +257,13 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         }
         let keyset = self.inputs.keyset;
         let rows = self.records.rows.structured;
-        let of = |record: &'p R| Continuation {
-            rank: record.rank_key().filter(|_| keyset),
-            id: record.id_key().filter(|_| keyset),
-            ..base.clone()
+        let of = |record: &'p R| {
+            let (rank, id) = self.resume_key(record);
+            Continuation {
+                rank,
+                id,
+                ..base.clone()
+            }
         };
         if !keyset || !cursors.can_hold() {
             return rows.first().map(|r| cursors.sized(of(r)));
@@ -269,6 +272,22 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         rows.iter()
             .map(|r| cursors.sized(of(r)))
             .max_by_key(String::len)
+    }
+}
+
+impl<'p, R: RenderRecord> Page<'p, R> {
+    /// Where a keyset walk resumes after `record`: its rank key and id. A record without an
+    /// id cannot be told from another of equal rank without one (the next page would skip
+    /// or repeat it), so a cursor after it pages by count from there on (the walk's rows
+    /// must then be the whole result, as for any walk by count).
+    fn resume_key<'r>(
+        &self,
+        record: &'r R,
+    ) -> (Option<crate::rank::KeyValue>, Option<crate::ids::IdKey<'r>>) {
+        match record.id_key() {
+            Some(id) if self.inputs.keyset => (record.rank_key(), Some(id)),
+            _ => (None, None),
+        }
     }
 }
 
