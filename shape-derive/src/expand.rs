@@ -163,7 +163,14 @@ impl<'r, 'a> Gen<'r, 'a> {
                 Order::Asc => quote!(#p::Order::Asc),
                 Order::Desc => quote!(#p::Order::Desc),
             };
-            quote!(#p::RankInfo { field: #field, order: #order })
+            let fold = rank.fold.map(|fold| match fold {
+                Fold::Sum => quote!(#p::Fold::Sum),
+                Fold::Max => quote!(#p::Fold::Max),
+                Fold::Min => quote!(#p::Fold::Min),
+                Fold::Count => quote!(#p::Fold::Count),
+            });
+            let fold = option(p, fold.as_ref());
+            quote!(#p::RankInfo { field: #field, order: #order, fold: #fold })
         });
         let rank = option(p, rank.as_ref());
         let id = option(p, record.id.as_ref());

@@ -293,12 +293,16 @@ impl FieldMeta {
         self.role == FieldRole::Show && matches!(self.value, ValueType::Number | ValueType::Any)
     }
 
-    // Ids and untrusted text are not categories: an id is unique, and counting untrusted
-    // values would put text an outsider wrote into the summary sentence, uncapped.
+    // Ids are not categories: an id is unique. Untrusted text is, its values quoted in the
+    // summary as outsiders' text is everywhere else (`AggregateResult::sentence`).
     pub(crate) fn categorical(&self) -> bool {
         matches!(
             self.role,
-            FieldRole::Show | FieldRole::Legend | FieldRole::Resolve | FieldRole::Date
+            FieldRole::Show
+                | FieldRole::Legend
+                | FieldRole::Resolve
+                | FieldRole::Date
+                | FieldRole::Untrusted
         )
     }
 }

@@ -16,6 +16,7 @@ pub use crate::path::{
 pub use crate::path::{RankNumber, rank_count, rank_max, rank_min, rank_sum};
 pub use crate::path::{through_items, through_option};
 pub use crate::project::ToolResult;
+pub use crate::rank::Fold;
 pub use crate::rank::{KeyValue, Order, RankKey};
 pub use crate::record::NestedInfo;
 pub use crate::record::{Field, FieldRole, Owned, Segment, Static, Storage};

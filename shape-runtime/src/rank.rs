@@ -8,6 +8,20 @@
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
+/// How a rank path through `[]` makes one key of a list's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fold {
+    /// The largest.
+    Max,
+    /// The smallest.
+    Min,
+    /// The sum (numbers).
+    Sum,
+    /// How many.
+    Count,
+}
+
 /// Ascending or descending.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -220,6 +220,9 @@ pub struct RankInfo {
     pub field: usize,
     /// Ascending or descending.
     pub order: Order,
+    /// How a field through `[]` makes one key of its values (the field itself shows them
+    /// all): the order's phrase names it.
+    pub fold: Option<crate::rank::Fold>,
 }
 
 impl<S: Storage> Projection<S> {
@@ -333,14 +336,36 @@ impl<S: Storage> Projection<S> {
     }
 
     /// How the rank order reads in a sentence: "most recent last update first".
+    ///
+    /// A field through `[]` ranked by a fold of its values (`rank(desc, sum)`) shows every
+    /// value, so the phrase names the fold: "by the sum of restarts, highest first".
     pub fn order_phrase(&self) -> Option<String> {
+        use crate::rank::Fold;
         let (field, order) = self.rank_field()?;
         let name = field.name.as_ref().replace('_', " ");
-        Some(match (matches!(field.kind, FieldKind::Date), order) {
-            (true, Order::Desc) => format!("most recent {name} first"),
-            (true, Order::Asc) => format!("oldest {name} first"),
-            (false, Order::Desc) => format!("highest {name} first"),
-            (false, Order::Asc) => format!("lowest {name} first"),
+        let date = matches!(field.kind, FieldKind::Date);
+        let fold = self.rank.and_then(|r| r.fold);
+        // A count is a number, whatever it counts.
+        let date = date && fold != Some(Fold::Count);
+        let direction = match (date, order) {
+            (true, Order::Desc) => "most recent",
+            (true, Order::Asc) => "oldest",
+            (false, Order::Desc) => "highest",
+            (false, Order::Asc) => "lowest",
+        };
+        Some(match fold {
+            None => format!("{direction} {name} first"),
+            Some(fold) => {
+                let of = match (fold, date) {
+                    (Fold::Sum, _) => "sum",
+                    (Fold::Count, _) => "count",
+                    (Fold::Max, true) => "latest",
+                    (Fold::Max, false) => "largest",
+                    (Fold::Min, true) => "earliest",
+                    (Fold::Min, false) => "smallest",
+                };
+                format!("by the {of} of {name}, {direction} first")
+            }
         })
     }
 

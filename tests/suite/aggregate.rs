@@ -364,7 +364,7 @@ fn aggregate_errors_name_the_fields_that_would_work() {
     assert_eq!(
         msg(Aggregate::new().top("lables", 3)),
         "unknown field `lables` in top (did you mean `labels`?); \
-         top works on: state, labels, opened, comments, assignee"
+         top works on: title, state, labels, opened, comments, assignee"
     );
     assert_eq!(
         msg(Aggregate::new().recent("title", 30)),
@@ -377,11 +377,11 @@ fn aggregate_errors_name_the_fields_that_would_work() {
     assert_eq!(
         msg(Aggregate::new().count_by("labels")),
         "count_by cannot use `labels`, a list field; \
-         count_by works on: state, opened, comments, assignee"
+         count_by works on: title, state, opened, comments, assignee"
     );
     assert_eq!(
         msg(Aggregate::new().top("id", 3)),
-        "top cannot use `id`, the id field; top works on: state, labels, opened, comments, assignee"
+        "top cannot use `id`, the id field; top works on: title, state, labels, opened, comments, assignee"
     );
     assert_eq!(
         msg(Aggregate::new().top("labels", 0)),

@@ -1066,3 +1066,89 @@ fn the_tracker_issue_reads_the_same_configured() {
         assert!(pages >= 4, "{pages} pages at {budget}");
     }
 }
+
+/// A page ranked by a fold of a list (issue 46, finding 9): the field shows every value, so
+/// the order's phrase names the fold, the same from the derive and from configuration. The
+/// pod with restarts `[0, 7]` comes first by its largest (7) and by its sum under `sum`, and
+/// its line begins "0, 7 restarts": a summary saying only "highest restarts first" read as if
+/// 0 were the highest.
+#[test]
+fn a_page_ranked_by_a_fold_names_the_fold_it_is_ranked_by() {
+    let pod = |uid: &str, restarts: &[u32]| Pod {
+        metadata: Meta {
+            uid: Some(uid.into()),
+            name: Some(format!("pod {uid}")),
+        },
+        status: Some(Status {
+            phase: Some("Running".into()),
+            containers: Some(
+                restarts
+                    .iter()
+                    .map(|&restarts| ContainerStatus { restarts })
+                    .collect(),
+            ),
+        }),
+        kind: "web".into(),
+        started_at: None,
+        labels: Vec::new(),
+        events: Vec::new(),
+        token: String::new(),
+    };
+    let pods = vec![pod("a1", &[3]), pod("b2", &[0, 7]), pod("c3", &[5, 1])];
+    let raw = serde_json::to_string(&pods).unwrap();
+    let shaper = || {
+        Shaper::for_tool("list_pods")
+            .budget(Budget::tokens(2_000))
+            .format(Format::Prose)
+    };
+    let derived = shaper().shape_blocking(&pods).unwrap();
+    let projection = config_at("pods.toml").json_projection("list_pods").unwrap();
+    let configured = shaper().call().shape_json(&projection, &raw).unwrap();
+    for page in [&derived, &configured] {
+        let text = page.text();
+        assert!(
+            text.starts_with("ok: 3 pods, by the largest of restarts, highest first"),
+            "{text}"
+        );
+        let uids: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .take(3)
+            .map(|l| l.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(uids.len(), 3, "{text}");
+        assert!(
+            text.lines().nth(1).unwrap().contains("0, 7 restarts"),
+            "{text}"
+        );
+    }
+    assert_eq!(derived.text(), configured.text());
+    // A sum, in configuration: [5, 1] (6) before [3].
+    let toml = std::fs::read_to_string(format!(
+        "{}/tests/configured/pods.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replace(r#"fold = "max""#, r#"fold = "sum""#);
+    let projection = ShapeConfig::from_toml_str(&toml)
+        .unwrap()
+        .json_projection("list_pods")
+        .unwrap();
+    let summed = shaper().call().shape_json(&projection, &raw).unwrap();
+    let text = summed.text();
+    assert!(
+        text.starts_with("ok: 3 pods, by the sum of restarts, highest first"),
+        "{text}"
+    );
+    let second = text.lines().nth(2).unwrap();
+    assert!(second.contains("5, 1 restarts"), "{text}");
+    // A stored result keeps the fold: its reopened pages say the same.
+    let stored =
+        toolshape::handle::StoredResult::from_projection("list_pods", Pod::PROJECTION, Vec::new());
+    let stored: toolshape::handle::StoredResult =
+        serde_json::from_str(&serde_json::to_string(&stored).unwrap()).unwrap();
+    assert_eq!(
+        stored.record.order_phrase().as_deref(),
+        Some("by the largest of restarts, highest first")
+    );
+}

@@ -303,6 +303,7 @@ fn full_result(tool: &str) -> StoredResult {
     stored.record.rank = Some(toolshape::record::RankInfo {
         field: 0,
         order: toolshape::Order::Desc,
+        fold: None,
     });
     stored
 }
@@ -1241,6 +1242,7 @@ fn a_stored_result_survives_json_and_keeps_its_size() {
     stored.record.rank = Some(toolshape::record::RankInfo {
         field: 0,
         order: toolshape::Order::Desc,
+        fold: None,
     });
     stored.record.prose = Some(vec![
         toolshape::handle::StoredSegment::Field(0),

@@ -961,7 +961,11 @@ fn a_keyset_walk_never_loses_or_repeats_two_records_it_cannot_tell_apart() {
                 .shape_blocking(&rows)
                 .unwrap();
             let value = shaped.structured();
-            seen.extend(crate::records(&value).iter().map(|r| r["label"].as_str().unwrap().to_owned()));
+            seen.extend(
+                crate::records(&value)
+                    .iter()
+                    .map(|r| r["label"].as_str().unwrap().to_owned()),
+            );
             if page == 0 {
                 // After the first page: two records without an id, of equal score, ranked
                 // after `r5` (ids before none, in the descending order).

@@ -536,3 +536,109 @@ fn a_cursor_of_the_wrong_type_is_an_error_whose_remedies_work() {
         }
     });
 }
+
+/// `open_result count_by` over text an outsider wrote (issue 46, finding 9): the injection
+/// corpus as the titles of an answer nobody described, counted by title, read as each client
+/// reads it. Every value is quoted once in the summary (its own `«` and `»`, nothing of the
+/// value able to open or close another), no invisible carrier and nothing that reads as the
+/// provenance delimiter in any string a model reads, and the counts add up to the records.
+#[test]
+fn counting_by_outsiders_text_quotes_every_value_it_names() {
+    use crate::untyped::{Answer, Canned};
+    let mut titles: Vec<String> = Vec::new();
+    for case in crate::untrusted::corpus() {
+        let input = case.input();
+        if !titles.contains(&input) {
+            titles.push(input);
+        }
+    }
+    // Each title on three records, and a second copy of the first ten (so counts differ).
+    let mut items: Vec<Value> = Vec::new();
+    for (i, title) in titles.iter().enumerate() {
+        let copies = if i < 10 { 6 } else { 3 };
+        for c in 0..copies {
+            items.push(json!({"id": format!("r{i}-{c}"), "title": title}));
+        }
+    }
+    let total = items.len();
+    let server = Canned::new([("search", Answer::Structured(json!({"items": items})))]);
+    runtime().block_on(async {
+        for client_name in CLIENTS {
+            let config = ShapeConfig::from_toml_str("[defaults]\nbudget = 600\n").unwrap();
+            let client = crate::client::connect(server.clone(), config, client_name).await;
+            let first = call(&client, "search", json!({})).await;
+            let handle = first.structured_content.as_ref().map_or_else(
+                || {
+                    let said = text(&first);
+                    let at = said
+                        .find("handle=")
+                        .map(|i| i + 7)
+                        .unwrap_or_else(|| panic!("{said}"));
+                    said[at..]
+                        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-')
+                        .next()
+                        .unwrap()
+                        .to_owned()
+                },
+                |s| s["omitted"]["handle"].as_str().unwrap().to_owned(),
+            );
+            let counted = call(
+                &client,
+                "open_result",
+                json!({"handle": handle, "aggregate": {"count_by": "title"}}),
+            )
+            .await;
+            let what = client_name;
+            let said = summary(&counted);
+            assert_ne!(counted.is_error, Some(true), "{what}: {said}");
+            for (at, shown) in read(&counted) {
+                assert_eq!(carriers(&shown), Vec::<char>::new(), "{what} {at}: {shown}");
+                assert_eq!(delimiters_in(&shown), 0, "{what} {at}: {shown}");
+            }
+            // The list of counts: each value between its own marks, 20 named.
+            let list = said
+                .split_once("by title (untrusted text): ")
+                .unwrap_or_else(|| panic!("{what}: {said}"))
+                .1;
+            let mut named = 0;
+            let mut counted_records = 0u64;
+            let mut rest = list;
+            while let Some(after) = rest.strip_prefix('«') {
+                let close = after.find('»').unwrap_or_else(|| panic!("{what}: {list}"));
+                assert!(!after[..close].contains('«'), "{what}: {list}");
+                let tail = &after[close + '»'.len_utf8()..];
+                let digits: String = tail
+                    .trim_start()
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                counted_records += digits
+                    .parse::<u64>()
+                    .unwrap_or_else(|_| panic!("{what}: {tail}"));
+                named += 1;
+                rest = tail.trim_start()[digits.len()..].trim_start_matches(", ");
+            }
+            assert_eq!(named, 20, "{what}: {list}");
+            assert_eq!(
+                marks(list.split(", others").next().unwrap()),
+                2 * named,
+                "{what}: {list}"
+            );
+            // The rest summed: "others (N values) M", and the records add up.
+            let others = rest
+                .strip_prefix("others (")
+                .unwrap_or_else(|| panic!("{what}: {rest}"));
+            let (values, after) = others.split_once(" values) ").unwrap();
+            let others: String = after.chars().take_while(char::is_ascii_digit).collect();
+            // Values that read the same once stored (their delimiter look-alikes defused) are
+            // one value: at most as many as the distinct titles sent.
+            assert!(
+                values.parse::<usize>().unwrap() + named <= titles.len(),
+                "{what}: {list}"
+            );
+            counted_records += others.parse::<u64>().unwrap();
+            assert_eq!(counted_records, total as u64, "{what}: {list}");
+            client.cancel().await.unwrap();
+        }
+    });
+}

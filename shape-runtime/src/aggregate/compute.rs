@@ -89,11 +89,13 @@ impl ValidAggregate {
                         count: rest.iter().map(|(_, c)| c).sum(),
                     }
                 });
+                let untrusted = self.untrusted.contains(field);
                 CountBy {
                     field: field.clone(),
-                    counts,
+                    counts: shown(counts, untrusted),
                     none,
                     other,
+                    untrusted,
                 }
             }),
             top: tops
@@ -102,10 +104,12 @@ impl ValidAggregate {
                     let none = tally.none;
                     let mut values = tally.ranked();
                     values.truncate(k);
+                    let untrusted = self.untrusted.contains(field);
                     TopValues {
                         field: field.clone(),
-                        values,
+                        values: shown(values, untrusted),
                         none,
+                        untrusted,
                     }
                 })
                 .collect(),
@@ -115,6 +119,23 @@ impl ValidAggregate {
                 .collect(),
         }
     }
+}
+
+/// Values as an answer shows them: outsiders' text sanitised, defused and cut to
+/// [`CATEGORY_CHARS`](super::CATEGORY_CHARS) characters (`…` marking the cut), as an error
+/// quotes an upstream's message; counted before, so two values that read alike after the cut
+/// keep their own counts.
+fn shown(values: Vec<(Value, u64)>, untrusted: bool) -> Vec<(Value, u64)> {
+    if !untrusted {
+        return values;
+    }
+    values
+        .into_iter()
+        .map(|(v, c)| match v {
+            Value::String(s) => (Value::String(crate::untrusted::echo::category(&s)), c),
+            other => (other, c),
+        })
+        .collect()
 }
 
 /// Counts per value; `none` counts records with no value.

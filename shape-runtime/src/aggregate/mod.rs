@@ -50,6 +50,6 @@ mod tests;
 pub use crate::catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType};
 pub use result::{AggregateResult, CountBy, Others, RecentResult, Stats, TopValues, percent};
 pub use spec::{
-    Aggregate, AggregateError, COUNT_BY_MAX, RECENT_DAYS_MAX, Recent, TOP_K_DEFAULT, TOP_K_MAX,
-    Top, ValidAggregate,
+    Aggregate, AggregateError, CATEGORY_CHARS, COUNT_BY_MAX, RECENT_DAYS_MAX, Recent,
+    TOP_K_DEFAULT, TOP_K_MAX, Top, ValidAggregate,
 };

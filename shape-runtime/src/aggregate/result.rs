@@ -112,6 +112,10 @@ pub struct CountBy {
     /// The values past [`COUNT_BY_MAX`](super::COUNT_BY_MAX), summed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other: Option<Others>,
+    /// The values are outsiders' text: sanitised, defused and cut to
+    /// [`CATEGORY_CHARS`](super::CATEGORY_CHARS) characters here, quoted `«…»` in the sentence.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untrusted: bool,
 }
 
 /// Values past the listed ones.
@@ -133,6 +137,9 @@ pub struct TopValues {
     /// Records with no value (null, missing, or an empty list).
     #[serde(skip_serializing_if = "is_zero")]
     pub none: u64,
+    /// The values are outsiders' text, as in [`CountBy::untrusted`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untrusted: bool,
 }
 
 /// Minimum, maximum and mean of one number field.
@@ -278,7 +285,7 @@ impl AggregateResult {
             .as_ref()
             .filter(|c| !(c.other.is_none() && single(&c.counts, c.none)))
         {
-            let mut items = pairs(&c.counts);
+            let mut items = pairs(&c.counts, c.untrusted);
             if c.none > 0 {
                 items.push(format!("no {} {}", words(&c.field), thousands(c.none)));
             }
@@ -289,14 +296,24 @@ impl AggregateResult {
                     thousands(o.count)
                 ));
             }
-            lists.push(format!("by {}: {}", words(&c.field), items.join(", ")));
+            lists.push(format!(
+                "by {}{}: {}",
+                words(&c.field),
+                outsiders(c.untrusted),
+                items.join(", ")
+            ));
         }
         for t in self.top.iter().filter(|t| !single(&t.values, t.none)) {
-            let mut items = pairs(&t.values);
+            let mut items = pairs(&t.values, t.untrusted);
             if t.none > 0 {
                 items.push(format!("no {} {}", words(&t.field), thousands(t.none)));
             }
-            lists.push(format!("top {}: {}", words(&t.field), items.join(", ")));
+            lists.push(format!(
+                "top {}{}: {}",
+                words(&t.field),
+                outsiders(t.untrusted),
+                items.join(", ")
+            ));
         }
         for s in &self.stats {
             let mut text = match (&s.min, &s.max, s.mean) {
@@ -329,10 +346,22 @@ fn words(field: &str) -> String {
     field.replace('_', " ")
 }
 
-fn pairs(values: &[(Value, u64)]) -> Vec<String> {
+/// What a list of outsiders' values says of itself: its values are quoted `«…»`.
+fn outsiders(untrusted: bool) -> &'static str {
+    match untrusted {
+        true => " (untrusted text)",
+        false => "",
+    }
+}
+
+fn pairs(values: &[(Value, u64)], untrusted: bool) -> Vec<String> {
     values
         .iter()
-        .map(|(v, c)| format!("{} {}", value_text(v), thousands(*c)))
+        .map(|(v, c)| match (untrusted, v) {
+            // Already cleaned when counted (`compute`): quoted as every outsider's text is.
+            (true, Value::String(s)) => format!("«{s}» {}", thousands(*c)),
+            _ => format!("{} {}", value_text(v), thousands(*c)),
+        })
         .collect()
 }
 

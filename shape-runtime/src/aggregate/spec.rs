@@ -10,6 +10,11 @@ use serde::{Deserialize, Serialize};
 
 /// Most values `count_by` lists by name; the rest are summed into one "others" bucket.
 pub const COUNT_BY_MAX: usize = 20;
+
+/// The most characters of an outsider's value a `count_by` or `top` shows (the rest cut,
+/// marked `…`): a category is a label, and a summary is no place for a body. As many as an
+/// error quotes of one piece of an upstream's message.
+pub const CATEGORY_CHARS: usize = crate::untrusted::echo::MAX_QUOTED_CHARS;
 /// Largest `k` a `top` may ask for.
 pub const TOP_K_MAX: u32 = 50;
 /// `k` when a `top` does not say.
@@ -87,6 +92,8 @@ pub struct ValidAggregate {
     pub(super) top: Vec<(String, usize)>,
     pub(super) recent: Option<(String, u32)>,
     pub(super) stats: Vec<String>,
+    /// The fields counted by value whose values outsiders wrote.
+    pub(super) untrusted: Vec<String>,
 }
 
 impl Aggregate {
@@ -189,7 +196,14 @@ impl Aggregate {
             }
             stats.push(name);
         }
+        let untrusted = fields
+            .iter()
+            .filter(|f| f.role == FieldRole::Untrusted)
+            .filter(|f| count_by.as_ref() == Some(&f.name) || top.iter().any(|(n, _)| *n == f.name))
+            .map(|f| f.name.clone())
+            .collect();
         Ok(ValidAggregate {
+            untrusted,
             count_by,
             top,
             recent,

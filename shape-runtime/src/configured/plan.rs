@@ -105,6 +105,7 @@ impl Plan {
                 rank = Some(RankInfo {
                     field: index,
                     order: r.order,
+                    fold: r.fold,
                 });
             }
             let keys: Vec<&str> = output

@@ -117,18 +117,7 @@ pub struct RankSpec {
     pub fold: Option<Fold>,
 }
 
-/// How a rank path through `[]` makes one key of a list's values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fold {
-    /// The largest.
-    Max,
-    /// The smallest.
-    Min,
-    /// The sum (numbers).
-    Sum,
-    /// How many.
-    Count,
-}
+pub use crate::rank::Fold;
 
 /// A path into a record, in the derive's path language: keys joined by `.`, `?` through a
 /// value that may be absent, `[]` through each item of a list (`labels[].name`,

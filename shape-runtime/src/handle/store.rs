@@ -197,7 +197,7 @@ impl Serialize for StoredResult {
     fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         use serde::ser::SerializeStruct as _;
         let record = &self.record;
-        let mut st = s.serialize_struct("StoredResult", 11)?;
+        let mut st = s.serialize_struct("StoredResult", 12)?;
         st.serialize_field("tool", &self.tool)?;
         st.serialize_field("name", &record.name)?;
         st.serialize_field("plural", &record.plural)?;
@@ -205,6 +205,10 @@ impl Serialize for StoredResult {
         st.serialize_field("skipped", &record.skipped)?;
         st.serialize_field("prose", &record.prose)?;
         st.serialize_field("rank", &record.rank.map(|r| (r.field, r.order)))?;
+        match record.rank.and_then(|r| r.fold) {
+            Some(fold) => st.serialize_field("rank_fold", &fold)?,
+            None => st.skip_field("rank_fold")?,
+        }
         st.serialize_field("records", &self.records)?;
         st.serialize_field("created_at_unix", &self.created_at_unix)?;
         if self.nested_untrusted.is_empty() {
@@ -230,6 +234,8 @@ struct StoredWire {
     skipped: Vec<String>,
     prose: Option<Vec<Segment<Owned>>>,
     rank: Option<(usize, Order)>,
+    #[serde(default)]
+    rank_fold: Option<crate::rank::Fold>,
     records: Vec<serde_json::Map<String, serde_json::Value>>,
     created_at_unix: u64,
     #[serde(default)]
@@ -250,7 +256,11 @@ impl<'de> Deserialize<'de> for StoredResult {
                 fields: w.fields,
                 skipped: w.skipped,
                 prose: w.prose,
-                rank: w.rank.map(|(field, order)| RankInfo { field, order }),
+                rank: w.rank.map(|(field, order)| RankInfo {
+                    field,
+                    order,
+                    fold: w.rank_fold,
+                }),
                 id,
                 nested: Vec::new(),
             },
@@ -455,7 +465,8 @@ mod tests {
             stored.record.rank,
             Some(RankInfo {
                 field: 0,
-                order: Order::Desc
+                order: Order::Desc,
+                fold: None,
             })
         );
         assert_eq!(stored.record.fields[1].kind.max_tokens(), Some(40));

@@ -193,7 +193,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     /// The size of a page of `shape` around its records, its cursor sized.
     pub(super) fn envelope_size(&self, shape: Shape<'_>) -> PerChannel<Size> {
         let has_records = shape.shown > 0;
-        self.envelope(&self.frame(shape, Make::Sized), has_records, None)
+        let shown = shape.shown_range();
+        self.envelope(&self.frame(shape, Make::Sized), has_records, Some(shown))
             .size
     }
 

@@ -14,8 +14,9 @@ pub(crate) struct Notes {
     /// The year every parsed date of the reach shares (`dates are in 2026`), stated on a page
     /// only when a record it shows has such a date ([`Notes::line`]).
     pub year: Option<u16>,
-    /// Per record of the reach, in page order: whether it has a parsed date.
-    pub dated: Vec<bool>,
+    /// How many records of the reach before each place (in page order, one more entry than
+    /// records) have a parsed date: whether a range of them has one, at once.
+    pub dated: Vec<u32>,
     /// `Feb 11` when every date shares the year the note states.
     pub date_style: DateStyle,
     /// Untrusted values wrapped in `«…»`, their sources named once in the note.
@@ -77,14 +78,21 @@ impl Notes {
     /// The head's note for a page showing the records of the reach at `shown` (`None`: any
     /// page of the reach, for sizing, which the note of a page can only be shorter than).
     /// The shared year is a fact of the dates a page shows: a page with none does not state
-    /// it (its values were written in the year's style, but none of them is a date).
+    /// it (its values were written in the year's style, but none of them is a date); and the
+    /// untrusted-text note one of the records it shows.
     pub(crate) fn line(&self, shown: Option<std::ops::Range<usize>>) -> Option<String> {
-        let year = self.year.filter(|_| match shown {
+        let count = |i: usize| self.dated.get(i).copied();
+        let year = self.year.filter(|_| match &shown {
             None => true,
-            Some(range) => self.dated.get(range).is_some_and(|d| d.contains(&true)),
+            Some(range) => count(range.end) > count(range.start),
         });
         let year = year.map(|year| format!("dates are in {year}"));
-        match (&self.untrusted, year) {
+        // A page showing no record shows no outsiders' text to mark.
+        let untrusted = self
+            .untrusted
+            .as_ref()
+            .filter(|_| shown.as_ref().is_none_or(|r| !r.is_empty()));
+        match (untrusted, year) {
             (Some(u), Some(y)) => Some(format!("{u}; {y}")),
             (Some(u), None) => Some(u.clone()),
             (None, y) => y,
@@ -95,7 +103,7 @@ impl Notes {
 /// The year every parsed date of the records shares, if there is at least one date, with
 /// which records have one. The records are rendered on the structured channel, where dates
 /// are ISO.
-fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<(u16, Vec<bool>)> {
+fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<(u16, Vec<u32>)> {
     let dates: Vec<usize> = layout
         .date_fields()
         .map(|i| layout.source_index(i))
@@ -104,9 +112,11 @@ fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<(u
         return None;
     }
     let mut year = None;
-    let mut dated = vec![false; records.len()];
+    let mut dated = Vec::with_capacity(records.len() + 1);
+    dated.push(0u32);
     let mut buf = String::new();
-    for (record, has) in records.iter().zip(&mut dated) {
+    for record in records {
+        let mut has = false;
         for &field in &dates {
             buf.clear();
             record
@@ -116,13 +126,15 @@ fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<(u
                 continue; // null or unparsed: written as given either way
             }
             let y = crate::view::date_year(&buf)?;
-            *has = true;
+            has = true;
             match year {
                 None => year = Some(y),
                 Some(seen) if seen != y => return None,
                 Some(_) => {}
             }
         }
+        let before = dated.last().copied().unwrap_or(0);
+        dated.push(before + u32::from(has));
     }
     Some((year?, dated))
 }

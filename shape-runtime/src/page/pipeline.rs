@@ -60,7 +60,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         let shown = plan.shown();
         let frame = self.frame(plan.shape(), Make::Real);
         // The head states its shared facts of the records shown.
-        let envelope = self.envelope(&frame, shown > 0, Some(plan.prefix..plan.prefix + shown));
+        let envelope = self.envelope(&frame, shown > 0, Some(plan.shape().shown_range()));
         let join = |channel: Channel| -> String {
             let (head, tail) = match channel {
                 Channel::Structured => (&envelope.head.structured, &envelope.tail.structured),

@@ -69,6 +69,12 @@ impl Shape<'_> {
     pub(super) fn end(&self) -> usize {
         self.start + self.shown + self.skips.len()
     }
+
+    /// Where the records the page shows are in the reach (after the skipped `prefix`).
+    pub(super) fn shown_range(&self) -> std::ops::Range<usize> {
+        let first = self.start + self.prefix;
+        first..first + self.shown
+    }
 }
 
 /// Whether a cursor is made for the answer, or sized only.

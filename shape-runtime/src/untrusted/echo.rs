@@ -102,6 +102,22 @@ pub fn clean(text: &str) -> String {
     }
 }
 
+/// An outsider's value counted as a category (`open_result`'s `count_by` and `top` over
+/// untrusted text): its first [`CATEGORY_CHARS`](crate::aggregate::CATEGORY_CHARS) characters
+/// [`clean`]ed (sanitised, line breaks made spaces, the provenance delimiter and the compact
+/// marks defused), `…` after them when the value is longer.
+pub(crate) fn category(text: &str) -> String {
+    let max = crate::aggregate::CATEGORY_CHARS;
+    match text.char_indices().nth(max) {
+        None => clean(text),
+        Some((at, _)) => {
+            let mut out = clean(&text[..at]);
+            out.push('…');
+            out
+        }
+    }
+}
+
 /// A name someone outside the system chose (a tool's, listed by the server behind a layer),
 /// as it is shown in answers: sanitised and defused as records' values are (`as_shown`), line
 /// breaks and tabs made spaces, what sanitising keeps that a reader cannot see (a flag's tag
