@@ -5,6 +5,7 @@
 use shape_examples::{desk, tracker};
 
 mod aggregate;
+mod architecture;
 mod budget;
 mod client;
 mod config_records;
