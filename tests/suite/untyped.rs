@@ -1266,3 +1266,73 @@ fn asking_for_a_section_as_a_field_names_the_filter_that_reopens_it() {
         }
     });
 }
+
+/// Records that already have `section` and `_section` keys of their own: the part each came
+/// from is named under the next free name (`__section`), stated on the first page; both keys
+/// of their own are shown as they were; and `open_result` reopens a part by the key the
+/// page named, following the remedy it gives when asked for the part as a field.
+#[test]
+fn a_section_key_the_records_already_use_is_never_overwritten() {
+    let mut a: Vec<Value> = Vec::new();
+    let mut b: Vec<Value> = Vec::new();
+    for i in 0..120 {
+        a.push(json!({"id": format!("a{i}"), "section": "theirs", "_section": format!("also theirs {i}")}));
+        b.push(json!({"id": format!("b{i}"), "section": 7}));
+    }
+    runtime().block_on(async {
+        let server = Canned::new([("two", Answer::Structured(json!({"alpha": a, "beta": b})))]);
+        let client = connect(server, "[defaults]\nbudget = 600\n", "claude-code").await;
+        let first = call(&client, "two", json!({})).await;
+        let envelope = first.structured_content.clone().unwrap();
+        let summary = envelope["summary"].as_str().unwrap().to_owned();
+        assert!(
+            summary.contains("alpha 120") && summary.contains("beta 120"),
+            "{summary}"
+        );
+        for record in crate::records(&envelope) {
+            assert_eq!(record["__section"], "alpha", "{record:?}");
+            assert_eq!(record["section"], "theirs", "{record:?}");
+            assert!(
+                record["_section"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("also theirs "),
+                "{record:?}"
+            );
+        }
+        let handle = envelope["omitted"]["handle"].as_str().unwrap().to_owned();
+        // Asked for the part as a field, the answer names the filter that reopens it.
+        let asked = call(
+            &client,
+            "open_result",
+            json!({"handle": handle, "select": ["beta"]}),
+        )
+        .await;
+        assert_eq!(asked.is_error, Some(true));
+        let said = text(&asked);
+        assert!(said.contains("__section"), "{said}");
+        let mut ids = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut args = json!({"handle": handle, "page_size": 100,
+                "filter": [{"field": "__section", "op": "equals", "value": "beta"}]});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = call(&client, "open_result", args).await;
+            assert_ne!(page.is_error, Some(true), "{}", text(&page));
+            let envelope = page.structured_content.clone().unwrap();
+            for record in crate::records(&envelope) {
+                assert_eq!(record["section"], 7, "{record:?}");
+                ids.push(record["id"].as_str().unwrap().to_owned());
+            }
+            match envelope["next"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        let want: Vec<String> = (0..120).map(|i| format!("b{i}")).collect();
+        assert_eq!(ids, want);
+        client.cancel().await.unwrap();
+    });
+}
