@@ -4,7 +4,7 @@
 // one exception.
 #![cfg_attr(not(test), forbid(unsafe_code))]
 #![cfg_attr(test, deny(unsafe_code))]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 // What a user names: namespaces where they help, the rest re-exported once at the root.
 pub mod aggregate;

@@ -1,6 +1,6 @@
-//! Configured records' start-up errors, the configuration's twin of `tests/ui/`: each case in
-//! `tests/config/` (`.toml` or `.json`) must fail to load with exactly the text of the `.err`
-//! file beside it, every mistake at once. `SHAPE_BLESS=1` writes the `.err` files from what
+//! Configured records' start-up errors, the configuration's twin of the derive's UI cases
+//! (`shape-derive/tests/ui/`): each case in `tests/config/` (`.toml` or `.json`) must fail
+//! to load with exactly the text of the `.err` file beside it, every mistake at once. `SHAPE_BLESS=1` writes the `.err` files from what
 //! the loader says (read each before committing it). A `.schema.json` file is a schema a case
 //! names, not a case.
 

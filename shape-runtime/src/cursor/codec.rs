@@ -154,6 +154,10 @@ impl CursorCodec {
     }
 
     /// The same codec signing with `keys` instead (its store and age limit kept).
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
+    )]
     pub(crate) fn rekeyed(self, keys: CursorKeys) -> Self {
         CursorCodec { keys, ..self }
     }

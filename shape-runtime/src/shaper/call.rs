@@ -155,6 +155,10 @@ impl<'a> Call<'a> {
     }
 
     /// This call, its summary stating `parts` (what the answer holds) after its counts.
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
+    )]
     pub(crate) fn parts(mut self, parts: Option<&'a str>) -> Self {
         self.parts = parts;
         self

@@ -124,6 +124,10 @@ pub(crate) fn category(text: &str) -> String {
 /// characters, a variation selector) left out too, nothing cut; with every unseen character
 /// escaped instead ([`reveal`]) when nothing visible would be left. Borrowed when there is
 /// nothing to change.
+#[cfg_attr(
+    not(feature = "rmcp"),
+    expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
+)]
 pub(crate) fn shown_name(name: &str) -> Cow<'_, str> {
     let (sanitised, _) = sanitize(name);
     let seen = match sanitised {
