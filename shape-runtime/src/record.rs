@@ -565,6 +565,84 @@ impl<'de> Deserialize<'de> for Field<Owned> {
 mod tests {
     use super::*;
 
+    /// The order's phrase for each kind of rank: a plain field or a date, and a fold of
+    /// either (a count is a number whatever it counts), in each direction.
+    #[test]
+    fn the_order_phrase_names_the_fold_a_page_is_ranked_by() {
+        use crate::rank::Fold;
+        let phrase = |kind: FieldKind<Static>, order: Order, fold: Option<Fold>| {
+            let fields: &'static [Field] = Box::leak(Box::new([Field {
+                name: "restart_count",
+                source: "restarts",
+                kind,
+                absent: None,
+            }]));
+            let p: Projection = Projection {
+                fields,
+                rank: Some(RankInfo {
+                    field: 0,
+                    order,
+                    fold,
+                }),
+                ..TICKET
+            };
+            p.order_phrase().unwrap()
+        };
+        let (show, date) = (|| FieldKind::Show, || FieldKind::Date);
+        let cases = [
+            (show(), Order::Desc, None, "highest restart count first"),
+            (show(), Order::Asc, None, "lowest restart count first"),
+            (date(), Order::Desc, None, "most recent restart count first"),
+            (date(), Order::Asc, None, "oldest restart count first"),
+            (
+                show(),
+                Order::Desc,
+                Some(Fold::Sum),
+                "by the sum of restart count, highest first",
+            ),
+            (
+                show(),
+                Order::Asc,
+                Some(Fold::Max),
+                "by the largest of restart count, lowest first",
+            ),
+            (
+                show(),
+                Order::Desc,
+                Some(Fold::Min),
+                "by the smallest of restart count, highest first",
+            ),
+            (
+                date(),
+                Order::Desc,
+                Some(Fold::Max),
+                "by the latest of restart count, most recent first",
+            ),
+            (
+                date(),
+                Order::Asc,
+                Some(Fold::Min),
+                "by the earliest of restart count, oldest first",
+            ),
+            (
+                date(),
+                Order::Desc,
+                Some(Fold::Count),
+                "by the count of restart count, highest first",
+            ),
+            (
+                show(),
+                Order::Asc,
+                Some(Fold::Count),
+                "by the count of restart count, lowest first",
+            ),
+        ];
+        for (kind, order, fold, want) in cases {
+            assert_eq!(phrase(kind, order, fold), want);
+        }
+        assert_eq!(TICKET.order_phrase(), None);
+    }
+
     const TICKET: Projection = Projection {
         name: "ticket",
         plural: "tickets",

@@ -160,4 +160,41 @@ fn outsiders_values_are_quoted_and_cut_at_their_edge() {
     );
     // The JSON says the values are outsiders'.
     assert_eq!(serde_json::to_value(c).unwrap()["untrusted"], json!(true));
+    // `top` over the same field quotes the same way; a plain field beside it does not.
+    let mut fields = fields.to_vec();
+    fields.push(FieldMeta::text("state"));
+    let rows = rows_with_state(&rows);
+    let result = Aggregate::new()
+        .top("title", 2)
+        .count_by("state")
+        .compute(&fields, &rows, Day::parse("2026-12-06").unwrap())
+        .unwrap();
+    assert!(result.top[0].untrusted);
+    assert!(!result.count_by.as_ref().unwrap().untrusted);
+    let sentence = result.sentence("titles");
+    assert!(
+        sentence.contains(&format!("top title (untrusted text): «{at}» 2, «")),
+        "{sentence}"
+    );
+    assert!(sentence.contains("by state: open 6"), "{sentence}");
+    assert_eq!(
+        serde_json::to_value(&result.top[0]).unwrap()["untrusted"],
+        json!(true)
+    );
+    assert!(
+        serde_json::to_value(result.count_by.as_ref().unwrap())
+            .unwrap()
+            .get("untrusted")
+            .is_none()
+    );
+}
+
+fn rows_with_state(rows: &[Row]) -> Vec<Row> {
+    rows.iter()
+        .cloned()
+        .map(|mut r| {
+            r.insert("state".into(), json!("open"));
+            r
+        })
+        .collect()
 }
