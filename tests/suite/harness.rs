@@ -584,3 +584,42 @@ fn a_stored_untrusted_list_stays_marked_on_every_page_and_reopened() {
         }
     });
 }
+
+/// What the harness does not shape passes through as the server behind answers it: its
+/// prompts listed and its capabilities kept (with `tools` added), in front of a server that
+/// has prompts and no tools at all.
+#[test]
+fn what_the_harness_does_not_shape_passes_through() {
+    #[derive(Clone)]
+    struct Prompts;
+    impl ServerHandler for Prompts {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_prompts().build())
+        }
+        async fn list_prompts(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+            Ok(rmcp::model::ListPromptsResult::with_all_items(vec![
+                rmcp::model::Prompt::new("triage", Some("Sort the queue"), None),
+            ]))
+        }
+    }
+    runtime().block_on(async {
+        let config = ShapeConfig::from_toml_str("").unwrap();
+        let client = crate::client::connect(Prompts, config, "claude-code").await;
+        let prompts = client.list_all_prompts().await.unwrap();
+        assert_eq!(prompts.len(), 1);
+        assert_eq!(prompts[0].name, "triage");
+        assert_eq!(prompts[0].description.as_deref(), Some("Sort the queue"));
+        let info = client.peer_info().unwrap();
+        assert!(info.capabilities.prompts.is_some(), "{info:?}");
+        assert!(info.capabilities.tools.is_some(), "{info:?}");
+        // Its only tool is the harness's own.
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["open_result"]);
+        client.cancel().await.unwrap();
+    });
+}

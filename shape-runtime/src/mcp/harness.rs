@@ -715,6 +715,15 @@ fn thousands(n: usize) -> String {
     crate::text::thousands(n as u64)
 }
 
+/// `ServerHandler` methods answered by the server behind, as it answers them.
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;)*) => {$(
+        fn $name(&self, $($arg: $ty),*) -> impl Future<Output = $out> + MaybeSendFuture + '_ {
+            self.inner.$name($($arg),*)
+        }
+    )*};
+}
+
 #[allow(deprecated)] // SetLevelRequestParams, subscribe and unsubscribe: forwarded as they are
 impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S> {
     async fn call_tool(
@@ -794,69 +803,11 @@ impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S>
     }
 
     // Everything else as the server behind answers it (rmcp's own list for its `Box` and
-    // `Arc` wrappers, `handler/server.rs`: recheck it when rmcp adds a method).
-    fn ping(
-        &self,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.ping(context)
-    }
+    // `Arc` wrappers, `handler/server.rs`: recheck it when rmcp adds a method). A layer over
+    // rmcp's `Service` would need no list, but rmcp's streamable HTTP server takes a
+    // `ServerHandler` (`transport/streamable_http_server/tower.rs`), so the harness is one.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         self.inner.supported_protocol_versions()
-    }
-    fn complete(
-        &self,
-        request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<CompleteResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.complete(request, context)
-    }
-    fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.set_level(request, context)
-    }
-    fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<GetPromptResponse, rmcp::ErrorData>> + MaybeSendFuture + '_
-    {
-        self.inner.get_prompt(request, context)
-    }
-    fn list_prompts(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<ListPromptsResult, rmcp::ErrorData>> + MaybeSendFuture + '_
-    {
-        self.inner.list_prompts(request, context)
-    }
-    fn list_resources(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<ListResourcesResult, rmcp::ErrorData>> + MaybeSendFuture + '_
-    {
-        self.inner.list_resources(request, context)
-    }
-    fn list_resource_templates(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<ListResourceTemplatesResult, rmcp::ErrorData>> + MaybeSendFuture + '_
-    {
-        self.inner.list_resource_templates(request, context)
-    }
-    fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<ReadResourceResponse, rmcp::ErrorData>> + MaybeSendFuture + '_
-    {
-        self.inner.read_resource(request, context)
     }
     fn accepted_subscription_filter(
         &self,
@@ -864,109 +815,53 @@ impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S>
     ) -> Option<SubscriptionFilter> {
         self.inner.accepted_subscription_filter(requested)
     }
-    fn listen(
-        &self,
-        context: SubscriptionContext,
-    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.listen(context)
-    }
-    fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.subscribe(request, context)
-    }
-    fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.unsubscribe(request, context)
-    }
-    fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<CustomResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.on_custom_request(request, context)
-    }
-    fn on_cancelled(
-        &self,
-        notification: CancelledNotificationParam,
-        context: NotificationContext<RoleServer>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.inner.on_cancelled(notification, context)
-    }
-    fn on_progress(
-        &self,
-        notification: ProgressNotificationParam,
-        context: NotificationContext<RoleServer>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.inner.on_progress(notification, context)
-    }
-    fn on_initialized(
-        &self,
-        context: NotificationContext<RoleServer>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.inner.on_initialized(context)
-    }
-    fn on_roots_list_changed(
-        &self,
-        context: NotificationContext<RoleServer>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.inner.on_roots_list_changed(context)
-    }
-    fn on_custom_notification(
-        &self,
-        notification: CustomNotification,
-        context: NotificationContext<RoleServer>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.inner.on_custom_notification(notification, context)
-    }
-    fn get_task(
-        &self,
-        request: GetTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<GetTaskResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.get_task(request, context)
-    }
-    fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.update_task(request, context)
-    }
-    fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.cancel_task(request, context)
-    }
-    fn list_skills(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<ListSkillsResult, rmcp::ErrorData>> + MaybeSendFuture + '_
-    {
-        self.inner.list_skills(request, context)
-    }
-    fn get_skill(
-        &self,
-        request: GetSkillRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<GetSkillResult, rmcp::ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.get_skill(request, context)
-    }
-    fn read_resource_directory(
-        &self,
-        request: ReadResourceDirectoryRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<ReadResourceDirectoryResult, rmcp::ErrorData>> + MaybeSendFuture + '_
-    {
-        self.inner.read_resource_directory(request, context)
+    forward! {
+        ping(context: RequestContext<RoleServer>) -> Result<(), ErrorData>;
+        complete(r: CompleteRequestParams, context: RequestContext<RoleServer>)
+            -> Result<CompleteResult, ErrorData>;
+        set_level(r: SetLevelRequestParams, context: RequestContext<RoleServer>)
+            -> Result<(), ErrorData>;
+        get_prompt(r: GetPromptRequestParams, context: RequestContext<RoleServer>)
+            -> Result<GetPromptResponse, ErrorData>;
+        list_prompts(r: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>)
+            -> Result<ListPromptsResult, ErrorData>;
+        list_resources(r: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>)
+            -> Result<ListResourcesResult, ErrorData>;
+        list_resource_templates(
+            r: Option<PaginatedRequestParams>,
+            context: RequestContext<RoleServer>
+        ) -> Result<ListResourceTemplatesResult, ErrorData>;
+        read_resource(r: ReadResourceRequestParams, context: RequestContext<RoleServer>)
+            -> Result<ReadResourceResponse, ErrorData>;
+        listen(context: SubscriptionContext) -> Result<(), ErrorData>;
+        subscribe(r: SubscribeRequestParams, context: RequestContext<RoleServer>)
+            -> Result<(), ErrorData>;
+        unsubscribe(r: UnsubscribeRequestParams, context: RequestContext<RoleServer>)
+            -> Result<(), ErrorData>;
+        on_custom_request(r: CustomRequest, context: RequestContext<RoleServer>)
+            -> Result<CustomResult, ErrorData>;
+        on_cancelled(n: CancelledNotificationParam, context: NotificationContext<RoleServer>)
+            -> ();
+        on_progress(n: ProgressNotificationParam, context: NotificationContext<RoleServer>)
+            -> ();
+        on_initialized(context: NotificationContext<RoleServer>) -> ();
+        on_roots_list_changed(context: NotificationContext<RoleServer>) -> ();
+        on_custom_notification(n: CustomNotification, context: NotificationContext<RoleServer>)
+            -> ();
+        get_task(r: GetTaskParams, context: RequestContext<RoleServer>)
+            -> Result<GetTaskResult, ErrorData>;
+        update_task(r: UpdateTaskParams, context: RequestContext<RoleServer>)
+            -> Result<(), ErrorData>;
+        cancel_task(r: CancelTaskParams, context: RequestContext<RoleServer>)
+            -> Result<(), ErrorData>;
+        list_skills(r: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>)
+            -> Result<ListSkillsResult, ErrorData>;
+        get_skill(r: GetSkillRequestParams, context: RequestContext<RoleServer>)
+            -> Result<GetSkillResult, ErrorData>;
+        read_resource_directory(
+            r: ReadResourceDirectoryRequestParams,
+            context: RequestContext<RoleServer>
+        ) -> Result<ReadResourceDirectoryResult, ErrorData>;
     }
 }
 
