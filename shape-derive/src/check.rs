@@ -13,10 +13,10 @@ use crate::ast::{Container, Field};
 use crate::attr::{FieldAttrs, PathStep, RankSpec, unraw};
 use crate::ctxt::Ctxt;
 use crate::model::{self, Rank, Record, Segment, Transform};
-use crate::template;
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
+use toolshape_internals::template;
 
 pub fn check<'c>(cx: &Ctxt, container: &'c Container<'_>) -> Record<'c> {
     check_container_names(cx, container);
@@ -61,7 +61,8 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
         .plural
         .get()
         .map(|l| l.value())
-        .unwrap_or_else(|| format!("{name}s"));
+        // The English configuration and inferred names follow (`entity` → `entities`).
+        .unwrap_or_else(|| toolshape_internals::english::plural_of(&name));
 
     let mut record = Record {
         ident: container.ident,

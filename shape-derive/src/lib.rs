@@ -18,7 +18,6 @@ mod expand;
 mod fallback;
 mod model;
 mod symbol;
-mod template;
 
 use proc_macro::TokenStream;
 

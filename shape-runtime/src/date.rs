@@ -519,6 +519,97 @@ fn civil_from_days(days: i64) -> (i128, u32, u32) {
 mod tests {
     use super::*;
 
+    /// `DayOf::Utc` against chrono's reading of the same instant (an oracle apart from this
+    /// module): days around month, year and leap-day boundaries, times across the day,
+    /// offsets from -12:00 to +14:00 in quarter hours, with and without seconds and
+    /// fractions; and the offset forms chrono's RFC 3339 reader does not take (`+0530`,
+    /// `+05`), against the same instant written `+05:30`. `AsWritten` is the day written.
+    #[cfg(feature = "chrono")]
+    #[test]
+    fn the_utc_day_is_the_day_chrono_reads() {
+        use chrono::{DateTime, Utc};
+        let days = [
+            "2014-01-01",
+            "2014-01-21",
+            "2014-02-28",
+            "2016-02-28",
+            "2016-02-29",
+            "2016-03-01",
+            "2014-12-31",
+            "1999-12-31",
+            "2000-01-01",
+            "9999-12-30",
+            "0001-01-02",
+        ];
+        let mut checked = 0;
+        for day in days {
+            for time in [
+                "00:00:00",
+                "00:14:59",
+                "05:29:00",
+                "12:00:00",
+                "18:30:00.250",
+                "23:59:59",
+            ] {
+                for quarter in -48i32..=56 {
+                    let minutes = quarter * 15;
+                    let sign = if minutes < 0 { '-' } else { '+' };
+                    let (h, m) = (minutes.abs() / 60, minutes.abs() % 60);
+                    let text = format!("{day}T{time}{sign}{h:02}:{m:02}");
+                    let oracle = DateTime::parse_from_rfc3339(&text)
+                        .unwrap()
+                        .with_timezone(&Utc)
+                        .date_naive()
+                        .to_string();
+                    assert_eq!(
+                        DayOf::Utc.date(&text).as_deref(),
+                        Some(oracle.as_str()),
+                        "{text}"
+                    );
+                    assert_eq!(DayOf::AsWritten.date(&text).as_deref(), Some(day), "{text}");
+                    // The same offset without its colon, and (whole hours) without minutes.
+                    let compact = format!("{day}T{time}{sign}{h:02}{m:02}");
+                    assert_eq!(
+                        DayOf::Utc.date(&compact).as_deref(),
+                        Some(oracle.as_str()),
+                        "{compact}"
+                    );
+                    if m == 0 {
+                        let hours = format!("{day}T{time}{sign}{h:02}");
+                        assert_eq!(
+                            DayOf::Utc.date(&hours).as_deref(),
+                            Some(oracle.as_str()),
+                            "{hours}"
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 11 * 6 * 105);
+        // No offset, `Z`, or a date alone: the day written.
+        for text in ["2014-01-21T23:30:00", "2014-01-21T23:30:00Z", "2014-01-21"] {
+            assert_eq!(
+                DayOf::Utc.date(text).as_deref(),
+                Some("2014-01-21"),
+                "{text}"
+            );
+        }
+        // Past the four-digit years, in UTC: no day.
+        assert_eq!(DayOf::Utc.date("9999-12-31T23:00:00-02:00"), None);
+        assert_eq!(DayOf::Utc.date("0000-01-01T01:00:00+02:00"), None);
+        assert_eq!(
+            DayOf::Utc.date("0000-01-01T03:00:00+02:00").as_deref(),
+            Some("0000-01-01")
+        );
+        // Borrowed where nothing moves.
+        assert!(matches!(
+            DayOf::Utc.date("2014-01-21T10:00:00+01:00"),
+            Some(Cow::Borrowed(_))
+        ));
+        assert_eq!(DayOf::Utc.date("last tuesday"), None);
+    }
+
     /// A naive calendar, written apart from Hinnant's formulas: it walks day by day.
     fn month_len(y: i64, m: i64) -> i64 {
         let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;

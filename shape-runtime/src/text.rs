@@ -408,77 +408,35 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
-/// The plural of an English noun, by the common rules: `entity` → `entities` (a consonant
-/// and `y`), `status` → `statuses`, `box` → `boxes`, `match` → `matches`, `key` → `keys`;
-/// a word that already reads as a plural of these rules, or ends in a character that is not
-/// a letter, gets `s` (`record` → `records`, `v2` → `v2s`). What configuration and
-/// inferred records name a list with when nobody said.
-pub(crate) fn plural_of(word: &str) -> String {
-    let lower = word.to_ascii_lowercase();
-    let vowel = |c: u8| matches!(c, b'a' | b'e' | b'i' | b'o' | b'u');
-    let b = lower.as_bytes();
-    match b {
-        [.., c, b'y'] if c.is_ascii_alphabetic() && !vowel(*c) => {
-            format!("{}ies", &word[..word.len() - 1])
-        }
-        [.., b's' | b'x' | b'z'] | [.., b'c' | b's', b'h'] => format!("{word}es"),
-        _ => format!("{word}s"),
-    }
-}
-
-/// The singular of an English plural by the rules [`plural_of`] writes (`entities` →
-/// `entity`, `statuses` → `status`, `boxes` → `box`, `items` → `item`); `None` when the word
-/// does not read as a plural (`data`, `status`, `news`), so the caller keeps a word of its
-/// own rather than invent one.
-pub(crate) fn singular_of(word: &str) -> Option<String> {
-    let lower = word.to_ascii_lowercase();
-    let candidate = if let Some(stem) = lower.strip_suffix("ies").filter(|s| s.len() > 1) {
-        format!("{}y", &word[..stem.len()])
-    } else if let Some(stem) = lower
-        .strip_suffix("es")
-        .filter(|s| s.ends_with(['s', 'x', 'z']) || s.ends_with("ch") || s.ends_with("sh"))
-    {
-        word[..stem.len()].to_owned()
-    } else if let Some(stem) = lower
-        .strip_suffix('s')
-        .filter(|s| s.len() > 1 && !s.ends_with(['s', 'u', 'i']))
-    {
-        word[..stem.len()].to_owned()
-    } else {
-        return None;
-    };
-    // Only a singular that the plural rule turns back into the word.
-    (plural_of(&candidate) == word).then_some(candidate)
-}
+pub(crate) use toolshape_internals::english::{plural_of, singular_of};
 
 #[cfg(test)]
-mod english_tests {
-    use super::{plural_of, singular_of};
+mod tests {
+    use super::{TextMode, push_escaped};
 
+    /// What each mode escapes, one character at a time and mixed: line breaks (and the
+    /// Unicode line and paragraph separators) in prose and cells, `|` in cells only,
+    /// backslashes never (a `\u2014` in a value reads as written), nothing in raw text.
     #[test]
-    fn plurals_and_singulars_follow_the_common_rules_both_ways() {
-        for (one, many) in [
-            ("entity", "entities"),
-            ("query", "queries"),
-            ("day", "days"),
-            ("key", "keys"),
-            ("toy", "toys"),
-            ("status", "statuses"),
-            ("box", "boxes"),
-            ("match", "matches"),
-            ("wish", "wishes"),
-            ("issue", "issues"),
-            ("record", "records"),
-            ("item", "items"),
-            ("line", "lines"),
-            ("relation", "relations"),
-            ("v2", "v2s"),
+    fn each_mode_escapes_what_it_must_and_nothing_else() {
+        let esc = |text: &str, mode| {
+            let mut out = String::new();
+            push_escaped(&mut out, text, mode);
+            out
+        };
+        for (text, prose, cell) in [
+            ("plain", "plain", "plain"),
+            ("a|b", "a|b", "a\\|b"),
+            ("a\nb", "a\\nb", "a\\nb"),
+            ("a\rb", "a\\rb", "a\\rb"),
+            ("a\u{2028}b", "a\\nb", "a\\nb"),
+            ("a\u{2029}b", "a\\nb", "a\\nb"),
+            ("x|\ny", "x|\\ny", "x\\|\\ny"),
+            ("\\u2014 \\n", "\\u2014 \\n", "\\u2014 \\n"),
         ] {
-            assert_eq!(plural_of(one), many, "{one}");
-            assert_eq!(singular_of(many).as_deref(), Some(one), "{many}");
-        }
-        for not_plural in ["data", "status", "s", "", "bus", "analysis"] {
-            assert_eq!(singular_of(not_plural), None, "{not_plural}");
+            assert_eq!(esc(text, TextMode::Prose), prose, "{text:?}");
+            assert_eq!(esc(text, TextMode::Cell), cell, "{text:?}");
+            assert_eq!(esc(text, TextMode::Raw), text, "{text:?}");
         }
     }
 }

@@ -1,6 +1,6 @@
 //! ARCHITECTURE.md lists every module (issue 47): a file added under `shape-runtime/src`,
-//! `shape-derive/src` or `shape-proxy/src` that the document does not name fails here, with
-//! the names to add. The runtime's modules are read from the floors table (`page/` (`mod`,
+//! `shape-internals/src`, `shape-derive/src` or `shape-proxy/src` that the document does not
+//! name fails here, with the names to add. The runtime's modules are read from the floors table (`page/` (`mod`,
 //! `plan`, …), `mcp` (`mcp.rs`, `mcp/harness.rs`), `budget`); the derive's and the proxy's
 //! from their tables' first column (`attr.rs`). Test-only files (`tests.rs`, `*_tests.rs`)
 //! belong to the module beside them.
@@ -16,10 +16,11 @@ fn files(dir: &Path, prefix: &str, out: &mut BTreeSet<String>) {
         let path = entry.path();
         if path.is_dir() {
             files(&path, &format!("{prefix}{name}/"), out);
-        } else if let Some(stem) = name.strip_suffix(".rs") {
-            if stem != "tests" && !stem.ends_with("_tests") {
-                out.insert(format!("{prefix}{name}"));
-            }
+        } else if let Some(stem) = name.strip_suffix(".rs")
+            && stem != "tests"
+            && !stem.ends_with("_tests")
+        {
+            out.insert(format!("{prefix}{name}"));
         }
     }
 }
@@ -89,7 +90,7 @@ fn architecture_md_names_every_module() {
         .filter(|l| l.starts_with("| `"))
         .flat_map(|l| ticked(l.split('|').nth(1).unwrap_or_default()))
         .collect();
-    for krate in ["shape-derive", "shape-proxy"] {
+    for krate in ["shape-internals", "shape-derive", "shape-proxy"] {
         let mut own = BTreeSet::new();
         files(&root.join(krate).join("src"), "", &mut own);
         for file in own {

@@ -930,3 +930,86 @@ async fn a_stored_result_calls_each_resolver_once() {
         [("users", 3), ("orgs", 2)]
     );
 }
+
+/// A record type with no `plural` gets the English plural configuration gives the same name
+/// (one rule, `toolshape-internals`): `entity` → `entities`, `status` → `statuses`, `box` →
+/// `boxes`, `key` → `keys`; what the summary says of it and what a configured projection of
+/// the same name says agree.
+#[test]
+fn a_record_without_a_plural_gets_the_english_plural_configuration_gives() {
+    #[derive(ToolResult)]
+    struct Entity {
+        #[shape(id)]
+        id: String,
+    }
+    #[derive(ToolResult)]
+    struct Status {
+        #[shape(id)]
+        id: String,
+    }
+    #[derive(ToolResult)]
+    struct Box {
+        #[shape(id)]
+        id: String,
+    }
+    #[derive(ToolResult)]
+    struct Key {
+        #[shape(id)]
+        id: String,
+    }
+    let summary = |shaped: toolshape::Shaped| shaped.summary().to_owned();
+    let two = |name: &str| -> String {
+        let config = toolshape::config::ShapeConfig::from_toml_str(&format!(
+            "[tools.t.records]\nname = \"{name}\"\nfields = [{{ from = \"id\", id = true }}]\n"
+        ))
+        .unwrap();
+        let projection = config.json_projection("t").unwrap();
+        let page = Shaper::for_tool("t")
+            .call()
+            .shape_json(&projection, r#"[{"id": "a"}, {"id": "b"}]"#)
+            .unwrap();
+        summary(page)
+    };
+    let rows = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
+    let derived = [
+        summary(
+            Shaper::for_tool("t")
+                .shape_blocking(
+                    &rows(2)
+                        .into_iter()
+                        .map(|id| Entity { id })
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap(),
+        ),
+        summary(
+            Shaper::for_tool("t")
+                .shape_blocking(
+                    &rows(2)
+                        .into_iter()
+                        .map(|id| Status { id })
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap(),
+        ),
+        summary(
+            Shaper::for_tool("t")
+                .shape_blocking(&rows(2).into_iter().map(|id| Box { id }).collect::<Vec<_>>())
+                .unwrap(),
+        ),
+        summary(
+            Shaper::for_tool("t")
+                .shape_blocking(&rows(2).into_iter().map(|id| Key { id }).collect::<Vec<_>>())
+                .unwrap(),
+        ),
+    ];
+    for (said, (name, plural)) in derived.iter().zip([
+        ("entity", "entities"),
+        ("status", "statuses"),
+        ("box", "boxes"),
+        ("key", "keys"),
+    ]) {
+        assert!(said.starts_with(&format!("2 {plural}")), "{said}");
+        assert_eq!(*said, two(name), "{name}");
+    }
+}
