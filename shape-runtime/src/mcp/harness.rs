@@ -634,19 +634,32 @@ const PARTED_LINES_NAMED: usize = 5;
 
 fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> TextRecords {
     let most = (budget / 4).max(8);
-    let window = most.saturating_mul(tokenizer.max_token_bytes().max(1));
+    // A window of bytes that holds more than `most` tokens whenever the rest does.
+    let full = most.saturating_mul(tokenizer.max_token_bytes().max(1));
+    // What is tokenized first: twice the bytes the last part took (four bytes a token to
+    // begin with), so each byte of a long line is tokenized about twice, not once per part
+    // the full window spans. Taken when it holds a few tokens more than `most` (the cut is
+    // then clear of the window's last, perhaps split, word); else the full window.
+    const MARGIN: usize = 4;
+    let mut guess = most.saturating_mul(8).min(full);
     let mut lines: Vec<Vec<&str>> = Vec::new();
     for line in text.split('\n') {
         let mut parts = Vec::new();
         let mut rest = line;
         loop {
-            // A window of bytes that holds more than `most` tokens whenever the rest does:
-            // tokenized once, cut at a token boundary.
-            let mut end = window.min(rest.len());
-            while !rest.is_char_boundary(end) {
-                end -= 1;
+            let window = |bytes: usize| {
+                let mut end = bytes.min(rest.len());
+                while !rest.is_char_boundary(end) {
+                    end -= 1;
+                }
+                end
+            };
+            let mut end = window(guess);
+            let mut cut = tokenizer.truncate(&rest[..end], most);
+            if end < rest.len() && cut.total_tokens < most + MARGIN && end < full {
+                end = window(full);
+                cut = tokenizer.truncate(&rest[..end], most);
             }
-            let cut = tokenizer.truncate(&rest[..end], most);
             if end == rest.len() && cut.prefix.len() == end {
                 parts.push(rest);
                 break;
@@ -656,6 +669,7 @@ fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> TextRecords
                 at => at,
             };
             parts.push(&rest[..at]);
+            guess = at.saturating_mul(2).clamp(most, full);
             rest = &rest[at..];
             if rest.is_empty() {
                 break;
@@ -883,6 +897,63 @@ fn has_cursor_argument(tool: &Tool) -> bool {
 mod tests {
     use super::*;
     use crate::tokens::Bpe;
+
+    /// The parts as a naive reference cuts them: every part from a window as large as the
+    /// budget could need (`most` tokens of the longest token's bytes), tokenized whole.
+    fn parts_naive(text: &str, budget: usize) -> Vec<String> {
+        let bpe = Bpe::o200k_base();
+        let most = (budget / 4).max(8);
+        let window = most * bpe.max_token_bytes().max(1);
+        let mut out = Vec::new();
+        for line in text.split('\n') {
+            let mut rest = line;
+            loop {
+                let mut end = window.min(rest.len());
+                while !rest.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let cut = bpe.truncate(&rest[..end], most);
+                if end == rest.len() && cut.prefix.len() == end {
+                    out.push(rest.to_owned());
+                    break;
+                }
+                let at = match cut.prefix.len() {
+                    0 => rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i),
+                    at => at,
+                };
+                out.push(rest[..at].to_owned());
+                rest = &rest[at..];
+                if rest.is_empty() {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// Tokenizing a window of about twice the last part's bytes cuts a long line exactly
+    /// where the full window does, on text whose bytes per token differ along the line
+    /// (SQL rows, then CJK, emoji, a run with no space, spaces, digits), at several budgets.
+    #[test]
+    fn a_long_line_is_cut_where_the_full_window_cuts_it() {
+        let row = "(1042, 'Northwind Foods', 'card declined at checkout', 'open'),";
+        let mixed = [
+            row.repeat(300),
+            "数据库连接失败，请稍后重试。".repeat(400),
+            "😀🎉👍🏽".repeat(500),
+            "x".repeat(20_000),
+            " ".repeat(5_000),
+            "0123456789".repeat(2_000),
+            row.repeat(50),
+        ]
+        .concat();
+        let text = format!("short\n{mixed}\n{}\nend", row.repeat(200));
+        for budget in [40, 600, 1_500, 3_000] {
+            let ours: Vec<String> = parts(&text, budget).into_iter().map(|(_, t)| t).collect();
+            assert_eq!(ours, parts_naive(&text, budget), "budget {budget}");
+            assert_eq!(ours.concat(), text.replace('\n', ""));
+        }
+    }
 
     fn parts(text: &str, budget: usize) -> Vec<(u64, String)> {
         let bpe = Bpe::o200k_base();
