@@ -390,29 +390,42 @@ fn open_result_reopens_one_section_by_its_name() {
             .unwrap()
             .to_owned();
         let mut from = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let mut args = json!({"handle": handle, "page_size": 200,
-                "filter": [{"field": "section", "op": "equals", "value": "relations"}]});
-            if let Some(c) = &cursor {
-                args["cursor"] = json!(c);
-            }
-            let page = call(&client, "open_result", args).await;
-            assert_ne!(page.is_error, Some(true), "{}", text(&page));
-            let envelope = page.structured_content.clone().unwrap();
-            for record in crate::records(&envelope) {
-                assert_eq!(record["section"], "relations", "{record:?}");
-                from.push(record["from"].as_str().unwrap().to_owned());
-            }
-            match envelope["next"].as_str() {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => break,
-            }
+        for record in reopen_section(&client, &handle, "section", "relations", 200).await {
+            assert_eq!(record["section"], "relations", "{record:?}");
+            from.push(record["from"].as_str().unwrap().to_owned());
         }
         let want: Vec<String> = (0..400).map(|i| format!("R{i}")).collect();
         assert_eq!(from, want);
         client.cancel().await.unwrap();
     });
+}
+
+/// Every record of one section of a stored answer, reopened by `open_result` with a filter
+/// on the section's key, page after page (`page_size` at a time) to the last.
+async fn reopen_section(
+    client: &Client,
+    handle: &str,
+    key: &str,
+    section: &str,
+    page_size: usize,
+) -> Vec<Map<String, Value>> {
+    let mut records = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut args = json!({"handle": handle, "page_size": page_size,
+            "filter": [{"field": key, "op": "equals", "value": section}]});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let page = call(client, "open_result", args).await;
+        assert_ne!(page.is_error, Some(true), "{}", text(&page));
+        let envelope = page.structured_content.clone().unwrap();
+        records.extend(crate::records(&envelope));
+        match envelope["next"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return records,
+        }
+    }
 }
 
 /// One part of the text a model reads: its line (when the page says it), its part label,
@@ -1312,24 +1325,9 @@ fn a_section_key_the_records_already_use_is_never_overwritten() {
         let said = text(&asked);
         assert!(said.contains("__section"), "{said}");
         let mut ids = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let mut args = json!({"handle": handle, "page_size": 100,
-                "filter": [{"field": "__section", "op": "equals", "value": "beta"}]});
-            if let Some(c) = &cursor {
-                args["cursor"] = json!(c);
-            }
-            let page = call(&client, "open_result", args).await;
-            assert_ne!(page.is_error, Some(true), "{}", text(&page));
-            let envelope = page.structured_content.clone().unwrap();
-            for record in crate::records(&envelope) {
-                assert_eq!(record["section"], 7, "{record:?}");
-                ids.push(record["id"].as_str().unwrap().to_owned());
-            }
-            match envelope["next"].as_str() {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => break,
-            }
+        for record in reopen_section(&client, &handle, "__section", "beta", 100).await {
+            assert_eq!(record["section"], 7, "{record:?}");
+            ids.push(record["id"].as_str().unwrap().to_owned());
         }
         let want: Vec<String> = (0..120).map(|i| format!("b{i}")).collect();
         assert_eq!(ids, want);
