@@ -13,7 +13,6 @@ pub mod config;
 pub mod configured;
 pub mod cursor;
 pub mod handle;
-pub use handle::query;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 pub mod questions;

@@ -7,7 +7,7 @@ use toolshape::aggregate::Row;
 use toolshape::{
     Day, Order, ToolResult,
     aggregate::{Aggregate, AggregateError, FieldError, FieldMeta, ValueType},
-    query::{Filter, OpenQuery, QueryError},
+    handle::query::{Filter, OpenQuery, QueryError},
     record::FieldRole,
     tokens::{Tiktoken, Tokenizer},
 };

@@ -2,7 +2,7 @@
 //! configuration ([`JsonProjection`], from `[tools.<name>.records]`), through the same record
 //! model, page pipeline, budgets, cursors, handles and untrusted-text handling as a derived
 //! type. Records are read out of the raw JSON in one pass, keeping only the values the
-//! projection names ([`read`]).
+//! projection names (a [`ReadError`] names what it found instead).
 //!
 //! ```
 //! use toolshape::{Budget, Format, config::ShapeConfig};
@@ -51,7 +51,7 @@
 
 mod infer;
 mod plan;
-pub mod read;
+mod read;
 mod rows;
 mod schema;
 pub mod spec;

@@ -40,7 +40,7 @@
 //!     err.to_string(),
 //!     "unknown field `lables` in sort (did you mean `labels`?); sort works on: id, state, opened"
 //! );
-//! # Ok::<(), toolshape::query::QueryError>(())
+//! # Ok::<(), toolshape::handle::query::QueryError>(())
 //! ```
 
 use crate::aggregate::{Aggregate, AggregateError, AggregateResult, ValidAggregate};
@@ -82,7 +82,7 @@ pub const PAGE_SIZE_MAX: u32 = 200;
 ///         "aggregate": {"top": [{"field": "labels"}]}}"#,
 /// )?;
 /// assert_eq!(built, parsed);
-/// # Ok::<(), toolshape::query::QueryError>(())
+/// # Ok::<(), toolshape::handle::query::QueryError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
