@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolshape::{aggregate::{FieldMeta}, query::{OpenQuery}};
+//! use toolshape::{aggregate::{FieldMeta}, handle::query::{OpenQuery}};
 //!
 //! let fields = [FieldMeta::id("id"), FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [
@@ -64,7 +64,7 @@ pub const PAGE_SIZE_MAX: u32 = 200;
 /// filter, sort them, keep some fields, page through them, or count them.
 ///
 /// ```
-/// use toolshape::{Order, aggregate::{Aggregate}, query::{Filter, OpenQuery}};
+/// use toolshape::{Order, aggregate::{Aggregate}, handle::query::{Filter, OpenQuery}};
 ///
 /// let built = OpenQuery::new("h_1")
 ///     .filter(Filter::equals("state", "open"))
@@ -417,7 +417,7 @@ impl OpenQuery {
     /// Checks the query against the stored result's fields.
     ///
     /// ```
-    /// use toolshape::{aggregate::{FieldMeta}, query::{Filter, OpenQuery}};
+    /// use toolshape::{aggregate::{FieldMeta}, handle::query::{Filter, OpenQuery}};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::number("comments")];
     /// let err = OpenQuery::new("h").filter(Filter::at_least("comments", "many")).validate(&fields).unwrap_err();
