@@ -691,3 +691,53 @@ fn a_value_that_reads_not_recorded_is_not_the_marker_of_a_missing_key() {
     }
     assert_eq!(d.unparsed_dates, 1, "{d:?}");
 }
+
+/// A list found above where the records are configured (`at = "data.items"`, the answer's
+/// `data` a list) is no list of records, as serde reads a `{data: {items: [..]}}` type: an
+/// error naming what was found, never the outer list's items read as the records. At the
+/// configured place, a list is the records. (What the error names is the path it looked for;
+/// saying that `data` is a list there would name it better.)
+#[test]
+fn a_list_above_the_configured_place_is_not_the_records() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Search {
+        data: Data,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Data {
+        items: Vec<Issue>,
+    }
+    let config = ShapeConfig::from_toml_str(
+        r#"
+        [tools.search.records]
+        at = "data.items"
+        fields = [{ from = "number", id = true }, { from = "title" }]
+        "#,
+    )
+    .unwrap();
+    let projection = config.json_projection("search").unwrap();
+    let shape = |raw: &str| {
+        Shaper::for_tool("search")
+            .call()
+            .shape_json(&projection, raw)
+            .map(|page| page.summary().to_owned())
+            .map_err(|e| e.to_string())
+    };
+    let above = r#"{"data": [{"number": 1, "title": "Crash on save"}]}"#;
+    assert!(serde_json::from_str::<Search>(above).is_err());
+    let said = shape(above).unwrap_err();
+    assert_eq!(said, "the result has no `data.items`");
+    let value: Value = serde_json::from_str(above).unwrap();
+    let from_value = Shaper::for_tool("search")
+        .call()
+        .shape_json_value(&projection, &value)
+        .map(|page| page.summary().to_owned())
+        .map_err(|e| e.to_string());
+    assert_eq!(from_value, Err(said));
+    let at =
+        r#"{"data": {"items": [{"number": 1, "title": "Crash on save", "user": {"login": "d"}}]}}"#;
+    serde_json::from_str::<Search>(at).expect("serde reads it");
+    assert_eq!(shape(at).as_deref(), Ok("1 record"));
+}
