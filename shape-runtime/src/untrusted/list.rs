@@ -125,3 +125,34 @@ pub(crate) fn fit_items<'t>(
     let rest = items.len() - shown.len();
     ListFit { shown, rest }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_items_cut;
+
+    /// The marker a page writes, and nothing else: a figure of digits (thousands with
+    /// commas), the unit `item` or `items`, the brackets; one thing off and it is an item.
+    #[test]
+    fn only_the_pages_own_marker_reads_as_one() {
+        for marker in [
+            "[cut: 1 more item]",
+            "[cut: 3 more items]",
+            "[cut: 1,234 more items]",
+        ] {
+            assert!(is_items_cut(marker), "{marker}");
+        }
+        for item in [
+            "[cut: 3 more apples]",
+            "[cut: x more items]",
+            "[cut: 3x more items]",
+            "[cut: ,3 more items]",
+            "[cut:  more items]",
+            "[cut: 3 more items",
+            "cut: 3 more items]",
+            "[cut: 3 items]",
+            "(cut: 3 more items)",
+        ] {
+            assert!(!is_items_cut(item), "{item}");
+        }
+    }
+}
