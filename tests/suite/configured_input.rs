@@ -741,3 +741,44 @@ fn a_list_above_the_configured_place_is_not_the_records() {
     serde_json::from_str::<Search>(at).expect("serde reads it");
     assert_eq!(shape(at).as_deref(), Ok("1 record"));
 }
+
+/// A configured `id = "short"` shortens an id that ends in a UUID as the derive's `id(short)`
+/// does (`tkt_9f3a71c4-…` → `tkt_9f3a71c4`) and leaves any other id whole; a missing id reads
+/// "not recorded", and an id whose value is that text is quoted apart from it.
+#[test]
+fn a_configured_short_id_is_shortened_as_the_derive_shortens_it() {
+    let config = ShapeConfig::from_toml_str(
+        r#"
+        [tools.t.records]
+        fields = [{ from = "id", id = "short" }, { from = "title" }]
+        "#,
+    )
+    .unwrap();
+    let projection = config.json_projection("t").unwrap();
+    let raw = r#"[
+        {"id": "tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90", "title": "a"},
+        {"id": "INV-2024-0042", "title": "b"},
+        {"id": 42, "title": "c"},
+        {"id": "not recorded", "title": "d"},
+        {"title": "e"}
+    ]"#;
+    let page = Shaper::for_tool("t")
+        .call()
+        .keep_order()
+        .shape_json(&projection, raw)
+        .unwrap();
+    let ids: Vec<Value> = crate::records(&page.structured())
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            serde_json::json!("tkt_9f3a71c4"),
+            serde_json::json!("INV-2024-0042"),
+            serde_json::json!(42),
+            serde_json::json!("«not recorded»"),
+            serde_json::json!("not recorded")
+        ]
+    );
+}
