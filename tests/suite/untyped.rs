@@ -1334,3 +1334,36 @@ fn a_section_key_the_records_already_use_is_never_overwritten() {
         client.cancel().await.unwrap();
     });
 }
+
+/// An answer with nothing in it is `empty`, whatever its shape: `[]`, `{}`, one empty list,
+/// several; read as each client reads it (a mutant that sent a bare `[]` down the text path,
+/// where it read "ok: 1 line", survived the suite before this test).
+#[test]
+fn every_shape_of_an_empty_answer_is_empty() {
+    let shapes = [
+        ("bare_list", json!([])),
+        ("bare_object", json!({})),
+        ("one_list", json!({"items": []})),
+        ("two_lists", json!({"entities": [], "relations": []})),
+    ];
+    runtime().block_on(async {
+        let server = Canned::new(
+            shapes
+                .iter()
+                .map(|(name, value)| (*name, Answer::Structured(value.clone()))),
+        );
+        for client_name in ["claude-code", "open-webui", "some-agent"] {
+            let client = connect(server.clone(), "[defaults]\nbudget = 600\n", client_name).await;
+            for (name, value) in &shapes {
+                let page = call(&client, name, json!({})).await;
+                let said = summary_of(&page);
+                assert!(
+                    said.starts_with("empty"),
+                    "{client_name}, {name} {value}: {said}"
+                );
+                assert_ne!(page.is_error, Some(true), "{said}");
+            }
+            client.cancel().await.unwrap();
+        }
+    });
+}
