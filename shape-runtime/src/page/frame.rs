@@ -115,7 +115,6 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         shown: Option<Range<usize>>,
     ) -> String {
         let note = self.records.notes.line(shown);
-        let note = note.as_deref();
         match (channel, self.settings.format) {
             (Channel::Structured, _) | (Channel::Text, Format::Json) => super::envelope::json_head(
                 frame,

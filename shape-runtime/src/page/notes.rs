@@ -11,9 +11,10 @@ use crate::untrusted::{Provenance, UntrustedPolicy};
 pub(crate) struct Notes {
     /// The head's note on outsiders' text (`«…» is untrusted text from …`).
     pub untrusted: Option<String>,
-    /// The year every parsed date of the reach shares (`dates are in 2026`), stated on a page
-    /// only when a record it shows has such a date ([`Notes::line`]).
-    pub year: Option<u16>,
+    /// The whole note with the year every parsed date of the reach shares (`…; dates are in
+    /// 2026`), stated on a page only when a record it shows has such a date
+    /// ([`Notes::line`]); written once, as the page is sized many times.
+    pub with_year: Option<String>,
     /// How many records of the reach before each place (in page order, one more entry than
     /// records) have a parsed date: whether a range of them has one, at once.
     pub dated: Vec<u32>,
@@ -31,7 +32,7 @@ impl Notes {
     pub(crate) fn none() -> Self {
         Notes {
             untrusted: None,
-            year: None,
+            with_year: None,
             dated: Vec::new(),
             date_style: DateStyle::Iso,
             compact_marks: false,
@@ -69,7 +70,11 @@ impl Notes {
         }
         if let Some((year, dated)) = shared_year(records, layout) {
             notes.date_style = DateStyle::MonthDay { year };
-            notes.year = Some(year);
+            let clause = format!("dates are in {year}");
+            notes.with_year = Some(match &notes.untrusted {
+                Some(untrusted) => format!("{untrusted}; {clause}"),
+                None => clause,
+            });
             notes.dated = dated;
         }
         notes
@@ -80,22 +85,18 @@ impl Notes {
     /// The shared year is a fact of the dates a page shows: a page with none does not state
     /// it (its values were written in the year's style, but none of them is a date); and the
     /// untrusted-text note one of the records it shows.
-    pub(crate) fn line(&self, shown: Option<std::ops::Range<usize>>) -> Option<String> {
+    pub(crate) fn line(&self, shown: Option<std::ops::Range<usize>>) -> Option<&str> {
+        let Some(range) = shown else {
+            return self.with_year.as_deref().or(self.untrusted.as_deref());
+        };
+        // A page showing no record shows no outsiders' text to mark, and no date.
+        if range.is_empty() {
+            return None;
+        }
         let count = |i: usize| self.dated.get(i).copied();
-        let year = self.year.filter(|_| match &shown {
-            None => true,
-            Some(range) => count(range.end) > count(range.start),
-        });
-        let year = year.map(|year| format!("dates are in {year}"));
-        // A page showing no record shows no outsiders' text to mark.
-        let untrusted = self
-            .untrusted
-            .as_ref()
-            .filter(|_| shown.as_ref().is_none_or(|r| !r.is_empty()));
-        match (untrusted, year) {
-            (Some(u), Some(y)) => Some(format!("{u}; {y}")),
-            (Some(u), None) => Some(u.clone()),
-            (None, y) => y,
+        match count(range.end) > count(range.start) {
+            true => self.with_year.as_deref(),
+            false => self.untrusted.as_deref(),
         }
     }
 }
