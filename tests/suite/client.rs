@@ -89,3 +89,28 @@ pub async fn walk(client: &Client, tool: &str, args: Value) -> Vec<CallToolResul
     }
     panic!("`next` did not end");
 }
+
+/// The handle a page stored its whole result under, as the client's model reads it:
+/// `omitted.handle` in `structuredContent`, else the text's `handle=h_…` (or the first
+/// `h_…` it names, as a JSON text channel writes the envelope).
+pub fn handle_of(result: &CallToolResult) -> String {
+    if let Some(handle) = result
+        .structured_content
+        .as_ref()
+        .and_then(|s| s["omitted"]["handle"].as_str())
+    {
+        return handle.to_owned();
+    }
+    let said = text(result);
+    let at = said
+        .find("handle=h_")
+        .map(|i| i + "handle=".len())
+        .or_else(|| said.find("h_"))
+        .unwrap_or_else(|| panic!("no handle in {said}"));
+    let rest = &said[at + 2..];
+    let id: String = rest
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    format!("h_{id}")
+}

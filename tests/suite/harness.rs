@@ -531,19 +531,7 @@ fn a_stored_untrusted_list_stays_marked_on_every_page_and_reopened() {
             let pages = walk(&client, "list_labelled").await;
             assert!(pages.len() >= 2, "{client_name}: {} pages", pages.len());
             // The handle, as the first page names it in either channel.
-            let first = text(&pages[0]);
-            let handle = pages[0]
-                .structured_content
-                .as_ref()
-                .and_then(|s| s["omitted"]["handle"].as_str().map(str::to_owned))
-                .or_else(|| {
-                    first
-                        .split("handle=")
-                        .nth(1)
-                        .and_then(|rest| rest.split(' ').next())
-                        .map(str::to_owned)
-                })
-                .unwrap_or_else(|| panic!("{client_name}: no handle in {first}"));
+            let handle = crate::client::handle_of(&pages[0]);
             let reopened = call(
                 &client,
                 "open_result",

@@ -567,21 +567,7 @@ fn counting_by_outsiders_text_quotes_every_value_it_names() {
             let config = ShapeConfig::from_toml_str("[defaults]\nbudget = 600\n").unwrap();
             let client = crate::client::connect(server.clone(), config, client_name).await;
             let first = call(&client, "search", json!({})).await;
-            let handle = first.structured_content.as_ref().map_or_else(
-                || {
-                    let said = text(&first);
-                    let at = said
-                        .find("handle=")
-                        .map(|i| i + 7)
-                        .unwrap_or_else(|| panic!("{said}"));
-                    said[at..]
-                        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-')
-                        .next()
-                        .unwrap()
-                        .to_owned()
-                },
-                |s| s["omitted"]["handle"].as_str().unwrap().to_owned(),
-            );
+            let handle = crate::client::handle_of(&first);
             let counted = call(
                 &client,
                 "open_result",

@@ -772,18 +772,7 @@ fn the_remedy_for_records_too_large_for_any_page_works_as_written() {
                 .unwrap_or_else(|| panic!("the remedy names fields: {said}"));
             let select: Vec<&str> = hint.split(", ").filter(|f| *f != "…").collect();
             assert_eq!(select, ["number", "title", "state", "url_0", "url_1"]);
-            let handle = said
-                .split("h_")
-                .nth(1)
-                .map(|r| {
-                    format!(
-                        "h_{}",
-                        r.chars()
-                            .take_while(char::is_ascii_digit)
-                            .collect::<String>()
-                    )
-                })
-                .unwrap();
+            let handle = crate::client::handle_of(&page);
             // Following it: every record, once.
             let mut numbers = Vec::new();
             let mut cursor: Option<String> = None;
@@ -1213,22 +1202,7 @@ fn asking_for_a_section_as_a_field_names_the_filter_that_reopens_it() {
         for client_name in ["claude-code", "open-webui"] {
             let client = connect(server.clone(), "[defaults]\nbudget = 600\n", client_name).await;
             let first = call(&client, "read_graph", json!({})).await;
-            let said = match &first.structured_content {
-                Some(s) => s.to_string(),
-                None => text(&first),
-            };
-            let handle = said
-                .split("h_")
-                .nth(1)
-                .map(|r| {
-                    format!(
-                        "h_{}",
-                        r.chars()
-                            .take_while(char::is_ascii_digit)
-                            .collect::<String>()
-                    )
-                })
-                .unwrap();
+            let handle = crate::client::handle_of(&first);
             let asked = call(
                 &client,
                 "open_result",
