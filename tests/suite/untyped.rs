@@ -1341,3 +1341,88 @@ fn every_shape_of_an_empty_answer_is_empty() {
         }
     });
 }
+
+/// An `id` is the records' id (trusted, named by the walk) only when every record's is a
+/// string or an integer, whatever its sign or size; a fractional number is a value like any
+/// other, and a list that mixes records with other values is shown whole as a value, never
+/// as its records alone (mutants that made `1.5` an id, dropped negative or integer ids, or
+/// kept a mixed list's objects and lost its other items survived the suite before this test).
+#[test]
+fn only_integer_and_text_ids_name_records_and_a_mixed_list_loses_nothing() {
+    let big = u64::MAX;
+    let shapes = [
+        (
+            "ints",
+            json!([{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]),
+            true,
+        ),
+        (
+            "negative",
+            json!([{"id": -1, "name": "a"}, {"id": 2, "name": "b"}]),
+            true,
+        ),
+        (
+            "huge",
+            json!([{"id": big, "name": "a"}, {"id": 2, "name": "b"}]),
+            true,
+        ),
+        (
+            "texts",
+            json!([{"id": "x-1", "name": "a"}, {"id": "x-2", "name": "b"}]),
+            true,
+        ),
+        (
+            "fraction",
+            json!([{"id": 1.5, "name": "a"}, {"id": 2, "name": "b"}]),
+            false,
+        ),
+        (
+            "mixed_kinds",
+            json!([{"id": 1, "name": "a"}, {"id": true, "name": "b"}]),
+            false,
+        ),
+    ];
+    runtime().block_on(async {
+        let mut answers: Vec<(&str, Answer)> = shapes
+            .iter()
+            .map(|(name, value, _)| (*name, Answer::Structured(value.clone())))
+            .collect();
+        let mixed = json!([{"id": 1, "name": "Ada"}, 7, "zeta", null]);
+        answers.push(("mixed", Answer::Structured(mixed.clone())));
+        let server = Canned::new(answers);
+        for client_name in ["claude-code", "open-webui", "some-agent"] {
+            let client = connect(server.clone(), "[defaults]\nbudget = 600\n", client_name).await;
+            for (name, value, is_id) in &shapes {
+                let page = call(&client, name, json!({})).await;
+                let said = summary_of(&page);
+                assert!(
+                    said.starts_with("ok: 2 records"),
+                    "{client_name}, {name}: {said}"
+                );
+                // The untrusted-text note names the fields read as outsiders' values: an id
+                // is not among them.
+                let in_json = page.structured_content.as_ref().is_some_and(|v| {
+                    v["untrusted"]
+                        .as_array()
+                        .is_some_and(|fields| fields.contains(&json!("id")))
+                });
+                let named_untrusted = said.contains(&format!("{name}.id")) || in_json;
+                assert_eq!(
+                    named_untrusted, !is_id,
+                    "{client_name}, {name} {value}: {said}"
+                );
+            }
+            let page = call(&client, "mixed", json!({})).await;
+            let said = summary_of(&page);
+            assert!(!said.contains("record"), "{client_name}: {said}");
+            let shown = text(&page);
+            for item in ["Ada", "7", "zeta", "null"] {
+                assert!(
+                    shown.contains(item),
+                    "{client_name}: {item} lost from {shown}"
+                );
+            }
+            client.cancel().await.unwrap();
+        }
+    });
+}
