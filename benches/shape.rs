@@ -22,7 +22,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use toolshape::{
     __private::{CallEnv, Cx},
-    Budget, Format, LegendSource, Shaper, ToolResult, iso_date, short_id,
+    Budget, Format, Shaper, ToolResult,
+    fields::LegendSource,
+    fields::iso_date,
+    fields::short_id,
     tokens::Tiktoken,
     untrusted::UntrustedPolicy,
 };

@@ -137,7 +137,7 @@ fn desk_questions(data: &DeskData, order: &[usize]) -> Vec<Question> {
     let select = |pred: &dyn Fn(&desk::Ticket) -> bool| -> Vec<usize> {
         order.iter().copied().filter(|&i| pred(&t[i])).collect()
     };
-    let key = |i: usize| toolshape::short_id(&t[i].id).to_owned();
+    let key = |i: usize| toolshape::fields::short_id(&t[i].id).to_owned();
     let mut out = Vec::new();
     let q = |kind: &'static str, text: String, rows: Vec<usize>, facts: Vec<Fact>| Question {
         kind,

@@ -9,9 +9,10 @@ use shape_examples::tracker;
 use serde_json::json;
 use std::sync::Arc;
 use toolshape::{
-    Budget, Day, Format, Shaper,
+    Budget, Format, Shaper,
     aggregate::Aggregate,
     cursor::{CursorCodec, CursorKeys},
+    fields::Day,
     handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
     tokens::{Bpe, Tokenizer},
 };

@@ -52,9 +52,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolshape::{
-    Budget, Call, Day, Format, Shaped, Shaper,
+    Budget, Call, Format, Shaped, Shaper,
     aggregate::Aggregate,
     cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash},
+    fields::Day,
     handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
     mcp,
     session::Session,
@@ -435,7 +436,7 @@ impl Desk {
                 let ids: Vec<&str> = found
                     .iter()
                     .take(5)
-                    .map(|t| toolshape::short_id(&t.id))
+                    .map(|t| toolshape::fields::short_id(&t.id))
                     .collect();
                 let more = if found.len() > 5 { ", …" } else { "" };
                 let shaped = shaper.error(

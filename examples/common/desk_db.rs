@@ -12,7 +12,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use toolshape::cursor::{Keyset, Placeholders, SqlOptions};
 use toolshape::{
-    KeyValue, Order,
+    Order,
+    fields::KeyValue,
     resolve::{Resolve, ResolveError, Resolver},
 };
 

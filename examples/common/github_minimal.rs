@@ -14,7 +14,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use toolshape::tokens::{Bpe, Tokenizer};
 use toolshape::untrusted::{Provenance, UntrustedPolicy, UrlPolicy, prepare};
-use toolshape::{Budget, ChannelPolicy, Format, Shaped, Shaper, StructuredForm, ToolResult};
+use toolshape::{
+    Budget, ChannelPolicy, Format, Shaped, Shaper, ToolResult, envelope::StructuredForm,
+};
 
 /// The cap on a title, in tokens, in [`MinimalFacts`] and the capped GitHub JSON.
 pub const TITLE_CAP: u32 = 24;

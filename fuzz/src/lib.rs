@@ -13,7 +13,7 @@ use toolshape::cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash};
 use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
 use toolshape::tokens::{Tiktoken, Tokenizer};
 use toolshape::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
-use toolshape::{Budget, Day, Shaped, Shaper, ToolResult};
+use toolshape::{Budget, Shaped, Shaper, ToolResult, fields::Day};
 
 /// The signing key of every target (the real codec, so bodies reach the decoder's parser).
 pub const KEY: &[u8] = b"fuzzing key, at least 16 bytes..";

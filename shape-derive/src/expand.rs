@@ -238,7 +238,7 @@ impl<'r, 'a> Gen<'r, 'a> {
         }
         quote! {
             #[inline]
-            fn collect_keys(&#this, #keys: &mut <Self::Needs as #p::Needs>::Keys) {
+            fn collect_keys(&#this, #keys: &mut <Self::Needs as #p::Resolvers>::Keys) {
                 #(#collect)*
             }
         }

@@ -10,7 +10,7 @@
 //! never a panic.
 //!
 //! ```
-//! use toolshape::iso_date;
+//! use toolshape::fields::iso_date;
 //!
 //! assert_eq!(iso_date("2026-02-11T09:14:22.481Z"), Some("2026-02-11"));
 //! assert_eq!(iso_date("2026-02-11T09:14:22+05:30"), Some("2026-02-11"));
@@ -218,7 +218,7 @@ pub enum DateValue<'a> {
     note = "`date` works on String, &str, Cow<str>, Option of those, and with the `chrono`, \
             `time` or `jiff` feature on their date and timestamp types; for a number of seconds \
             or milliseconds since the Unix epoch write `date(epoch_seconds)` or \
-            `date(epoch_millis)`; for a newtype, implement `toolshape::DateField`"
+            `date(epoch_millis)`; for a newtype, implement `toolshape::fields::DateField`"
 )]
 pub trait DateField {
     /// The value's date.
@@ -422,13 +422,13 @@ impl<T: EpochField> EpochField for Option<T> {
 /// passes, so the computation never reads the clock and tests are deterministic.
 ///
 /// ```
-/// use toolshape::Day;
+/// use toolshape::fields::Day;
 ///
 /// let day: Day = "2026-03-02".parse()?;
 /// assert_eq!(day.days_since_epoch(), 20_514);
 /// assert_eq!(Day::from_days_since_epoch(0).to_string(), "1970-01-01");
 /// assert_eq!(Day::parse("2026-03-02T09:14:22Z"), Some(day));
-/// # Ok::<(), toolshape::DayError>(())
+/// # Ok::<(), toolshape::fields::DayError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day(i64);

@@ -3,7 +3,7 @@
 //! need to reproduce; the tool that takes the id back accepts the short form.
 //!
 //! ```
-//! use toolshape::short_id;
+//! use toolshape::fields::short_id;
 //!
 //! assert_eq!(short_id("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90"), "tkt_9f3a71c4");
 //! assert_eq!(short_id("9F3A71C4-2D18-4B6E-9C05-8AB3F2E17D90"), "9F3A71C4");
@@ -77,7 +77,7 @@ impl IdText for Cow<'_, str> {
 /// integer before any text.
 ///
 /// ```
-/// use toolshape::IdKey;
+/// use toolshape::fields::IdKey;
 ///
 /// assert!(IdKey::Int(9) < IdKey::Int(10));
 /// assert!(IdKey::Text("10") < IdKey::Text("9"));
@@ -177,7 +177,7 @@ impl<'a> From<&'a str> for IdKey<'a> {
 /// Integer ids are written as JSON numbers and ordered numerically in tie-breaks and cursors.
 ///
 /// ```
-/// use toolshape::{IdField, IdKey};
+/// use toolshape::{fields::IdField, fields::IdKey};
 ///
 /// struct IssueNumber(u64);
 /// impl IdField for IssueNumber {
@@ -192,8 +192,8 @@ impl<'a> From<&'a str> for IdKey<'a> {
     label = "`id` needs a field whose value is an integer or the id's text",
     note = "`id` works on integers (u64, i64, u32, …), String, &str, Box<str>, Cow<str> and \
             (feature `uuid`) uuid::Uuid; \
-            for a newtype, implement `toolshape::IdText` returning its text, or \
-            `toolshape::ids::IdField` returning its inner id's key"
+            for a newtype, implement `toolshape::fields::IdText` returning its text, or \
+            `toolshape::fields::IdField` returning its inner id's key"
 )]
 pub trait IdField {
     /// The id, as the runtime compares and prints it.

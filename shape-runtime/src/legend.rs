@@ -9,7 +9,7 @@
 //! never `null`, never a panic.
 //!
 //! ```
-//! use toolshape::{Legend, LegendSource, LoadedLegend};
+//! use toolshape::{Legend, fields::LegendSource, fields::LoadedLegend};
 //!
 //! const PRIORITY: Legend<u8> = Legend::new(&[(1, "low"), (2, "high"), (3, "urgent")]);
 //! assert_eq!(PRIORITY.word(&2), Some("high"));

@@ -61,21 +61,45 @@ pub struct ReadmeDoctests;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use aggregate::Aggregate;
-pub use budget::{Budget, BudgetError};
+// The face: what nearly every user names, once, at the root.
+#[doc(inline)]
+pub use budget::Budget;
+#[doc(inline)]
 pub use channel::ChannelPolicy;
-pub use date::{DateField, DateValue, Day, DayError, iso_date};
-pub use ids::{IdField, IdKey, IdText, short_id};
-pub use legend::{Legend, LegendError, LoadedLegend};
-pub use legend::{LegendCode, LegendField, LegendSource};
-pub use page::envelope::{Frame, LeftOut, Needs, OmitReason, Omitted, Skipped, Status};
-pub use page::render::{Format, StructuredForm};
+#[doc(inline)]
+pub use legend::Legend;
+#[doc(inline)]
+pub use page::render::Format;
+#[doc(inline)]
 pub use page::{ShapeError, Shaped};
+#[doc(inline)]
 pub use project::ToolResult;
-pub use rank::{KeyValue, Order, RankKey};
-pub use recorded::{NOT_RECORDED, Recorded};
+#[doc(inline)]
+pub use rank::Order;
+#[doc(inline)]
+pub use recorded::Recorded;
+#[doc(inline)]
 pub use shaper::{Call, Shaper};
-pub use view::UntrustedText;
+
+/// The envelope a page is: its status, what it left out and why, what a model needs to
+/// read it, and the form of its data.
+pub mod envelope {
+    pub use crate::page::envelope::{Frame, LeftOut, Needs, OmitReason, Omitted, Skipped, Status};
+    pub use crate::page::render::StructuredForm;
+}
+
+/// What a field's type implements to take a `#[shape(...)]` transform (`date`, `id`,
+/// `rank`, `legend`, `untrusted`), the values those traits give, and the day type dates
+/// read as. The common types (`String`, integers, chrono, time, jiff, uuid) implement them
+/// already; a type of your own implements one to take the transform.
+pub mod fields {
+    pub use crate::date::{DateField, DateValue, Day, DayError, iso_date};
+    pub use crate::ids::{IdField, IdKey, IdText, short_id};
+    pub use crate::legend::{LegendCode, LegendError, LegendField, LegendSource, LoadedLegend};
+    pub use crate::rank::{KeyValue, RankKey};
+    pub use crate::recorded::NOT_RECORDED;
+    pub use crate::view::UntrustedText;
+}
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.
 pub use toolshape_derive::ToolResult;

@@ -190,7 +190,7 @@ pub fn tools_for(tools: Vec<Tool>, profile: ChannelPolicy) -> Vec<Tool> {
 /// `summary`, `T`'s projected records as `data` or as `fields` and `rows`, `omitted`, `next`,
 /// and `untrusted` when `T` has untrusted fields) as a JSON Schema object, for
 /// `#[tool(output_schema = mcp::output_schema::<Ticket>())]`. It describes both record forms
-/// ([`StructuredForm`](crate::StructuredForm)), so the form can be chosen per client; error
+/// ([`StructuredForm`](crate::envelope::StructuredForm)), so the form can be chosen per client; error
 /// envelopes validate against it too. Also usable to validate `structuredContent` in tests.
 ///
 /// It declares draft-07 ([`schema::DIALECT`](crate::schema::DIALECT)) and uses draft-07's

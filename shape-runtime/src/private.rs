@@ -28,7 +28,7 @@ pub type FieldInfo = Field<Static>;
 /// A piece of a derived record type's prose template.
 pub type ProseSegment = Segment<Static>;
 pub use crate::resolve::Resolver;
-pub use crate::resolve::batch::Needs;
+pub use crate::resolve::batch::Resolvers;
 pub use crate::resolve::field::KeyField;
 /// The schema of each kind of field.
 pub mod schema {

@@ -3,7 +3,7 @@
 use crate::ids::IdKey;
 use crate::rank::{KeyValue, Order};
 use crate::record::Projection;
-use crate::resolve::Needs;
+use crate::resolve::Resolvers;
 use crate::view::Cx;
 use schemars::{Schema, SchemaGenerator};
 use serde::Serializer;
@@ -33,7 +33,7 @@ use std::cmp::Ordering;
 /// ```
 pub trait ToolResult: Sized {
     /// The resolvers this record needs, as a tuple of [`Resolver`](crate::resolve::Resolver) types.
-    type Needs: Needs;
+    type Needs: Resolvers;
 
     /// The static description of the projection.
     const PROJECTION: &'static Projection;
@@ -44,7 +44,7 @@ pub trait ToolResult: Sized {
 
     /// Adds this record's keys to the per-resolver key sets. (Generated only for a record with
     /// resolved fields: with none, there is nothing to add.)
-    fn collect_keys(&self, keys: &mut <Self::Needs as Needs>::Keys) {
+    fn collect_keys(&self, keys: &mut <Self::Needs as Resolvers>::Keys) {
         let _ = keys;
     }
 

@@ -101,7 +101,7 @@ impl KeyValue {
     message = "`{Self}` cannot be used as a rank key",
     label = "`rank` needs a value with an order that a cursor can remember",
     note = "rank works on integers, floats, bool, String, timestamps and Option of those; \
-            for your own type implement `toolshape::RankKey`, or rank by another field"
+            for your own type implement `toolshape::fields::RankKey`, or rank by another field"
 )]
 pub trait RankKey {
     /// Ascending comparison of two keys.

@@ -9,25 +9,25 @@
 use crate::date::{DateField, DateValue, EpochField, EpochUnit};
 pub(crate) use crate::env::{CallEnv, DateStyle};
 use crate::ids::{IdField, IdKey, short_id};
-use crate::resolve::{KeyField, Needs};
+use crate::resolve::{KeyField, Resolvers};
 use crate::untrusted;
 use serde::{Serialize, Serializer};
 
 /// The context a record is projected in: the page's resolved names and the call's state.
-pub struct Cx<'a, N: Needs> {
+pub struct Cx<'a, N: Resolvers> {
     names: &'a N::Names,
     env: &'a CallEnv<'a>,
 }
 
-impl<N: Needs> Clone for Cx<'_, N> {
+impl<N: Resolvers> Clone for Cx<'_, N> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<N: Needs> Copy for Cx<'_, N> {}
+impl<N: Resolvers> Copy for Cx<'_, N> {}
 
-impl<'a, N: Needs> Cx<'a, N> {
+impl<'a, N: Resolvers> Cx<'a, N> {
     /// A context over resolved names.
     pub fn new(names: &'a N::Names, env: &'a CallEnv<'a>) -> Self {
         Cx { names, env }
@@ -290,7 +290,7 @@ impl<T: EpochField + ?Sized> Serialize for EpochDated<'_, T> {
     message = "`{Self}` cannot be used with `untrusted`",
     label = "`untrusted` needs a text field",
     note = "`untrusted` works on String, &str, Box<str>, Cow<str>, Option of those and Vec of \
-            those; for a newtype, implement `toolshape::UntrustedText` returning its text"
+            those; for a newtype, implement `toolshape::fields::UntrustedText` returning its text"
 )]
 pub trait UntrustedText {
     /// The text, or `None` for a null value (or a list).

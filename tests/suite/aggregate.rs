@@ -5,8 +5,9 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use toolshape::aggregate::Row;
 use toolshape::{
-    Day, Order, ToolResult,
+    Order, ToolResult,
     aggregate::{Aggregate, AggregateError, FieldError, FieldMeta, ValueType},
+    fields::Day,
     handle::query::{Filter, OpenQuery, QueryError},
     record::FieldRole,
     tokens::{Tiktoken, Tokenizer},

@@ -3,7 +3,10 @@
 
 use proptest::prelude::*;
 use toolshape::{
-    Budget, ChannelPolicy, Format, Legend, OmitReason, Shaper, Status, StructuredForm, ToolResult,
+    Budget, ChannelPolicy, Format, Legend, Shaper, ToolResult,
+    envelope::OmitReason,
+    envelope::Status,
+    envelope::StructuredForm,
     tokens::{Tiktoken, Tokenizer},
 };
 
@@ -639,7 +642,11 @@ fn a_record_larger_than_the_budget_is_omitted_with_its_reason() {
     let omitted = &shaped.frame().omitted;
     assert_eq!(
         (omitted.count, omitted.reason, omitted.too_large),
-        (Some(1), Some(toolshape::OmitReason::RecordTooLarge), 1)
+        (
+            Some(1),
+            Some(toolshape::envelope::OmitReason::RecordTooLarge),
+            1
+        )
     );
     // Nothing is left after them: no cursor, so the skipped record is never retried.
     assert_eq!(shaped.next(), None);

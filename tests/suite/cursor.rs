@@ -9,7 +9,7 @@ use toolshape::cursor::{
     CursorCodec, CursorError, CursorKeys, Keyset, MemoryCursorStore, Placeholders, QueryHash,
     SqlOptions, after_cursor,
 };
-use toolshape::{KeyValue, Order, ToolResult};
+use toolshape::{Order, ToolResult, fields::KeyValue};
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

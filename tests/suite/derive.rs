@@ -8,7 +8,8 @@ use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use toolshape::{
-    Budget, Format, Legend, LoadedLegend, Shaper, ToolResult,
+    Budget, Format, Legend, Shaper, ToolResult,
+    fields::LoadedLegend,
     resolve::{Resolve, ResolveError},
 };
 
@@ -301,7 +302,7 @@ fn legends_loaded_at_start_up() {
         .unwrap();
     assert_eq!(
         REGION.load([(1, "x")]),
-        Err(toolshape::LegendError::AlreadyLoaded)
+        Err(toolshape::fields::LegendError::AlreadyLoaded)
     );
     let after = Shaper::for_tool("offices")
         .call()
@@ -320,7 +321,7 @@ fn legends_loaded_at_start_up() {
     assert!(REGION.is_loaded());
     assert_eq!(
         REGION.load([(1, "x"), (1, "y")]),
-        Err(toolshape::LegendError::AlreadyLoaded)
+        Err(toolshape::fields::LegendError::AlreadyLoaded)
     );
     // The schema lists the loaded words, in code order, beside the unknown marker and null.
     let schema = toolshape::mcp::output_schema::<Office>();
@@ -386,7 +387,7 @@ fn a_loaded_legend_over_text_codes_reads_string_fields() {
 
 #[test]
 fn short_ids() {
-    use toolshape::short_id;
+    use toolshape::fields::short_id;
     for (id, short) in [
         ("tkt_9f3a71c4-2d18-4b6e-9c05-8ab3f2e17d90", "tkt_9f3a71c4"),
         ("TKT_9F3A71C4-2D18-4B6E-9C05-8AB3F2E17D90", "TKT_9F3A71C4"),
@@ -421,7 +422,7 @@ fn short_ids() {
 
 #[test]
 fn date_forms() {
-    use toolshape::iso_date;
+    use toolshape::fields::iso_date;
     for (text, date) in [
         ("2026-02-11T09:14:22.481Z", Some("2026-02-11")),
         ("2026-02-11T09:14:22Z", Some("2026-02-11")),

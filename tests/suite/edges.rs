@@ -5,7 +5,7 @@
 //! budget from the smallest that shows a record.
 
 use serde_json::{Value, json};
-use toolshape::{Format, Legend, LoadedLegend, Shaper, ToolResult};
+use toolshape::{Format, Legend, Shaper, ToolResult, fields::LoadedLegend};
 
 /// Jira's status categories: codes where a prefix (`new` / `news`), a case (`done` / `Done`)
 /// or a space tells a known code from an unknown one.
@@ -280,7 +280,7 @@ where
             "{tool}: {size} tokens over {budget}: {}",
             page.text()
         );
-        if page.status() == toolshape::Status::Error {
+        if page.status() == toolshape::envelope::Status::Error {
             let ask: usize = page
                 .summary()
                 .split("raise the budget to at least ")
@@ -344,7 +344,8 @@ where
             .shape_blocking(rows)
             .unwrap()
     };
-    let smallest = crate::smallest_budget(|b| answer(b).status() != toolshape::Status::Error);
+    let smallest =
+        crate::smallest_budget(|b| answer(b).status() != toolshape::envelope::Status::Error);
     let below = answer(smallest - 1);
     let needs = format!("raise the budget to at least {smallest} tokens");
     assert!(below.text().contains(&needs), "{}", below.text());

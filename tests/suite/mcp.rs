@@ -236,7 +236,7 @@ fn the_output_schema_describes_real_envelopes() {
                 .budget(Budget::tokens(budget))
                 .format(format)
                 .channels(channels)
-                .structured_form(toolshape::StructuredForm::Rows)
+                .structured_form(toolshape::envelope::StructuredForm::Rows)
                 .shape_blocking_with(&tickets(), &Directory::seed())
                 .expect("shapes");
             let envelope = rows.structured();
@@ -452,8 +452,8 @@ fn the_output_schema_is_draft_07_throughout_and_its_rows_are_exact() {
         },
     ];
     for form in [
-        toolshape::StructuredForm::Rows,
-        toolshape::StructuredForm::Objects,
+        toolshape::envelope::StructuredForm::Rows,
+        toolshape::envelope::StructuredForm::Objects,
     ] {
         let shaped = Shaper::for_tool("accounts")
             .structured_form(form)
@@ -535,7 +535,7 @@ fn the_size_hint_bounds_both_channels() {
 #[test]
 fn the_pipeline_futures_are_send() {
     use toolshape::{
-        Day,
+        fields::Day,
         handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
     };
     fn assert_send<F: Send>(_: &F) {}
@@ -726,7 +726,7 @@ async fn the_first_page_envelope_costs_at_most_100_tokens() {
     use shape_examples::desk_db::{DeskDb, TicketFilter};
     use toolshape::cursor::MemoryCursorStore;
     use toolshape::handle::{HandlePolicy, Keep, MemoryStore};
-    use toolshape::{Day, Status};
+    use toolshape::{envelope::Status, fields::Day};
     let tok = toolshape::tokens::Tiktoken::o200k_base();
     let db = DeskDb::seeded().expect("the example's desk");
     let rows = db

@@ -328,7 +328,7 @@ mod through_paths {
             .collect();
         let store = MemoryStore::default();
         let policy = HandlePolicy::default();
-        let today = toolshape::Day::parse("2026-03-02").unwrap();
+        let today = toolshape::fields::Day::parse("2026-03-02").unwrap();
         let shaped = Shaper::for_tool("threads")
             .budget(Budget::tokens(600))
             .shape_or_store(
@@ -410,7 +410,7 @@ mod through_paths {
             .collect();
         let store = MemoryStore::default();
         let policy = HandlePolicy::default();
-        let today = toolshape::Day::parse("2026-03-02").unwrap();
+        let today = toolshape::fields::Day::parse("2026-03-02").unwrap();
         let first = Shaper::for_tool("threads")
             .budget(Budget::tokens(600))
             .shape_or_store(
@@ -494,7 +494,7 @@ mod through_paths {
                 // In the rows form a nested list stays a JSON value inside its row.
                 let in_rows = Shaper::for_tool("threads")
                     .format(format)
-                    .structured_form(toolshape::StructuredForm::Rows)
+                    .structured_form(toolshape::envelope::StructuredForm::Rows)
                     .shape_blocking(&rows)
                     .unwrap()
                     .structured();

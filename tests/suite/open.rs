@@ -7,10 +7,12 @@ use serde_json::json;
 use std::collections::HashSet;
 use std::sync::Arc;
 use toolshape::{
-    Budget, Day, Format, Shaper, Status,
+    Budget, Format, Shaper,
     aggregate::Aggregate,
     config::ShapeConfig,
     cursor::{CursorCodec, CursorKeys, QueryHash},
+    envelope::Status,
+    fields::Day,
     handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
     tokens::{Tiktoken, Tokenizer},
 };

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
 use toolshape::tokens::{Tiktoken, Tokenizer as _};
 use toolshape::{
-    Budget, Call, ChannelPolicy, Format, Shaped, Shaper, Status, StructuredForm, ToolResult,
+    Budget, Call, ChannelPolicy, Format, Shaped, Shaper, ToolResult, envelope::Status,
+    envelope::StructuredForm,
 };
 
 /// Ranked, with an id; few distinct scores, so rank keys are often equal.
@@ -615,7 +616,11 @@ fn a_last_record_too_large_ends_the_walk_and_says_how_to_see_it() {
         assert_eq!(last.status(), Status::Partial, "{format:?}");
         assert_eq!(
             (omitted.count, omitted.reason, omitted.too_large),
-            (Some(1), Some(toolshape::OmitReason::RecordTooLarge), 1),
+            (
+                Some(1),
+                Some(toolshape::envelope::OmitReason::RecordTooLarge),
+                1
+            ),
             "{format:?}"
         );
         // Named, with what its page needs and how to see it; that need is exact.
@@ -708,7 +713,7 @@ fn the_same_call_gives_the_same_page_on_every_run() {
     use toolshape::cursor::{Keyset, MemoryCursorStore};
     use toolshape::handle::{Handle, HandlePolicy, Keep, MemoryStore};
     use toolshape::untrusted::{Provenance, UntrustedPolicy, UrlPolicy};
-    use toolshape::{KeyValue, Order};
+    use toolshape::{Order, fields::KeyValue};
     let tokens = crate::walk::tokens;
     // 1. Each random or time-dependent part alone.
     let codec = codec();
@@ -801,7 +806,7 @@ fn the_same_call_gives_the_same_page_on_every_run() {
 /// envelope's `omitted.fields` names them on every page whatever the choice.
 #[test]
 fn the_fields_a_view_leaves_out_are_named_on_the_pages_the_tool_chooses() {
-    use toolshape::LeftOut;
+    use toolshape::envelope::LeftOut;
     // The skipped fields are there to be left out, never read.
     #[allow(dead_code)]
     #[derive(ToolResult)]

@@ -15,7 +15,7 @@ use serde_json::json;
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, QueryHash, UpstreamPosition};
 use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
-use toolshape::{Budget, Day, Format, Shaper, ToolResult};
+use toolshape::{Budget, Format, Shaper, ToolResult, fields::Day};
 
 const KEY: &[u8] = b"robustness test key, 32 bytes..";
 

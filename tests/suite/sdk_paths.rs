@@ -4,7 +4,7 @@
 //! wrapper. Checked against a naive reference computed here from the raw values, and read
 //! back from what the model reads (the structured data's names, the text's lines).
 
-use toolshape::{Budget, Format, KeyValue, Shaper, ToolResult};
+use toolshape::{Budget, Format, Shaper, ToolResult, fields::KeyValue};
 
 /// `k8s-openapi`'s shapes, cut to the fields the tool reads: every one an `Option`.
 #[derive(Clone, Default)]

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
 use toolshape::report::LookupKind;
 use toolshape::session::Session;
-use toolshape::{Budget, Format, Shaper, short_id};
+use toolshape::{Budget, Format, Shaper, fields::short_id};
 
 /// The page's relationships, read straight from the JSON:API document.
 fn related_ids() -> (Vec<String>, Vec<String>) {
@@ -241,7 +241,7 @@ fn the_generated_desk_is_the_seeded_database() {
 /// each id the page left out (past the budget) counts nothing, in all 18 combinations.
 #[test]
 fn every_form_profile_and_format_counts_the_same_lookups() {
-    use toolshape::{ChannelPolicy, StructuredForm};
+    use toolshape::{ChannelPolicy, envelope::StructuredForm};
     let (users, _) = related_ids();
     let users = distinct(&users);
     let mut directory = Directory::seed();

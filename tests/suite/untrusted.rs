@@ -851,7 +851,7 @@ fn the_cut_marker_groups_thousands_and_its_figure_is_true() {
 #[test]
 fn untrusted_structured_content_is_marked_and_neutralised_under_every_profile() {
     use rmcp::model::CallToolResult;
-    use toolshape::{Budget, ChannelPolicy, Format, StructuredForm};
+    use toolshape::{Budget, ChannelPolicy, Format, envelope::StructuredForm};
     let schema = toolshape::mcp::output_schema::<Ticket>();
     assert_eq!(
         schema["properties"]["untrusted"]["items"]["enum"],
@@ -2398,7 +2398,7 @@ async fn a_stored_untrusted_list_of_the_derive_stays_marked_when_reopened() {
         .collect();
     let store = MemoryStore::default();
     let policy = HandlePolicy::default();
-    let today = toolshape::Day::parse("2026-03-02").unwrap();
+    let today = toolshape::fields::Day::parse("2026-03-02").unwrap();
     let first = Shaper::for_tool("list_issues")
         .budget(toolshape::Budget::tokens(600))
         .shape_or_store(

@@ -11,7 +11,9 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use std::sync::{Arc, OnceLock};
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash, UpstreamPosition};
-use toolshape::{Budget, ChannelPolicy, Format, ShapeError, Shaped, Shaper, Status, ToolResult};
+use toolshape::{
+    Budget, ChannelPolicy, Format, ShapeError, Shaped, Shaper, ToolResult, envelope::Status,
+};
 
 const API: &str = "https://api.github.test/repos/octo/hello/issues?state=open";
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
-use toolshape::{Budget, Format, KeyValue, Order, Shaper, Status, ToolResult};
+use toolshape::{Budget, Format, Order, Shaper, ToolResult, envelope::Status, fields::KeyValue};
 
 /// A GitHub issue as the REST API gives it: `number` is the id other tools take.
 #[derive(Debug, Clone, ToolResult)]
@@ -111,7 +111,7 @@ fn integer_id_is_a_json_number_and_prose_digits() {
         shaped.text().lines().nth(1),
         Some("#1347 Panic in parser: 4 comments")
     );
-    assert_eq!(rows[0].id_key(), Some(toolshape::IdKey::Int(1347)));
+    assert_eq!(rows[0].id_key(), Some(toolshape::fields::IdKey::Int(1347)));
     assert_eq!(rows[0].id_text(), None);
     let schema = serde_json::to_value(Issue::record_schema(&mut Default::default())).unwrap();
     assert_eq!(schema["properties"]["number"]["type"], "integer");
@@ -191,9 +191,18 @@ fn keyset_admits_integer_ids_numerically() {
         order: Order::Asc,
     };
     // Same rank: issue 10 comes after issue 9, issue 8 before it.
-    assert!(after_nine.admits(Some(&KeyValue::UInt(2)), Some(toolshape::IdKey::Int(10))));
-    assert!(!after_nine.admits(Some(&KeyValue::UInt(2)), Some(toolshape::IdKey::Int(8))));
-    assert!(!after_nine.admits(Some(&KeyValue::UInt(2)), Some(toolshape::IdKey::Int(9))));
+    assert!(after_nine.admits(
+        Some(&KeyValue::UInt(2)),
+        Some(toolshape::fields::IdKey::Int(10))
+    ));
+    assert!(!after_nine.admits(
+        Some(&KeyValue::UInt(2)),
+        Some(toolshape::fields::IdKey::Int(8))
+    ));
+    assert!(!after_nine.admits(
+        Some(&KeyValue::UInt(2)),
+        Some(toolshape::fields::IdKey::Int(9))
+    ));
     // Text ids keep bytewise order.
     assert!(!after_nine.admits(Some(&KeyValue::UInt(2)), Some("10")));
     let last = &issues()[0];
@@ -262,7 +271,7 @@ fn string_codes_read_words_and_unknown_codes_are_marked() {
 /// looked up, so each code reads as unknown and is counted — never a guessed or empty word.
 struct Categories;
 
-impl toolshape::LegendSource for Categories {
+impl toolshape::fields::LegendSource for Categories {
     type Code = &'static str;
 
     fn word(&self, code: &&'static str) -> Option<&str> {

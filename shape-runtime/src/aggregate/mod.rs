@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolshape::{Day, aggregate::{Aggregate, FieldMeta}};
+//! use toolshape::{fields::Day, aggregate::{Aggregate, FieldMeta}};
 //!
 //! let fields = [FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [

@@ -177,7 +177,7 @@ impl AggregateResult {
     /// With no records the sentence is the total alone ("0 issues").
     ///
     /// ```
-    /// use toolshape::{Day, aggregate::{Aggregate, FieldMeta}};
+    /// use toolshape::{fields::Day, aggregate::{Aggregate, FieldMeta}};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::number("comments")];
     /// let rows: Vec<_> = [r#"{"state":"open","comments":4}"#, r#"{"state":null,"comments":1}"#]
@@ -222,7 +222,7 @@ impl AggregateResult {
     /// open tickets restates the call's own filter); empty when nothing is left.
     ///
     /// ```
-    /// use toolshape::{Day, aggregate::{Aggregate, FieldMeta}};
+    /// use toolshape::{fields::Day, aggregate::{Aggregate, FieldMeta}};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::legend("kind")];
     /// let rows: Vec<_> = [r#"{"state":"open","kind":"bug"}"#, r#"{"state":"open","kind":"ui"}"#]

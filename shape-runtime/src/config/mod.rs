@@ -3,7 +3,7 @@
 //! model changes.
 //!
 //! ```
-//! use toolshape::{Format, StructuredForm, config::{ShapeConfig}};
+//! use toolshape::{Format, envelope::StructuredForm, config::{ShapeConfig}};
 //!
 //! let config = ShapeConfig::from_toml_str(r#"
 //!     [defaults]
@@ -95,8 +95,8 @@ pub struct ToolConfig {
     /// When and for how long results are kept behind handles.
     pub handles: Option<HandlePolicy>,
     /// `first_page` (default), `every_page` or `never`: on which pages the text channel names
-    /// the fields this view leaves out ([`LeftOut`](crate::LeftOut)).
-    pub left_out: Option<crate::LeftOut>,
+    /// the fields this view leaves out ([`LeftOut`](crate::envelope::LeftOut)).
+    pub left_out: Option<crate::envelope::LeftOut>,
     /// The tool that shows one record by its id, named where a record is skipped as too
     /// large ([`Shaper::fetch_one`]).
     pub fetch_one: Option<String>,

@@ -65,7 +65,7 @@ pub(super) const MAX_CURSOR_CHARS: usize = 4096;
 ///
 /// ```
 /// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash, HELD_CURSOR_CHARS};
-/// use toolshape::{KeyValue, Order};
+/// use toolshape::{fields::KeyValue, Order};
 ///
 /// let keys = || CursorKeys::new(b"a key of at least sixteen bytes");
 /// let codec = CursorCodec::new(keys()?);
@@ -129,7 +129,7 @@ impl CursorCodec {
     /// ```
     /// use std::time::Duration;
     /// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, MemoryCursorStore, QueryHash};
-    /// use toolshape::{KeyValue, Order};
+    /// use toolshape::{fields::KeyValue, Order};
     ///
     /// let store = MemoryCursorStore::new(10_000, Duration::from_secs(3_600));
     /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?).held_in(store);

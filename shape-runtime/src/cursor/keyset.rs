@@ -52,7 +52,7 @@ impl Keyset {
     ///
     /// ```
     /// use toolshape::cursor::Keyset;
-    /// use toolshape::{KeyValue, Order};
+    /// use toolshape::{fields::KeyValue, Order};
     ///
     /// let k = Keyset { rank: Some(KeyValue::Int(5)), id: Some("b".into()), order: Order::Asc };
     /// assert!(k.admits(Some(&KeyValue::Int(6)), Some("a")));

@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
-//! use toolshape::{KeyValue, Order};
+//! use toolshape::{fields::KeyValue, Order};
 //!
 //! let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
 //! let query = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;

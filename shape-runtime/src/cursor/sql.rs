@@ -18,7 +18,7 @@ impl Keyset {
     ///
     /// ```
     /// use toolshape::cursor::Keyset;
-    /// use toolshape::{KeyValue, Order};
+    /// use toolshape::{fields::KeyValue, Order};
     ///
     /// let k = Keyset { rank: Some(KeyValue::Int(7)), id: Some("t1".into()), order: Order::Desc };
     /// let p = k.sql_predicate("updated_at", "id")?;
@@ -40,7 +40,7 @@ impl Keyset {
     ///
     /// ```
     /// use toolshape::cursor::{Keyset, Placeholders, SqlOptions};
-    /// use toolshape::{KeyValue, Order};
+    /// use toolshape::{fields::KeyValue, Order};
     ///
     /// let k = Keyset { rank: Some(KeyValue::Int(7)), id: Some("t1".into()), order: Order::Desc };
     /// let options = SqlOptions { placeholders: Placeholders::Dollar { first: 3 }, rank_nullable: false };

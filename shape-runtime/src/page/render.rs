@@ -35,7 +35,7 @@ pub enum Format {
 /// [`Format::Json`]) are written.
 ///
 /// ```
-/// use toolshape::{Budget, ChannelPolicy, Shaper, StructuredForm, ToolResult};
+/// use toolshape::{Budget, ChannelPolicy, Shaper, envelope::StructuredForm, ToolResult};
 ///
 /// #[derive(ToolResult)]
 /// #[shape(name = "city", plural = "cities")]
@@ -80,7 +80,7 @@ impl StructuredForm {
     /// channel is a program's to read or the model reads the text.
     ///
     /// ```
-    /// use toolshape::{ChannelPolicy, StructuredForm};
+    /// use toolshape::{ChannelPolicy, envelope::StructuredForm};
     ///
     /// assert_eq!(StructuredForm::for_profile(ChannelPolicy::Structured), StructuredForm::Rows);
     /// assert_eq!(StructuredForm::for_profile(ChannelPolicy::Both), StructuredForm::Objects);

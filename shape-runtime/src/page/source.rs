@@ -10,7 +10,7 @@ use super::shaped::{ShapeError, Shaped};
 use crate::channel::PerChannel;
 use crate::env::{CallEnv, Channel};
 use crate::project::ToolResult;
-use crate::resolve::Needs;
+use crate::resolve::Resolvers;
 use crate::view::Cx;
 use std::time::Instant;
 
@@ -138,7 +138,7 @@ pub(crate) fn shape<S: Source>(
 pub(crate) struct TypedRows<'a, T: ToolResult> {
     pub rows: &'a [T],
     pub order: &'a [usize],
-    pub names: &'a <T::Needs as Needs>::Names,
+    pub names: &'a <T::Needs as Resolvers>::Names,
 }
 
 impl<T: ToolResult> Source for TypedRows<'_, T> {

@@ -1,4 +1,4 @@
-//! The resolvers a record type needs, as a tuple ([`Needs`]), and one batched call per
+//! The resolvers a record type needs, as a tuple ([`Resolvers`]), and one batched call per
 //! resolver for a page's keys. Reached by generated code through `__private`.
 
 use std::future::Future;
@@ -6,14 +6,14 @@ use std::future::Future;
 use super::resolver::{KeySet, NameMap, Resolve, ResolveError, Resolver, ResolverStats};
 
 /// The set of resolvers a record type needs: a tuple of [`Resolver`] types.
-pub trait Needs: 'static {
+pub trait Resolvers: 'static {
     /// One [`KeySet`] per resolver.
     type Keys: Default + Send;
     /// One [`NameMap`] per resolver.
     type Names: Default + Send + Sync;
 }
 
-impl Needs for () {
+impl Resolvers for () {
     type Keys = ();
     type Names = ();
 }
@@ -60,7 +60,7 @@ async fn resolve_one<R: Resolver, C: Resolve<R> + ?Sized>(
 
 macro_rules! tuple_needs {
     ($($r:ident . $i:tt),+) => {
-        impl<$($r: Resolver),+> Needs for ($($r,)+) {
+        impl<$($r: Resolver),+> Resolvers for ($($r,)+) {
             type Keys = ($(KeySet<$r::Key>,)+);
             type Names = ($(NameMap<$r::Key>,)+);
         }
@@ -91,7 +91,7 @@ tuple_needs!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
 tuple_needs!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
 
 /// A context that supplies every resolver in `N`.
-pub trait Supplies<N: Needs> {
+pub trait Supplies<N: Resolvers> {
     /// Resolves every key set, one call per resolver.
     fn resolve_all(
         &self,

@@ -33,7 +33,7 @@ pub(crate) mod batch;
 pub(crate) mod field;
 mod resolver;
 
-pub(crate) use batch::Needs;
+pub(crate) use batch::Resolvers;
 pub use batch::Supplies;
 pub(crate) use field::{Arity, KeyField};
 pub use resolver::{KeySet, NameMap, Resolve, ResolveError, Resolver, ResolverStats, answer};

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 /// The JSON Schema of the envelope a tool answering with records of `T` returns: `status`,
 /// `summary`, the records, `omitted`, `next`, and `untrusted` (which fields hold outsiders'
 /// text) when `T` has such fields. The records are in either form a tool can choose
-/// ([`StructuredForm`](crate::StructuredForm)): `data` (objects of `T`'s projected schema), or
+/// ([`StructuredForm`](crate::envelope::StructuredForm)): `data` (objects of `T`'s projected schema), or
 /// `fields` (exactly `T`'s output names, in order) and `data` of arrays whose items are
 /// those fields' schemas, position by position (`if` `fields` is present, `then` rows, `else`
 /// objects). Error and empty envelopes validate against it too.

@@ -15,7 +15,7 @@ use crate::page::{PageInputs, PageSettings, TypedRows};
 use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
 use crate::reference::Handle;
-use crate::resolve::{Needs, ResolverStats, Supplies};
+use crate::resolve::{ResolverStats, Resolvers, Supplies};
 use std::cmp::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -182,7 +182,7 @@ impl<'a> Call<'a> {
     /// call per resolver), since the aggregate reads them all.
     ///
     /// ```
-    /// use toolshape::{Aggregate, Budget, Shaper, ToolResult};
+    /// use toolshape::{aggregate::Aggregate, Budget, Shaper, ToolResult};
     ///
     /// #[derive(ToolResult)]
     /// #[shape(name = "pod", plural = "pods")]
@@ -431,7 +431,7 @@ impl<'a> Call<'a> {
         &self,
         rows: &[T],
         order: &[usize],
-        names: &<T::Needs as Needs>::Names,
+        names: &<T::Needs as Resolvers>::Names,
         layout: &Layout<'_>,
         page: PageInputs<'_>,
         start: Instant,
@@ -446,12 +446,12 @@ pub(crate) async fn resolve_rows<T, C>(
     rows: &[T],
     order: &[usize],
     ctx: &C,
-) -> Result<(<T::Needs as Needs>::Names, Vec<ResolverStats>), ShapeError>
+) -> Result<(<T::Needs as Resolvers>::Names, Vec<ResolverStats>), ShapeError>
 where
     T: ToolResult,
     C: Supplies<T::Needs> + ?Sized,
 {
-    let mut keys = <T::Needs as Needs>::Keys::default();
+    let mut keys = <T::Needs as Resolvers>::Keys::default();
     for &i in order {
         rows[i].collect_keys(&mut keys);
     }

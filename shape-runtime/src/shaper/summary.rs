@@ -116,7 +116,7 @@ impl Call<'_> {
         &self,
         rows: &[T],
         whole: &[usize],
-        names: &<T::Needs as crate::resolve::Needs>::Names,
+        names: &<T::Needs as crate::resolve::Resolvers>::Names,
         aggregate: &Aggregate,
     ) -> Result<String, ShapeError> {
         let source = TypedRows {
