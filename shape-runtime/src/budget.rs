@@ -112,7 +112,9 @@ impl Budget {
     ///
     /// ```
     /// use toolshape::Budget;
-    /// use toolshape::clients::limits_for;
+    /// use toolshape::clients::reader;
+    ///
+    /// let limits_for = |name| reader(Some(name), &Default::default()).limits;
     ///
     /// let budget = Budget::tokens(40_000).within(limits_for("claude-code"));
     /// assert_eq!(budget.max_tokens(), 25_000);

@@ -10,15 +10,22 @@
 //! whole budget. A client not in the table gets [`DEFAULT_PROFILE`], both channels each within
 //! the budget, which is right whichever it reads.
 //!
+//!
+//! One function decides how a client reads, [`reader`]: every other way in (a shaper set for
+//! a client, an MCP request's client, a configuration's `[clients]` table) asks it.
+//!
 //! ```
 //! use toolshape::ChannelPolicy;
-//! use toolshape::clients::{DEFAULT_PROFILE, profile_for};
+//! use toolshape::clients::{DEFAULT_PROFILE, reader};
 //!
-//! assert_eq!(profile_for("claude-code"), ChannelPolicy::Structured);
-//! assert_eq!(profile_for("Visual Studio Code - Insiders"), ChannelPolicy::Structured);
-//! assert_eq!(profile_for("langchain-mcp-adapters"), ChannelPolicy::Text);
-//! assert_eq!(profile_for("my-own-agent"), DEFAULT_PROFILE);
+//! let profile = |name| reader(Some(name), &Default::default()).profile;
+//! assert_eq!(profile("claude-code"), ChannelPolicy::Structured);
+//! assert_eq!(profile("Visual Studio Code - Insiders"), ChannelPolicy::Structured);
+//! assert_eq!(profile("langchain-mcp-adapters"), ChannelPolicy::Text);
+//! assert_eq!(profile("my-own-agent"), DEFAULT_PROFILE);
 //! ```
+
+use std::collections::BTreeMap;
 
 pub use crate::budget::ClientLimits;
 use crate::channel::ChannelPolicy;
@@ -137,25 +144,57 @@ pub fn known(name: &str) -> Option<&'static KnownClient> {
     })
 }
 
-/// The profile for a client that sent `name` as `clientInfo.name`: its entry in
-/// [`KNOWN_CLIENTS`], else [`DEFAULT_PROFILE`].
-pub fn profile_for(name: &str) -> ChannelPolicy {
-    known(name).map_or(DEFAULT_PROFILE, |c| c.profile)
+/// How a client reads a tool's answer: the channel its model reads, and where the client
+/// cuts a tool's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reader {
+    /// The channel profile its model reads.
+    pub profile: ChannelPolicy,
+    /// Where it cuts a tool's output (the budget is lowered to these).
+    pub limits: ClientLimits,
 }
 
-/// Where a client that sent `name` cuts a tool's output: its entry's
-/// [`limits`](KnownClient::limits) in [`KNOWN_CLIENTS`], else none known.
+/// How the client that sent `name` as `clientInfo.name` reads: the one place a client's
+/// profile is decided. Its profile is the one `configured` names for it (a `[clients]`
+/// table: names compared without case, `-`, `_` and spaces alike), else its entry's in
+/// [`KNOWN_CLIENTS`], else [`DEFAULT_PROFILE`]; its limits are its entry's whatever the
+/// profile (naming a profile does not change where a client cuts). With no name: the default
+/// profile and no limits.
 ///
 /// ```
-/// use toolshape::clients::limits_for;
+/// use std::collections::BTreeMap;
+/// use toolshape::ChannelPolicy;
+/// use toolshape::clients::reader;
 ///
-/// assert_eq!(limits_for("codex-mcp-client").bytes, Some(10 * 1024));
-/// assert_eq!(limits_for("codex-mcp-client").lines, Some(256));
-/// assert_eq!(limits_for("claude-code").tokens, Some(25_000));
-/// assert_eq!(limits_for("my-own-agent"), Default::default());
+/// let none = BTreeMap::new();
+/// let codex = reader(Some("codex-mcp-client"), &none);
+/// assert_eq!(codex.profile, ChannelPolicy::Structured);
+/// assert_eq!((codex.limits.bytes, codex.limits.lines), (Some(10 * 1024), Some(256)));
+/// assert_eq!(reader(Some("claude-code"), &none).limits.tokens, Some(25_000));
+/// assert_eq!(reader(None, &none).profile, ChannelPolicy::Both);
+///
+/// let ours = BTreeMap::from([("Our Agent".to_owned(), ChannelPolicy::Text)]);
+/// assert_eq!(reader(Some("our_agent"), &ours).profile, ChannelPolicy::Text);
 /// ```
-pub fn limits_for(name: &str) -> ClientLimits {
-    known(name).map_or(ClientLimits::NONE, |c| c.limits)
+pub fn reader(name: Option<&str>, configured: &BTreeMap<String, ChannelPolicy>) -> Reader {
+    let Some(name) = name else {
+        return Reader {
+            profile: DEFAULT_PROFILE,
+            limits: ClientLimits::NONE,
+        };
+    };
+    let known = known(name);
+    let wanted = (!configured.is_empty()).then(|| normalised(name));
+    let named = wanted.and_then(|wanted| {
+        configured
+            .iter()
+            .find(|(listed, _)| normalised(listed) == wanted)
+            .map(|(_, profile)| *profile)
+    });
+    Reader {
+        profile: named.unwrap_or(known.map_or(DEFAULT_PROFILE, |c| c.profile)),
+        limits: known.map_or(ClientLimits::NONE, |c| c.limits),
+    }
 }
 
 /// Lower case, `-` and `_` read as spaces, runs of spaces as one, trimmed.
@@ -170,6 +209,14 @@ pub(crate) fn normalised(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn profile_for(name: &str) -> ChannelPolicy {
+        reader(Some(name), &BTreeMap::new()).profile
+    }
+
+    fn limits_for(name: &str) -> ClientLimits {
+        reader(Some(name), &BTreeMap::new()).limits
+    }
 
     #[test]
     fn names_match_whole_words_only() {
@@ -228,6 +275,39 @@ mod tests {
             "the short name Codex also sends"
         );
         assert_eq!(limits_for("codexx"), none);
+    }
+
+    /// A configured profile wins over the table's, matched by words; the client's cuts stay
+    /// the table's (they are where the client cuts, not a choice of ours); a name the
+    /// configuration lists that the table does not know has no cuts.
+    #[test]
+    fn a_configured_profile_overrides_the_table_and_keeps_its_cuts() {
+        let configured = BTreeMap::from([
+            ("Codex MCP Client".to_owned(), ChannelPolicy::Both),
+            ("our_agent".to_owned(), ChannelPolicy::Text),
+        ]);
+        let codex = reader(Some("codex-mcp-client"), &configured);
+        assert_eq!(codex.profile, ChannelPolicy::Both);
+        assert_eq!(codex.limits, limits_for("codex-mcp-client"));
+        assert_ne!(codex.limits, ClientLimits::NONE);
+        let ours = reader(Some("Our-Agent"), &configured);
+        assert_eq!(ours.profile, ChannelPolicy::Text);
+        assert_eq!(ours.limits, ClientLimits::NONE);
+        // Not listed: the table's reading.
+        let claude = reader(Some("claude-code"), &configured);
+        assert_eq!(claude.profile, ChannelPolicy::Structured);
+        assert_eq!(claude.limits.tokens, Some(25_000));
+        // No name: the default, however the table is configured.
+        let none = reader(None, &configured);
+        assert_eq!(
+            (none.profile, none.limits),
+            (DEFAULT_PROFILE, ClientLimits::NONE)
+        );
+        // Listed names match as words, not as prefixes.
+        assert_eq!(
+            reader(Some("our agentx"), &configured).profile,
+            DEFAULT_PROFILE
+        );
     }
 
     #[test]

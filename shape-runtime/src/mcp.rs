@@ -74,9 +74,7 @@ use crate::project::ToolResult;
 use crate::shaper::Shaper;
 use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;
-use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, MetaObject, Tool,
-};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
 use rmcp::service::RequestContext;
 use schemars::{Schema, json_schema};
 use serde_json::{Map, Value};
@@ -134,40 +132,28 @@ fn call_tool_result(shaped: &Shaped) -> CallToolResult {
     result
 }
 
-/// The channel profile for a client that sent `client_info`
-/// ([`clients::profile_for`](crate::clients::profile_for) of its name); with none,
-/// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE). In a `#[tool]` method or a
-/// handler, [`profile_of`] reads it from the request.
-///
-/// ```
-/// use rmcp::model::Implementation;
-/// use toolshape::{ChannelPolicy, mcp};
-///
-/// let profile = |name: &str| mcp::profile(Some(&Implementation::new(name, "1.0")));
-/// assert_eq!(profile("claude-code"), ChannelPolicy::Structured);
-/// assert_eq!(profile("langchain-mcp-adapters"), ChannelPolicy::Text);
-/// assert_eq!(mcp::profile(None), ChannelPolicy::Both);
-/// ```
-pub fn profile(client_info: Option<&Implementation>) -> ChannelPolicy {
-    client_info.map_or(crate::clients::DEFAULT_PROFILE, |info| {
-        crate::clients::profile_for(&info.name)
-    })
-}
-
-/// The channel profile for the client of a request: its `clientInfo`, from the request's
-/// `_meta` (protocol 2026-07-28, where each request names its client) or else from
-/// `initialize`. Take a `RequestContext<RoleServer>` argument in a `#[tool]` method.
+/// The channel profile for the client of a request ([`clients::reader`](crate::clients::reader)
+/// of its `clientInfo.name`): its `clientInfo`, from the request's `_meta` (protocol
+/// 2026-07-28, where each request names its client) or else from `initialize`. Take a
+/// `RequestContext<RoleServer>` argument in a `#[tool]` method.
 pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
-    profile(context.client_info().as_ref())
+    reader_of(context).profile
 }
 
 /// `shaper` set for the client of a request: its profile and its own cuts in tokens, bytes
-/// and lines ([`Shaper::client`]); with no `clientInfo`, the default profile and no cuts.
+/// and lines ([`clients::reader`](crate::clients::reader)); with no `clientInfo`, the default
+/// profile and no cuts.
 pub fn shaper_for(shaper: &Shaper, context: &RequestContext<RoleServer>) -> Shaper {
-    match context.client_info() {
-        Some(info) => shaper.clone().client(&info.name),
-        None => shaper.clone().channels(crate::clients::DEFAULT_PROFILE),
-    }
+    let reader = reader_of(context);
+    shaper
+        .clone()
+        .channels(reader.profile)
+        .client_limits(reader.limits)
+}
+
+fn reader_of(context: &RequestContext<RoleServer>) -> crate::clients::Reader {
+    let info = context.client_info();
+    crate::clients::reader(info.as_ref().map(|i| i.name.as_str()), &Default::default())
 }
 
 /// The `tools/list` entries as a client with `profile` should see them: under

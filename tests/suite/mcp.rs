@@ -699,11 +699,20 @@ fn known_clients_get_the_profile_their_model_reads() {
         ("some-new-agent", ChannelPolicy::Both),
         ("claude", ChannelPolicy::Both),
     ];
+    let none = Default::default();
     for (name, profile) in expected {
         let hello = Implementation::new(name, "1");
-        assert_eq!(mcp::profile(Some(&hello)), profile, "{name}");
+        let sent = Some(hello.name.as_str());
+        assert_eq!(
+            toolshape::clients::reader(sent, &none).profile,
+            profile,
+            "{name}"
+        );
     }
-    assert_eq!(mcp::profile(None), ChannelPolicy::Both);
+    assert_eq!(
+        toolshape::clients::reader(None, &none).profile,
+        ChannelPolicy::Both
+    );
     // Every row of the table names a source.
     assert!(
         toolshape::clients::KNOWN_CLIENTS

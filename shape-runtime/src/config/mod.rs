@@ -342,24 +342,6 @@ impl ShapeConfig {
         ))
     }
 
-    /// The channel profile `client` (an MCP `clientInfo.name`) reads with, whatever the tool:
-    /// its entry in `[clients]`, else in the built-in table; without a name,
-    /// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE).
-    pub fn profile_for_client(&self, client: Option<&str>) -> ChannelPolicy {
-        let Some(client) = client else {
-            return crate::clients::DEFAULT_PROFILE;
-        };
-        self.clients
-            .iter()
-            .find(|(name, _)| {
-                crate::clients::normalised(name) == crate::clients::normalised(client)
-            })
-            .map_or_else(
-                || crate::clients::profile_for(client),
-                |(_, profile)| *profile,
-            )
-    }
-
     /// `tool`'s view for `client` (`[tools.<tool>.clients."<client>"]`), matched as
     /// `[clients]`'s names are.
     fn client_view(&self, tool: &str, client: &str) -> Option<&ClientView> {
@@ -469,7 +451,7 @@ impl ShapeConfig {
     /// `initialize` or outside MCP) with: the tool's own `channels` when configured, else the
     /// client's entry in `[clients]`, else its entry in the built-in table, else
     /// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE). The client's own cuts
-    /// ([`limits_for`](crate::clients::limits_for)) lower the budget whatever the profile.
+    /// ([`clients::reader`](crate::clients::reader)) lower the budget whatever the profile.
     ///
     /// ```
     /// use toolshape::{ChannelPolicy, config::ShapeConfig};
@@ -497,15 +479,10 @@ impl ShapeConfig {
         client: Option<&str>,
     ) -> Result<Shaper, ConfigError> {
         let shaper = self.shaper(tool)?;
-        let Some(client) = client else {
-            return Ok(match self.tool(tool)?.channels {
-                Some(_) => shaper,
-                None => shaper.channels(crate::clients::DEFAULT_PROFILE),
-            });
-        };
+        let reader = crate::clients::reader(client, &self.clients);
         // The client's own cuts hold whatever the profile.
-        let mut shaper = shaper.client_limits(crate::clients::limits_for(client));
-        if let Some(view) = self.client_view(tool, client) {
+        let mut shaper = shaper.client_limits(reader.limits);
+        if let Some(view) = client.and_then(|client| self.client_view(tool, client)) {
             let mut hide = shaper.current_hide().to_vec();
             hide.extend(
                 view.hide
@@ -516,16 +493,11 @@ impl ShapeConfig {
             );
             shaper = shaper.hide(hide);
         }
-        if self.tool(tool)?.channels.is_some() {
-            return Ok(shaper);
-        }
-        let configured = self.clients.iter().find(|(name, _)| {
-            crate::clients::normalised(name) == crate::clients::normalised(client)
-        });
-        Ok(shaper.channels(match configured {
-            Some((_, profile)) => *profile,
-            None => crate::clients::profile_for(client),
-        }))
+        Ok(match self.tool(tool)?.channels {
+            // A tool that fixes its channels keeps them for every client.
+            Some(_) => shaper,
+            None => shaper.channels(reader.profile),
+        })
     }
 
     /// Reads a `.toml` or `.json` file.

@@ -487,7 +487,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
 
     /// `tools`, as `client` should see them through the harness.
     fn decorate(&self, tools: Vec<Tool>, client: Option<&str>) -> Vec<Tool> {
-        let profile = self.state.config.profile_for_client(client);
+        let profile = crate::clients::reader(client, &self.state.config.clients).profile;
         let mut out = Vec::with_capacity(tools.len() + 1);
         let mut own = BTreeMap::new();
         for mut tool in tools {

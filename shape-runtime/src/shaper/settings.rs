@@ -127,8 +127,8 @@ impl Shaper {
     }
 
     /// Answers for the MCP client that sent `name` as `clientInfo.name`: the channel profile
-    /// its model reads ([`clients::profile_for`](crate::clients::profile_for)) and its own
-    /// cuts ([`clients::limits_for`](crate::clients::limits_for)), which lower the budget, so
+    /// its model reads and its own cuts ([`clients::reader`](crate::clients::reader)), which
+    /// lower the budget, so
     /// the client never truncates an answer behind the model's back. Set on a clone of a
     /// shared shaper, per session.
     ///
@@ -143,13 +143,10 @@ impl Shaper {
     /// assert_eq!(shaper.client("someone").current_budget(), Budget::tokens(8_000));
     /// ```
     pub fn client(self, name: &str) -> Self {
-        let (profile, limits) = (
-            crate::clients::profile_for(name),
-            crate::clients::limits_for(name),
-        );
+        let reader = crate::clients::reader(Some(name), &Default::default());
         self.set(|s| {
-            s.channels = profile;
-            s.client_limits = limits;
+            s.channels = reader.profile;
+            s.client_limits = reader.limits;
         })
     }
 
