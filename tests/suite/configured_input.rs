@@ -1,6 +1,6 @@
 //! What a configured projection reads of a tool's JSON: as strictly as serde's derive reads
 //! the same JSON into a type (the oracle: `serde_json::from_str::<Vec<Issue>>`), whether
-//! the JSON comes as text (`shape_json`) or as a value (`shape_json_value`), directly and
+//! the JSON comes to `shape_json` as text or as a value, directly and
 //! through the harness; never records made up from what could be read.
 
 use serde::Deserialize;
@@ -62,7 +62,7 @@ fn shape_text(tool: &str, raw: &str) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
-/// What `shape_json_value` answers for `value`.
+/// What `shape_json` answers for `value`, parsed.
 fn shape_value(tool: &str, value: &Value) -> Result<String, String> {
     let config = config();
     let projection = config.json_projection(tool).unwrap();
@@ -70,7 +70,7 @@ fn shape_value(tool: &str, value: &Value) -> Result<String, String> {
         .budget(Budget::tokens(600))
         .format(Format::Prose)
         .call()
-        .shape_json_value(&projection, value)
+        .shape_json(&projection, value)
         .map(|page| page.text().to_owned())
         .map_err(|e| e.to_string())
 }
@@ -732,7 +732,7 @@ fn a_list_above_the_configured_place_is_not_the_records() {
     let value: Value = serde_json::from_str(above).unwrap();
     let from_value = Shaper::for_tool("search")
         .call()
-        .shape_json_value(&projection, &value)
+        .shape_json(&projection, &value)
         .map(|page| page.summary().to_owned())
         .map_err(|e| e.to_string());
     assert_eq!(from_value, Err(said));

@@ -173,16 +173,6 @@ impl JsonProjection {
         }
     }
 
-    /// Reads the records out of `raw`, a tool's JSON result.
-    fn read<'a>(&self, raw: &'a str) -> Result<ReadRecords<'a>, ReadError> {
-        read::read_text(raw, self.records(), self.want())
-    }
-
-    /// Reads the records out of `value`, a tool's JSON result as a value.
-    fn read_value<'a>(&self, value: &'a serde_json::Value) -> Result<ReadRecords<'a>, ReadError> {
-        read::read(value, self.records(), self.want())
-    }
-
     /// The record model of one result: the keys its records have that no output reads are
     /// left out too, after those configured, then nested records' as `field.name`.
     fn described(&self, read: &ReadRecords<'_>) -> Projection<Owned> {
@@ -206,6 +196,58 @@ impl JsonProjection {
     }
 }
 
+/// A tool's JSON result as [`Call::shape_json`] takes it: its text (`&str`, `&String`), or a
+/// value already parsed (`&Value`, such as an MCP tool's `structuredContent`). Both are read
+/// by the same rules; only the text can show a key written twice.
+#[derive(Debug, Clone, Copy)]
+pub enum Json<'j> {
+    /// The result's text.
+    Text(&'j str),
+    /// The result, parsed.
+    Value(&'j serde_json::Value),
+}
+
+impl<'j> From<&'j str> for Json<'j> {
+    fn from(text: &'j str) -> Self {
+        Json::Text(text)
+    }
+}
+
+impl<'j> From<&'j String> for Json<'j> {
+    fn from(text: &'j String) -> Self {
+        Json::Text(text)
+    }
+}
+
+impl<'j> From<&'j serde_json::Value> for Json<'j> {
+    fn from(value: &'j serde_json::Value) -> Self {
+        Json::Value(value)
+    }
+}
+
+impl<'j> Json<'j> {
+    /// Reads the records out of the result, as `projection` places them.
+    fn read(self, projection: &JsonProjection) -> Result<ReadRecords<'j>, ReadError> {
+        let (records, want) = (projection.records(), projection.want());
+        match self {
+            Json::Text(raw) => read::read_text(raw, records, want),
+            Json::Value(value) => read::read(value, records, want),
+        }
+    }
+
+    /// `call`, with the result's text for its report where there is one.
+    fn call<'a, 'b>(self, call: &Call<'a>) -> Call<'b>
+    where
+        'a: 'b,
+        'j: 'b,
+    {
+        match self {
+            Json::Text(raw) => call.with_raw(raw),
+            Json::Value(_) => call.clone(),
+        }
+    }
+}
+
 /// The records of one result made ready for a page.
 struct Prepared<'p, 'a> {
     rows: Vec<JsonRow<'p, 'a>>,
@@ -213,65 +255,46 @@ struct Prepared<'p, 'a> {
 }
 
 impl<'a> Call<'a> {
-    /// Shapes the records of `raw`, a tool's JSON result, as `projection` says: read in one
-    /// pass (only the values it names), ranked, cut to the budget on record boundaries,
-    /// paged with this call's cursor, the same envelope as a derived type's. The text is
-    /// read as strictly as serde reads it into a derived type: a result without the records
-    /// where the projection says they are (an error object where a list is configured), an
-    /// item of the list that is no object, a key an output reads written twice in one object,
-    /// or more after the JSON value (a second document) is [`ShapeError::Records`], which
-    /// says what the result has instead; never records made of what could be read.
-    pub fn shape_json(&self, projection: &JsonProjection, raw: &str) -> Result<Shaped, ShapeError> {
-        let start = Instant::now();
-        self.shaper().hide_check(projection.projection())?;
-        let read = projection.read(raw)?;
-        self.with_raw(raw).json_page(projection, &read, start)
-    }
-
-    /// [`shape_json`](Self::shape_json) for a result already parsed (an MCP tool's
-    /// `structuredContent`), read the same way. A `Value` holds no key twice
-    /// (`serde_json::from_str::<Value>` keeps the last of two), so a key written twice, which
-    /// [`shape_json`](Self::shape_json) rejects as serde's derive does, cannot be seen here:
-    /// read the raw text where there is one.
-    pub fn shape_json_value(
+    /// Shapes the records of `json`, a tool's JSON result (its text, or a value already
+    /// parsed such as an MCP tool's `structuredContent`: [`Json`]), as `projection` says:
+    /// read in one pass (only the values it names), ranked, cut to the budget on record
+    /// boundaries, paged with this call's cursor, the same envelope as a derived type's. It
+    /// is read as strictly as serde reads it into a derived type: a result without the
+    /// records where the projection says they are (an error object where a list is
+    /// configured), an item of the list that is no object, a key an output reads written
+    /// twice in one object, or more after the JSON value (a second document) is
+    /// [`ShapeError::Records`], which says what the result has instead; never records made of
+    /// what could be read. A parsed `Value` holds no key twice (`serde_json` keeps the last of
+    /// two), so a key written twice can only be refused in the text: pass the text where
+    /// there is one.
+    pub fn shape_json<'j>(
         &self,
         projection: &JsonProjection,
-        value: &serde_json::Value,
+        json: impl Into<Json<'j>>,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
         self.shaper().hide_check(projection.projection())?;
-        let read = projection.read_value(value)?;
-        self.json_page(projection, &read, start)
+        let json = json.into();
+        let read = json.read(projection)?;
+        json.call(self).json_page(projection, &read, start)
     }
 
     /// [`shape_json`](Self::shape_json), storing the whole result behind a handle when it
     /// is worth it ([`Call::shape_or_store`]'s rules): the answer carries the handle, the
     /// summary states the whole result, later pages of the walk state the same handle.
-    pub async fn shape_json_or_store<S: HandleStore>(
+    pub async fn shape_json_or_store<'j, S: HandleStore>(
         &self,
         projection: &JsonProjection,
-        raw: &str,
+        json: impl Into<Json<'j>>,
         keep: Keep<'_, S>,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
         self.shaper().hide_check(projection.projection())?;
-        let read = projection.read(raw)?;
-        self.with_raw(raw)
+        let json = json.into();
+        let read = json.read(projection)?;
+        json.call(self)
             .json_or_store(projection, &read, keep, start)
             .await
-    }
-
-    /// [`shape_json_or_store`](Self::shape_json_or_store) for a result already parsed.
-    pub async fn shape_json_value_or_store<S: HandleStore>(
-        &self,
-        projection: &JsonProjection,
-        value: &serde_json::Value,
-        keep: Keep<'_, S>,
-    ) -> Result<Shaped, ShapeError> {
-        let start = Instant::now();
-        self.shaper().hide_check(projection.projection())?;
-        let read = projection.read_value(value)?;
-        self.json_or_store(projection, &read, keep, start).await
     }
 
     async fn json_or_store<S: HandleStore>(

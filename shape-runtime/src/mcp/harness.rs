@@ -422,7 +422,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             (None, Some(answer)) => {
                 let call = if described { call } else { call.keep_order() };
                 call.parts(answer.sections.as_deref())
-                    .shape_json_value_or_store(&answer.projection, &answer.value, keep)
+                    .shape_json_or_store(&answer.projection, &*answer.value, keep)
                     .await
             }
             // Text, or JSON that holds no records: its lines.
@@ -438,7 +438,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 );
                 call.keep_order()
                     .parts(lines.statement.as_deref())
-                    .shape_json_value_or_store(
+                    .shape_json_or_store(
                         &JsonProjection::lines(tool, lines.parts),
                         &lines.records,
                         keep,
