@@ -620,7 +620,7 @@ fn configured_against_derived() {
     };
     let configured = || {
         drop(black_box(
-            shaper.call().shape_json(&projection, black_box(raw)),
+            shaper.call().shape_blocking((&projection, black_box(raw))),
         ))
     };
     let serialise = || drop(black_box(serde_json::to_string(black_box(&parsed))));

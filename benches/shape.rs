@@ -159,7 +159,7 @@ fn main() {
     g.finish();
     let mut g = c.benchmark_group("budget_20k");
     g.bench_function("shape_into_4000_tokens", |b| {
-        b.iter(|| black_box(shaper.shape_blocking_with(black_box(&big), &resolver)))
+        b.iter(|| black_box(shaper.shape_blocking((black_box(&big), &resolver))))
     });
     g.bench_function("serde_json_raw", |b| {
         b.iter(|| black_box(serde_json::to_string(&raw(black_box(&big)))))
@@ -185,7 +185,7 @@ fn main() {
     let ([shape, raw_t], [fs, fr]) = timings(
         51,
         [
-            &mut || drop(black_box(shaper.shape_blocking_with(&big, &resolver))),
+            &mut || drop(black_box(shaper.shape_blocking((&big, &resolver)))),
             &mut || drop(black_box(serde_json::to_string(&raw(&big)))),
         ],
     );

@@ -165,12 +165,12 @@ fn page_against_floor() {
         [
             &mut || {
                 drop(black_box(
-                    real.shape_blocking_with(black_box(&rows), &resolver),
+                    real.shape_blocking((black_box(&rows), &resolver)),
                 ))
             },
             &mut || {
                 drop(black_box(
-                    floor.shape_blocking_with(black_box(&rows), &resolver),
+                    floor.shape_blocking((black_box(&rows), &resolver)),
                 ))
             },
         ],
@@ -194,7 +194,7 @@ fn large_page() {
         [
             &mut || {
                 drop(black_box(
-                    shaper.shape_blocking_with(black_box(&rows), &resolver),
+                    shaper.shape_blocking((black_box(&rows), &resolver)),
                 ))
             },
             &mut || drop(black_box(serde_json::to_string(&raw(black_box(&rows))))),
@@ -263,17 +263,17 @@ fn growing() {
             [
                 &mut || {
                     drop(black_box(
-                        structured.shape_blocking_with(black_box(&rows), &resolver),
+                        structured.shape_blocking((black_box(&rows), &resolver)),
                     ))
                 },
                 &mut || {
                     drop(black_box(
-                        text.shape_blocking_with(black_box(&rows), &resolver),
+                        text.shape_blocking((black_box(&rows), &resolver)),
                     ))
                 },
                 &mut || {
                     drop(black_box(
-                        both.shape_blocking_with(black_box(&rows), &resolver),
+                        both.shape_blocking((black_box(&rows), &resolver)),
                     ))
                 },
                 &mut || drop(black_box(serde_json::to_string(&raw(black_box(&rows))))),
@@ -284,7 +284,7 @@ fn growing() {
         // the fair comparison between profiles.
         let shown = |shaper: &Shaper| {
             shaper
-                .shape_blocking_with(&rows, &resolver)
+                .shape_blocking((&rows, &resolver))
                 .map_or(0, |s| s.report().records.shown)
         };
         let (ns, nt, nb) = (shown(&structured), shown(&text), shown(&both));

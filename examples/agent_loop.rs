@@ -227,7 +227,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Shaped: ids resolved before the model sees them.
     let shaped_session = Session::new();
     shaped_session.call("search_tickets", &json!({ "status": "open" }));
-    let mut page = shaper.shape_blocking_with(&tickets, &directory)?;
+    let mut page = shaper.shape_blocking((&tickets, &directory))?;
     shaped_session.answer::<Ticket>(&mut page);
     let shaped = run(
         "shaped (structured)",
@@ -247,7 +247,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     thinner.users.remove(&deleted.0);
     let gap_session = Session::new();
     gap_session.call("search_tickets", &json!({ "status": "open" }));
-    let mut gap_page = shaper.shape_blocking_with(&tickets, &thinner)?;
+    let mut gap_page = shaper.shape_blocking((&tickets, &thinner))?;
     gap_session.answer::<Ticket>(&mut gap_page);
     let gap = run(
         "shaped, 1 user deleted",
@@ -294,7 +294,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             shaper
                 .clone()
                 .format(Format::Prose)
-                .shape_blocking_with(&tickets, &directory)?
+                .shape_blocking((&tickets, &directory))?
                 .text()
         ),
         raw.billed,

@@ -813,7 +813,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Domain::Desk => {
                         let rows: Vec<DeskTicket> =
                             question.rows.iter().map(|&i| views[i].clone()).collect();
-                        shaper.shape_blocking_with(&rows, &data)?
+                        shaper.shape_blocking((&rows, &data))?
                     }
                     Domain::Tracker => {
                         let rows: Vec<tracker::Issue> =

@@ -40,8 +40,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .raw_payload(&raw_text);
     let first = shaper
         .shape_or_store(
-            &issues,
-            &(),
+            (&issues, &()),
             Keep::new(&store, "triage-bot", &policy)
                 .aggregate(&health)
                 .today(today),

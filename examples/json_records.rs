@@ -46,7 +46,7 @@ fn walk(
         let page = shaper
             .call()
             .paginate(Arc::clone(&codec), query, cursor.as_deref())?
-            .shape_json(&projection, raw)?;
+            .shape_blocking((&projection, raw))?;
         let tokens = tokenizer.count(page.text());
         if tokens > budget {
             return Err(format!("{tool}: a page of {tokens} tokens, over {budget}").into());

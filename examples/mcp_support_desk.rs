@@ -392,7 +392,7 @@ impl Desk {
                 today: Some(self.today),
             };
             return shaper
-                .shape_or_store(&rows, &self.db, keep)
+                .shape_or_store((&rows, &self.db), keep)
                 .await
                 .map_err(|e| e.to_string());
         }
@@ -401,7 +401,7 @@ impl Desk {
             .tickets(filter, shaper.after_keyset(), PAGE_SIZE + 1)
             .map_err(text)?;
         shaper
-            .shape_with(&rows, &self.db)
+            .shape((&rows, &self.db))
             .await
             .map_err(|e| e.to_string())
     }
@@ -457,7 +457,7 @@ impl Desk {
             None => found,
         };
         let shaped = shaper
-            .shape_with(&rows, &self.db)
+            .shape((&rows, &self.db))
             .await
             .unwrap_or_else(|e| shaper.error(&e.to_string(), "call again"));
         log_call(&shaped, self.db.queries() - before);

@@ -110,7 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seed = &tickets[..1];
     let one = Shaper::for_tool("search_tickets")
         .format(Format::Prose)
-        .shape_blocking_with(seed, &directory)?;
+        .shape_blocking((seed, &directory))?;
     let record = one.structured()["data"][0].to_string();
     let line = one.text().lines().nth(1).unwrap_or_default().to_owned();
     println!("\n== the first ticket alone ==\nJSON record: {record}\nprose line:  {line}");

@@ -226,7 +226,7 @@ pub fn shape_formats(
             Some(raw) => call.raw_payload(raw),
             None => call,
         }
-        .shape_blocking_with(tickets, directory)
+        .shape_blocking((tickets, directory))
     };
     Ok([
         shape(Format::Json)?,

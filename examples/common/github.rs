@@ -167,7 +167,7 @@ pub fn walk_pages<T>(
     budget: usize,
 ) -> Result<Walk, Box<dyn std::error::Error>>
 where
-    T: ToolResult<Needs = ()>,
+    T: ToolResult<Needs = ()> + Sync,
 {
     use std::collections::BTreeMap;
     use std::sync::Arc;

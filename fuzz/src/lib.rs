@@ -303,7 +303,7 @@ fn page<T>(
     budget: usize,
     keep_order: bool,
 ) where
-    T: ToolResult,
+    T: ToolResult + Sync,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     let call = Shaper::for_tool(tool)
@@ -400,9 +400,9 @@ fn world() -> &'static World {
             .block_on(
                 Shaper::for_tool("events")
                     .budget(Budget::tokens(150))
+                    .call()
                     .shape_or_store(
-                        &rows,
-                        &(),
+                        (&rows, &()),
                         Keep::new(&store, "alice", &policy)
                             .today(Day::parse("2026-11-30").unwrap()),
                     ),

@@ -58,10 +58,10 @@ fn structured_content_keeps_the_envelopes_key_order_in_the_proxys_own_build() {
             });
         let page = shaper
             .call()
-            .shape_json(
+            .shape_blocking((
                 &projection,
                 r#"[{"number": 1, "title": "a"}, {"number": 2, "title": "b"}]"#,
-            )
+            ))
             .expect("a page");
         let result = CallToolResult::from(page);
         let structured = result.structured_content.expect("structuredContent");

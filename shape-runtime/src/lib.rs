@@ -88,6 +88,12 @@ pub mod envelope {
     pub use crate::page::render::StructuredForm;
 }
 
+/// What a call shapes: the one door into the page pipeline ([`Call::shape`],
+/// [`Call::shape_blocking`], [`Call::shape_or_store`]) takes any [`Source`](source::Source).
+pub mod source {
+    pub use crate::shaper::{Ordered, Source, Stored};
+}
+
 /// What a field's type implements to take a `#[shape(...)]` transform (`date`, `id`,
 /// `rank`, `legend`, `untrusted`), the values those traits give, and the day type dates
 /// read as. The common types (`String`, integers, chrono, time, jiff, uuid) implement them

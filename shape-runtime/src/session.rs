@@ -33,7 +33,7 @@
 //! let session = Session::new();
 //! session.call("search_tickets", &serde_json::json!({ "query": "card" }));
 //! let rows = vec![Ticket { id: "tkt_1".into(), assignee_id: "usr_41c2be09-77aa".into() }];
-//! let mut page = Shaper::for_tool("search_tickets").shape_blocking_with(&rows, &Directory).unwrap();
+//! let mut page = Shaper::for_tool("search_tickets").shape_blocking((&rows, &Directory)).unwrap();
 //! session.answer::<Ticket>(&mut page);
 //!
 //! // The model asks who usr_41c2be09-77aa is: a follow-up lookup on search_tickets.assignee.

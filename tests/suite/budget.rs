@@ -827,7 +827,7 @@ fn seed_page_envelopes_are_exact() {
             let shaped = Shaper::for_tool("search_tickets")
                 .budget(Budget::tokens(budget))
                 .format(format)
-                .shape_blocking_with(&tickets, &directory)
+                .shape_blocking((&tickets, &directory))
                 .unwrap();
             let text = if format == Format::Json {
                 shaped.structured_json()
@@ -864,7 +864,7 @@ fn every_call_emits_its_report_as_a_tracing_event() {
         .budget(Budget::tokens(400))
         .call()
         .raw_payload(desk::PAGE)
-        .shape_blocking_with(&tickets, &desk::Directory::seed())
+        .shape_blocking((&tickets, &desk::Directory::seed()))
         .unwrap();
     // This call's event: the only one with this raw size, among other tests' events.
     let raw = format!("raw_bytes={}", desk::PAGE.len());
@@ -895,7 +895,7 @@ fn extreme_budgets_page_sizes_and_counts_do_not_panic() {
         let shaped = Shaper::for_tool("search_tickets")
             .budget(Budget::tokens(budget))
             .page_size(page)
-            .shape_blocking_with(&tickets, &directory)
+            .shape_blocking((&tickets, &directory))
             .unwrap();
         let r = shaped.report();
         assert_eq!(
@@ -915,7 +915,7 @@ fn extreme_budgets_page_sizes_and_counts_do_not_panic() {
         .call()
         .shown_before(u64::MAX)
         .total(u64::MAX)
-        .shape_blocking_with(&tickets[..1], &directory)
+        .shape_blocking((&tickets[..1], &directory))
         .unwrap();
     assert_eq!(shaped.report().records.shown, 1);
     assert!(
@@ -1603,7 +1603,7 @@ fn the_raw_size_report_is_exact_when_small_and_close_when_sampled() {
             .budget(Budget::tokens(2_000))
             .call()
             .raw_payload(raw)
-            .shape_blocking_with(&tickets, &directory)
+            .shape_blocking((&tickets, &directory))
             .unwrap();
         let size = shaped
             .report()
@@ -1840,7 +1840,7 @@ fn a_budget_too_small_for_any_answer_says_which_budget_it_needs() {
     let shape = |budget: usize| {
         Shaper::for_tool("search_tickets")
             .budget(Budget::tokens(budget))
-            .shape_blocking_with(&tickets, &directory)
+            .shape_blocking((&tickets, &directory))
             .unwrap()
     };
     let shaped = shape(40);

@@ -91,7 +91,7 @@ fn codec() -> Arc<CursorCodec> {
 /// Walks `next` from the first page with the derive and with the configured projection
 /// side by side, each page from the derive's cursor (so each cursor opens the other's next
 /// page too), and checks both channels are the same bytes; returns the pages walked.
-fn walk_both<T: ToolResult<Needs = ()>>(
+fn walk_both<T: ToolResult<Needs = ()> + Sync>(
     typed: &[T],
     raw: &str,
     config: &ShapeConfig,
@@ -114,7 +114,7 @@ fn walk_both<T: ToolResult<Needs = ()>>(
             .paginate(Arc::clone(&codec), query, cursor.as_deref())
             .unwrap();
         let derived = call.clone().raw_payload(raw).shape_blocking(typed);
-        let configured = call.shape_json(&projection, raw);
+        let configured = call.shape_blocking((&projection, raw));
         let at = format!("page {page_number} at {budget} tokens, {format:?}, {channels:?}");
         let (derived, configured) = match (derived, configured) {
             (Ok(d), Ok(c)) => (d, c),
@@ -636,7 +636,7 @@ proptest! {
             }
             let call: Call<'_> = shaper.call().paginate(Arc::clone(&codec), query, cursor).unwrap();
             let call = if mode == JsonMode::KeepOrder { call.keep_order() } else { call };
-            call.shape_json(&projection, &raw).unwrap()
+            call.shape_blocking((&projection, &raw)).unwrap()
         };
         let (name, plural) = if mode == JsonMode::NoId { ("entry", "entries") } else { ("record", "records") };
         let walked = crate::walk::walk(&crate::walk::Walker {
@@ -695,7 +695,7 @@ fn a_skipped_record_without_an_id_is_named_by_its_place() {
         )
         .unwrap();
     let derived = call.shape_blocking(&pods).unwrap();
-    let configured = call.shape_json(&projection, &raw).unwrap();
+    let configured = call.shape_blocking((&projection, &raw)).unwrap();
     for page in [&derived, &configured] {
         let summary = page.summary();
         assert!(summary.contains("pod at place 1"), "{summary}");
@@ -832,7 +832,11 @@ fn a_hidden_field_is_not_in_the_stored_result_nor_in_its_aggregate() {
         .build()
         .unwrap();
     let page = rt
-        .block_on(shaper.shape_or_store(&issues, &(), Keep::new(&store, "alice", &policy)))
+        .block_on(
+            shaper
+                .call()
+                .shape_or_store((&issues, &()), Keep::new(&store, "alice", &policy)),
+        )
         .unwrap();
     let handle = page.structured()["omitted"]["handle"]
         .as_str()
@@ -892,7 +896,7 @@ fn the_readme_configuration_loads_and_pages_the_jira_search() {
             .call()
             .paginate(Arc::clone(&codec), query, cursor.as_deref())
             .unwrap()
-            .shape_json(&projection, raw)
+            .shape_blocking((&projection, raw))
             .unwrap();
         assert!(crate::walk::tokens(page.text()) <= 300, "{}", page.text());
         for record in crate::records(&page.structured()) {
@@ -942,7 +946,7 @@ fn bad_data_is_marked_and_counted_never_guessed() {
     let page = Shaper::for_tool("t")
         .budget(Budget::tokens(2_000))
         .call()
-        .shape_json(&projection, raw)
+        .shape_blocking((&projection, raw))
         .unwrap();
     let text = page.text();
     let lines: Vec<&str> = text.lines().skip(1).take(4).collect();
@@ -1022,7 +1026,7 @@ proptest! {
         let projection = config.json_projection("t").unwrap();
         let raw = serde_json::to_string(&value).unwrap();
         let shaper = Shaper::for_tool("t").budget(Budget::tokens(budget)).format(FORMATS[format]);
-        match shaper.call().shape_json(&projection, &raw) {
+        match shaper.call().shape_blocking((&projection, &raw)) {
             Ok(page) => {
                 prop_assert!(crate::walk::tokens(page.text()) <= budget, "{}", page.text());
                 prop_assert!(crate::walk::tokens(page.structured_json()) <= budget);
@@ -1103,7 +1107,7 @@ fn a_page_ranked_by_a_fold_names_the_fold_it_is_ranked_by() {
     };
     let derived = shaper().shape_blocking(&pods).unwrap();
     let projection = config_at("pods.toml").json_projection("list_pods").unwrap();
-    let configured = shaper().call().shape_json(&projection, &raw).unwrap();
+    let configured = shaper().call().shape_blocking((&projection, &raw)).unwrap();
     for page in [&derived, &configured] {
         let text = page.text();
         assert!(
@@ -1134,7 +1138,7 @@ fn a_page_ranked_by_a_fold_names_the_fold_it_is_ranked_by() {
         .unwrap()
         .json_projection("list_pods")
         .unwrap();
-    let summed = shaper().call().shape_json(&projection, &raw).unwrap();
+    let summed = shaper().call().shape_blocking((&projection, &raw)).unwrap();
     let text = summed.text();
     assert!(
         text.starts_with("ok: 3 pods, by the sum of restarts, highest first"),

@@ -1,6 +1,6 @@
 //! What a configured projection reads of a tool's JSON: as strictly as serde's derive reads
 //! the same JSON into a type (the oracle: `serde_json::from_str::<Vec<Issue>>`), whether
-//! the JSON comes to `shape_json` as text or as a value, directly and
+//! the JSON comes to `Call::shape` as text or as a value, directly and
 //! through the harness; never records made up from what could be read.
 
 use serde::Deserialize;
@@ -49,7 +49,7 @@ fn config() -> ShapeConfig {
     ShapeConfig::from_toml_str(ISSUES).unwrap()
 }
 
-/// What `shape_json` answers for `raw`: the page's text, or the error's message.
+/// What `Call::shape` answers for `raw`: the page's text, or the error's message.
 fn shape_text(tool: &str, raw: &str) -> Result<String, String> {
     let config = config();
     let projection = config.json_projection(tool).unwrap();
@@ -57,12 +57,12 @@ fn shape_text(tool: &str, raw: &str) -> Result<String, String> {
         .budget(Budget::tokens(600))
         .format(Format::Prose)
         .call()
-        .shape_json(&projection, raw)
+        .shape_blocking((&projection, raw))
         .map(|page| page.text().to_owned())
         .map_err(|e| e.to_string())
 }
 
-/// What `shape_json` answers for `value`, parsed.
+/// What `Call::shape` answers for `value`, parsed.
 fn shape_value(tool: &str, value: &Value) -> Result<String, String> {
     let config = config();
     let projection = config.json_projection(tool).unwrap();
@@ -70,7 +70,7 @@ fn shape_value(tool: &str, value: &Value) -> Result<String, String> {
         .budget(Budget::tokens(600))
         .format(Format::Prose)
         .call()
-        .shape_json(&projection, value)
+        .shape_blocking((&projection, value))
         .map(|page| page.text().to_owned())
         .map_err(|e| e.to_string())
 }
@@ -234,7 +234,7 @@ fn a_key_read_twice_in_one_object_is_an_error_as_serde_says_duplicate_field() {
     let raw = r#"{"data": {"items": [{"number": 1}], "items": [{"number": 666}]}}"#;
     let err = Shaper::for_tool("search")
         .call()
-        .shape_json(&projection, raw)
+        .shape_blocking((&projection, raw))
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -491,7 +491,10 @@ fn a_configured_date_is_the_utc_day_as_the_derive_shows_a_utc_timestamp_or_as_wr
             let shaper = |tool: &str| Shaper::for_tool(tool).format(format);
             let configured = |tool: &str| {
                 let projection = config.json_projection(tool).unwrap();
-                shaper(tool).call().shape_json(&projection, &raw).unwrap()
+                shaper(tool)
+                    .call()
+                    .shape_blocking((&projection, &raw))
+                    .unwrap()
             };
             // The derive is the oracle, in both channels.
             let derived = shaper("utc").shape_blocking(&utc_rows).unwrap();
@@ -551,7 +554,7 @@ fn a_date_without_an_offset_is_its_written_day_and_garbage_is_shown_as_given_and
             let page = Shaper::for_tool(tool)
                 .format(Format::Json)
                 .call()
-                .shape_json(&projection, &raw)
+                .shape_blocking((&projection, &raw))
                 .unwrap();
             assert_eq!(
                 page.structured()["data"][0]["at"],
@@ -607,7 +610,7 @@ fn a_value_that_reads_not_recorded_is_not_the_marker_of_a_missing_key() {
             .format(format)
             .untrusted(policy)
             .call()
-            .shape_json(&projection, raw)
+            .shape_blocking((&projection, raw))
             .unwrap()
     };
     let q = "«not recorded»";
@@ -721,7 +724,7 @@ fn a_list_above_the_configured_place_is_not_the_records() {
     let shape = |raw: &str| {
         Shaper::for_tool("search")
             .call()
-            .shape_json(&projection, raw)
+            .shape_blocking((&projection, raw))
             .map(|page| page.summary().to_owned())
             .map_err(|e| e.to_string())
     };
@@ -732,7 +735,7 @@ fn a_list_above_the_configured_place_is_not_the_records() {
     let value: Value = serde_json::from_str(above).unwrap();
     let from_value = Shaper::for_tool("search")
         .call()
-        .shape_json(&projection, &value)
+        .shape_blocking((&projection, &value))
         .map(|page| page.summary().to_owned())
         .map_err(|e| e.to_string());
     assert_eq!(from_value, Err(said));
@@ -765,7 +768,7 @@ fn a_configured_short_id_is_shortened_as_the_derive_shortens_it() {
     let page = Shaper::for_tool("t")
         .call()
         .keep_order()
-        .shape_json(&projection, raw)
+        .shape_blocking((&projection, raw))
         .unwrap();
     let ids: Vec<Value> = crate::records(&page.structured())
         .iter()

@@ -22,7 +22,7 @@ fn seed_ticket_exact_json_and_prose() {
     let tickets = seed_tickets();
     let shaped = Shaper::for_tool("search_tickets")
         .format(Format::Prose)
-        .shape_blocking_with(&tickets[..1], &Directory::seed())
+        .shape_blocking((&tickets[..1], &Directory::seed()))
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0].to_string(),
@@ -76,7 +76,7 @@ fn skipped_fields_are_absent_and_named_in_omitted() {
     let mut tickets = seed_tickets();
     tickets[0].sla_due_at = Some("2026-02-13T00:00:00Z".into());
     let shaped = Shaper::for_tool("t")
-        .shape_blocking_with(&tickets, &Directory::seed())
+        .shape_blocking((&tickets, &Directory::seed()))
         .unwrap();
     for record in shaped.structured()["data"].as_array().unwrap() {
         assert!(record.get("sla_due_at").is_none(), "{record}");
@@ -98,7 +98,7 @@ fn none_stays_null_and_unresolved_is_marked() {
     let shaped = Shaper::for_tool("t")
         .call()
         .keep_order()
-        .shape_blocking_with(&tickets, &Directory::seed())
+        .shape_blocking((&tickets, &Directory::seed()))
         .unwrap();
     let data = &shaped.structured()["data"];
     assert_eq!(data[0]["assignee"], serde_json::Value::Null);
@@ -162,7 +162,7 @@ fn one_resolver_call_per_page_whatever_the_page_size() {
     let recorder = Recorder::default();
     let shaped = Shaper::for_tool("t")
         .budget(Budget::tokens(1_000_000))
-        .shape_blocking_with(&rows, &recorder)
+        .shape_blocking((&rows, &recorder))
         .unwrap();
     assert_eq!(
         *recorder.batches.lock().unwrap(),
@@ -205,7 +205,7 @@ async fn async_resolvers_are_awaited() {
     }
     let rows = seed_tickets();
     let err = Shaper::for_tool("t")
-        .shape_with(&rows, &Slow)
+        .shape((&rows, &Slow))
         .await
         .unwrap_err();
     assert_eq!(
@@ -238,10 +238,7 @@ async fn async_resolvers_are_awaited() {
             toolshape::resolve::answer(keys, |_| Some("org".to_owned()))
         }
     }
-    let shaped = Shaper::for_tool("t")
-        .shape_with(&rows, &Fine)
-        .await
-        .unwrap();
+    let shaped = Shaper::for_tool("t").shape((&rows, &Fine)).await.unwrap();
     assert_eq!(shaped.structured()["data"][0]["assignee"], "async name");
 }
 
@@ -255,7 +252,7 @@ fn unknown_legend_code_is_marked_and_counted() {
     let shaped = Shaper::for_tool("t")
         .call()
         .keep_order()
-        .shape_blocking_with(&tickets, &Directory::seed())
+        .shape_blocking((&tickets, &Directory::seed()))
         .unwrap();
     let data = &shaped.structured()["data"];
     assert_eq!(data[0]["status"], "unknown status 7");
@@ -354,7 +351,7 @@ struct LoadedCategoryIssue {
 }
 
 /// The structured channel of `rows` shaped in the order given.
-fn in_order<T: ToolResult>(rows: &[T]) -> serde_json::Value
+fn in_order<T: ToolResult + Sync>(rows: &[T]) -> serde_json::Value
 where
     (): toolshape::resolve::Supplies<T::Needs>,
 {
@@ -447,7 +444,7 @@ fn date_forms() {
     tickets.truncate(1);
     tickets[0].created_at = "last tuesday".into();
     let shaped = Shaper::for_tool("t")
-        .shape_blocking_with(&tickets, &Directory::seed())
+        .shape_blocking((&tickets, &Directory::seed()))
         .unwrap();
     assert_eq!(shaped.structured()["data"][0]["opened"], "last tuesday");
     assert_eq!(shaped.report().diagnostics.unparsed_dates, 1);
@@ -520,7 +517,7 @@ fn defaults_lists_and_non_integer_legends() {
     }
     let shaped = Shaper::for_tool("settings")
         .format(Format::Prose)
-        .shape_blocking_with(&rows, &Names)
+        .shape_blocking((&rows, &Names))
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0],
@@ -670,7 +667,7 @@ fn records_stamped_out_by_a_macro() {
     ];
     let shaped = Shaper::for_tool("bugs")
         .format(Format::Prose)
-        .shape_blocking_with(&bugs, &Recorder::default())
+        .shape_blocking((&bugs, &Recorder::default()))
         .unwrap();
     assert_eq!(
         shaped.structured()["data"],
@@ -697,7 +694,7 @@ fn records_stamped_out_by_a_macro() {
     }];
     let shaped = Shaper::for_tool("releases")
         .format(Format::Prose)
-        .shape_blocking_with(&releases, &Recorder::default())
+        .shape_blocking((&releases, &Recorder::default()))
         .unwrap();
     assert_eq!(
         shaped.structured()["data"][0],
@@ -880,7 +877,7 @@ async fn a_stored_result_calls_each_resolver_once() {
         .call()
         .paginate(codec.clone(), query, None)
         .unwrap()
-        .shape_or_store(&rows, &recorder, keep())
+        .shape_or_store((&rows, &recorder), keep())
         .await
         .unwrap();
     assert!(first.frame().omitted.handle.is_some(), "{}", first.text());
@@ -898,7 +895,7 @@ async fn a_stored_result_calls_each_resolver_once() {
         .call()
         .paginate(codec.clone(), query, first.next())
         .unwrap()
-        .shape_or_store(&rows, &recorder, keep())
+        .shape_or_store((&rows, &recorder), keep())
         .await
         .unwrap();
     assert_eq!(
@@ -922,7 +919,7 @@ async fn a_stored_result_calls_each_resolver_once() {
     let recorder = Recorder::default();
     let small = shaper
         .call()
-        .shape_or_store(&few, &recorder, keep())
+        .shape_or_store((&few, &recorder), keep())
         .await
         .unwrap();
     assert!(small.frame().omitted.handle.is_none(), "{}", small.text());
@@ -967,7 +964,7 @@ fn a_record_without_a_plural_gets_the_english_plural_configuration_gives() {
         let projection = config.json_projection("t").unwrap();
         let page = Shaper::for_tool("t")
             .call()
-            .shape_json(&projection, r#"[{"id": "a"}, {"id": "b"}]"#)
+            .shape_blocking((&projection, r#"[{"id": "a"}, {"id": "b"}]"#))
             .unwrap();
         summary(page)
     };

@@ -255,7 +255,7 @@ ranked!(DescI64: desc, AscI64: asc);
 /// checking every answer against its own budget with an independent tokenizer.
 fn walk_raising<T>(tool: &str, rows: &[T], mut budget: usize, format: Format) -> Vec<Value>
 where
-    T: ToolResult,
+    T: ToolResult + Sync,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     use std::sync::Arc;
@@ -324,7 +324,7 @@ where
 /// the ids read back are `expected`, in order, each once.
 fn walks_in_order<T>(tool: &str, rows: &[T], expected: &[Value])
 where
-    T: ToolResult,
+    T: ToolResult + Sync,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     let answer = |budget: usize| {

@@ -102,7 +102,7 @@ pub fn walk_next<T, K>(
     read: impl Fn(&toolshape::Shaped) -> Vec<K>,
 ) -> (Vec<K>, Vec<usize>)
 where
-    T: toolshape::ToolResult,
+    T: toolshape::ToolResult + Sync,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     use std::sync::Arc;

@@ -21,7 +21,7 @@ fn page(budget: usize, format: Format) -> Shaped {
     Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(budget))
         .format(format)
-        .shape_blocking_with(&tickets(), &Directory::seed())
+        .shape_blocking((&tickets(), &Directory::seed()))
         .expect("shapes")
 }
 
@@ -237,7 +237,7 @@ fn the_output_schema_describes_real_envelopes() {
                 .format(format)
                 .channels(channels)
                 .structured_form(toolshape::envelope::StructuredForm::Rows)
-                .shape_blocking_with(&tickets(), &Directory::seed())
+                .shape_blocking((&tickets(), &Directory::seed()))
                 .expect("shapes");
             let envelope = rows.structured();
             assert!(envelope.get("fields").is_some(), "{envelope}");
@@ -248,7 +248,7 @@ fn the_output_schema_describes_real_envelopes() {
     let empty = Shaper::for_tool("search_tickets")
         .call()
         .query("status=closed")
-        .shape_blocking_with::<Ticket, _>(&[], &Directory::seed())
+        .shape_blocking((&[] as &[Ticket], &Directory::seed()))
         .expect("shapes");
     assert_eq!(empty.status().as_str(), "empty");
     assert_envelope_fits_schema::<Ticket>(&empty.structured());
@@ -545,9 +545,9 @@ fn the_pipeline_futures_are_send() {
     let policy = HandlePolicy::default();
     let today = Day::parse("2026-03-01").expect("a date");
     let shaper = Shaper::for_tool("search_tickets");
-    assert_send(&shaper.shape_with(&rows, &directory));
+    assert_send(&shaper.shape((&rows, &directory)));
     let keep = Keep::new(&store, "owner", &policy).today(today);
-    assert_send(&shaper.shape_or_store(&rows, &directory, keep));
+    assert_send(&shaper.call().shape_or_store((&rows, &directory), keep));
     let codec = Arc::new(CursorCodec::new(
         CursorKeys::new(b"a test key of at least 16 bytes").expect("key"),
     ));
@@ -560,7 +560,7 @@ fn page_for(budget: usize, format: Format, profile: ChannelPolicy) -> Shaped {
         .budget(Budget::tokens(budget))
         .format(format)
         .channels(profile)
-        .shape_blocking_with(&tickets(), &Directory::seed())
+        .shape_blocking((&tickets(), &Directory::seed()))
         .expect("shapes")
 }
 
@@ -768,7 +768,10 @@ async fn the_first_page_envelope_costs_at_most_100_tokens() {
                 .total(5_000)
                 .paginate(codec, query, None)
                 .expect("first page")
-                .shape_or_store(&rows, &db, Keep::new(&store, "owner", &policy).today(today))
+                .shape_or_store(
+                    (&rows, &db),
+                    Keep::new(&store, "owner", &policy).today(today),
+                )
                 .await
                 .expect("shapes");
             assert_eq!(shaped.status(), Status::Partial);

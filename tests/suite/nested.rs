@@ -331,9 +331,9 @@ mod through_paths {
         let today = toolshape::fields::Day::parse("2026-03-02").unwrap();
         let shaped = Shaper::for_tool("threads")
             .budget(Budget::tokens(600))
+            .call()
             .shape_or_store(
-                &rows,
-                &(),
+                (&rows, &()),
                 Keep {
                     store: &store,
                     owner: "alice",
@@ -413,9 +413,9 @@ mod through_paths {
         let today = toolshape::fields::Day::parse("2026-03-02").unwrap();
         let first = Shaper::for_tool("threads")
             .budget(Budget::tokens(600))
+            .call()
             .shape_or_store(
-                &rows,
-                &(),
+                (&rows, &()),
                 Keep {
                     store: &store,
                     owner: "alice",
@@ -578,7 +578,7 @@ mod through_paths {
         let shaped = Shaper::for_tool("tasks")
             .budget(Budget::tokens(4_000))
             .format(Format::Json)
-            .shape_blocking_with(&tasks, &Names)
+            .shape_blocking((&tasks, &Names))
             .unwrap();
         let data = shaped.structured()["data"].clone();
         // Ascending by due, absent first, ties by the integer id.

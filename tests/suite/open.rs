@@ -173,9 +173,9 @@ async fn stored(store: &MemoryStore) -> (toolshape::Shaped, String) {
     let policy = HandlePolicy::default();
     let shaped = Shaper::for_tool("list_issues")
         .budget(Budget::tokens(800))
+        .call()
         .shape_or_store(
-            &issues(),
-            &(),
+            (&issues(), &()),
             Keep {
                 store,
                 owner: "alice",
@@ -243,9 +243,9 @@ async fn a_large_result_is_stored_and_summarised() {
     let policy = HandlePolicy::default();
     let few = &issues()[..3];
     let small = Shaper::for_tool("list_issues")
+        .call()
         .shape_or_store(
-            few,
-            &(),
+            (few, &()),
             Keep {
                 store: &store,
                 owner: "alice",
@@ -671,8 +671,7 @@ async fn every_page_of_a_stored_walk_states_the_whole_results_aggregate_and_one_
             };
             let shaped = call
                 .shape_or_store(
-                    &given,
-                    &(),
+                    (&given, &()),
                     Keep::new(&store, "alice", &policy).aggregate(&by_phase),
                 )
                 .await

@@ -64,7 +64,7 @@ enum Mode {
     Unranked,
     UnrankedKeepOrder,
     NoId,
-    /// `shape_ordered` with a comparator of the caller's (by body, then nothing).
+    /// `source::Ordered` with a comparator of the caller's (by body, then nothing).
     Custom,
 }
 
@@ -153,7 +153,7 @@ impl Setup {
 /// Shapes `rows` for one call of the walk `setup` describes.
 fn shape_call<T>(setup: &Setup, rows: &[T], call: Call<'_>) -> Shaped
 where
-    T: ToolResult + Sortable,
+    T: ToolResult + Sync + Sortable,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     let call = match setup.mode {
@@ -164,7 +164,7 @@ where
         Mode::Custom => tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
-            .block_on(call.shape_ordered(rows, &(), T::by_body))
+            .block_on(call.shape(toolshape::source::Ordered::new(rows, &(), T::by_body)))
             .unwrap(),
         _ => call.shape_blocking(rows).unwrap(),
     }
@@ -204,7 +204,7 @@ fn walk_rows<T>(
     check_needs: bool,
 ) -> crate::walk::Walked
 where
-    T: ToolResult + Sortable,
+    T: ToolResult + Sync + Sortable,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     let codec = setup.codec();
@@ -246,7 +246,7 @@ where
 /// cursor), with the walk's settings.
 fn alone_sizes<T>(rows: &[T], setup: &Setup) -> Vec<usize>
 where
-    T: ToolResult,
+    T: ToolResult + Sync,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     rows.iter()
@@ -289,7 +289,7 @@ fn run(rows: &[(String, i32, String)], setup: Setup, pick: BudgetPick, check_nee
         words: (&str, &str, &str),
         check_needs: bool,
     ) where
-        T: ToolResult + Sortable,
+        T: ToolResult + Sync + Sortable,
         (): toolshape::resolve::Supplies<T::Needs>,
     {
         let truth = reference_order(rows, setup.mode);
@@ -779,8 +779,7 @@ fn the_same_call_gives_the_same_page_on_every_run() {
                     .unwrap();
                 let shaped = rt
                     .block_on(call.shape_or_store(
-                        &tickets,
-                        &directory,
+                        (&tickets, &directory),
                         Keep::new(&store, "alice", &policy),
                     ))
                     .unwrap();

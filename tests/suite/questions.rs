@@ -95,7 +95,7 @@ fn a_view_that_skips_the_due_date_cannot_answer_the_sla_question() {
     // The oracle: what the shaped page really carries.
     let shaped = Shaper::for_tool("search_tickets")
         .format(Format::Json)
-        .shape_blocking_with(&seed_tickets(), &Directory::seed())
+        .shape_blocking((&seed_tickets(), &Directory::seed()))
         .unwrap();
     let keys = keys_read_back(shaped.structured_json());
     assert!(
@@ -143,7 +143,7 @@ fn a_view_that_shows_the_due_date_answers_every_question_in_every_format() {
     }];
     let shaped = Shaper::for_tool("search_tickets")
         .format(Format::Prose)
-        .shape_blocking_with(&rows, &Directory::seed())
+        .shape_blocking((&rows, &Directory::seed()))
         .unwrap();
     assert!(shaped.text().contains("due Feb 12"), "{}", shaped.text());
 }

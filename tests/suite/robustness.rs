@@ -187,7 +187,7 @@ impl Body {
 /// that is well formed or a refusal that names how to recover.
 fn page_with<T>(rows: &[T], tool: &str, cursor: &str, budget: usize, keep_order: bool)
 where
-    T: ToolResult,
+    T: ToolResult + Sync,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     let query = QueryHash::of(tool, &json!({"q": "any"})).unwrap();
@@ -254,9 +254,9 @@ fn stored() -> (tokio::runtime::Runtime, MemoryStore, String) {
         .block_on(
             Shaper::for_tool("list_issues")
                 .budget(Budget::tokens(300))
+                .call()
                 .shape_or_store(
-                    &rows,
-                    &(),
+                    (&rows, &()),
                     Keep::new(&store, "alice", &policy).today(today()),
                 ),
         )

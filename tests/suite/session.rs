@@ -63,7 +63,7 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
             .call("search_tickets", &json!({"status": "open"}))
             .is_empty()
     );
-    let mut page = search.shape_blocking_with(&tickets, &directory).unwrap();
+    let mut page = search.shape_blocking((&tickets, &directory)).unwrap();
     session.answer::<Ticket>(&mut page);
     for id in &gone {
         assert!(
@@ -113,7 +113,7 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
         ("sla_due_at", LookupKind::LeftOut)
     );
     let mut one = Shaper::for_tool("get_ticket")
-        .shape_blocking_with(&tickets[..1], &directory)
+        .shape_blocking((&tickets[..1], &directory))
         .unwrap();
     session.answer::<Ticket>(&mut one);
     assert_eq!(one.report().lookups, hedge);
@@ -131,7 +131,7 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
         .call()
         .paginate(Arc::clone(&codec), query, None)
         .unwrap()
-        .shape_blocking_with(&tickets, &directory)
+        .shape_blocking((&tickets, &directory))
         .unwrap();
     session.answer::<Ticket>(&mut cut);
     let next = cut
@@ -203,7 +203,7 @@ fn the_raw_page_makes_one_follow_up_per_distinct_related_id() {
     shaped_session.call("search_tickets", &json!({"status": "open"}));
     let mut page = Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(3_000))
-        .shape_blocking_with(&desk::parse_page(desk::PAGE).unwrap(), &Directory::seed())
+        .shape_blocking((&desk::parse_page(desk::PAGE).unwrap(), &Directory::seed()))
         .unwrap();
     shaped_session.answer::<Ticket>(&mut page);
     for id in distinct(&users).iter().chain(&distinct(&orgs)) {
@@ -264,7 +264,7 @@ fn every_form_profile_and_format_counts_the_same_lookups() {
                         .format(format)
                         .channels(channels)
                         .structured_form(form)
-                        .shape_blocking_with(&tickets, &directory)
+                        .shape_blocking((&tickets, &directory))
                         .unwrap();
                     if form == StructuredForm::Rows {
                         assert!(page.structured().get("fields").is_some(), "{what}");
@@ -456,7 +456,7 @@ fn a_follow_up_is_laid_at_the_first_answer_that_showed_the_value() {
         session.call(tool, &json!({}));
         let mut page = Shaper::for_tool(tool)
             .budget(Budget::tokens(2_000))
-            .shape_blocking_with(&[job("job_1", first), job("job_2", second)], &Nobody)
+            .shape_blocking((&[job("job_1", first), job("job_2", second)], &Nobody))
             .unwrap();
         session.answer::<Job>(&mut page);
     }

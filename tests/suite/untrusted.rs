@@ -775,7 +775,7 @@ fn attacker_figures_through_the_shaper_match_the_readme() {
     let directory = crate::desk::Directory::seed();
     let shaped = shaper
         .format(toolshape::Format::Prose)
-        .shape_blocking_with(&tickets, &directory)
+        .shape_blocking((&tickets, &directory))
         .unwrap();
     let shown = shaped.structured()["data"].as_array().unwrap().len();
     assert_eq!(shown, tickets.len(), "the seed page fits whole");
@@ -1718,7 +1718,7 @@ fn issue_strategy() -> impl Strategy<Value = Issue> {
 /// Shapes `rows` as prose or a table under `provenance`, and checks the bound against the
 /// report's count, and that count against the o200k tokens (tiktoken-rs itself) of what the
 /// model reads inside the delimiters.
-fn bound_holds<T: ToolResult<Needs = ()>>(
+fn bound_holds<T: ToolResult<Needs = ()> + Sync>(
     rows: &[T],
     budget: usize,
     page: usize,
@@ -2401,9 +2401,9 @@ async fn a_stored_untrusted_list_of_the_derive_stays_marked_when_reopened() {
     let today = toolshape::fields::Day::parse("2026-03-02").unwrap();
     let first = Shaper::for_tool("list_issues")
         .budget(toolshape::Budget::tokens(600))
+        .call()
         .shape_or_store(
-            &rows,
-            &(),
+            (&rows, &()),
             Keep {
                 store: &store,
                 owner: "alice",
@@ -2474,7 +2474,7 @@ fields = [
     let raw = serde_json::json!([{ "id": 1, "labels": labels }]).to_string();
     Shaper::for_tool("t")
         .call()
-        .shape_json(&projection, &raw)
+        .shape_blocking((&projection, &raw))
         .unwrap()
 }
 

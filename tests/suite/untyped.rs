@@ -940,7 +940,7 @@ fn a_limit_too_small_is_named_in_its_own_unit() {
             .budget(budget)
             .format(format)
             .call()
-            .shape_json(&projection, raw)
+            .shape_blocking((&projection, raw))
             .unwrap()
     };
     for format in [Format::Prose, Format::Json, Format::Table] {
@@ -1000,7 +1000,7 @@ fn an_empty_answer_names_no_untrusted_text() {
                 .unwrap()
                 .format(format)
                 .call()
-                .shape_json(&projection, raw)
+                .shape_blocking((&projection, raw))
                 .unwrap()
         };
         let empty = shape("[]");

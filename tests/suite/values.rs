@@ -48,7 +48,7 @@ fn walk_pages<T>(
     key: &str,
 ) -> (Vec<serde_json::Value>, usize, Status)
 where
-    T: ToolResult,
+    T: ToolResult + Sync,
     (): toolshape::resolve::Supplies<T::Needs>,
 {
     let codec = codec();

@@ -22,5 +22,5 @@ impl Resolve<Users> for Db {
 
 fn main() {
     let rows: Vec<Ticket> = Vec::new();
-    let _ = Shaper::for_tool("search_tickets").shape_blocking_with(&rows, &Db);
+    let _ = Shaper::for_tool("search_tickets").shape_blocking((&rows, &Db));
 }

@@ -332,7 +332,7 @@ impl ShapeConfig {
     }
 
     /// The projection of `tool`'s JSON results, from its configured records
-    /// (`[tools.<tool>.records]`): what [`Call::shape_json`](crate::Call::shape_json) shapes
+    /// (`[tools.<tool>.records]`): what [`Call::shape`](crate::Call::shape) shapes (`(&projection, raw)`)
     /// a result with. `None` when the tool has no configured records.
     pub fn json_projection(&self, tool: &str) -> Option<crate::configured::JsonProjection> {
         let records = self.checked.get(tool)?;

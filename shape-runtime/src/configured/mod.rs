@@ -37,7 +37,7 @@
 //! let page = config.shaper("list_issues").unwrap()
 //!     .format(Format::Prose)
 //!     .call()
-//!     .shape_json(&projection, raw)
+//!     .shape_blocking((&projection, raw))
 //!     .unwrap();
 //! assert_eq!(
 //!     page.text(),
@@ -196,7 +196,7 @@ impl JsonProjection {
     }
 }
 
-/// A tool's JSON result as [`Call::shape_json`] takes it: its text (`&str`, `&String`), or a
+/// A tool's JSON result as [`Call::shape`] takes it (`(&projection, json)`): its text (`&str`, `&String`), or a
 /// value already parsed (`&Value`, such as an MCP tool's `structuredContent`). Both are read
 /// by the same rules; only the text can show a key written twice.
 #[derive(Debug, Clone, Copy)]
@@ -267,30 +267,28 @@ impl<'a> Call<'a> {
     /// what could be read. A parsed `Value` holds no key twice (`serde_json` keeps the last of
     /// two), so a key written twice can only be refused in the text: pass the text where
     /// there is one.
-    pub fn shape_json<'j>(
+    pub(crate) fn json(
         &self,
         projection: &JsonProjection,
-        json: impl Into<Json<'j>>,
+        json: Json<'_>,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
         self.shaper().hide_check(projection.projection())?;
-        let json = json.into();
         let read = json.read(projection)?;
         json.call(self).json_page(projection, &read, start)
     }
 
-    /// [`shape_json`](Self::shape_json), storing the whole result behind a handle when it
-    /// is worth it ([`Call::shape_or_store`]'s rules): the answer carries the handle, the
-    /// summary states the whole result, later pages of the walk state the same handle.
-    pub async fn shape_json_or_store<'j, S: HandleStore>(
+    /// [`json`](Self::json), storing the whole result behind a handle when it is worth it
+    /// ([`Call::shape_or_store`]'s rules): the answer carries the handle, the summary states
+    /// the whole result, later pages of the walk state the same handle.
+    pub(crate) async fn json_or_store_entry<S: HandleStore>(
         &self,
         projection: &JsonProjection,
-        json: impl Into<Json<'j>>,
+        json: Json<'_>,
         keep: Keep<'_, S>,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
         self.shaper().hide_check(projection.projection())?;
-        let json = json.into();
         let read = json.read(projection)?;
         json.call(self)
             .json_or_store(projection, &read, keep, start)

@@ -12,7 +12,7 @@ use crate::project::ToolResult;
 use crate::record::{Projection, Storage};
 use crate::reference::HandleError;
 use crate::resolve::Supplies;
-use crate::shaper::{Call, Ids, Shaper, SummaryError, resolve_rows, summarise};
+use crate::shaper::{Call, Ids, SummaryError, resolve_rows, summarise};
 use crate::tokens::Tokenizer;
 use std::time::Instant;
 
@@ -107,7 +107,7 @@ impl<Src: Source, S: HandleStore, St: Storage> UseRecords<Src> for StoredForm<'_
 }
 
 impl Call<'_> {
-    /// Shapes `rows` like [`shape_with`](Call::shape_with); when the whole result would
+    /// Shapes `rows` like [`shape`](Call::shape); when the whole result would
     /// take more than `policy.store_when_over_budget_factor` budgets, it is stored behind a
     /// handle and the answer carries the handle, an aggregate of the whole result in the
     /// summary, and the first page. Every key is resolved (one call per resolver), since the
@@ -115,7 +115,7 @@ impl Call<'_> {
     ///
     /// A store that fails is not fatal: the answer is the plain page, and the failure is
     /// logged (`tracing`, target `shape`).
-    pub async fn shape_or_store<T, C, S>(
+    pub(crate) async fn typed_or_store<T, C, S>(
         &self,
         rows: &[T],
         ctx: &C,
@@ -299,23 +299,6 @@ impl Call<'_> {
             .extend(form.nested_untrusted.iter().cloned());
         stored.details = Some(summary.details);
         Ok(stored)
-    }
-}
-
-impl Shaper {
-    /// [`Call::shape_or_store`] for a call with nothing set.
-    pub async fn shape_or_store<T, C, S>(
-        &self,
-        rows: &[T],
-        ctx: &C,
-        keep: Keep<'_, S>,
-    ) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        C: Supplies<T::Needs> + ?Sized,
-        S: HandleStore,
-    {
-        self.call().shape_or_store(rows, ctx, keep).await
     }
 }
 

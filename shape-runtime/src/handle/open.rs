@@ -195,7 +195,8 @@ impl crate::shaper::Call<'_> {
     /// (the cursor this call was paginated with names it): the stored records after what
     /// the cursor covered, in stored order, with the figures the first page stated. What a
     /// layer in front of a tool answers a cursor with, without calling the tool again.
-    pub fn shape_stored(
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn shape_stored(
         &self,
         stored: &StoredResult,
         handle: Handle,

@@ -418,11 +418,11 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             (Some(value), None, None) => JsonProjection::infer(tool, value, &inferred),
         };
         let shaped = match (text_json, answer) {
-            (Some(projection), _) => call.shape_json_or_store(projection, &joined, keep).await,
+            (Some(projection), _) => call.shape_or_store((projection, &joined), keep).await,
             (None, Some(answer)) => {
                 let call = if described { call } else { call.keep_order() };
                 call.parts(answer.sections.as_deref())
-                    .shape_json_or_store(&answer.projection, &*answer.value, keep)
+                    .shape_or_store((&answer.projection, &*answer.value), keep)
                     .await
             }
             // Text, or JSON that holds no records: its lines.
@@ -438,9 +438,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 );
                 call.keep_order()
                     .parts(lines.statement.as_deref())
-                    .shape_json_or_store(
-                        &JsonProjection::lines(tool, lines.parts),
-                        &lines.records,
+                    .shape_or_store(
+                        (&JsonProjection::lines(tool, lines.parts), &lines.records),
                         keep,
                     )
                     .await

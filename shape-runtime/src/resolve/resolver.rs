@@ -44,7 +44,7 @@ impl ResolveError {
 #[diagnostic::on_unimplemented(
     message = "resolver `{R}` was not supplied: `{Self}` does not implement `Resolve<{R}>`",
     label = "this context must resolve `{R}` keys",
-    note = "implement `toolshape::resolve::Resolve<{R}>` for the context you pass to `shape_with`, \
+    note = "implement `toolshape::resolve::Resolve<{R}>` for the context you shape the rows with (`(&rows, &ctx)`), \
             answering a whole batch of keys in one call"
 )]
 pub trait Resolve<R: Resolver>: Sync {

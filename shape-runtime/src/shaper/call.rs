@@ -5,6 +5,7 @@
 use super::blocking::block_on;
 use super::keys::Ids;
 use super::settings::Shaper;
+use super::source::Source;
 use crate::aggregate::Aggregate;
 use crate::cursor::{
     Continuation, CursorCodec, CursorError, Cursors, Keyset, QueryHash, UpstreamPosition,
@@ -68,7 +69,7 @@ pub(super) enum Resume {
     /// ids, so a record inserted or deleted between calls neither repeats nor hides another.
     Keyset(Keyset),
     /// After this many records of the ordered rows: the caller's order (`keep_order`,
-    /// [`Shaper::shape_ordered`](crate::Shaper::shape_ordered)) or records without an id, where no key says where a record
+    /// [`Ordered`](crate::source::Ordered)) or records without an id, where no key says where a record
     /// stands. The rows must be the whole result on every call.
     Offset(u64),
     /// In an upstream that pages itself: the upstream page to fetch and how many of its
@@ -81,7 +82,7 @@ pub(crate) enum RowOrder<'f, T> {
     /// By the rank key, ties by id; by id alone without a rank.
     Ranked,
     /// By the caller's comparator, ties in the given order.
-    Custom(&'f dyn Fn(&T, &T) -> Ordering),
+    Custom(&'f (dyn Fn(&T, &T) -> Ordering + Sync)),
     /// As given.
     Given,
 }
@@ -96,8 +97,9 @@ pub(super) struct UpstreamRows {
     pub(super) next: Option<String>,
 }
 
-/// Starting a call. (The shorthands that shape rows in one call, [`Shaper::shape_with`] and
-/// the others, live beside the `Shaper`, so a compiler error names them `Shaper::…`.)
+/// Starting a call. (The shorthands that shape a source in one call, [`Shaper::shape`] and
+/// [`Shaper::shape_blocking`], live beside the `Shaper`, so a compiler error names them
+/// `Shaper::…`.)
 impl Shaper {
     /// Starts one call: set where the rows stand in the whole result (the total, the
     /// cursor), then shape them.
@@ -316,65 +318,63 @@ impl<'a> Call<'a> {
         }
     }
 
-    /// Shapes `rows` whose records need no resolver.
-    pub async fn shape<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        (): Supplies<T::Needs>,
-    {
-        self.shape_with(rows, &()).await
+    /// Shapes `source` into a page: typed rows (`&rows`), rows with what resolves their keys
+    /// (`(&rows, &ctx)`: one batched call per resolver), rows in the caller's order
+    /// ([`Ordered`](crate::source::Ordered)), or a configured tool's JSON (`(&projection,
+    /// raw)`). Records are ranked by the rank key, ties by id (by id alone without a rank
+    /// field), unless [`keep_order`](Self::keep_order) is set. The one door into the page
+    /// pipeline: see [`Source`].
+    pub fn shape<S: Source>(
+        &self,
+        source: S,
+    ) -> impl Future<Output = Result<Shaped, ShapeError>> + Send {
+        // Not an `async fn`: the future's `Send` is its source's, declared, so a caller's
+        // future holding it is `Send` whatever lifetimes the rows have.
+        source.shape_in(self)
     }
 
-    /// Shapes `rows`, resolving keys through `ctx` (one batched call per resolver). Records
-    /// are ranked by the rank key, ties by id (by id alone without a rank field), unless
-    /// [`keep_order`](Self::keep_order) is set.
-    pub async fn shape_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        C: Supplies<T::Needs> + ?Sized,
-    {
-        let start = Instant::now();
-        self.shaper.hide_check(T::PROJECTION)?;
-        let page = self.page_order(rows, RowOrder::Ranked, self.reach(), Ids::of::<T>());
-        self.shape_page(rows, ctx, page, start).await
+    /// [`shape`](Call::shape) for synchronous callers: resolvers are polled on this thread,
+    /// so they must not need a runtime of their own (a synchronous resolver returning
+    /// `std::future::ready`, or one awaiting only its own work).
+    pub fn shape_blocking<S: Source>(&self, source: S) -> Result<Shaped, ShapeError> {
+        block_on(self.shape(source))
     }
 
-    /// Shapes `rows` ranked by the caller's comparator (ties keep the given order). Pages
-    /// continue by count, so the rows must be the whole result on every call.
-    pub async fn shape_ordered<T, C, F>(
+    /// Shapes `source` like [`shape`](Call::shape); when the whole result would take more
+    /// than `policy.store_when_over_budget_factor` budgets, it is stored behind a handle and
+    /// the answer carries the handle, an aggregate of the whole result in the summary, and
+    /// the first page; later pages of the walk state the same handle. Every key is resolved
+    /// (one call per resolver), since the stored result is complete.
+    ///
+    /// A store that fails is not fatal: the answer is the plain page, and the failure is
+    /// logged (`tracing`, target `shape`).
+    pub fn shape_or_store<S, H>(
+        &self,
+        source: S,
+        keep: crate::handle::Keep<'_, H>,
+    ) -> impl Future<Output = Result<Shaped, ShapeError>> + Send
+    where
+        S: super::source::Stored,
+        H: crate::handle::HandleStore,
+    {
+        source.shape_or_store_in(self, keep)
+    }
+
+    /// Shapes `rows` with `ctx`, ordered as `order` says.
+    pub(crate) async fn typed<T, C>(
         &self,
         rows: &[T],
         ctx: &C,
-        cmp: F,
+        order: RowOrder<'_, T>,
     ) -> Result<Shaped, ShapeError>
     where
         T: ToolResult,
         C: Supplies<T::Needs> + ?Sized,
-        F: Fn(&T, &T) -> Ordering,
     {
         let start = Instant::now();
         self.shaper.hide_check(T::PROJECTION)?;
-        let page = self.page_order(rows, RowOrder::Custom(&cmp), self.reach(), Ids::of::<T>());
+        let page = self.page_order(rows, order, self.reach(), Ids::of::<T>());
         self.shape_page(rows, ctx, page, start).await
-    }
-
-    /// [`shape`](Call::shape) for synchronous callers.
-    pub fn shape_blocking<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        (): Supplies<T::Needs>,
-    {
-        self.shape_blocking_with(rows, &())
-    }
-
-    /// [`shape_with`](Call::shape_with) for synchronous callers (see
-    /// [`Shaper::shape_blocking_with`]).
-    pub fn shape_blocking_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        C: Supplies<T::Needs> + ?Sized,
-    {
-        block_on(self.shape_with(rows, ctx))
     }
 
     /// Resolves and renders the page's records, from `page_order`'s answer.

@@ -7,7 +7,7 @@
 //! reach to the page pipeline (`page`).
 //!
 //! As tower keeps a `Layer` apart from `call(req)`, the configuration here never changes
-//! per call: [`Shaper::call`] starts a request, and the shorthand [`Shaper::shape_with`] is
+//! per call: [`Shaper::call`] starts a request, and the shorthand [`Shaper::shape`] is
 //! a call with nothing set.
 //!
 //! ```
@@ -43,6 +43,7 @@ mod call;
 mod keys;
 mod order;
 mod settings;
+mod source;
 mod summary;
 mod upstream;
 
@@ -51,4 +52,5 @@ pub(crate) use call::{RowOrder, resolve_rows};
 pub(crate) use keys::{Ids, Keyed};
 pub use settings::Shaper;
 pub(crate) use settings::hide_check;
+pub use source::{Ordered, Source, Stored};
 pub(crate) use summary::{Details, SummaryError, summarise};

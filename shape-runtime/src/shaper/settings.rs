@@ -12,10 +12,8 @@ use crate::page::envelope::LeftOut;
 use crate::page::render::{Format, StructuredForm};
 use crate::page::{ShapeError, Shaped};
 use crate::project::ToolResult;
-use crate::resolve::Supplies;
 use crate::tokens::{Bpe, Tokenizer};
 use crate::untrusted::UntrustedPolicy;
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// How one tool's results are shaped: budget, tokenizer, text format, channel policy, page
@@ -286,58 +284,25 @@ impl Shaper {
         }
     }
 
-    /// Shapes `rows` whose records need no resolver: a [`call`](Self::call) with nothing set.
-    pub async fn shape<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        (): Supplies<T::Needs>,
-    {
-        self.call().shape_with(rows, &()).await
-    }
-
-    /// Shapes `rows`, resolving keys through `ctx`: a [`call`](Self::call) with nothing set.
-    pub async fn shape_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        C: Supplies<T::Needs> + ?Sized,
-    {
-        self.call().shape_with(rows, ctx).await
-    }
-
-    /// Shapes `rows` ranked by the caller's comparator: a [`call`](Self::call) with nothing
-    /// set.
-    pub async fn shape_ordered<T, C, F>(
+    /// [`Call::shape`] for a call with nothing set: shapes `source` (typed rows, rows with
+    /// what resolves their keys, rows in the caller's order, or a configured tool's JSON:
+    /// see [`Source`](crate::source::Source)).
+    pub fn shape<S: crate::source::Source>(
         &self,
-        rows: &[T],
-        ctx: &C,
-        cmp: F,
-    ) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        C: Supplies<T::Needs> + ?Sized,
-        F: Fn(&T, &T) -> Ordering,
-    {
-        self.call().shape_ordered(rows, ctx, cmp).await
+        source: S,
+    ) -> impl Future<Output = Result<Shaped, ShapeError>> + Send {
+        let call = self.call();
+        async move { call.shape(source).await }
     }
 
-    /// [`shape`](Shaper::shape) for synchronous callers.
-    pub fn shape_blocking<T>(&self, rows: &[T]) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        (): Supplies<T::Needs>,
-    {
-        self.shape_blocking_with(rows, &())
-    }
-
-    /// [`shape_with`](Shaper::shape_with) for synchronous callers: resolvers are polled on
-    /// this thread, so they must not need a runtime of their own (a synchronous resolver
+    /// [`shape`](Shaper::shape) for synchronous callers: resolvers are polled on this
+    /// thread, so they must not need a runtime of their own (a synchronous resolver
     /// returning `std::future::ready`, or one awaiting only its own work).
-    pub fn shape_blocking_with<T, C>(&self, rows: &[T], ctx: &C) -> Result<Shaped, ShapeError>
-    where
-        T: ToolResult,
-        C: Supplies<T::Needs> + ?Sized,
-    {
-        block_on(self.shape_with(rows, ctx))
+    pub fn shape_blocking<S: crate::source::Source>(
+        &self,
+        source: S,
+    ) -> Result<Shaped, ShapeError> {
+        block_on(self.shape(source))
     }
 
     /// The error envelope for a cursor that was refused: what happened and how to recover.
