@@ -22,7 +22,7 @@ pub use crate::budget::BudgetError;
 #[cfg(feature = "bpe-openai")]
 use std::collections::HashSet;
 use std::fmt;
-#[cfg(any(feature = "bpe-openai", feature = "tiktoken"))]
+#[cfg(feature = "bpe-openai")]
 use std::sync::OnceLock;
 
 /// Counts tokens exactly as a model's tokenizer does.
