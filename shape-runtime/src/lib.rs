@@ -15,11 +15,13 @@ pub mod cursor;
 pub mod handle;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
+#[cfg(feature = "eval")]
 pub mod questions;
 pub mod record;
 pub use page::report;
 pub mod resolve;
 pub mod schema;
+#[cfg(feature = "eval")]
 pub mod session;
 pub mod tokens;
 pub mod untrusted;

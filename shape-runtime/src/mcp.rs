@@ -6,7 +6,7 @@
 //!
 //! A shaped result becomes a [`CallToolResult`] in the form its client's model reads, by the
 //! answer's channel profile ([`Shaped::channels`], chosen per session from the client's name
-//! with [`profile`], or per tool in configuration):
+//! with [`profile_of`] (which asks [`clients::reader`](crate::clients::reader)), or per tool in configuration):
 //!
 //! | profile | `content` (one text block) | `structuredContent` | `outputSchema` in `tools/list` |
 //! |---|---|---|---|

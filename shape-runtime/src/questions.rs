@@ -4,14 +4,14 @@
 //!
 //! A fact is named through the compiler, never as a string: an output field by the typed
 //! reference the derive emits (`Ticket::FIELDS.assignee`), or any field of the domain struct,
-//! shown or skipped, with [`source_field!`](crate::source_field) (`source_field!(Ticket,
+//! shown or skipped, with [`source_field!`](crate::questions::source_field) (`source_field!(Ticket,
 //! sla_due_at)`). A misspelt field is a compile error either way. [`Questions::check`] then
 //! says, per question, whether the answer the model reads carries every fact it needs, and
 //! why not when it does not: the view leaves the field out, the prose template does not show
 //! it, or the record has no such field.
 //!
 //! ```
-//! use toolshape::{Format, ToolResult, questions::Questions, source_field};
+//! use toolshape::{Format, ToolResult, questions::{Questions, source_field}};
 //!
 //! #[derive(ToolResult)]
 //! #[shape(name = "ticket", plural = "tickets", prose = "{id}: {priority}")]
@@ -53,7 +53,7 @@ use std::fmt;
 /// a view may leave out, where `Ticket::FIELDS` (output fields only) cannot reach.
 ///
 /// ```
-/// use toolshape::{ToolResult, source_field};
+/// use toolshape::{ToolResult, questions::source_field};
 ///
 /// #[derive(ToolResult)]
 /// pub struct Ticket {
@@ -63,8 +63,9 @@ use std::fmt;
 ///
 /// assert_eq!(source_field!(Ticket, sla_due_at).name(), "sla_due_at");
 /// ```
+#[doc(hidden)]
 #[macro_export]
-macro_rules! source_field {
+macro_rules! __source_field {
     ($record:ty, $field:ident) => {
         $crate::questions::Fact::__source::<$record>(::core::stringify!($field), |__record| {
             let _ = &__record.$field;
@@ -72,8 +73,11 @@ macro_rules! source_field {
     };
 }
 
+#[doc(inline)]
+pub use crate::__source_field as source_field;
+
 /// One fact a question needs: an output field (from `Record::FIELDS`) or a field of the
-/// domain struct (from [`source_field!`](crate::source_field)).
+/// domain struct (from [`source_field!`](crate::questions::source_field)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fact {
     name: &'static str,
@@ -94,7 +98,7 @@ impl Fact {
         self.name
     }
 
-    /// What [`source_field!`](crate::source_field) expands to; `check` only makes the
+    /// What [`source_field!`](crate::questions::source_field) expands to; `check` only makes the
     /// compiler look the field up.
     #[doc(hidden)]
     pub fn __source<T: ToolResult>(name: &'static str, check: fn(&T)) -> Fact {

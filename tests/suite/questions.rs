@@ -7,7 +7,7 @@ use crate::{desk, tracker};
 use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
 use std::collections::BTreeSet;
 use toolshape::questions::{Questions, Why};
-use toolshape::{Format, Shaper, ToolResult, source_field};
+use toolshape::{Format, Shaper, ToolResult, questions::source_field};
 
 const SLA: &str = "which tickets breach SLA this week?";
 

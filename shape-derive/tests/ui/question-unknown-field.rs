@@ -1,4 +1,4 @@
-use toolshape::{Format, ToolResult, questions::Questions, source_field};
+use toolshape::{Format, ToolResult, questions::{Questions, source_field}};
 
 #[derive(ToolResult)]
 #[shape(name = "ticket", plural = "tickets")]

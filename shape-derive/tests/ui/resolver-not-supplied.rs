@@ -1,8 +1,8 @@
 use toolshape::{Shaper, ToolResult, resolve::{Resolve, ResolveError}};
 use std::collections::HashMap;
 
-toolshape::resolver!(pub Users: String, name = "users", noun = "user");
-toolshape::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
+toolshape::resolve::resolver!(pub Users: String, name = "users", noun = "user");
+toolshape::resolve::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
 
 #[derive(ToolResult)]
 struct Ticket {

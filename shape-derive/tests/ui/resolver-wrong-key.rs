@@ -1,6 +1,6 @@
 use toolshape::ToolResult;
 
-toolshape::resolver!(pub Users: u64, name = "users", noun = "user");
+toolshape::resolve::resolver!(pub Users: u64, name = "users", noun = "user");
 
 #[derive(ToolResult)]
 struct Ticket {

@@ -41,10 +41,11 @@ pub use resolver::{KeySet, NameMap, Resolve, ResolveError, Resolver, ResolverSta
 /// Declares a [`Resolver`] marker type.
 ///
 /// ```
-/// toolshape::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
+/// toolshape::resolve::resolver!(pub Orgs: String, name = "orgs", noun = "organization");
 /// ```
+#[doc(hidden)]
 #[macro_export]
-macro_rules! resolver {
+macro_rules! __resolver {
     ($vis:vis $name:ident : $key:ty, name = $n:literal, noun = $noun:literal) => {
         #[doc = concat!("Resolver `", $n, "`: ", stringify!($key), " to the name of a ", $noun, ".")]
         #[derive(Debug, Clone, Copy, Default)]
@@ -56,3 +57,6 @@ macro_rules! resolver {
         }
     };
 }
+
+#[doc(inline)]
+pub use crate::__resolver as resolver;

@@ -284,7 +284,7 @@ impl Shaper {
         }
     }
 
-    /// [`Call::shape`] for a call with nothing set: shapes `source` (typed rows, rows with
+    /// [`Call::shape`](crate::Call::shape) for a call with nothing set: shapes `source` (typed rows, rows with
     /// what resolves their keys, rows in the caller's order, or a configured tool's JSON:
     /// see [`Source`](crate::source::Source)).
     pub fn shape<S: crate::source::Source>(
