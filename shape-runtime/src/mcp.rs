@@ -188,6 +188,37 @@ pub fn output_schema<T: ToolResult>() -> Arc<JsonObject> {
     into_object(crate::schema::envelope::<T>())
 }
 
+/// The `outputSchema` of a configured tool (`[tools.<tool>.records]`), as its answers to
+/// `client` (`None`: any client) carry it: the envelope of its configured records, without
+/// the fields the configuration hides from that client. `None` when the tool has no
+/// configured records or is not in the configuration. What the harness lists for it, and
+/// what a hand-written rmcp tool serving the configured projection declares:
+///
+/// ```
+/// use toolshape::{config::ShapeConfig, mcp};
+///
+/// let config = ShapeConfig::from_toml_str(r#"
+///     [tools.list_issues]
+///     hide = ["title"]
+///     [tools.list_issues.records]
+///     fields = [{ from = "number", id = true }, { from = "title", untrusted = {} }]
+/// "#).unwrap();
+/// let schema = mcp::configured_output_schema(&config, "list_issues", None).unwrap();
+/// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["number"]));
+/// assert!(mcp::configured_output_schema(&config, "another_tool", None).is_none());
+/// ```
+pub fn configured_output_schema(
+    config: &crate::config::ShapeConfig,
+    tool: &str,
+    client: Option<&str>,
+) -> Option<Arc<JsonObject>> {
+    let projection = config.json_projection(tool)?;
+    let shaper = config.shaper_for_client(tool, client).ok()?;
+    Some(into_object(
+        projection.envelope_schema(shaper.current_hide()),
+    ))
+}
+
 /// The `outputSchema` of the `open_result` companion: the same envelope, whose records are
 /// objects of whatever fields the stored result and the query's `select` keep.
 pub fn open_result_output_schema() -> Arc<JsonObject> {

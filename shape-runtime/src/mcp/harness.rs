@@ -509,18 +509,19 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     continue;
                 }
             };
-            let schema = match self.state.config.json_projection(&name) {
-                Some(projection) => projection.envelope_schema(shaper.current_hide()),
-                None => crate::schema::envelope_of(
-                    schemars::json_schema!({
-                        "type": "object",
-                        "description": "one record of the tool's answer (its lines, for text)",
-                    }),
-                    Map::new(),
-                    &format!("{name} result"),
-                ),
-            };
-            tool.output_schema = Some(super::into_object(schema));
+            tool.output_schema = Some(
+                match super::configured_output_schema(&self.state.config, &name, client) {
+                    Some(schema) => schema,
+                    None => super::into_object(crate::schema::envelope_of(
+                        schemars::json_schema!({
+                            "type": "object",
+                            "description": "one record of the tool's answer (its lines, for text)",
+                        }),
+                        Map::new(),
+                        &format!("{name} result"),
+                    )),
+                },
+            );
             if !has_cursor {
                 let mut input = (*tool.input_schema).clone();
                 let properties = input
