@@ -1,6 +1,7 @@
 //! The README's MCP server, whole: one tool over an in-memory list of tickets, paged with
-//! signed cursors, answered in the form each client's model reads. The README shows this file
-//! as it is (a test checks they are the same); CI builds it and drives it with a client.
+//! signed cursors, the whole result stored behind a handle when it is many pages and reopened
+//! by `open_result`, answered in the form each client's model reads. The README shows this
+//! file as it is (a test checks they are the same); CI builds it and drives it with a client.
 //!
 //! Run with `cargo run --example mcp_minimal --features mcp` (it speaks MCP on stdio).
 
@@ -9,8 +10,9 @@ use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, S
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use std::sync::Arc;
-use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-use toolshape::{Budget, Format, Legend, Shaped, Shaper, ToolResult, mcp};
+use toolshape::cursor::CursorKeys;
+use toolshape::mcp::{self, Pages};
+use toolshape::{Budget, Format, Legend, Shaped, Shaper, ToolResult};
 
 pub const STATUS: Legend<u8> = Legend::new(&[(1, "open"), (2, "pending"), (3, "closed")]);
 
@@ -44,13 +46,14 @@ pub struct SearchArgs {
 }
 
 fn budget() -> Budget {
-    Budget::tokens(1_500)
+    Budget::tokens(600)
 }
 
 #[derive(Clone)]
 pub struct Desk {
     tickets: Arc<Vec<Ticket>>,
-    codec: Arc<CursorCodec>,
+    // Glue: cursors, stored results and `open_result`, in one value.
+    pages: Arc<Pages>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -59,8 +62,9 @@ impl Desk {
     pub fn new(tickets: Vec<Ticket>, keys: CursorKeys) -> Self {
         Desk {
             tickets: Arc::new(tickets),
-            codec: Arc::new(CursorCodec::new(keys)),
-            tool_router: Self::tool_router(),
+            pages: Arc::new(Pages::new(keys)),
+            tool_router: Self::tool_router()
+                .with_route(Pages::open_result_route(|d: &Desk| &d.pages)),
         }
     }
 
@@ -75,37 +79,19 @@ impl Desk {
         context: RequestContext<RoleServer>,
         Parameters(args): Parameters<SearchArgs>,
     ) -> Shaped {
-        // The channel this client's model reads and its own size cuts, from its name.
-        let shaper = mcp::shaper_for(
-            &Shaper::for_tool("search_tickets")
-                .budget(budget())
-                .format(Format::Prose),
-            &context,
-        );
-        // A cursor is bound to the arguments it was issued for (all but the cursor itself).
-        let query = match QueryHash::of("search_tickets", &args.query) {
-            Ok(query) => query,
-            Err(e) => return shaper.error(&e.to_string(), "call again"),
-        };
-        let call =
-            match shaper
-                .call()
-                .paginate(Arc::clone(&self.codec), query, args.cursor.as_deref())
-            {
-                Ok(call) => call,
-                Err(e) => return shaper.cursor_error(&e),
-            };
-        let needle = args.query.unwrap_or_default().to_lowercase();
+        let needle = args.query.clone().unwrap_or_default().to_lowercase();
         let rows: Vec<Ticket> = self
             .tickets
             .iter()
             .filter(|t| t.subject.to_lowercase().contains(&needle))
             .cloned()
             .collect();
-        match call.shape(&rows).await {
-            Ok(shaped) => shaped,
-            Err(e) => shaper.error(&e.to_string(), "call again"),
-        }
+        // The client's profile and cuts, the cursor in `args` (bound to the other arguments),
+        // and the whole result stored behind a handle when it is many pages.
+        let shaper = Shaper::for_tool("search_tickets")
+            .budget(budget())
+            .format(Format::Prose);
+        self.pages.page(&shaper, &context, &args, &rows).await
     }
 }
 

@@ -222,14 +222,37 @@ async def readme_server(server: Path, checks: Checks) -> None:
         hello = Implementation(name=name, version="1.0")
         with open(os.devnull, "w", encoding="utf-8") as errlog:
             async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S, client_info=hello) as client:
-                tools = (await client.list_tools()).tools
-                schema = tools[0].output_schema if len(tools) == 1 else None
+                tools = {t.name: t for t in (await client.list_tools()).tools}
                 checks.check(
-                    f"README server, {name}: one tool, an output schema exactly when the model reads structuredContent",
-                    len(tools) == 1 and tools[0].name == "search_tickets" and (schema is None) == (profile == "text"),
-                    str([(t.name, t.output_schema is not None) for t in tools]),
+                    f"README server, {name}: search_tickets and open_result, each with an output schema exactly when the model reads structuredContent",
+                    sorted(tools) == ["open_result", "search_tickets"]
+                    and all((t.output_schema is None) == (profile == "text") for t in tools.values()),
+                    str([(t.name, t.output_schema is not None) for t in tools.values()]),
                 )
                 ids, pages, problems = await walk_as(client, profile)
+                # The first page stored the whole result: its handle, as the model reads it
+                # (the envelope's `omitted.handle`, or `handle=` in the prose), reopens it.
+                first = await asyncio.wait_for(client.call_tool("search_tickets", {}), CALL_TIMEOUT_S)
+                first_text = " ".join(c.text for c in first.content if getattr(c, "type", None) == "text")
+                env = first.structured_content or {}
+                handle = env.get("omitted", {}).get("handle")
+                if handle is None:
+                    found = re.search(r"handle=(h_[0-9A-Za-z]+)", first_text)
+                    handle = found.group(1) if found else None
+                counted = ""
+                if handle is not None:
+                    opened = await asyncio.wait_for(
+                        client.call_tool("open_result", {"handle": handle, "aggregate": {"count_by": "status"}, "page_size": 1}),
+                        CALL_TIMEOUT_S,
+                    )
+                    counted = (opened.structured_content or {}).get("summary") or " ".join(
+                        c.text for c in opened.content if getattr(c, "type", None) == "text"
+                    )
+                checks.check(
+                    f"README server, {name}: open_result reopens the stored result (every ticket counted by status)",
+                    handle is not None and "closed 40, open 40, pending 40" in counted,
+                    f"handle {handle}; {counted[:200]}",
+                )
         checks.check(
             f"README server, {name} ({profile}): every ticket once over {pages} pages",
             not problems and len(ids) == len(set(ids)) and set(ids) == expected,

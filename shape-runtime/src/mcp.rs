@@ -63,9 +63,11 @@
 
 mod harness;
 mod lines;
+mod pages;
 
 pub use harness::{CURSOR_ARGUMENT, DEFAULT_MAX_TOKENS, Harness, HarnessError, SHAPED_META_KEY};
 pub use lines::{Guarded, MAX_DEPTH, guarded};
+pub use pages::Pages;
 
 use crate::budget::Budget;
 use crate::channel::ChannelPolicy;

@@ -1232,11 +1232,13 @@ fn the_readme_server_pages_every_ticket_once_for_every_client() {
             json!(1),
         );
         let tools = list["result"]["tools"].as_array().expect("tools");
-        assert_eq!(tools.len(), 1, "{client}: {list}");
-        assert_eq!(tools[0]["name"], "search_tickets", "{client}");
+        let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["open_result", "search_tickets"], "{client}: {list}");
 
         let mut seen = std::collections::BTreeMap::<String, usize>::new();
         let mut cursor: Option<String> = None;
+        let mut handle: Option<String> = None;
         for id in 2..60u64 {
             let mut arguments = json!({});
             if let Some(c) = &cursor {
@@ -1260,6 +1262,28 @@ fn the_readme_server_pages_every_ticket_once_for_every_client() {
                 Some(text) => serde_json::from_str::<Value>(text).ok(),
                 None => Some(result["structuredContent"].clone()),
             };
+            // The handle the first page stored the whole result under, as the model reads
+            // it (`omitted.handle`, or "open_result handle=…" in the prose).
+            if handle.is_none() {
+                let structured = result["structuredContent"]["omitted"]["handle"].as_str();
+                let in_envelope = envelope
+                    .as_ref()
+                    .and_then(|e| e["omitted"]["handle"].as_str());
+                handle = match in_envelope.or(structured) {
+                    Some(handle) => Some(handle.to_owned()),
+                    None => text.as_deref().and_then(|t| {
+                        t.split("handle=")
+                            .nth(1)
+                            .and_then(|h| {
+                                h.split(|c: char| {
+                                    c.is_whitespace() || c == ')' || c == ';' || c == ','
+                                })
+                                .next()
+                            })
+                            .map(str::to_owned)
+                    }),
+                };
+            }
             let next = match (&envelope, &text) {
                 (Some(envelope), _) => {
                     let data = envelope["data"].as_array().expect("data");
@@ -1315,5 +1339,108 @@ fn the_readme_server_pages_every_ticket_once_for_every_client() {
             cursor.is_some(),
             "{client}: 120 tickets in one page, so paging was not walked"
         );
+        // The handle the walk named reopens the whole result: every ticket counted by status,
+        // as the tickets were made (i % 3 + 1 for i in 1..=120: 40 each).
+        let handle = handle.unwrap_or_else(|| panic!("{client}: no handle named by the walk"));
+        let answer = server.ask(
+            &json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call",
+                    "params": {"name": "open_result", "arguments": {
+                        "handle": handle, "aggregate": {"count_by": "status"}, "page_size": 1}}})
+            .to_string(),
+            json!(100),
+        );
+        let result = &answer["result"];
+        assert_ne!(result["isError"], true, "{client}: {answer}");
+        let said = result["content"]
+            .as_array()
+            .and_then(|c| c.iter().find_map(|b| b["text"].as_str()))
+            .map(str::to_owned)
+            .unwrap_or_else(|| result["structuredContent"].to_string());
+        for status in ["open", "pending", "closed"] {
+            assert!(
+                said.contains(&format!("{status} 40"))
+                    || said.contains(&format!("{status}\": 40"))
+                    || said.contains(&format!("{status}: 40")),
+                "{client}: {status} not counted 40 in {said}"
+            );
+        }
+    }
+}
+
+/// `mcp::Pages` at its edges: a walk shows every ticket once and names the handle it stored
+/// the result under; a cursor of another query, a cursor that is not a string and a tampered
+/// one are each an error with a remedy that works when followed (the first page again).
+#[test]
+fn pages_walk_once_and_refuse_cursors_that_are_not_theirs() {
+    use toolshape::cursor::CursorKeys;
+    use toolshape::mcp::Pages;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let pages = Pages::new(CursorKeys::new([7u8; 32]).unwrap());
+    let rows: Vec<Ticket> = tickets()
+        .into_iter()
+        .cycle()
+        .take(90)
+        .enumerate()
+        .map(|(i, mut t)| {
+            t.id = format!("tkt_{i:04}");
+            t
+        })
+        .collect();
+    let directory = Directory::seed();
+    let shaper = Shaper::for_tool("search_tickets")
+        .budget(Budget::tokens(400))
+        .format(Format::Json);
+    let page = |args: Value| {
+        rt.block_on(pages.page_for(&shaper, Some("claude-code"), &args, (&rows, &directory)))
+    };
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    let mut args = json!({"query": "x"});
+    let first = page(args.clone());
+    assert!(first.frame().omitted.handle.is_some(), "{}", first.text());
+    let mut current = first;
+    for _ in 0..100 {
+        assert_ne!(current.status().as_str(), "error", "{}", current.text());
+        let envelope: Value = serde_json::from_str(current.text()).unwrap();
+        for record in envelope["data"].as_array().unwrap() {
+            let id = record["id"]
+                .as_str()
+                .or_else(|| record[0].as_str())
+                .unwrap();
+            *seen.entry(id.to_owned()).or_default() += 1;
+        }
+        match envelope["next"].as_str() {
+            Some(next) => {
+                args["cursor"] = json!(next);
+                current = page(args.clone());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 90, "{seen:?}");
+    assert!(seen.values().all(|&n| n == 1));
+    // A cursor of the same walk under other arguments: refused.
+    let second_cursor = {
+        let envelope: Value = serde_json::from_str(page(json!({"query": "x"})).text()).unwrap();
+        envelope["next"].as_str().unwrap().to_owned()
+    };
+    for (args, said) in [
+        (json!({"query": "y", "cursor": second_cursor}), "cursor"),
+        (json!({"query": "x", "cursor": 5}), "not a cursor"),
+        (json!({"query": "x", "cursor": "c123"}), "cursor"),
+    ] {
+        let refused = page(args.clone());
+        assert_eq!(
+            refused.status().as_str(),
+            "error",
+            "{args}: {}",
+            refused.text()
+        );
+        assert!(refused.text().contains(said), "{args}: {}", refused.text());
+        // The remedy: without a cursor, the first page.
+        let mut again = args.clone();
+        again.as_object_mut().unwrap().remove("cursor");
+        assert_ne!(page(again).status().as_str(), "error");
     }
 }

@@ -557,7 +557,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
 /// The error of a `cursor` that is not a string, on a tool whose cursor is this harness's:
 /// what was found, and the two ways on (both work as written: the string from `next`, or no
 /// cursor for the first page).
-fn not_a_cursor(found: &Value) -> (String, &'static str) {
+pub(super) fn not_a_cursor(found: &Value) -> (String, &'static str) {
     let kind = match found {
         Value::Bool(_) => "a boolean",
         Value::Number(_) => "a number",

@@ -1,0 +1,235 @@
+//! Paging, storing and `open_result` for a typed rmcp server, held in one value ([`Pages`]):
+//! what a tool needs beyond its record type and its query.
+
+use super::harness::{CURSOR_ARGUMENT, not_a_cursor};
+use crate::cursor::{CursorCodec, CursorKeys, QueryHash};
+use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
+use crate::page::Shaped;
+use crate::reference::OPEN_RESULT;
+use crate::shaper::{Shaper, Stored};
+use rmcp::RoleServer;
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
+use rmcp::service::RequestContext;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// What a typed rmcp server needs to page its tools' answers, store what a page cut and answer
+/// `open_result` on it: the cursor keys, the store of results (in memory by default), the
+/// policy of when to store, the principal results belong to (one client a process by
+/// default) and how `open_result` answers. Held once by the server and shared.
+///
+/// A tool answers with [`page`](Pages::page); the server's router gets the `open_result` tool
+/// from [`open_result_route`](Pages::open_result_route).
+///
+/// ```
+/// use toolshape::{Budget, Shaper, ToolResult, cursor::CursorKeys, mcp::Pages};
+///
+/// #[derive(ToolResult, Clone)]
+/// #[shape(name = "city", plural = "cities", prose = "{name}")]
+/// struct City {
+///     #[shape(id)]
+///     name: String,
+/// }
+///
+/// let pages = Pages::new(CursorKeys::random().unwrap());
+/// let cities: Vec<City> = (0..500).map(|i| City { name: format!("c{i:03}") }).collect();
+/// let shaper = Shaper::for_tool("list_cities").budget(Budget::tokens(200));
+/// let args = serde_json::json!({ "cursor": null });
+/// let page = block_on(pages.page_for(&shaper, None, &args, &cities));
+/// assert!(page.frame().omitted.handle.is_some(), "the whole result is stored");
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub struct Pages<S = MemoryStore> {
+    codec: Arc<CursorCodec>,
+    store: S,
+    policy: HandlePolicy,
+    owner: String,
+    open: Shaper,
+}
+
+impl Pages<MemoryStore> {
+    /// Pages whose cursors are signed with `keys` (the same on every replica), results stored
+    /// in memory, stored when a result is more than the policy's default factor of budgets,
+    /// for one principal (`mcp`: the client that started the process).
+    pub fn new(keys: CursorKeys) -> Self {
+        Pages {
+            codec: Arc::new(CursorCodec::new(keys)),
+            store: MemoryStore::default(),
+            policy: HandlePolicy::default(),
+            owner: "mcp".to_owned(),
+            open: Shaper::for_tool(OPEN_RESULT),
+        }
+    }
+}
+
+impl<S: HandleStore> Pages<S> {
+    /// Stores results in `store` (a shared one, such as `RedisStore`, for replicas).
+    pub fn store<T: HandleStore>(self, store: T) -> Pages<T> {
+        Pages {
+            codec: self.codec,
+            store,
+            policy: self.policy,
+            owner: self.owner,
+            open: self.open,
+        }
+    }
+
+    /// When a result is stored, for how long, and how large it may be.
+    pub fn policy(mut self, policy: HandlePolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The principal stored results belong to (the user or session a server serves).
+    pub fn owner(mut self, owner: impl Into<String>) -> Self {
+        self.owner = owner.into();
+        self
+    }
+
+    /// How `open_result` answers (budget, format); its tool name stays `open_result`.
+    pub fn open_shaper(mut self, shaper: Shaper) -> Self {
+        self.open = shaper;
+        self
+    }
+
+    /// The store results are kept in.
+    pub fn results(&self) -> &S {
+        &self.store
+    }
+
+    /// The page of `source` that answers a tool call: set for the client of `context` (its
+    /// profile and its own cuts), at the cursor `args` carries under `cursor` (bound to the
+    /// other arguments, so a cursor of another query is refused), and the whole result stored
+    /// behind a handle when it is worth it (the page names the handle; `open_result` reopens
+    /// it). A bad cursor or a failure is an error page with its remedy, never a panic.
+    pub async fn page<A, R>(
+        &self,
+        shaper: &Shaper,
+        context: &RequestContext<RoleServer>,
+        args: &A,
+        source: R,
+    ) -> Shaped
+    where
+        A: Serialize + ?Sized,
+        R: Stored,
+    {
+        let info = context.client_info();
+        self.page_for(shaper, info.as_ref().map(|i| i.name.as_str()), args, source)
+            .await
+    }
+
+    /// [`page`](Self::page) for the client that sent `client` as `clientInfo.name` (`None`:
+    /// unknown), outside a request (a test, a transport of your own).
+    pub async fn page_for<A, R>(
+        &self,
+        shaper: &Shaper,
+        client: Option<&str>,
+        args: &A,
+        source: R,
+    ) -> Shaped
+    where
+        A: Serialize + ?Sized,
+        R: Stored,
+    {
+        let reader = crate::clients::reader(client, &Default::default());
+        let shaper = shaper
+            .clone()
+            .channels(reader.profile)
+            .client_limits(reader.limits);
+        let mut args = match serde_json::to_value(args) {
+            Ok(Value::Object(args)) => args,
+            Ok(Value::Null) => JsonObject::new(),
+            Ok(other) => {
+                return shaper.error(
+                    &format!("the tool's arguments are {other}, not an object"),
+                    "call again with an object of arguments",
+                );
+            }
+            Err(e) => return shaper.error(&e.to_string(), "call again"),
+        };
+        let cursor = match args.remove(CURSOR_ARGUMENT) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(cursor)) => Some(cursor),
+            Some(other) => {
+                let (what, remedy) = not_a_cursor(&other);
+                return shaper.error(&what, remedy);
+            }
+        };
+        let query = match QueryHash::of(shaper.tool(), &args) {
+            Ok(query) => query,
+            Err(e) => return shaper.error(&e.to_string(), "call again"),
+        };
+        let call = match shaper
+            .call()
+            .paginate(Arc::clone(&self.codec), query, cursor.as_deref())
+        {
+            Ok(call) => call,
+            Err(e) => return shaper.cursor_error(&e),
+        };
+        let keep = Keep::new(&self.store, &self.owner, &self.policy);
+        match call.shape_or_store(source, keep).await {
+            Ok(page) => page,
+            Err(e) => shaper.error(&e.to_string(), "call again"),
+        }
+    }
+
+    /// The answer of `open_result` to `args`, for the client of `context`.
+    pub async fn open_result(
+        &self,
+        context: &RequestContext<RoleServer>,
+        args: JsonObject,
+    ) -> Shaped {
+        let info = context.client_info();
+        let reader =
+            crate::clients::reader(info.as_ref().map(|i| i.name.as_str()), &Default::default());
+        let shaper = self
+            .open
+            .clone()
+            .channels(reader.profile)
+            .client_limits(reader.limits);
+        OpenResult::new(&self.store, Arc::clone(&self.codec))
+            .shaper(shaper)
+            .call(&self.owner, Value::Object(args))
+            .await
+    }
+
+    /// The `open_result` tool for a server's router, answering from the `Pages` that `pages`
+    /// finds in the server: `Self::tool_router().with_route(Pages::open_result_route(|s:
+    /// &Desk| &s.pages))`.
+    pub fn open_result_route<Server>(
+        pages: impl Fn(&Server) -> &Self + Send + Sync + 'static,
+    ) -> ToolRoute<Server>
+    where
+        Server: Send + Sync + 'static,
+        S: 'static,
+    {
+        let pages = Arc::new(pages);
+        ToolRoute::new_dyn(open_result_tool(), move |context| {
+            let pages = Arc::clone(&pages);
+            Box::pin(async move {
+                let shaped = pages(context.service)
+                    .open_result(
+                        &context.request_context,
+                        context.arguments.unwrap_or_default(),
+                    )
+                    .await;
+                Ok(CallToolResult::from(&shaped).into())
+            })
+        })
+    }
+}
+
+/// The `open_result` tool as `tools/list` shows it.
+fn open_result_tool() -> Tool {
+    Tool::new(
+        OPEN_RESULT,
+        OpenResult::<MemoryStore>::DESCRIPTION,
+        super::open_result_input_schema(),
+    )
+    .with_raw_output_schema(super::open_result_output_schema())
+    .annotate(ToolAnnotations::new().read_only(true).open_world(false))
+}
