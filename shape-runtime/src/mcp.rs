@@ -146,11 +146,7 @@ pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
 /// and lines ([`clients::reader`](crate::clients::reader)); with no `clientInfo`, the default
 /// profile and no cuts.
 pub fn shaper_for(shaper: &Shaper, context: &RequestContext<RoleServer>) -> Shaper {
-    let reader = reader_of(context);
-    shaper
-        .clone()
-        .channels(reader.profile)
-        .client_limits(reader.limits)
+    shaper.clone().reading(reader_of(context))
 }
 
 fn reader_of(context: &RequestContext<RoleServer>) -> crate::clients::Reader {

@@ -117,9 +117,9 @@ impl<S: HandleStore> Pages<S> {
         A: Serialize + ?Sized,
         R: Stored,
     {
-        let info = context.client_info();
-        self.page_for(shaper, info.as_ref().map(|i| i.name.as_str()), args, source)
-            .await
+        let client = context.client_info();
+        let client = client.as_ref().map(|i| i.name.as_str());
+        self.page_for(shaper, client, args, source).await
     }
 
     /// [`page`](Self::page) for the client that sent `client` as `clientInfo.name` (`None`:
@@ -135,11 +135,9 @@ impl<S: HandleStore> Pages<S> {
         A: Serialize + ?Sized,
         R: Stored,
     {
-        let reader = crate::clients::reader(client, &Default::default());
         let shaper = shaper
             .clone()
-            .channels(reader.profile)
-            .client_limits(reader.limits);
+            .reading(crate::clients::reader(client, &Default::default()));
         let mut args = match serde_json::to_value(args) {
             Ok(Value::Object(args)) => args,
             Ok(Value::Null) => JsonObject::new(),
@@ -183,14 +181,7 @@ impl<S: HandleStore> Pages<S> {
         context: &RequestContext<RoleServer>,
         args: JsonObject,
     ) -> Shaped {
-        let info = context.client_info();
-        let reader =
-            crate::clients::reader(info.as_ref().map(|i| i.name.as_str()), &Default::default());
-        let shaper = self
-            .open
-            .clone()
-            .channels(reader.profile)
-            .client_limits(reader.limits);
+        let shaper = super::shaper_for(&self.open, context);
         OpenResult::new(&self.store, Arc::clone(&self.codec))
             .shaper(shaper)
             .call(&self.owner, Value::Object(args))

@@ -141,7 +141,11 @@ impl Shaper {
     /// assert_eq!(shaper.client("someone").current_budget(), Budget::tokens(8_000));
     /// ```
     pub fn client(self, name: &str) -> Self {
-        let reader = crate::clients::reader(Some(name), &Default::default());
+        self.reading(crate::clients::reader(Some(name), &Default::default()))
+    }
+
+    /// Answers for a client that reads as `reader` says (its profile and its own cuts).
+    pub(crate) fn reading(self, reader: crate::clients::Reader) -> Self {
         self.set(|s| {
             s.channels = reader.profile;
             s.client_limits = reader.limits;
