@@ -144,9 +144,21 @@ pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
 
 /// `shaper` set for the client of a request: its profile and its own cuts in tokens, bytes
 /// and lines ([`clients::reader`](crate::clients::reader)); with no `clientInfo`, the default
-/// profile and no cuts.
+/// profile, and the shaper's own cuts as they are.
 pub fn shaper_for(shaper: &Shaper, context: &RequestContext<RoleServer>) -> Shaper {
-    shaper.clone().reading(reader_of(context))
+    let info = context.client_info();
+    for_client(shaper, info.as_ref().map(|i| i.name.as_str()))
+}
+
+/// `shaper` set for the client that sent `client` as `clientInfo.name`: its reading, or with
+/// no name the default profile (the shaper's own cuts kept: none are known of the client).
+pub(crate) fn for_client(shaper: &Shaper, client: Option<&str>) -> Shaper {
+    match client {
+        Some(_) => shaper
+            .clone()
+            .reading(crate::clients::reader(client, &Default::default())),
+        None => shaper.clone().channels(crate::clients::DEFAULT_PROFILE),
+    }
 }
 
 fn reader_of(context: &RequestContext<RoleServer>) -> crate::clients::Reader {

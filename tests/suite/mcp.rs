@@ -1443,4 +1443,25 @@ fn pages_walk_once_and_refuse_cursors_that_are_not_theirs() {
         again.as_object_mut().unwrap().remove("cursor");
         assert_ne!(page(again).status().as_str(), "error");
     }
+    // An empty cursor, as a model sends for an optional text it leaves out: the first page.
+    let blank = page(json!({"query": "x", "cursor": " "}));
+    let first: Value = serde_json::from_str(page(json!({"query": "x"})).text()).unwrap();
+    let blank: Value = serde_json::from_str(blank.text()).unwrap();
+    assert_eq!(blank["data"], first["data"]);
+    // Without a client name, the shaper's own cuts hold (none are known of the client).
+    let limited =
+        shaper
+            .clone()
+            .format(Format::Prose)
+            .client_limits(toolshape::clients::ClientLimits {
+                lines: Some(6),
+                ..Default::default()
+            });
+    let anonymous = rt.block_on(pages.page_for(&limited, None, &json!({}), (&rows, &directory)));
+    assert!(
+        anonymous.text().lines().count() <= 6,
+        "{}",
+        anonymous.text()
+    );
+    assert_ne!(anonymous.status().as_str(), "error", "{}", anonymous.text());
 }

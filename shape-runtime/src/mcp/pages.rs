@@ -67,7 +67,8 @@ impl Pages<MemoryStore> {
 }
 
 impl<S: HandleStore> Pages<S> {
-    /// Stores results in `store` (a shared one, such as `RedisStore`, for replicas).
+    /// Stores results in `store` (a shared one, such as `RedisStore`, for replicas, with a
+    /// shared [`cursor_store`](Self::cursor_store)).
     pub fn store<T: HandleStore>(self, store: T) -> Pages<T> {
         Pages {
             codec: self.codec,
@@ -84,7 +85,18 @@ impl<S: HandleStore> Pages<S> {
         self
     }
 
-    /// The principal stored results belong to (the user or session a server serves).
+    /// Holds in `store` the cursor positions a page holds rather than writes into its cursor
+    /// (a shared one, such as `RedisCursorStore`, for replicas: else they are held in this
+    /// process's memory, and a later page asked of another replica reads "no longer held").
+    /// Replicas need this, the same cursor keys and a shared result store.
+    pub fn cursor_store(mut self, store: impl crate::cursor::CursorStore + 'static) -> Self {
+        self.codec = Arc::new(CursorCodec::clone(&self.codec).held_in(store));
+        self
+    }
+
+    /// The principal stored results belong to. One `Pages` serves one principal (default
+    /// `mcp`: the client that started a stdio process); a server whose callers must not
+    /// open one another's results holds a `Pages` per principal.
     pub fn owner(mut self, owner: impl Into<String>) -> Self {
         self.owner = owner.into();
         self
@@ -135,9 +147,7 @@ impl<S: HandleStore> Pages<S> {
         A: Serialize + ?Sized,
         R: Stored,
     {
-        let shaper = shaper
-            .clone()
-            .reading(crate::clients::reader(client, &Default::default()));
+        let shaper = super::for_client(shaper, client);
         let mut args = match serde_json::to_value(args) {
             Ok(Value::Object(args)) => args,
             Ok(Value::Null) => JsonObject::new(),
@@ -151,6 +161,8 @@ impl<S: HandleStore> Pages<S> {
         };
         let cursor = match args.remove(CURSOR_ARGUMENT) {
             None | Some(Value::Null) => None,
+            // What a model may send for an optional text it leaves out: the first page.
+            Some(Value::String(cursor)) if cursor.trim().is_empty() => None,
             Some(Value::String(cursor)) => Some(cursor),
             Some(other) => {
                 let (what, remedy) = not_a_cursor(&other);

@@ -31,9 +31,15 @@ use crate::resolve::Supplies;
             `(&rows, &ctx)` when `ctx` resolves their keys, `toolshape::source::Ordered::new(&rows, \
             &ctx, by)`, or `(&projection, raw)` for a configured tool's JSON"
 )]
-pub trait Source: Sized + Send {
+pub trait Source: Sized + Send + sealed::Sealed {
     #[doc(hidden)]
     fn shape_in(self, call: &Call<'_>) -> impl Future<Output = Result<Shaped, ShapeError>> + Send;
+}
+
+mod sealed {
+    /// Only the library's sources are sources: the door's contract (what a page of each
+    /// promises) is the library's to keep.
+    pub trait Sealed {}
 }
 
 /// A [`Source`] that can be stored behind a handle when it is worth it
@@ -49,7 +55,10 @@ pub trait Stored: Source {
 }
 
 /// Records ranked by the caller's comparator, ties in the given order. Pages continue by
-/// count, so the rows must be the whole result on every call.
+/// count, so the rows must be the whole result on every call. A call with
+/// [`keep_order`](Call::keep_order) (or rows an upstream paged) keeps the given order and the
+/// comparator is not used. Not a [`Stored`] source: to store rows in an order of your own,
+/// sort them and shape them with `keep_order` set.
 ///
 /// ```
 /// use toolshape::{Shaper, ToolResult, source::Ordered};
@@ -76,7 +85,7 @@ pub struct Ordered<'r, T, C: ?Sized, F> {
 
 impl<'r, T, C: ?Sized, F> Ordered<'r, T, C, F>
 where
-    F: Fn(&T, &T) -> Ordering,
+    F: Fn(&T, &T) -> Ordering + Send + Sync,
 {
     /// `rows` in the order `by` gives (ties as given), keys resolved through `ctx` (`&()` for
     /// none).
@@ -88,6 +97,10 @@ where
 /// Typed rows: a slice, a `Vec` or an array of them.
 macro_rules! typed_sources {
     ($([$($generic:tt)*] $rows:ty),+ $(,)?) => {$(
+        impl<'r, T $($generic)*> sealed::Sealed for $rows {}
+
+        impl<'r, T, C: ?Sized $($generic)*> sealed::Sealed for ($rows, &'r C) {}
+
         impl<'r, T $($generic)*> Source for $rows
         where
             T: ToolResult + Sync,
@@ -150,6 +163,8 @@ typed_sources! {
     [, const N: usize] &'r [T; N],
 }
 
+impl<T, C: ?Sized, F> sealed::Sealed for Ordered<'_, T, C, F> {}
+
 impl<T, C, F> Source for Ordered<'_, T, C, F>
 where
     T: ToolResult + Sync,
@@ -166,6 +181,8 @@ where
 /// [`Json`]).
 macro_rules! json_sources {
     ($($json:ty),+ $(,)?) => {$(
+        impl<'j> sealed::Sealed for (&JsonProjection, $json) {}
+
         impl<'j> Source for (&JsonProjection, $json) {
             async fn shape_in(self, call: &Call<'_>) -> Result<Shaped, ShapeError> {
                 call.json(self.0, self.1.into())
