@@ -1426,3 +1426,40 @@ fn only_integer_and_text_ids_name_records_and_a_mixed_list_loses_nothing() {
         }
     });
 }
+
+/// A tool the configuration fixes to text answers without `structuredContent` under every
+/// client, so it lists no `outputSchema` under every client either (it was listed with one to
+/// a structured reader, then answered without it, which the protocol forbids); a tool left
+/// to the client's profile keeps its schema for a structured reader.
+#[test]
+fn a_tool_fixed_to_text_lists_no_output_schema_to_any_client() {
+    runtime().block_on(async {
+        let server = Canned::new([
+            ("fixed", Answer::Structured(json!([{"id": 1, "name": "a"}]))),
+            ("free", Answer::Structured(json!([{"id": 1, "name": "a"}]))),
+        ]);
+        let config = "[tools.fixed]\nchannels = \"text\"\n";
+        for client_name in ["claude-code", "open-webui", "some-agent"] {
+            let client = connect(server.clone(), config, client_name).await;
+            let tools = client.list_all_tools().await.unwrap();
+            let schema_of = |name: &str| {
+                tools
+                    .iter()
+                    .find(|t| t.name == name)
+                    .unwrap_or_else(|| panic!("{client_name}: no tool {name}"))
+                    .output_schema
+                    .is_some()
+            };
+            assert!(!schema_of("fixed"), "{client_name}: fixed lists a schema");
+            assert_eq!(
+                schema_of("free"),
+                client_name != "open-webui",
+                "{client_name}: free"
+            );
+            let page = call(&client, "fixed", json!({})).await;
+            assert!(page.structured_content.is_none(), "{client_name}");
+            assert_ne!(page.is_error, Some(true), "{client_name}: {}", text(&page));
+            client.cancel().await.unwrap();
+        }
+    });
+}

@@ -522,6 +522,12 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     )),
                 },
             );
+            // A tool whose configuration fixes it to text answers without
+            // `structuredContent`, whoever asks: it declares no `outputSchema` (a tool that
+            // declares one must answer with it).
+            if shaper.current_channels() == crate::channel::ChannelPolicy::Text {
+                tool.output_schema = None;
+            }
             if !has_cursor {
                 let mut input = (*tool.input_schema).clone();
                 let properties = input
