@@ -2552,3 +2552,42 @@ fn a_link_in_capitals_is_flagged_and_stripped_like_any_other() {
         let _ = host;
     }
 }
+
+/// A datamark marks every outsiders' value the text channel shows, in the JSON and table
+/// forms too, whether or not a cap cut it: a short subject left whole is marked as a cut one
+/// is (a mutant that wrote uncut values unmarked on the serde path survived the suite before
+/// this test). The structured channel keeps the words as written.
+#[test]
+fn a_datamark_marks_uncut_values_in_every_text_form() {
+    let rows = crate::desk::parse_page(crate::desk::PAGE).expect("the seed page");
+    let directory = crate::desk::Directory::seed();
+    use toolshape::{Budget, Format};
+    for format in [Format::Json, Format::Table, Format::Prose] {
+        let marked = Shaper::for_tool("search_tickets")
+            .budget(Budget::tokens(4_000))
+            .format(format)
+            .untrusted(UntrustedPolicy {
+                datamark: Some('ˆ'),
+                ..Default::default()
+            })
+            .shape_blocking((&rows, &directory))
+            .unwrap();
+        let subject = rows
+            .iter()
+            .map(|t| t.subject.clone())
+            .find(|s| s.contains(' ') && s.len() < 60)
+            .expect("a short subject of several words");
+        let first_word = subject.split(' ').next().unwrap();
+        assert!(
+            !marked.text().contains(&subject),
+            "{format:?}: an uncut subject shown unmarked: {}",
+            marked.text()
+        );
+        assert!(
+            marked.text().contains(&format!("{first_word}ˆ")),
+            "{format:?}: {}",
+            marked.text()
+        );
+        assert!(marked.structured_json().contains(&subject), "{format:?}");
+    }
+}
