@@ -170,16 +170,19 @@ fn reader_of(context: &RequestContext<RoleServer>) -> crate::clients::Reader {
 /// [`ChannelPolicy::Text`] without `outputSchema`, since a tool that declares one must answer
 /// with `structuredContent`, which is what a text-reading client's answers leave out.
 pub fn tools_for(tools: Vec<Tool>, profile: ChannelPolicy) -> Vec<Tool> {
-    match profile {
-        ChannelPolicy::Text => tools
-            .into_iter()
-            .map(|mut tool| {
-                tool.output_schema = None;
-                tool
-            })
-            .collect(),
-        ChannelPolicy::Both | ChannelPolicy::Structured => tools,
+    tools
+        .into_iter()
+        .map(|tool| tool_for(tool, profile))
+        .collect()
+}
+
+/// One `tools/list` entry as a tool answering under `profile` declares it (see
+/// [`tools_for`]): the one place that decides whether a tool lists its `outputSchema`.
+pub(crate) fn tool_for(mut tool: Tool, profile: ChannelPolicy) -> Tool {
+    if profile == ChannelPolicy::Text {
+        tool.output_schema = None;
     }
+    tool
 }
 
 /// The `outputSchema` of a tool answering with records of `T`: the envelope (`status`,
@@ -222,8 +225,17 @@ pub fn configured_output_schema(
     tool: &str,
     client: Option<&str>,
 ) -> Option<Arc<JsonObject>> {
-    let projection = config.json_projection(tool)?;
     let shaper = config.shaper_for_client(tool, client).ok()?;
+    configured_schema(config, tool, &shaper)
+}
+
+/// [`configured_output_schema`] for `tool` answered by `shaper` (its hidden fields left out).
+pub(crate) fn configured_schema(
+    config: &crate::config::ShapeConfig,
+    tool: &str,
+    shaper: &Shaper,
+) -> Option<Arc<JsonObject>> {
+    let projection = config.json_projection(tool)?;
     Some(into_object(
         projection.envelope_schema(shaper.current_hide()),
     ))

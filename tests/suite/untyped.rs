@@ -1437,8 +1437,9 @@ fn a_tool_fixed_to_text_lists_no_output_schema_to_any_client() {
         let server = Canned::new([
             ("fixed", Answer::Structured(json!([{"id": 1, "name": "a"}]))),
             ("free", Answer::Structured(json!([{"id": 1, "name": "a"}]))),
+            ("both", Answer::Structured(json!([{"id": 1, "name": "a"}]))),
         ]);
-        let config = "[tools.fixed]\nchannels = \"text\"\n";
+        let config = "[tools.fixed]\nchannels = \"text\"\n[tools.both]\nchannels = \"both\"\n";
         for client_name in ["claude-code", "open-webui", "some-agent"] {
             let client = connect(server.clone(), config, client_name).await;
             let tools = client.list_all_tools().await.unwrap();
@@ -1456,6 +1457,11 @@ fn a_tool_fixed_to_text_lists_no_output_schema_to_any_client() {
                 client_name != "open-webui",
                 "{client_name}: free"
             );
+            // Fixed to both: answers with `structuredContent` for every client, so it declares
+            // its schema to every client, a text reader's included.
+            assert!(schema_of("both"), "{client_name}: both lists no schema");
+            let both = call(&client, "both", json!({})).await;
+            assert!(both.structured_content.is_some(), "{client_name}");
             let page = call(&client, "fixed", json!({})).await;
             assert!(page.structured_content.is_none(), "{client_name}");
             assert_ne!(page.is_error, Some(true), "{client_name}: {}", text(&page));

@@ -494,8 +494,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             let has_cursor = has_cursor_argument(&tool);
             own.insert(name.clone(), has_cursor);
             if is_envelope(tool.output_schema.as_deref()) {
-                // A tool shaped by this library already: as it is.
-                out.push(tool);
+                // A tool shaped by this library already: as it is, for the client's profile.
+                out.push(super::tool_for(tool, profile));
                 continue;
             }
             let shaper = match self
@@ -505,12 +505,12 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             {
                 Ok(shaper) => shaper,
                 Err(_) => {
-                    out.push(tool);
+                    out.push(super::tool_for(tool, profile));
                     continue;
                 }
             };
             tool.output_schema = Some(
-                match super::configured_output_schema(&self.state.config, &name, client) {
+                match super::configured_schema(&self.state.config, &name, &shaper) {
                     Some(schema) => schema,
                     None => super::into_object(crate::schema::envelope_of(
                         schemars::json_schema!({
@@ -522,12 +522,6 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     )),
                 },
             );
-            // A tool whose configuration fixes it to text answers without
-            // `structuredContent`, whoever asks: it declares no `outputSchema` (a tool that
-            // declares one must answer with it).
-            if shaper.current_channels() == crate::channel::ChannelPolicy::Text {
-                tool.output_schema = None;
-            }
             if !has_cursor {
                 let mut input = (*tool.input_schema).clone();
                 let properties = input
@@ -544,7 +538,11 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 }
                 tool.input_schema = Arc::new(input);
             }
-            out.push(super::with_size_hint(tool, shaper.current_budget()));
+            // Listed as the tool answers: under its shaper's profile (the client's, or the one
+            // the configuration fixes for the tool), so a tool fixed to text declares no
+            // `outputSchema` whoever asks, and one fixed to both keeps it.
+            let tool = super::with_size_hint(tool, shaper.current_budget());
+            out.push(super::tool_for(tool, shaper.current_channels()));
         }
         if let Ok(mut cache) = self.state.own_cursor.lock() {
             cache.extend(own);
@@ -555,8 +553,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             super::open_result_input_schema(),
         )
         .with_raw_output_schema(super::open_result_output_schema());
-        out.push(open);
-        super::tools_for(out, profile)
+        out.push(super::tool_for(open, profile));
+        out
     }
 }
 
