@@ -139,15 +139,19 @@ fn call_tool_result(shaped: &Shaped) -> CallToolResult {
 /// 2026-07-28, where each request names its client) or else from `initialize`. Take a
 /// `RequestContext<RoleServer>` argument in a `#[tool]` method.
 pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
-    reader_of(context).profile
+    crate::clients::reader(client_name(context).as_deref(), &Default::default()).profile
 }
 
 /// `shaper` set for the client of a request: its profile and its own cuts in tokens, bytes
 /// and lines ([`clients::reader`](crate::clients::reader)); with no `clientInfo`, the default
 /// profile, and the shaper's own cuts as they are.
 pub fn shaper_for(shaper: &Shaper, context: &RequestContext<RoleServer>) -> Shaper {
-    let info = context.client_info();
-    for_client(shaper, info.as_ref().map(|i| i.name.as_str()))
+    for_client(shaper, client_name(context).as_deref())
+}
+
+/// The `clientInfo.name` of a request's client, if it sent one.
+pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
+    context.client_info().map(|info| info.name)
 }
 
 /// `shaper` set for the client that sent `client` as `clientInfo.name`: its reading, or with
@@ -159,11 +163,6 @@ pub(crate) fn for_client(shaper: &Shaper, client: Option<&str>) -> Shaper {
             .reading(crate::clients::reader(client, &Default::default())),
         None => shaper.clone().channels(crate::clients::DEFAULT_PROFILE),
     }
-}
-
-fn reader_of(context: &RequestContext<RoleServer>) -> crate::clients::Reader {
-    let info = context.client_info();
-    crate::clients::reader(info.as_ref().map(|i| i.name.as_str()), &Default::default())
 }
 
 /// The `tools/list` entries as a client with `profile` should see them: under

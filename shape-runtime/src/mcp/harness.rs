@@ -208,7 +208,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request.name.to_string();
-        let client = context.client_info().map(|i| i.name);
+        let client = super::client_name(&context);
         let shaper = self.shaper(&self.shown_name(&tool), client.as_deref())?;
         let mut arguments = request.arguments.clone().unwrap_or_default();
         // Whether the arguments are forwarded without the `cursor` the client sent.
@@ -750,7 +750,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S>
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name == OPEN_RESULT {
-            let client = context.client_info().map(|i| i.name);
+            let client = super::client_name(&context);
             return self.open_result(request, client.as_deref()).await;
         }
         self.answer(request, context).await
@@ -762,7 +762,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S>
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let first = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
-        let client = context.client_info().map(|i| i.name);
+        let client = super::client_name(&context);
         let mut page = match self.inner.list_tools(request, context).await {
             Ok(page) => page,
             Err(e) if e.code == ErrorCode::METHOD_NOT_FOUND => {

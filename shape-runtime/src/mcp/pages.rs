@@ -129,9 +129,8 @@ impl<S: HandleStore> Pages<S> {
         A: Serialize + ?Sized,
         R: Stored,
     {
-        let client = context.client_info();
-        let client = client.as_ref().map(|i| i.name.as_str());
-        self.page_for(shaper, client, args, source).await
+        let client = super::client_name(context);
+        self.page_for(shaper, client.as_deref(), args, source).await
     }
 
     /// [`page`](Self::page) for the client that sent `client` as `clientInfo.name` (`None`:
