@@ -1465,3 +1465,92 @@ fn pages_walk_once_and_refuse_cursors_that_are_not_theirs() {
     );
     assert_ne!(anonymous.status().as_str(), "error", "{}", anonymous.text());
 }
+
+/// A configured tool's JSON through `mcp::Pages`, in the shapes answers come in: records
+/// (walked to the end, each once, the stated total true), an empty list, an error object
+/// where the records were configured, a duplicate key, and a blank cursor (the first page).
+#[test]
+fn pages_shape_configured_json_in_every_answer_shape() {
+    use toolshape::config::ShapeConfig;
+    use toolshape::cursor::CursorKeys;
+    use toolshape::mcp::Pages;
+    let config = ShapeConfig::from_toml_str(
+        r#"
+        [tools.list_issues.records]
+        name = "issue"
+        fields = [{ from = "number", id = true }, { from = "title" }]
+        "#,
+    )
+    .unwrap();
+    let projection = config.json_projection("list_issues").unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let pages = Pages::new(CursorKeys::new([9u8; 32]).unwrap());
+    let shaper = Shaper::for_tool("list_issues")
+        .budget(Budget::tokens(300))
+        .format(Format::Json);
+    let records: Vec<Value> = (1..=80)
+        .map(|i| json!({"number": i, "title": format!("issue number {i} of the tracker")}))
+        .collect();
+    let raw = Value::Array(records).to_string();
+    let page = |args: &Value, raw: &str| {
+        rt.block_on(pages.page_for(&shaper, Some("claude-code"), args, (&projection, raw)))
+    };
+    // Records: every issue once, the summary's total the upstream's.
+    let mut seen = std::collections::BTreeMap::<u64, usize>::new();
+    let mut args = json!({"repo": "r"});
+    for _ in 0..100 {
+        let shaped = page(&args, &raw);
+        assert_ne!(shaped.status().as_str(), "error", "{}", shaped.text());
+        assert!(
+            shaped.frame().summary.contains("of 80")
+                || shaped.frame().summary.starts_with("80 issues"),
+            "{}",
+            shaped.frame().summary
+        );
+        let envelope: Value = serde_json::from_str(shaped.text()).unwrap();
+        for record in envelope["data"].as_array().unwrap() {
+            let id = record["number"]
+                .as_u64()
+                .or_else(|| record[0].as_u64())
+                .unwrap();
+            *seen.entry(id).or_default() += 1;
+        }
+        match envelope["next"].as_str() {
+            Some(next) => args["cursor"] = json!(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 80);
+    assert!(seen.values().all(|&n| n == 1));
+    // Empty, an error object, a duplicate key: `empty`, then errors naming what was found.
+    let empty = page(&json!({}), "[]");
+    assert_eq!(empty.status().as_str(), "empty", "{}", empty.text());
+    let not_found = page(&json!({}), r#"{"message": "Not Found"}"#);
+    assert_eq!(not_found.status().as_str(), "error", "{}", not_found.text());
+    assert!(
+        not_found.text().contains("not a list"),
+        "{}",
+        not_found.text()
+    );
+    let twice = page(&json!({}), r#"[{"number": 1, "title": "a", "title": "b"}]"#);
+    assert_eq!(twice.status().as_str(), "error", "{}", twice.text());
+    assert!(twice.text().contains("twice"), "{}", twice.text());
+    // Blank cursors, as models send for an optional text left out: the first page.
+    let first = page(&json!({"repo": "r"}), &raw);
+    for blank in ["", " "] {
+        let again = page(&json!({"repo": "r", "cursor": blank}), &raw);
+        // The same records and summary (each first page stores the result anew, under a
+        // handle of its own).
+        let data = |s: &toolshape::Shaped| {
+            serde_json::from_str::<Value>(s.text()).unwrap()["data"].clone()
+        };
+        assert_eq!(data(&again), data(&first), "cursor {blank:?}");
+        assert_eq!(
+            again.frame().summary,
+            first.frame().summary,
+            "cursor {blank:?}"
+        );
+    }
+}
