@@ -2242,3 +2242,60 @@ fn a_page_states_the_shared_year_only_of_the_dates_it_shows() {
         "stated {stated}, unstated {unstated}"
     );
 }
+
+/// A page that shows no record, only records too large for any page of their own (named,
+/// with what each needs), is sized as it is written: at the smallest budget that gives such a
+/// page it takes the whole budget, in each format and channel. (Sizing such a page as if it
+/// held records, one newline more, made the smallest such budget one larger.)
+#[test]
+fn a_page_of_only_skipped_records_fits_to_the_token() {
+    let tok = Tiktoken::o200k_base();
+    let rows: Vec<Note> = (0..3)
+        .map(|i| Note {
+            id: format!("n_{i}"),
+            body: "short".into(),
+            title: "t".into(),
+            state: 1,
+            score: 10 - i,
+            tags: (0..300).map(|t| format!("tag{t}")).collect(),
+            created: "2026-01-02".into(),
+        })
+        .collect();
+    let mut checked = 0;
+    for format in [Format::Json, Format::Prose, Format::Table] {
+        for channels in [ChannelPolicy::Text, ChannelPolicy::Structured] {
+            let at = format!("{format:?}, {channels:?}");
+            let page = |budget: usize| {
+                Shaper::for_tool("notes")
+                    .budget(Budget::tokens(budget))
+                    .format(format)
+                    .channels(channels)
+                    .call()
+                    .cursor_with(|c| {
+                        format!(
+                            "after-{}",
+                            c.id.map_or("none".to_owned(), |id| id.to_string())
+                        )
+                    })
+                    .shape_blocking(&rows)
+                    .unwrap()
+            };
+            let size = |shaped: &toolshape::Shaped| match channels {
+                ChannelPolicy::Structured => tok.count(shaped.structured_json()),
+                _ => tok.count(shaped.text()),
+            };
+            let first = (20..900).find(|&budget| {
+                let shaped = page(budget);
+                !shaped.is_error() && shaped.report().records.skipped > 0
+            });
+            let Some(budget) = first else {
+                panic!("{at}: no budget below 900 names a skipped record");
+            };
+            let shaped = page(budget);
+            assert_eq!(shaped.report().records.shown, 0, "{at}");
+            assert_eq!(size(&shaped), budget, "{at}: {}", shaped.text());
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6);
+}

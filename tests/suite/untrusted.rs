@@ -981,6 +981,13 @@ fn untrusted_plain_ascii_look_alikes_are_defused_outside_the_counting_pass() {
         if input.contains("untrusted") {
             assert!(shown.contains("[delimiter removed]"), "{input}: {shown}");
         }
+        // With provenance off nothing is defused (the counting pass, which goes the long way,
+        // counted the value as written): the hot path writes it as given too.
+        let off = policy(Provenance::Off, UrlPolicy::Keep, None);
+        let env = CallEnv::new(TOOL, &o200k, &off, NONCE).with_pass(Channel::Structured, false);
+        let json = render(&ticket(input), &env);
+        let value: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["subject"], input, "provenance off");
     }
 }
 
