@@ -8,44 +8,29 @@
 
 // What a user names: namespaces where they help, the rest re-exported once at the root.
 pub mod aggregate;
-pub mod clients;
+pub use budget::{clients, tokens};
 pub mod config;
 pub mod configured;
 pub mod cursor;
+pub mod fields;
 pub mod handle;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 #[cfg(feature = "eval")]
-pub mod questions;
+pub use eval::{questions, session};
 pub mod record;
 pub use page::report;
 pub mod resolve;
 pub mod schema;
-#[cfg(feature = "eval")]
-pub mod session;
-pub mod tokens;
 pub mod untrusted;
 
 // Internals: one concept each, in floors (a module imports only modules below it).
 mod budget;
-mod catalogue;
-mod channel;
-mod date;
-mod digits;
-mod env;
-mod ids;
-mod legend;
-mod nested;
+#[cfg(feature = "eval")]
+mod eval;
 mod page;
-mod path;
-mod project;
-mod prose;
-mod rank;
-mod recorded;
-mod reference;
 mod shaper;
 mod text;
-mod view;
 
 #[cfg(test)]
 #[allow(unsafe_code)]
@@ -67,19 +52,19 @@ pub mod __private;
 #[doc(inline)]
 pub use budget::Budget;
 #[doc(inline)]
-pub use channel::ChannelPolicy;
+pub use budget::channel::ChannelPolicy;
 #[doc(inline)]
-pub use legend::Legend;
+pub use fields::legend::Legend;
+#[doc(inline)]
+pub use fields::rank::Order;
+#[doc(inline)]
+pub use fields::recorded::Recorded;
 #[doc(inline)]
 pub use page::render::Format;
 #[doc(inline)]
 pub use page::{ShapeError, Shaped};
 #[doc(inline)]
-pub use project::ToolResult;
-#[doc(inline)]
-pub use rank::Order;
-#[doc(inline)]
-pub use recorded::Recorded;
+pub use record::tool_result::ToolResult;
 #[doc(inline)]
 pub use shaper::{Call, Shaper};
 
@@ -94,19 +79,6 @@ pub mod envelope {
 /// [`Call::shape_blocking`], [`Call::shape_or_store`]) takes any [`Source`](source::Source).
 pub mod source {
     pub use crate::shaper::{Ordered, Source, Stored};
-}
-
-/// What a field's type implements to take a `#[shape(...)]` transform (`date`, `id`,
-/// `rank`, `legend`, `untrusted`), the values those traits give, and the day type dates
-/// read as. The common types (`String`, integers, chrono, time, jiff, uuid) implement them
-/// already; a type of your own implements one to take the transform.
-pub mod fields {
-    pub use crate::date::{DateField, DateValue, Day, DayError, iso_date};
-    pub use crate::ids::{IdField, IdKey, IdText, short_id};
-    pub use crate::legend::{LegendCode, LegendError, LegendField, LegendSource, LoadedLegend};
-    pub use crate::rank::{KeyValue, RankKey};
-    pub use crate::recorded::NOT_RECORDED;
-    pub use crate::view::UntrustedText;
 }
 
 /// Derives [`ToolResult`]: see the crate documentation for the attributes.

@@ -1,27 +1,27 @@
 //! Paths the derive's generated code uses. Not public API: no stability promise.
 
-pub use crate::date::{DateField, EpochField, EpochUnit};
+pub use crate::fields::date::{DateField, EpochField, EpochUnit};
 /// Bytes as decimal digits (cursors, handles, nonces), for tests and fuzz targets.
 pub mod digits {
-    pub use crate::digits::{decode, encode, encode_into, encoded_len};
+    pub use crate::text::digits::{decode, encode, encode_into, encoded_len};
 }
-pub use crate::env::{CallEnv, Channel, DateStyle};
-pub use crate::ids::{IdField, IdKey, IdText};
-pub use crate::nested::{Nested, NestedField};
+pub use crate::fields::ids::{IdField, IdKey, IdText};
+pub use crate::fields::rank::Fold;
+pub use crate::fields::rank::{KeyValue, Order, RankKey};
+pub use crate::fields::recorded::{AnyRecorded, IsRecorded, RecordedProbe, RecordedView};
 pub use crate::page::envelope::left_out_fields;
-pub use crate::path::{AnyValueLeaf, IdLeaf as IdValueLeaf, LeafOf, RankLeaf};
-pub use crate::path::{
+pub use crate::record::NestedInfo;
+pub use crate::record::call_env::{CallEnv, Channel, DateStyle};
+pub use crate::record::nested::{Nested, NestedField};
+pub use crate::record::path::{AnyValueLeaf, IdLeaf as IdValueLeaf, LeafOf, RankLeaf};
+pub use crate::record::path::{
     Each, Opt, iter_is_empty, key_value_opt, leaf_type, may_be_absent, rank_cmp_opt,
 };
-pub use crate::path::{RankNumber, rank_count, rank_max, rank_min, rank_sum};
-pub use crate::path::{through_items, through_option};
-pub use crate::project::ToolResult;
-pub use crate::rank::Fold;
-pub use crate::rank::{KeyValue, Order, RankKey};
-pub use crate::record::NestedInfo;
+pub use crate::record::path::{RankNumber, rank_count, rank_max, rank_min, rank_sum};
+pub use crate::record::path::{through_items, through_option};
+pub use crate::record::tool_result::ToolResult;
 pub use crate::record::{Field, FieldRole, Owned, Segment, Static, Storage};
 pub use crate::record::{FieldKind, FieldRef, Projection, RankInfo};
-pub use crate::recorded::{AnyRecorded, IsRecorded, RecordedProbe, RecordedView};
 pub use crate::resolve::field::{AnyKeyLeaf, KeyLeaf};
 /// One output field of a derived record type.
 pub type FieldInfo = Field<Static>;
@@ -35,6 +35,9 @@ pub mod schema {
     pub use crate::schema::fields::*;
     pub use schemars::Schema;
 }
+pub use crate::fields::view::UntrustedText;
+pub use crate::fields::view::{Cx, Dated, EpochDated, Ident, Named, Shown, Untrusted};
+pub use crate::fields::view::{MayBeEmpty, OrAbsent, is_empty_value};
 pub use crate::schema::fields::{
     AnyLeaf, DateLeaf, EpochLeaf, IdLeaf, KeyProbe, Probe, ResolvedLeaf, Step, UntrustedLeaf,
     ViaJsonSchema, ViaSerde,
@@ -42,9 +45,6 @@ pub use crate::schema::fields::{
 pub use crate::text::MayBeAbsent;
 pub use crate::text::{TextMode, TextSerializer};
 pub use crate::untrusted::echo::clean as echo_clean;
-pub use crate::view::UntrustedText;
-pub use crate::view::{Cx, Dated, EpochDated, Ident, Named, Shown, Untrusted};
-pub use crate::view::{MayBeEmpty, OrAbsent, is_empty_value};
 pub use core::cmp::Ordering;
 pub use core::marker::PhantomData;
 pub use core::option::Option::{self, None, Some};
@@ -66,12 +66,12 @@ pub fn coded<'a, L, F>(
     legend: &'a L,
     value: &F,
     field: &'static str,
-    env: &'a crate::env::CallEnv<'a>,
-) -> crate::legend::LegendOut<'a>
+    env: &'a crate::record::call_env::CallEnv<'a>,
+) -> crate::fields::legend::LegendOut<'a>
 where
-    L: crate::legend::LegendSource + ?Sized,
-    L::Code: crate::legend::LegendCode,
-    F: crate::legend::LegendField<L::Code> + ?Sized,
+    L: crate::fields::legend::LegendSource + ?Sized,
+    L::Code: crate::fields::legend::LegendCode,
+    F: crate::fields::legend::LegendField<L::Code> + ?Sized,
 {
     value.coded(legend, field, env)
 }

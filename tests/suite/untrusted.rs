@@ -988,6 +988,13 @@ fn untrusted_plain_ascii_look_alikes_are_defused_outside_the_counting_pass() {
         let json = render(&ticket(input), &env);
         let value: Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value["subject"], input, "provenance off");
+        // Uncapped too (a capped value that neutralising would change leaves the hot path).
+        let note = Note {
+            id: "n1".into(),
+            text: Some(input.into()),
+        };
+        let value: Value = serde_json::from_str(&render(&note, &env)).unwrap();
+        assert_eq!(value["text"], input, "provenance off, uncapped");
     }
 }
 

@@ -5,8 +5,8 @@ use super::result::{
     AggregateResult, CountBy, Others, RecentResult, Stats, TopValues, share, significant,
 };
 use super::spec::{COUNT_BY_MAX, ValidAggregate};
-use crate::catalogue::{Row, int_of, num_cmp, value_cmp};
-use crate::date::Day;
+use crate::aggregate::catalogue::{Row, int_of, num_cmp, value_cmp};
+use crate::fields::date::Day;
 use serde_json::{Number, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;

@@ -41,13 +41,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod catalogue;
 mod compute;
 mod result;
 mod spec;
 #[cfg(test)]
 mod tests;
 
-pub use crate::catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType};
+pub use catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType};
 pub use result::{AggregateResult, CountBy, Others, RecentResult, Stats, TopValues, percent};
 pub use spec::{
     Aggregate, AggregateError, CATEGORY_CHARS, COUNT_BY_MAX, RECENT_DAYS_MAX, Recent,

@@ -2,8 +2,8 @@
 //! against the fields.
 
 use super::result::AggregateResult;
-use crate::catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType, find_field};
-use crate::date::Day;
+use crate::aggregate::catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType, find_field};
+use crate::fields::date::Day;
 use crate::record::FieldRole;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 use super::result::{json_number_text, number_text, share};
 use super::*;
-use crate::catalogue::*;
-use crate::date::Day;
+use crate::aggregate::catalogue::*;
+use crate::fields::date::Day;
 use serde_json::json;
 use serde_json::{Number, Value};
 

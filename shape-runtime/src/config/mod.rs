@@ -32,11 +32,11 @@ mod located;
 pub mod records;
 
 use crate::budget::Budget;
-use crate::channel::ChannelPolicy;
+use crate::budget::channel::ChannelPolicy;
+use crate::budget::tokens::{Bpe, Encoding};
 use crate::handle::HandlePolicy;
 use crate::page::render::{Format, StructuredForm};
 use crate::shaper::Shaper;
-use crate::tokens::{Bpe, Encoding};
 use crate::untrusted::UntrustedPolicy;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ pub struct ShapeConfig {
     #[serde(default)]
     pub tools: BTreeMap<String, ToolConfig>,
     /// Channel profiles by MCP client name (`clientInfo.name`), for clients the built-in
-    /// table ([`clients::KNOWN_CLIENTS`](crate::clients::KNOWN_CLIENTS)) does not know or
+    /// table ([`clients::KNOWN_CLIENTS`](crate::budget::clients::KNOWN_CLIENTS)) does not know or
     /// gets wrong; matched as the table's names are.
     #[serde(default)]
     pub clients: BTreeMap<String, ChannelPolicy>,
@@ -351,8 +351,9 @@ impl ShapeConfig {
             .as_ref()?
             .iter()
             .find_map(|(name, view)| {
-                (crate::clients::normalised(name) == crate::clients::normalised(client))
-                    .then_some(view)
+                (crate::budget::clients::normalised(name)
+                    == crate::budget::clients::normalised(client))
+                .then_some(view)
             })
     }
 
@@ -450,8 +451,8 @@ impl ShapeConfig {
     /// The channel profile `tool` answers `client` (an MCP `clientInfo.name`; `None` before
     /// `initialize` or outside MCP) with: the tool's own `channels` when configured, else the
     /// client's entry in `[clients]`, else its entry in the built-in table, else
-    /// [`DEFAULT_PROFILE`](crate::clients::DEFAULT_PROFILE). The client's own cuts
-    /// ([`clients::reader`](crate::clients::reader)) lower the budget whatever the profile.
+    /// [`DEFAULT_PROFILE`](crate::budget::clients::DEFAULT_PROFILE). The client's own cuts
+    /// ([`clients::reader`](crate::budget::clients::reader)) lower the budget whatever the profile.
     ///
     /// ```
     /// use toolshape::{ChannelPolicy, config::ShapeConfig};
@@ -479,7 +480,7 @@ impl ShapeConfig {
         client: Option<&str>,
     ) -> Result<Shaper, ConfigError> {
         let shaper = self.shaper(tool)?;
-        let reader = crate::clients::reader(client, &self.clients);
+        let reader = crate::budget::clients::reader(client, &self.clients);
         // The client's own cuts hold whatever the profile.
         let mut shaper = shaper.client_limits(reader.limits);
         if let Some(view) = client.and_then(|client| self.client_view(tool, client)) {

@@ -59,8 +59,8 @@ pub use crate::configured::spec::{
     ConfiguredLegend, ConfiguredRecords, DateFrom, DayOf, Fold, JsonPath, Output, OutputKind,
     RankSpec, RecordSpec, Step,
 };
-use crate::date::EpochUnit;
-use crate::rank::Order;
+use crate::fields::date::EpochUnit;
+use crate::fields::rank::Order;
 use crate::record::{Owned, Segment};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -232,7 +232,9 @@ pub(crate) fn legends(
                 ),
             }
         }
-        let integer_codes = words.keys().all(|k| crate::ids::canonical_int(k).is_some());
+        let integer_codes = words
+            .keys()
+            .all(|k| crate::fields::ids::canonical_int(k).is_some());
         out.insert(
             legend.key.clone(),
             ConfiguredLegend {
@@ -1185,8 +1187,8 @@ fn prose(
     outputs: &[Output],
     skipped: &[String],
 ) -> Result<Vec<Segment<Owned>>, Vec<String>> {
-    use crate::prose::Piece;
-    let pieces = crate::prose::parse_template(template).map_err(|msg| vec![msg])?;
+    use crate::text::prose::Piece;
+    let pieces = crate::text::prose::parse_template(template).map_err(|msg| vec![msg])?;
     if !pieces.iter().any(|p| matches!(p, Piece::Field(_))) {
         return Err(vec![
             "prose template names no field: add placeholders such as `{id}`".to_owned(),

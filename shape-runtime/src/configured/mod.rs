@@ -370,7 +370,7 @@ impl<'a> Call<'a> {
         &self,
         projection: &JsonProjection,
         prepared: &Prepared<'_, '_>,
-        handle: Option<crate::reference::Handle>,
+        handle: Option<crate::handle::id::Handle>,
         details: Option<&str>,
         start: Instant,
     ) -> Result<Shaped, ShapeError> {

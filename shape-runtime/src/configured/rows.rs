@@ -4,11 +4,11 @@
 use super::plan::Plan;
 use super::read::Pruned;
 use super::value::{Reached, output_value, reach, reach_all, write_object};
-use crate::env::CallEnv;
-use crate::ids::IdKey;
+use crate::fields::ids::IdKey;
+use crate::fields::rank::{KeyValue, Order};
 use crate::page::Source;
 use crate::page::render::RenderRecord;
-use crate::rank::{KeyValue, Order};
+use crate::record::call_env::CallEnv;
 use crate::shaper::Keyed;
 use crate::text::{TextMode, TextSerializer};
 use serde::Serialize;

@@ -87,6 +87,6 @@ fn absent_or(schema: Schema) -> Schema {
     json_schema!({ "anyOf": [
         schema.to_value(),
         { "type": "null" },
-        crate::recorded::not_recorded_schema(),
+        crate::fields::recorded::not_recorded_schema(),
     ] })
 }

@@ -4,9 +4,9 @@
 //! (`[tools.<name>.records]`, read by [`config`](crate::config)); shaped by
 //! [`JsonProjection`](super::JsonProjection).
 
-pub use crate::date::DayOf;
-use crate::date::EpochUnit;
-use crate::rank::Order;
+pub use crate::fields::date::DayOf;
+use crate::fields::date::EpochUnit;
+use crate::fields::rank::Order;
 use crate::record::{Owned, Segment};
 use std::collections::BTreeMap;
 
@@ -117,7 +117,7 @@ pub struct RankSpec {
     pub fold: Option<Fold>,
 }
 
-pub use crate::rank::Fold;
+pub use crate::fields::rank::Fold;
 
 /// A path into a record, in the derive's path language: keys joined by `.`, `?` through a
 /// value that may be absent, `[]` through each item of a list (`labels[].name`,

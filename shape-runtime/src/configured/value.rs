@@ -5,20 +5,20 @@
 use super::plan::{OutputPlan, Plan, ValuePlan};
 use super::read::Pruned;
 use super::spec::{ConfiguredLegend, DateFrom, DayOf, Fold, Step};
-use crate::date::{DateField, DateValue};
-use crate::env::CallEnv;
-use crate::ids::IdKey;
-use crate::legend::LegendOut;
-use crate::prose::Fallback;
-use crate::rank::KeyValue;
+use crate::fields::date::{DateField, DateValue};
+use crate::fields::ids::IdKey;
+use crate::fields::legend::LegendOut;
+use crate::fields::rank::KeyValue;
+use crate::fields::view::{Dated, EpochDated, Ident, OrAbsent, Untrusted};
+use crate::record::call_env::CallEnv;
+use crate::text::prose::Fallback;
 use crate::text::{TextMode, TextSerializer};
-use crate::view::{Dated, EpochDated, Ident, OrAbsent, Untrusted};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 
-pub(crate) use crate::recorded::NOT_RECORDED;
-use crate::recorded::serialize_value_text;
+pub(crate) use crate::fields::recorded::NOT_RECORDED;
+use crate::fields::recorded::serialize_value_text;
 
 /// What an output's path reaches in one record.
 #[derive(Debug, Clone, PartialEq)]
@@ -503,7 +503,7 @@ fn nested<S: Serializer>(
         return write_object(plan, &reached, env, s);
     }
     let mut line = String::new();
-    crate::prose::fill(
+    crate::text::prose::fill(
         &plan.projection,
         Fallback::Inline,
         &mut line,

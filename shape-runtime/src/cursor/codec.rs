@@ -11,8 +11,8 @@ use super::keys::{CursorKeys, HmacSha256, QueryHash};
 use super::keyset::Keyset;
 use super::position::{Continuation, CursorFn, CursorForm, Position, UpstreamPosition, unix_now};
 use super::wire::*;
-use crate::project::ToolResult;
-use crate::rank::Order;
+use crate::fields::rank::Order;
+use crate::record::tool_result::ToolResult;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::Mac;
@@ -32,7 +32,7 @@ pub(super) const HELD_TAG_LEN: usize = 6;
 /// Bytes of a held cursor: 1 + 8 + 6 = 15.
 pub(super) const HELD_LEN: usize = 1 + HELD_TOKEN_LEN + HELD_TAG_LEN;
 /// Characters of a held cursor: the prefix and 37 digits (13 tokens of digits).
-pub const HELD_CURSOR_CHARS: usize = 1 + crate::digits::encoded_len(HELD_LEN);
+pub const HELD_CURSOR_CHARS: usize = 1 + crate::text::digits::encoded_len(HELD_LEN);
 /// Longer input is refused before decoding (a real cursor is ~100 characters plus the ids).
 /// A position whose signed cursor would be longer (a key of over about 3,000 bytes) is held
 /// on the server instead ([`CursorCodec`]'s overflow), so every cursor handed out is read back.
@@ -257,7 +257,7 @@ impl CursorCodec {
         form: CursorForm,
     ) -> String {
         let out = position_body(position, query);
-        let signed_chars = 1 + crate::digits::encoded_len(out.len() + TAG_LEN);
+        let signed_chars = 1 + crate::text::digits::encoded_len(out.len() + TAG_LEN);
         let mut cursor = String::with_capacity(signed_chars.min(MAX_CURSOR_CHARS));
         cursor.push(DIGITS_PREFIX);
         if self.held.is_some() || form == CursorForm::Held || signed_chars > MAX_CURSOR_CHARS {
@@ -268,13 +268,13 @@ impl CursorCodec {
             held.extend_from_slice(&token);
             let tag = held_tag(self.keys.current.clone(), &token, query);
             held.extend_from_slice(&tag[..HELD_TAG_LEN]);
-            crate::digits::encode_into(&held, &mut cursor);
+            crate::text::digits::encode_into(&held, &mut cursor);
             return cursor;
         }
         let mut out = out;
         let tag = sign(self.keys.current.clone(), &out, query);
         out.extend_from_slice(&tag[..TAG_LEN]);
-        crate::digits::encode_into(&out, &mut cursor);
+        crate::text::digits::encode_into(&out, &mut cursor);
         cursor
     }
 
@@ -283,7 +283,7 @@ impl CursorCodec {
     /// depend on its length alone.
     pub fn encoded_len(&self, position: &Position, form: CursorForm) -> usize {
         let body = position_body_len(position);
-        let signed_chars = 1 + crate::digits::encoded_len(body + TAG_LEN);
+        let signed_chars = 1 + crate::text::digits::encoded_len(body + TAG_LEN);
         if self.held.is_some() || form == CursorForm::Held || signed_chars > MAX_CURSOR_CHARS {
             HELD_CURSOR_CHARS
         } else {
@@ -344,7 +344,7 @@ impl CursorCodec {
         let mut out = body.to_vec();
         out.extend_from_slice(&sign(self.keys.current.clone(), body, query)[..TAG_LEN]);
         let mut cursor = String::from(DIGITS_PREFIX);
-        crate::digits::encode_into(&out, &mut cursor);
+        crate::text::digits::encode_into(&out, &mut cursor);
         cursor
     }
 
@@ -366,7 +366,7 @@ impl CursorCodec {
         }
         // Cursors are digits after a letter; the first ones were base64url, still read.
         let (bytes, legacy) = match cursor.strip_prefix(DIGITS_PREFIX) {
-            Some(digits) => (crate::digits::decode(digits), false),
+            Some(digits) => (crate::text::digits::decode(digits), false),
             None => (URL_SAFE_NO_PAD.decode(cursor).ok(), true),
         };
         let bytes = bytes.ok_or(CursorError::Malformed)?;

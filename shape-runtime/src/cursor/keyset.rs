@@ -1,9 +1,9 @@
 //! Keyset positions ([`Keyset`]): where a page stops in a ranked collection, which records
 //! come after it, and paging an in-memory slice ([`after_cursor`]).
 
-use crate::ids::IdKey;
-use crate::project::ToolResult;
-use crate::rank::{KeyValue, Order};
+use crate::fields::ids::IdKey;
+use crate::fields::rank::{KeyValue, Order};
+use crate::record::tool_result::ToolResult;
 use std::cmp::Ordering;
 
 /// A position in a ranked collection: the rank key value and id of the last record shown.

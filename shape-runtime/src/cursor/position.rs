@@ -3,7 +3,7 @@
 //! one from a page's continuation.
 
 use super::keyset::Keyset;
-use crate::rank::{KeyValue, Order};
+use crate::fields::rank::{KeyValue, Order};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What the next page continues after: the last record's rank key and id, and how many
@@ -14,7 +14,7 @@ pub struct Continuation<'a> {
     /// The rank key of the last record this page covers.
     pub rank: Option<KeyValue>,
     /// Its id.
-    pub id: Option<crate::ids::IdKey<'a>>,
+    pub id: Option<crate::fields::ids::IdKey<'a>>,
     /// Records shown by this page and the earlier ones.
     pub shown: u64,
     /// Records this page and the earlier ones passed over because no page of their own could
@@ -28,7 +28,7 @@ pub struct Continuation<'a> {
     /// The handle the whole result is stored under, when a page stored it
     /// ([`Call::shape_or_store`](crate::Call::shape_or_store)): the next pages state the same
     /// handle and the same figures about the whole result instead of storing it again.
-    pub handle: Option<crate::reference::Handle>,
+    pub handle: Option<crate::handle::id::Handle>,
     /// The form the page asks for: [`CursorForm::Held`] when the position, signed into the
     /// cursor, would leave no room for a record the page can show with a short cursor. A
     /// cursor function of the tool's own may ignore it.
@@ -84,7 +84,7 @@ pub struct Position {
     /// Where to resume in an upstream that pages itself, for cursors that carry one.
     pub upstream: Option<UpstreamPosition>,
     /// The handle the whole result was stored under by the walk's first page, if any.
-    pub handle: Option<crate::reference::Handle>,
+    pub handle: Option<crate::handle::id::Handle>,
 }
 
 impl Position {

@@ -3,7 +3,7 @@
 
 use super::error::SqlColumnError;
 use super::keyset::Keyset;
-use crate::rank::{KeyValue, Order};
+use crate::fields::rank::{KeyValue, Order};
 
 impl Keyset {
     /// A SQL condition selecting the rows after this position, with `?` placeholders, for a

@@ -3,7 +3,7 @@ use super::keys::*;
 use super::sql::*;
 use super::wire::*;
 use super::*;
-use crate::rank::{KeyValue, Order};
+use crate::fields::rank::{KeyValue, Order};
 
 fn codec() -> CursorCodec {
     CursorCodec::new(CursorKeys::new([7u8; 32]).unwrap_or_else(|e| panic!("{e}")))
@@ -99,6 +99,7 @@ fn every_rank_kind_round_trips() {
 }
 
 #[test]
+#[cfg(feature = "test-seams")]
 fn unused_flag_bits_and_trailing_bytes_are_refused_even_when_signed() {
     let query = QueryHash([1; 32]);
     let keyset = Keyset {
@@ -107,7 +108,7 @@ fn unused_flag_bits_and_trailing_bytes_are_refused_even_when_signed() {
         order: Order::Asc,
     };
     let text = codec().encode_at(&keyset, 1, &query, 5);
-    let bytes = crate::digits::decode(&text[1..]).unwrap_or_default();
+    let bytes = crate::text::digits::decode(&text[1..]).unwrap_or_default();
     let body = &bytes[..bytes.len() - TAG_LEN];
     let resign = |body: &[u8]| codec().sign_raw(body, &query);
     let mut flagged = body.to_vec();
@@ -140,6 +141,7 @@ fn unused_flag_bits_and_trailing_bytes_are_refused_even_when_signed() {
 }
 
 #[test]
+#[cfg(feature = "test-seams")]
 fn upstream_positions_round_trip_and_refuse_what_does_not_parse() {
     let query = QueryHash([9; 32]);
     for page in [
@@ -175,7 +177,7 @@ fn upstream_positions_round_trip_and_refuse_what_does_not_parse() {
         skip: 2,
     };
     let text = codec().encode_upstream_at(&at, 7, &query, 11);
-    let bytes = crate::digits::decode(&text[1..]).unwrap_or_default();
+    let bytes = crate::text::digits::decode(&text[1..]).unwrap_or_default();
     let body = &bytes[..bytes.len() - TAG_LEN];
     let resign = |body: &[u8]| codec().sign_raw(body, &query);
     let page_at = body.len() - 5; // length byte, "abc", skip

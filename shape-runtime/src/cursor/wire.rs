@@ -4,7 +4,7 @@
 use super::keys::{FINGERPRINT_LEN, QueryHash};
 use super::keyset::Keyset;
 use super::position::{Position, UpstreamPosition};
-use crate::rank::{KeyValue, Order};
+use crate::fields::rank::{KeyValue, Order};
 
 /// Format version of the first signed cursors (base64url text, no extension byte): still
 /// read, never written.
@@ -22,7 +22,7 @@ pub(super) const HEADER_2_LEN: usize = 3 + FINGERPRINT_LEN;
 /// unreadable, whatever its tag.
 pub(super) const MIN_SIGNED_LEN: usize = HEADER_LEN + 2 + TAG_LEN;
 /// The first character of a cursor written now: the body and its tag follow as decimal
-/// digits ([`crate::digits`]), so a cursor's tokens depend on its length alone and the same
+/// digits ([`crate::text::digits`]), so a cursor's tokens depend on its length alone and the same
 /// page holds the same records on every call. The letter keeps the cursor text, not a
 /// number, wherever a model copies it.
 pub(super) const DIGITS_PREFIX: char = 'c';
@@ -169,7 +169,7 @@ pub(super) fn position_body_len(position: &Position) -> usize {
         len += varint_len(upstream.skip);
     }
     if position.handle.is_some() {
-        len += crate::reference::HANDLE_BYTES;
+        len += crate::handle::id::HANDLE_BYTES;
     }
     len
 }
@@ -234,7 +234,7 @@ pub(super) fn parse_body(body: &[u8]) -> Option<Position> {
         None
     };
     let handle = if ext & EXT_HANDLE != 0 {
-        Some(crate::reference::Handle::from_bytes(r.array()?))
+        Some(crate::handle::id::Handle::from_bytes(r.array()?))
     } else {
         None
     };

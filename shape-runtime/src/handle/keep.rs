@@ -4,16 +4,16 @@
 
 use super::store::{HandlePolicy, HandleStore, StoredResult};
 use crate::aggregate::{Aggregate, AggregateError};
-use crate::date::Day;
+use crate::budget::tokens::Tokenizer;
+use crate::fields::date::Day;
+use crate::handle::id::HandleError;
 use crate::page::render::{Layout, RenderRecord};
 use crate::page::{PageInputs, Records, Source, TypedRows, UseRecords};
 use crate::page::{ShapeError, Shaped};
-use crate::project::ToolResult;
+use crate::record::tool_result::ToolResult;
 use crate::record::{Projection, Storage};
-use crate::reference::HandleError;
 use crate::resolve::Supplies;
 use crate::shaper::{Call, Ids, SummaryError, resolve_rows, summarise};
-use crate::tokens::Tokenizer;
 use std::time::Instant;
 
 /// Where and for whom a large result is kept.
@@ -187,7 +187,7 @@ impl Call<'_> {
     pub(crate) async fn walk_kept<S: HandleStore>(
         &self,
         keep: &Keep<'_, S>,
-    ) -> Option<(crate::reference::Handle, Option<String>)> {
+    ) -> Option<(crate::handle::id::Handle, Option<String>)> {
         let handle = self.walk_handle()?;
         match keep.store.get(keep.owner, &handle).await {
             Ok(stored) => Some((handle, stored.details.clone())),
@@ -205,7 +205,7 @@ impl Call<'_> {
         &self,
         keep: &Keep<'_, S>,
         stored: Option<Result<StoredResult, StoreFailure>>,
-    ) -> Result<(Option<crate::reference::Handle>, Option<String>), ShapeError> {
+    ) -> Result<(Option<crate::handle::id::Handle>, Option<String>), ShapeError> {
         let put = match stored {
             Some(Ok(result)) => {
                 let details = result.details.clone();

@@ -3,7 +3,7 @@
 //! from one that never was; and the [`Clock`] its expiry reads.
 
 use super::store::{HandlePolicy, HandleStore, StoredResult};
-use crate::reference::{Handle, HandleError};
+use crate::handle::id::{Handle, HandleError};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};

@@ -32,6 +32,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod id;
 mod keep;
 mod memory;
 mod open;
@@ -40,7 +41,7 @@ pub mod query;
 mod redis;
 mod store;
 
-pub use crate::reference::{HANDLE_BYTES, Handle, HandleError, OPEN_RESULT};
+pub use id::{HANDLE_BYTES, Handle, HandleError, OPEN_RESULT};
 pub use keep::Keep;
 pub(crate) use keep::StoredForm;
 pub use memory::{Clock, ManualClock, MemoryStore, StoreStats, SystemClock};

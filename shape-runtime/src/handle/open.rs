@@ -5,15 +5,15 @@ use super::query::{OpenQuery, QueryError};
 use super::store::{HandleStore, StoredResult};
 use crate::aggregate::{FieldMeta, Row};
 use crate::cursor::{CursorCodec, QueryHash};
-use crate::date::Day;
-use crate::env::CallEnv;
-use crate::ids::IdKey;
+use crate::fields::date::Day;
+use crate::fields::ids::IdKey;
+use crate::fields::rank::{KeyValue, Order};
+use crate::handle::id::{Handle, HandleError, OPEN_RESULT};
 use crate::page::render::{Layout, RenderRecord};
 use crate::page::{PageInputs, Source};
 use crate::page::{ShapeError, Shaped};
-use crate::rank::{KeyValue, Order};
+use crate::record::call_env::CallEnv;
 use crate::record::{Field, FieldRole, Owned};
-use crate::reference::{Handle, HandleError, OPEN_RESULT};
 use crate::shaper::Shaper;
 use crate::text::{TextMode, TextSerializer};
 use serde::Serialize;
@@ -233,7 +233,8 @@ impl crate::shaper::Call<'_> {
 /// Where an unknown field is the name of a section of the stored answer (an answer of
 /// several lists, each record naming its part), the filter that reopens that section.
 fn section_remedy(error: &QueryError, stored: &StoredResult) -> Option<String> {
-    let QueryError::Field(crate::catalogue::FieldError::Unknown { field, .. }) = error else {
+    let QueryError::Field(crate::aggregate::catalogue::FieldError::Unknown { field, .. }) = error
+    else {
         return None;
     };
     let key = stored
@@ -352,9 +353,9 @@ impl Serialize for StoredValue<'_> {
                 seq.end()
             }
             (Some(Value::String(text)), FieldRole::Date)
-                if crate::date::iso_date(text) == Some(text.as_str()) =>
+                if crate::fields::date::iso_date(text) == Some(text.as_str()) =>
             {
-                crate::view::serialize_date(text, self.env, s)
+                crate::fields::view::serialize_date(text, self.env, s)
             }
             (Some(value), _) if !self.nested.is_empty() => StoredNested {
                 value,

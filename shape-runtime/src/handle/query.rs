@@ -43,12 +43,12 @@
 //! # Ok::<(), toolshape::handle::query::QueryError>(())
 //! ```
 
-use crate::aggregate::{Aggregate, AggregateError, AggregateResult, ValidAggregate};
-use crate::catalogue::{
+use crate::aggregate::catalogue::{
     FieldError, FieldMeta, FieldName, Row, ValueType, find_field, num_cmp, value_cmp, value_eq,
 };
-use crate::date::Day;
-use crate::rank::Order;
+use crate::aggregate::{Aggregate, AggregateError, AggregateResult, ValidAggregate};
+use crate::fields::date::Day;
+use crate::fields::rank::Order;
 use crate::record::FieldRole;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -42,7 +42,7 @@
 //! The store needs a Tokio runtime with I/O and time enabled (as `#[tokio::main]` builds).
 
 use super::store::{HandlePolicy, HandleStore, StoredResult};
-use crate::reference::{Handle, HandleError};
+use crate::handle::id::{Handle, HandleError};
 use hmac::{Hmac, KeyInit, Mac};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Value};

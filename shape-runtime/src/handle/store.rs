@@ -2,9 +2,9 @@
 //! ([`HandlePolicy`]), and the storage interface ([`HandleStore`]), small enough for a shared
 //! store such as Redis to implement.
 
-use crate::rank::Order;
+use crate::fields::rank::Order;
+use crate::handle::id::{Handle, HandleError};
 use crate::record::{Field, FieldRole, Owned, Projection, RankInfo, Segment, Storage};
-use crate::reference::{Handle, HandleError};
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::sync::Arc;
@@ -235,7 +235,7 @@ struct StoredWire {
     prose: Option<Vec<Segment<Owned>>>,
     rank: Option<(usize, Order)>,
     #[serde(default)]
-    rank_fold: Option<crate::rank::Fold>,
+    rank_fold: Option<crate::fields::rank::Fold>,
     records: Vec<serde_json::Map<String, serde_json::Value>>,
     created_at_unix: u64,
     #[serde(default)]

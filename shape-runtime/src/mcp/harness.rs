@@ -1,13 +1,13 @@
 //! The harness ([`Harness`]): every `tools/call` of a server shaped by configuration.
 
+use crate::budget::tokens::Tokenizer;
 use crate::config::{ConfigError, ShapeConfig};
 use crate::configured::{Inferred, InferredAnswer, JsonProjection};
 use crate::cursor::{CursorCodec, CursorError, CursorKeyError, CursorKeys, CursorStore, QueryHash};
+use crate::handle::id::OPEN_RESULT;
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
-use crate::reference::OPEN_RESULT;
 use crate::shaper::{Call, Shaper};
-use crate::tokens::Tokenizer;
 #[allow(deprecated)] // SetLevelRequestParams: forwarded as it is
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
@@ -486,7 +486,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
 
     /// `tools`, as `client` should see them through the harness.
     fn decorate(&self, tools: Vec<Tool>, client: Option<&str>) -> Vec<Tool> {
-        let profile = crate::clients::reader(client, &self.state.config.clients).profile;
+        let profile = crate::budget::clients::reader(client, &self.state.config.clients).profile;
         let mut out = Vec::with_capacity(tools.len() + 1);
         let mut own = BTreeMap::new();
         for mut tool in tools {
@@ -900,7 +900,7 @@ fn has_cursor_argument(tool: &Tool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::Bpe;
+    use crate::budget::tokens::Bpe;
 
     /// The parts as a naive reference cuts them: every part from a window as large as the
     /// budget could need (`most` tokens of the longest token's bytes), tokenized whole.

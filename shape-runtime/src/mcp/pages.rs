@@ -3,9 +3,9 @@
 
 use super::harness::{CURSOR_ARGUMENT, not_a_cursor};
 use crate::cursor::{CursorCodec, CursorKeys, QueryHash};
+use crate::handle::id::OPEN_RESULT;
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
-use crate::reference::OPEN_RESULT;
 use crate::shaper::{Shaper, Stored};
 use rmcp::RoleServer;
 use rmcp::handler::server::router::tool::ToolRoute;

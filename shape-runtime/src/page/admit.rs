@@ -3,7 +3,7 @@
 //! channel held to the budget still fits, and never past the first that does not.
 
 use crate::budget::Budget;
-use crate::channel::{Channel, PerChannel};
+use crate::budget::channel::{Channel, PerChannel};
 use crate::page::envelope::{Needs, OmitReason};
 
 /// One record rendered for a page: its segment on each channel and the segment's tokens.

@@ -7,8 +7,8 @@ use super::render::Format;
 use super::report::{ChannelTokens, RecordCounts, Report};
 use super::shaped::Shaped;
 use crate::budget::Budget;
-use crate::channel::{ChannelPolicy, PerChannel};
-use crate::tokens::Tokenizer;
+use crate::budget::channel::{ChannelPolicy, PerChannel};
+use crate::budget::tokens::Tokenizer;
 
 /// The error envelope of a page that can show or skip nothing within the budget: the budget
 /// that would show its first record, or hold its envelope at all.

@@ -6,9 +6,9 @@ use super::envelope::{Counts, Frame, OmitReason, Omitted};
 use super::plan::{Make, Shape};
 use super::render::{Format, RenderRecord};
 use super::state::Page;
-use crate::channel::PerChannel;
+use crate::budget::channel::PerChannel;
 use crate::cursor::{Continuation, CursorForm};
-use crate::env::Channel;
+use crate::record::call_env::Channel;
 use std::ops::Range;
 
 /// An envelope on both channels: the text before and after the records, and its size.
@@ -283,7 +283,10 @@ impl<'p, R: RenderRecord> Page<'p, R> {
     fn resume_key<'r>(
         &self,
         record: &'r R,
-    ) -> (Option<crate::rank::KeyValue>, Option<crate::ids::IdKey<'r>>) {
+    ) -> (
+        Option<crate::fields::rank::KeyValue>,
+        Option<crate::fields::ids::IdKey<'r>>,
+    ) {
         match record.id_key() {
             Some(id) if self.inputs.keyset => (record.rank_key(), Some(id)),
             _ => (None, None),

@@ -7,13 +7,13 @@ use super::notes::Notes;
 use super::render::{Format, StructuredForm};
 use super::upstream::UpstreamPlan;
 use crate::budget::Budget;
-use crate::channel::ChannelPolicy;
-use crate::channel::PerChannel;
+use crate::budget::channel::ChannelPolicy;
+use crate::budget::channel::PerChannel;
+use crate::budget::tokens::Tokenizer;
 use crate::cursor::Cursors;
-use crate::env::CallEnv;
-use crate::reference::Handle;
+use crate::handle::id::Handle;
+use crate::record::call_env::CallEnv;
 use crate::resolve::ResolverStats;
-use crate::tokens::Tokenizer;
 use crate::untrusted::UntrustedPolicy;
 
 /// What a page needs to know of its tool and of the call.

@@ -9,7 +9,7 @@
 //! here too ([`error_page`]).
 //!
 //! The plan is exact and the same on every call: a cursor's, a handle's and a delimiter
-//! nonce's tokens depend on their length alone ([`crate::digits`]), so the envelope is sized
+//! nonce's tokens depend on their length alone ([`crate::text::digits`]), so the envelope is sized
 //! before any cursor is made, and the same rows at the same budget give the same page.
 
 mod admit;

@@ -2,7 +2,7 @@
 //! 2026`), and how its values are written because of them.
 
 use super::render::{Format, Layout, RenderRecord};
-use crate::env::DateStyle;
+use crate::record::call_env::DateStyle;
 use crate::untrusted::{Provenance, UntrustedPolicy};
 
 /// Facts the text channel states once in its head, and how its values are written because
@@ -123,10 +123,10 @@ fn shared_year<R: RenderRecord>(records: &[R], layout: &Layout<'_>) -> Option<(u
             record
                 .write_field(field, &mut buf, crate::text::TextMode::Prose)
                 .ok()?;
-            if crate::date::iso_date(&buf).is_none() {
+            if crate::fields::date::iso_date(&buf).is_none() {
                 continue; // null or unparsed: written as given either way
             }
-            let y = crate::view::date_year(&buf)?;
+            let y = crate::fields::view::date_year(&buf)?;
             has = true;
             match year {
                 None => year = Some(y),

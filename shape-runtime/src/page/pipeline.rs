@@ -9,8 +9,8 @@ use super::render::{Layout, RenderRecord};
 use super::report::{ChannelTokens, Cut, RawSize, RecordCounts, Report};
 use super::shaped::{ShapeError, Shaped, reads_back};
 use super::state::Page;
-use crate::channel::PerChannel;
-use crate::env::Channel;
+use crate::budget::channel::PerChannel;
+use crate::record::call_env::Channel;
 use crate::untrusted::Provenance;
 use std::time::Instant;
 

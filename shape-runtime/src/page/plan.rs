@@ -6,7 +6,7 @@ use super::envelope::{Needs, OmitReason, Skipped};
 use super::render::RenderRecord;
 use super::shaped::ShapeError;
 use super::state::Page;
-use crate::channel::PerChannel;
+use crate::budget::channel::PerChannel;
 use crate::cursor::{CursorForm, Cursors};
 
 /// What a page decided, as planning goes: the records it shows (rendered and counted), the

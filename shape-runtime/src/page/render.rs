@@ -8,13 +8,13 @@
 //! JSON form puts the separating comma at the start of the next record (`\n,{`) for the same
 //! reason: `},{` would merge into one token across two records.
 
-use crate::ids::IdKey;
-use crate::project::ToolResult;
-use crate::prose::Fallback;
-use crate::rank::{KeyValue, Order};
+use crate::fields::ids::IdKey;
+use crate::fields::rank::{KeyValue, Order};
+use crate::fields::view::Cx;
+use crate::record::tool_result::ToolResult;
 use crate::record::{Owned, Projection, Storage};
+use crate::text::prose::Fallback;
 use crate::text::{TextMode, TextSerializer, push_escaped};
-use crate::view::Cx;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -85,12 +85,11 @@ impl StructuredForm {
     /// assert_eq!(StructuredForm::for_profile(ChannelPolicy::Structured), StructuredForm::Rows);
     /// assert_eq!(StructuredForm::for_profile(ChannelPolicy::Both), StructuredForm::Objects);
     /// ```
-    pub fn for_profile(channels: crate::channel::ChannelPolicy) -> StructuredForm {
+    pub fn for_profile(channels: crate::budget::channel::ChannelPolicy) -> StructuredForm {
         match channels {
-            crate::channel::ChannelPolicy::Structured => StructuredForm::Rows,
-            crate::channel::ChannelPolicy::Both | crate::channel::ChannelPolicy::Text => {
-                StructuredForm::Objects
-            }
+            crate::budget::channel::ChannelPolicy::Structured => StructuredForm::Rows,
+            crate::budget::channel::ChannelPolicy::Both
+            | crate::budget::channel::ChannelPolicy::Text => StructuredForm::Objects,
         }
     }
 }
@@ -509,7 +508,7 @@ fn prose_line<S: Storage>(
     layout: &Layout<'_>,
 ) -> Result<String, String> {
     let mut out = String::with_capacity(128);
-    crate::prose::fill_shown(
+    crate::text::prose::fill_shown(
         p,
         Fallback::Line,
         &mut out,
@@ -533,7 +532,7 @@ fn json_segment(record: &dyn RenderRecord, position: usize) -> Result<String, St
 // A line that starts with whitespace or `/` could join the previous line's last token
 // during pre-tokenization; a leading "- " keeps segments independent.
 fn finish_line(mut line: String) -> String {
-    if !crate::tokens::segment_starts_cleanly(&line) {
+    if !crate::budget::tokens::segment_starts_cleanly(&line) {
         line.insert_str(0, "- ");
     }
     line.push('\n');

@@ -4,10 +4,10 @@
 //! "the result was truncated at 4k and the matching record was at index 63" is a log query,
 //! not an investigation.
 
-pub use crate::env::Diagnostics;
+use crate::budget::tokens::Tokenizer;
 use crate::page::envelope::OmitReason;
+pub use crate::record::call_env::Diagnostics;
 use crate::resolve::ResolverStats;
-use crate::tokens::Tokenizer;
 use serde::Serialize;
 
 /// The size of the raw payload before shaping, when the caller supplies it.
@@ -101,8 +101,8 @@ impl ChannelTokens {
     /// The report's counts of `tokens` under `channels`: the structured channel's only where
     /// the profile holds it.
     pub(crate) fn reported(
-        tokens: crate::channel::PerChannel<usize>,
-        channels: crate::channel::ChannelPolicy,
+        tokens: crate::budget::channel::PerChannel<usize>,
+        channels: crate::budget::channel::ChannelPolicy,
     ) -> ChannelTokens {
         ChannelTokens {
             text: tokens.text,

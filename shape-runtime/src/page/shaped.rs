@@ -1,7 +1,7 @@
 //! What a call answers: the text channel, the structured channel and the report
 //! ([`Shaped`]), or why it could not be shaped ([`ShapeError`]).
 
-use crate::channel::ChannelPolicy;
+use crate::budget::channel::ChannelPolicy;
 use crate::page::envelope::{Frame, Status};
 use crate::page::report::Report;
 use crate::resolve::ResolveError;

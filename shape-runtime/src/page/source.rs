@@ -7,11 +7,11 @@ use super::inputs::{PageInputs, PageSettings, Records};
 use super::notes::Notes;
 use super::render::{Layout, RenderRecord, Typed};
 use super::shaped::{ShapeError, Shaped};
-use crate::channel::PerChannel;
-use crate::env::{CallEnv, Channel};
-use crate::project::ToolResult;
+use crate::budget::channel::PerChannel;
+use crate::fields::view::Cx;
+use crate::record::call_env::{CallEnv, Channel};
+use crate::record::tool_result::ToolResult;
 use crate::resolve::Resolvers;
-use crate::view::Cx;
 use std::time::Instant;
 
 /// Where a page's records come from: the records of its reach, in page order, projected in

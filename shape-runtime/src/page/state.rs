@@ -8,9 +8,9 @@ use super::inputs::{PageInputs, PageSettings, Records};
 use super::render::{Format, Layout, RenderRecord, Renderer, StructuredForm};
 use super::report::RecordCounts;
 use super::shaped::ShapeError;
-use crate::channel::ChannelPolicy;
-use crate::channel::PerChannel;
-use crate::reference::OPEN_RESULT;
+use crate::budget::channel::ChannelPolicy;
+use crate::budget::channel::PerChannel;
+use crate::handle::id::OPEN_RESULT;
 use crate::untrusted::{Provenance, UntrustedPolicy};
 
 /// Whether a JSON text channel marks untrusted values one by one (a tag around each, or a
@@ -28,7 +28,7 @@ fn json_text_marks_values(policy: &UntrustedPolicy) -> bool {
 #[derive(Default)]
 pub(super) struct Ledger {
     pub(super) tokenized: usize,
-    pub(super) noticed_before: Vec<crate::env::Diagnostics>,
+    pub(super) noticed_before: Vec<crate::record::call_env::Diagnostics>,
     pub(super) pending: Option<(usize, bool, Segment)>,
 }
 
@@ -209,7 +209,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             }
             Some(t) if !self.counts_structured => (0, s.tokenizer.count(t)),
             Some(t) if s.format == Format::Json => {
-                crate::tokens::count_pair(s.tokenizer, &structured, t)
+                crate::budget::tokens::count_pair(s.tokenizer, &structured, t)
             }
             Some(t) => (s.tokenizer.count(&structured), s.tokenizer.count(t)),
         };

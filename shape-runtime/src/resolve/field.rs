@@ -1,7 +1,7 @@
 //! A field a resolver reads ([`KeyField`]: a key, an optional key or a list of keys) and how
 //! its names are written. Reached by generated code through `__private`.
 
-use crate::env::CallEnv;
+use crate::record::call_env::CallEnv;
 use serde::Serializer;
 use std::fmt::Display;
 use std::hash::Hash;
@@ -135,22 +135,22 @@ impl<K: Eq + Hash + Clone + Display> KeyField<K> for Vec<K> {
 }
 
 /// The fallback for keys a `from` path reaches: never in a compiled crate (see
-/// [`LeafOf`](crate::path::LeafOf)).
+/// [`LeafOf`](crate::record::path::LeafOf)).
 pub trait AnyKeyLeaf {
     /// Never in a compiled crate: the value holds no key of the resolver.
     fn leaf_collect_keys<T: ?Sized, K>(&self, _value: &T, _keys: &mut KeySet<K>) {}
 }
 
-impl<T: ?Sized, K> AnyKeyLeaf for crate::path::LeafOf<T, K> {}
+impl<T: ?Sized, K> AnyKeyLeaf for crate::record::path::LeafOf<T, K> {}
 
 /// Keys a path reaches, for the resolver whose key is `K` (see
-/// [`LeafOf`](crate::path::LeafOf)).
+/// [`LeafOf`](crate::record::path::LeafOf)).
 pub trait KeyLeaf<T: ?Sized, K> {
     /// Adds the value's keys to the page's key set.
     fn leaf_collect_keys(&self, value: &T, keys: &mut KeySet<K>);
 }
 
-impl<T: KeyField<K> + ?Sized, K> KeyLeaf<T, K> for &crate::path::LeafOf<T, K> {
+impl<T: KeyField<K> + ?Sized, K> KeyLeaf<T, K> for &crate::record::path::LeafOf<T, K> {
     fn leaf_collect_keys(&self, value: &T, keys: &mut KeySet<K>) {
         value.collect_keys(keys)
     }

@@ -1,11 +1,11 @@
 //! The schema of each kind of field, as the derive's `record_schema` writes it (reached by
 //! generated code through `__private::schema`; not public API).
 
-use crate::date::{DateField, EpochField};
-use crate::ids::IdField;
-use crate::legend::{LegendCode, LegendField, LegendSource};
+use crate::fields::date::{DateField, EpochField};
+use crate::fields::ids::IdField;
+use crate::fields::legend::{LegendCode, LegendField, LegendSource};
+use crate::fields::view::UntrustedText;
 use crate::resolve::{Arity, KeyField};
-use crate::view::UntrustedText;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value};
 
@@ -139,7 +139,9 @@ pub fn or_null(schema: Schema) -> Schema {
 }
 
 /// A nested record field: the nested type's own record schema.
-pub fn nested<F: crate::nested::NestedField + ?Sized>(generator: &mut SchemaGenerator) -> Schema {
+pub fn nested<F: crate::record::nested::NestedField + ?Sized>(
+    generator: &mut SchemaGenerator,
+) -> Schema {
     F::nested_schema(generator)
 }
 
@@ -165,7 +167,7 @@ where
         options.push(json_schema!({ "type": "null" }).to_value());
     }
     if F::may_be_not_recorded() {
-        options.push(crate::recorded::not_recorded_schema());
+        options.push(crate::fields::recorded::not_recorded_schema());
     }
     json_schema!({ "anyOf": options })
 }

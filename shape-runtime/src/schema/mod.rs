@@ -48,7 +48,7 @@ use serde_json::{Map, Value};
 /// assert_eq!(row["additionalItems"], false);
 /// assert_eq!((&row["minItems"], &row["maxItems"]), (&serde_json::json!(1), &serde_json::json!(1)));
 /// ```
-pub fn envelope<T: crate::project::ToolResult>() -> Schema {
+pub fn envelope<T: crate::record::tool_result::ToolResult>() -> Schema {
     let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft07());
     let record = T::record_schema(&mut generator);
     let defs = generator.take_definitions(false);
@@ -76,7 +76,7 @@ pub fn envelope<T: crate::project::ToolResult>() -> Schema {
 /// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["id"]));
 /// assert_eq!(schema["else"]["properties"]["data"]["items"]["required"], serde_json::json!(["id"]));
 /// ```
-pub fn envelope_hiding<T: crate::project::ToolResult>(hide: &[String]) -> Schema {
+pub fn envelope_hiding<T: crate::record::tool_result::ToolResult>(hide: &[String]) -> Schema {
     let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft07());
     let mut record = T::record_schema(&mut generator);
     let defs = generator.take_definitions(false);

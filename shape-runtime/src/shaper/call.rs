@@ -10,12 +10,12 @@ use crate::aggregate::Aggregate;
 use crate::cursor::{
     Continuation, CursorCodec, CursorError, Cursors, Keyset, QueryHash, UpstreamPosition,
 };
-use crate::date::Day;
+use crate::fields::date::Day;
+use crate::handle::id::Handle;
 use crate::page::render::Layout;
 use crate::page::{PageInputs, PageSettings, TypedRows};
 use crate::page::{ShapeError, Shaped};
-use crate::project::ToolResult;
-use crate::reference::Handle;
+use crate::record::tool_result::ToolResult;
 use crate::resolve::{ResolverStats, Resolvers, Supplies};
 use std::cmp::Ordering;
 use std::sync::Arc;

@@ -1,9 +1,9 @@
 //! What ordering and cursors read of a call's rows, typed or configured ([`Keyed`]), and what
 //! a record type says of its ids ([`Ids`]).
 
-use crate::ids::IdKey;
-use crate::project::ToolResult;
-use crate::rank::KeyValue;
+use crate::fields::ids::IdKey;
+use crate::fields::rank::KeyValue;
+use crate::record::tool_result::ToolResult;
 use std::cmp::Ordering;
 
 /// What ordering and cursors read of a row, typed or configured: its rank order against

@@ -3,7 +3,7 @@
 
 use super::call::{Call, Resume, RowOrder};
 use super::keys::{Ids, Keyed};
-use crate::reference::Handle;
+use crate::handle::id::Handle;
 
 impl<'a> Call<'a> {
     pub(super) fn page_size_limit(&self) -> Option<usize> {
@@ -53,13 +53,13 @@ impl<'a> Call<'a> {
         let upto = skip.saturating_add(reach).min(indices.len());
         // Rank-then-truncate: only the records up to the page's reach are sorted.
         match order {
-            RowOrder::Ranked => crate::rank::top_k(&mut indices, upto, |a, b| {
+            RowOrder::Ranked => crate::fields::rank::top_k(&mut indices, upto, |a, b| {
                 let (x, y) = (&rows[*a], &rows[*b]);
                 x.rank_cmp(y)
                     .then_with(|| x.id_key().cmp(&y.id_key()))
                     .then(a.cmp(b))
             }),
-            RowOrder::Custom(f) => crate::rank::top_k(&mut indices, upto, |a, b| {
+            RowOrder::Custom(f) => crate::fields::rank::top_k(&mut indices, upto, |a, b| {
                 f(&rows[*a], &rows[*b]).then(a.cmp(b))
             }),
             RowOrder::Given => indices.truncate(upto),

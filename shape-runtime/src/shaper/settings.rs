@@ -6,13 +6,13 @@
 use super::blocking::block_on;
 use crate::budget::Budget;
 use crate::budget::ClientLimits;
-use crate::channel::ChannelPolicy;
+use crate::budget::channel::ChannelPolicy;
+use crate::budget::tokens::{Bpe, Tokenizer};
 use crate::cursor::CursorError;
 use crate::page::envelope::LeftOut;
 use crate::page::render::{Format, StructuredForm};
 use crate::page::{ShapeError, Shaped};
-use crate::project::ToolResult;
-use crate::tokens::{Bpe, Tokenizer};
+use crate::record::tool_result::ToolResult;
 use crate::untrusted::UntrustedPolicy;
 use std::sync::Arc;
 
@@ -125,7 +125,7 @@ impl Shaper {
     }
 
     /// Answers for the MCP client that sent `name` as `clientInfo.name`: the channel profile
-    /// its model reads and its own cuts ([`clients::reader`](crate::clients::reader)), which
+    /// its model reads and its own cuts ([`clients::reader`](crate::budget::clients::reader)), which
     /// lower the budget, so
     /// the client never truncates an answer behind the model's back. Set on a clone of a
     /// shared shaper, per session.
@@ -141,11 +141,14 @@ impl Shaper {
     /// assert_eq!(shaper.client("someone").current_budget(), Budget::tokens(8_000));
     /// ```
     pub fn client(self, name: &str) -> Self {
-        self.reading(crate::clients::reader(Some(name), &Default::default()))
+        self.reading(crate::budget::clients::reader(
+            Some(name),
+            &Default::default(),
+        ))
     }
 
     /// Answers for a client that reads as `reader` says (its profile and its own cuts).
-    pub(crate) fn reading(self, reader: crate::clients::Reader) -> Self {
+    pub(crate) fn reading(self, reader: crate::budget::clients::Reader) -> Self {
         self.set(|s| {
             s.channels = reader.profile;
             s.client_limits = reader.limits;

@@ -11,7 +11,7 @@ use super::call::{Call, RowOrder};
 use crate::configured::{Json, JsonProjection};
 use crate::handle::{HandleStore, Keep};
 use crate::page::{ShapeError, Shaped};
-use crate::project::ToolResult;
+use crate::record::tool_result::ToolResult;
 use crate::resolve::Supplies;
 
 /// What a call shapes into a page.

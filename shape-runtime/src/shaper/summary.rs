@@ -4,10 +4,10 @@
 
 use super::call::Call;
 use crate::aggregate::{Aggregate, AggregateError, FieldMeta, Row};
-use crate::date::Day;
+use crate::fields::date::Day;
 use crate::page::render::RenderRecord;
 use crate::page::{Records, ShapeError, Source, TypedRows, UseRecords};
-use crate::project::ToolResult;
+use crate::record::tool_result::ToolResult;
 use crate::record::{Projection, Storage};
 use serde_json::Value;
 

@@ -4,8 +4,8 @@
 use super::links::apply_links;
 use super::policy::UrlPolicy;
 use super::sanitise::{Removed, before_unended_tags, sanitize, sanitize_limited};
+use crate::budget::tokens::{Tokenizer, last_split};
 use crate::text::thousands;
-use crate::tokens::{Tokenizer, last_split};
 use std::borrow::Cow;
 use std::fmt;
 

@@ -125,7 +125,7 @@ pub(crate) fn category(text: &str) -> String {
 /// escaped instead ([`reveal`]) when nothing visible would be left. Borrowed when there is
 /// nothing to change.
 #[cfg_attr(
-    not(feature = "rmcp"),
+    not(any(feature = "rmcp", test)),
     expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
 )]
 pub(crate) fn shown_name(name: &str) -> Cow<'_, str> {

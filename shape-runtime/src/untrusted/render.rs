@@ -7,7 +7,7 @@ use super::cap::{Truncation, prepare, refit};
 use super::neutralise::{may_begin_delimiter, neutralize_counted, neutralize_guillemets};
 use super::policy::{Provenance, UntrustedPolicy, UrlPolicy};
 use super::sanitise::Removed;
-use crate::tokens::Tokenizer;
+use crate::budget::tokens::Tokenizer;
 use serde::Serializer;
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -118,7 +118,11 @@ impl fmt::Display for Shown<'_> {
         }
         match (&self.tag, self.cut, self.content.mark) {
             // Not marked at all (provenance off): still never the bare marker's words.
-            (None, None, None) => write!(f, "{}", crate::recorded::ValueText(self.content.text))?,
+            (None, None, None) => write!(
+                f,
+                "{}",
+                crate::fields::recorded::ValueText(self.content.text)
+            )?,
             _ => write!(f, "{}", self.content)?,
         }
         if let Some(cut) = self.cut {
@@ -161,7 +165,7 @@ pub(crate) trait UntrustedCall {
 
 /// A short random string for this call's delimiters (`<untrusted-381904725516 …>`): 40 bits
 /// as 12 digits, four tokens whatever they are, so a page with random delimiters holds the
-/// same records on every call ([`crate::digits`]).
+/// same records on every call ([`crate::text::digits`]).
 pub(crate) fn nonce() -> String {
     let mut bytes = [0u8; 5];
     if getrandom::fill(&mut bytes).is_err() {
@@ -250,7 +254,7 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         }
         if printable {
             if !delimited || !suspect {
-                return crate::recorded::serialize_value_text(text, s);
+                return crate::fields::recorded::serialize_value_text(text, s);
             }
             let content = as_shown(text, true).0;
             // A capped value that neutralising changed (it then owns its text) may now be over
@@ -330,7 +334,7 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         };
         return match cut {
             None if content.mark.is_none() => {
-                crate::recorded::serialize_value_text(content.text, s)
+                crate::fields::recorded::serialize_value_text(content.text, s)
             }
             None => s.collect_str(&content),
             Some(cut) => s.collect_str(&format_args!("{content}{cut}")),

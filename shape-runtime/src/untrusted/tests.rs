@@ -3,7 +3,7 @@
 use super::links::*;
 use super::neutralise::*;
 use super::sanitise::*;
-use crate::tokens::{Tiktoken, Tokenizer};
+use crate::budget::tokens::{Tiktoken, Tokenizer};
 use std::borrow::Cow;
 
 /// The longest token of a vocabulary, in bytes, read from the vocabulary itself.
@@ -33,8 +33,8 @@ fn longest_token(bpe: &tiktoken_rs::CoreBPE) -> (usize, u32) {
 fn untrusted_max_token_bytes_covers_the_longest_token() {
     for tok in [Tiktoken::o200k_base(), Tiktoken::cl100k_base()] {
         let bpe = match tok.encoding() {
-            crate::tokens::Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-            crate::tokens::Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            crate::budget::tokens::Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            crate::budget::tokens::Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
         };
         let (len, rank) = longest_token(bpe);
         eprintln!("{}: longest token {len} bytes (rank {rank})", tok.name());

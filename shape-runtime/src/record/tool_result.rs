@@ -1,10 +1,10 @@
 //! The projection contract: the [`ToolResult`] trait `#[derive(ToolResult)]` implements.
 
-use crate::ids::IdKey;
-use crate::rank::{KeyValue, Order};
+use crate::fields::ids::IdKey;
+use crate::fields::rank::{KeyValue, Order};
+use crate::fields::view::Cx;
 use crate::record::Projection;
 use crate::resolve::Resolvers;
-use crate::view::Cx;
 use schemars::{Schema, SchemaGenerator};
 use serde::Serializer;
 use std::cmp::Ordering;

@@ -4,7 +4,7 @@
 //!
 //! A fact is named through the compiler, never as a string: an output field by the typed
 //! reference the derive emits (`Ticket::FIELDS.assignee`), or any field of the domain struct,
-//! shown or skipped, with [`source_field!`](crate::questions::source_field) (`source_field!(Ticket,
+//! shown or skipped, with [`source_field!`](crate::eval::questions::source_field) (`source_field!(Ticket,
 //! sla_due_at)`). A misspelt field is a compile error either way. [`Questions::check`] then
 //! says, per question, whether the answer the model reads carries every fact it needs, and
 //! why not when it does not: the view leaves the field out, the prose template does not show
@@ -43,7 +43,7 @@
 //! set when the question mix changes with the one command that runs the test.
 
 use crate::page::render::Format;
-use crate::project::ToolResult;
+use crate::record::tool_result::ToolResult;
 use crate::record::{FieldRef, Projection, Segment, Storage};
 use std::fmt;
 
@@ -77,7 +77,7 @@ macro_rules! __source_field {
 pub use crate::__source_field as source_field;
 
 /// One fact a question needs: an output field (from `Record::FIELDS`) or a field of the
-/// domain struct (from [`source_field!`](crate::questions::source_field)).
+/// domain struct (from [`source_field!`](crate::eval::questions::source_field)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fact {
     name: &'static str,
@@ -98,7 +98,7 @@ impl Fact {
         self.name
     }
 
-    /// What [`source_field!`](crate::questions::source_field) expands to; `check` only makes the
+    /// What [`source_field!`](crate::eval::questions::source_field) expands to; `check` only makes the
     /// compiler look the field up.
     #[doc(hidden)]
     pub fn __source<T: ToolResult>(name: &'static str, check: fn(&T)) -> Fact {

@@ -8,6 +8,9 @@
 //! so `\u2014` written as text reads `\u2014` (a value's own `\n` then reads as a line break
 //! does, which is what a reader takes either for).
 
+pub(crate) mod digits;
+pub(crate) mod prose;
+
 use serde::ser::{self, Serialize};
 use std::fmt::{self, Write as _};
 

@@ -28,7 +28,7 @@
 use std::collections::BTreeMap;
 
 pub use crate::budget::ClientLimits;
-use crate::channel::ChannelPolicy;
+use crate::budget::channel::ChannelPolicy;
 
 /// What a client not in [`KNOWN_CLIENTS`] gets: both channels, each within the budget, so
 /// the answer is whole whichever channel its model reads.

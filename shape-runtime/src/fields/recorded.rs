@@ -4,10 +4,10 @@
 //! projection dropped the field, the record genuinely has no due date, or the column was
 //! added to the schema after this row was written": with `Recorded`, each reads as itself.
 
-use crate::date::{DateField, DateValue, EpochField};
-use crate::legend::{LegendCode, LegendField, LegendOut, LegendSource};
-use crate::rank::{KeyValue, RankKey};
-use crate::view::{CallEnv, MayBeEmpty, UntrustedText};
+use crate::fields::date::{DateField, DateValue, EpochField};
+use crate::fields::legend::{LegendCode, LegendField, LegendOut, LegendSource};
+use crate::fields::rank::{KeyValue, RankKey};
+use crate::fields::view::{CallEnv, MayBeEmpty, UntrustedText};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;

@@ -6,7 +6,7 @@
 //! collection iterated by reference (the value becomes a list); the field's transform
 //! (legend, date, untrusted, …) applies to each value the path reaches.
 
-use crate::rank::{KeyValue, RankKey};
+use crate::fields::rank::{KeyValue, RankKey};
 use std::cmp::Ordering;
 use std::marker::PhantomData;
 
@@ -204,8 +204,8 @@ pub trait AnyValueLeaf {
         KeyValue::Null
     }
     /// Never in a compiled crate: the value is no id.
-    fn leaf_id_key<'a, T: ?Sized>(&self, _value: &'a T) -> crate::ids::IdKey<'a> {
-        crate::ids::IdKey::Text("")
+    fn leaf_id_key<'a, T: ?Sized>(&self, _value: &'a T) -> crate::fields::ids::IdKey<'a> {
+        crate::fields::ids::IdKey::Text("")
     }
 }
 
@@ -226,11 +226,11 @@ impl<T: RankKey + ?Sized> RankLeaf<T> for &LeafOf<T, ()> {
 /// An id a path reaches (see [`LeafOf`]).
 pub trait IdLeaf<T: ?Sized> {
     /// The id.
-    fn leaf_id_key<'a>(&self, value: &'a T) -> crate::ids::IdKey<'a>;
+    fn leaf_id_key<'a>(&self, value: &'a T) -> crate::fields::ids::IdKey<'a>;
 }
 
-impl<T: crate::ids::IdField> IdLeaf<T> for &LeafOf<T, ()> {
-    fn leaf_id_key<'a>(&self, value: &'a T) -> crate::ids::IdKey<'a> {
+impl<T: crate::fields::ids::IdField> IdLeaf<T> for &LeafOf<T, ()> {
+    fn leaf_id_key<'a>(&self, value: &'a T) -> crate::fields::ids::IdKey<'a> {
         value.id_key()
     }
 }

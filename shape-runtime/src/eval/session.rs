@@ -45,7 +45,7 @@
 
 use crate::page::Shaped;
 use crate::page::report::{Lookup, LookupKind};
-use crate::project::ToolResult;
+use crate::record::tool_result::ToolResult;
 use crate::record::{FieldKind, Projection, Storage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,8 +1,8 @@
 //! Per-call rendering state: which channel is being rendered, how dates are written, and what
 //! the call noticed ([`CallEnv`], [`Diagnostics`]).
 
-pub use crate::channel::Channel;
-use crate::tokens::Tokenizer;
+pub use crate::budget::channel::Channel;
+use crate::budget::tokens::Tokenizer;
 use crate::untrusted::{UntrustedCall, UntrustedPolicy, UntrustedStats};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 //!
 //! A shaped result becomes a [`CallToolResult`] in the form its client's model reads, by the
 //! answer's channel profile ([`Shaped::channels`], chosen per session from the client's name
-//! with [`profile_of`] (which asks [`clients::reader`](crate::clients::reader)), or per tool in configuration):
+//! with [`profile_of`] (which asks [`clients::reader`](crate::budget::clients::reader)), or per tool in configuration):
 //!
 //! | profile | `content` (one text block) | `structuredContent` | `outputSchema` in `tools/list` |
 //! |---|---|---|---|
@@ -70,9 +70,9 @@ pub use lines::{Guarded, MAX_DEPTH, guarded};
 pub use pages::Pages;
 
 use crate::budget::Budget;
-use crate::channel::ChannelPolicy;
+use crate::budget::channel::ChannelPolicy;
 use crate::page::Shaped;
-use crate::project::ToolResult;
+use crate::record::tool_result::ToolResult;
 use crate::shaper::Shaper;
 use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;
@@ -134,16 +134,16 @@ fn call_tool_result(shaped: &Shaped) -> CallToolResult {
     result
 }
 
-/// The channel profile for the client of a request ([`clients::reader`](crate::clients::reader)
+/// The channel profile for the client of a request ([`clients::reader`](crate::budget::clients::reader)
 /// of its `clientInfo.name`): its `clientInfo`, from the request's `_meta` (protocol
 /// 2026-07-28, where each request names its client) or else from `initialize`. Take a
 /// `RequestContext<RoleServer>` argument in a `#[tool]` method.
 pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
-    crate::clients::reader(client_name(context).as_deref(), &Default::default()).profile
+    crate::budget::clients::reader(client_name(context).as_deref(), &Default::default()).profile
 }
 
 /// `shaper` set for the client of a request: its profile and its own cuts in tokens, bytes
-/// and lines ([`clients::reader`](crate::clients::reader)); with no `clientInfo`, the default
+/// and lines ([`clients::reader`](crate::budget::clients::reader)); with no `clientInfo`, the default
 /// profile, and the shaper's own cuts as they are.
 pub fn shaper_for(shaper: &Shaper, context: &RequestContext<RoleServer>) -> Shaper {
     for_client(shaper, client_name(context).as_deref())
@@ -160,8 +160,10 @@ pub(crate) fn for_client(shaper: &Shaper, client: Option<&str>) -> Shaper {
     match client {
         Some(_) => shaper
             .clone()
-            .reading(crate::clients::reader(client, &Default::default())),
-        None => shaper.clone().channels(crate::clients::DEFAULT_PROFILE),
+            .reading(crate::budget::clients::reader(client, &Default::default())),
+        None => shaper
+            .clone()
+            .channels(crate::budget::clients::DEFAULT_PROFILE),
     }
 }
 

@@ -3,11 +3,11 @@
 //! field shown or skipped, untrusted text capped and marked, codes expanded) hold wherever it
 //! appears, and its skipped fields are named in `omitted.fields` as `field.name`.
 
-use crate::project::ToolResult;
-use crate::prose::Fallback;
+use crate::fields::view::{CallEnv, Cx};
 use crate::record::Projection;
+use crate::record::tool_result::ToolResult;
+use crate::text::prose::Fallback;
 use crate::text::{TextMode, TextSerializer};
-use crate::view::{CallEnv, Cx};
 use schemars::{Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
 
@@ -56,7 +56,7 @@ impl<T: ToolResult<Needs = ()>> NestedField for T {
             self.serialize_field(index, &cx, words)
                 .map_err(serde::ser::Error::custom)
         };
-        crate::prose::fill(
+        crate::text::prose::fill(
             projection,
             Fallback::Inline,
             &mut line,

@@ -6,9 +6,9 @@
 //! lives in a [`CallEnv`] (the tokenizer for caps, counters for the report) and a [`Cx`]
 //! (adds the names from resolvers).
 
-use crate::date::{DateField, DateValue, EpochField, EpochUnit};
-pub(crate) use crate::env::{CallEnv, DateStyle};
-use crate::ids::{IdField, IdKey, short_id};
+use crate::fields::date::{DateField, DateValue, EpochField, EpochUnit};
+use crate::fields::ids::{IdField, IdKey, short_id};
+pub(crate) use crate::record::call_env::{CallEnv, DateStyle};
 use crate::resolve::{KeyField, Resolvers};
 use crate::untrusted;
 use serde::{Serialize, Serializer};
@@ -248,7 +248,7 @@ impl<T: DateField + ?Sized> Serialize for Dated<'_, T> {
             DateValue::Date(d) => serialize_date(&d, self.env, s),
             DateValue::Unparsed(raw) => {
                 self.env.note_unparsed_date();
-                crate::recorded::serialize_value_text(raw, s)
+                crate::fields::recorded::serialize_value_text(raw, s)
             }
             DateValue::Null => s.serialize_none(),
         }
@@ -467,14 +467,14 @@ pub(crate) fn date_year(date: &str) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::Tiktoken;
+    use crate::budget::tokens::Tiktoken;
     use crate::untrusted::UntrustedPolicy;
 
     fn with_env<R>(f: impl FnOnce(&CallEnv<'_>) -> R) -> R {
         let tokenizer = Tiktoken::o200k_base();
         let policy = UntrustedPolicy::default();
         let env = CallEnv::new("t", &tokenizer, &policy, "n0nce")
-            .with_pass(crate::env::Channel::Structured, true);
+            .with_pass(crate::record::call_env::Channel::Structured, true);
         f(&env)
     }
 
@@ -556,7 +556,7 @@ mod tests {
                 "\"2026-01-01\""
             );
             let env = CallEnv::new(env.tool(), env.tokenizer(), env.policy(), env.nonce())
-                .with_pass(crate::env::Channel::Text, false)
+                .with_pass(crate::record::call_env::Channel::Text, false)
                 .with_date_style(style);
             let read = |date: &str| json(&Dated::new(&date, &env));
             assert_eq!(read("2026-01-01"), "\"Jan 1\"");

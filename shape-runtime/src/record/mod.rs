@@ -15,7 +15,12 @@
 //! `short` (shortened ids) were added later and are optional, so results stored before them
 //! read back with `source` = `name`, `resolver` = `""` and `short` = `false`.
 
-use crate::rank::Order;
+pub(crate) mod call_env;
+pub(crate) mod nested;
+pub(crate) mod path;
+pub(crate) mod tool_result;
+
+use crate::fields::rank::Order;
 use serde::de::Deserializer;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -222,7 +227,7 @@ pub struct RankInfo {
     pub order: Order,
     /// How a field through `[]` makes one key of its values (the field itself shows them
     /// all): the order's phrase names it.
-    pub fold: Option<crate::rank::Fold>,
+    pub fold: Option<crate::fields::rank::Fold>,
 }
 
 impl<S: Storage> Projection<S> {
@@ -340,7 +345,7 @@ impl<S: Storage> Projection<S> {
     /// A field through `[]` ranked by a fold of its values (`rank(desc, sum)`) shows every
     /// value, so the phrase names the fold: "by the sum of restarts, highest first".
     pub fn order_phrase(&self) -> Option<String> {
-        use crate::rank::Fold;
+        use crate::fields::rank::Fold;
         let (field, order) = self.rank_field()?;
         let name = field.name.as_ref().replace('_', " ");
         let date = matches!(field.kind, FieldKind::Date);
@@ -569,7 +574,7 @@ mod tests {
     /// either (a count is a number whatever it counts), in each direction.
     #[test]
     fn the_order_phrase_names_the_fold_a_page_is_ranked_by() {
-        use crate::rank::Fold;
+        use crate::fields::rank::Fold;
         let phrase = |kind: FieldKind<Static>, order: Order, fold: Option<Fold>| {
             let fields: &'static [Field] = Box::leak(Box::new([Field {
                 name: "restart_count",

@@ -111,7 +111,7 @@ impl Handle {
 
 impl fmt::Display for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "h_{}", crate::digits::encode(&self.0))
+        write!(f, "h_{}", crate::text::digits::encode(&self.0))
     }
 }
 
@@ -122,7 +122,7 @@ impl fmt::Debug for Handle {
 }
 
 /// Characters of a handle's text after `h_`: digits now, base64url in the first format.
-const HANDLE_DIGITS: usize = crate::digits::encoded_len(HANDLE_BYTES);
+const HANDLE_DIGITS: usize = crate::text::digits::encoded_len(HANDLE_BYTES);
 const HANDLE_BASE64: usize = HANDLE_BYTES / 3 * 4;
 
 impl FromStr for Handle {
@@ -136,7 +136,7 @@ impl FromStr for Handle {
             .strip_prefix("h_")
             .ok_or(HandleError::NotFound)?;
         let bytes = match body.len() {
-            HANDLE_DIGITS => crate::digits::decode(body),
+            HANDLE_DIGITS => crate::text::digits::decode(body),
             HANDLE_BASE64 => URL_SAFE_NO_PAD.decode(body).ok(),
             _ => None,
         }

@@ -21,7 +21,7 @@
 //! assert_eq!(STATUS.word(&3), Some("open"));
 //! ```
 
-use crate::env::CallEnv;
+use crate::record::call_env::CallEnv;
 use serde::{Serialize, Serializer};
 use std::collections::HashMap;
 use std::fmt::Display;

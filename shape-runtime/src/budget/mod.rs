@@ -12,6 +12,10 @@
 //! assert_eq!((codex.max_bytes(), codex.max_lines()), (Some(10_240), Some(256)));
 //! ```
 
+pub(crate) mod channel;
+pub mod clients;
+pub mod tokens;
+
 use serde::{Deserialize, Serialize};
 
 /// A per-call ceiling in tokens, envelope included; optionally also in bytes (UTF-8) and
