@@ -479,9 +479,15 @@ impl ShapeConfig {
         tool: &str,
         client: Option<&str>,
     ) -> Result<Shaper, ConfigError> {
-        let shaper = self.shaper(tool)?;
+        Ok(self.for_client(self.shaper(tool)?, tool, client))
+    }
+
+    /// `shaper`, `tool`'s own, as `client` reads it: the client's cuts (whatever the
+    /// profile), its view of the tool, and its channel profile unless the tool fixes its
+    /// channels. The one step of a shaper that depends on the client; the rest is decided per
+    /// tool, once.
+    pub(crate) fn for_client(&self, shaper: Shaper, tool: &str, client: Option<&str>) -> Shaper {
         let reader = crate::budget::clients::reader(client, &self.clients);
-        // The client's own cuts hold whatever the profile.
         let mut shaper = shaper.client_limits(reader.limits);
         if let Some(view) = client.and_then(|client| self.client_view(tool, client)) {
             let mut hide = shaper.current_hide().to_vec();
@@ -494,11 +500,16 @@ impl ShapeConfig {
             );
             shaper = shaper.hide(hide);
         }
-        Ok(match self.tool(tool)?.channels {
+        let fixed = self
+            .tools
+            .get(tool)
+            .and_then(|own| own.channels)
+            .or(self.defaults.channels);
+        match fixed {
             // A tool that fixes its channels keeps them for every client.
             Some(_) => shaper,
             None => shaper.channels(reader.profile),
-        })
+        }
     }
 
     /// Reads a `.toml` or `.json` file.
@@ -560,18 +571,13 @@ impl ShapeConfig {
     /// does not list takes `[defaults]` (what a layer in front of every tool of a server
     /// uses).
     pub fn shaper_for_any(&self, tool: &str, client: Option<&str>) -> Result<Shaper, ConfigError> {
-        if self.has_tool(tool) {
-            return self.shaper_for_client(tool, client);
-        }
-        let mut with_tool = ShapeConfig {
-            defaults: self.defaults.clone(),
-            clients: self.clients.clone(),
-            ..ShapeConfig::default()
-        };
-        with_tool
-            .tools
-            .insert(tool.to_owned(), ToolConfig::default());
-        with_tool.shaper_for_client(tool, client)
+        Ok(self.for_client(self.shaper_for_any_client(tool)?, tool, client))
+    }
+
+    /// The shaper of any tool before a client's profile ([`shaper`](Self::shaper) for one the
+    /// configuration lists, `[defaults]` for one it does not).
+    pub(crate) fn shaper_for_any_client(&self, tool: &str) -> Result<Shaper, ConfigError> {
+        self.shaper_from(tool, &self.tool_or_defaults(tool))
     }
 
     /// `tool`'s settings with `[defaults]` filling what it leaves out; `[defaults]` alone for
@@ -586,16 +592,20 @@ impl ShapeConfig {
     /// A [`Shaper`] for `tool`, configured (the settings it reads are
     /// [`check`](Self::check)ed, so a configuration built in code is held to the same rules).
     pub fn shaper(&self, tool: &str) -> Result<Shaper, ConfigError> {
-        let c = self.tool(tool)?;
+        self.shaper_from(tool, &self.tool(tool)?)
+    }
+
+    /// The shaper `c`, `tool`'s settings with the defaults filled in, describes.
+    fn shaper_from(&self, tool: &str, c: &ToolConfig) -> Result<Shaper, ConfigError> {
         let key = format!("tools.{}", shown_name(tool));
         check_name(tool, &key)?;
-        check_tool(&c, &key)?;
+        check_tool(c, &key)?;
         let mut shaper = Shaper::for_tool(tool)
             .budget(c.budget.unwrap_or_default())
             .tokenizer(Bpe::new(c.tokenizer.unwrap_or(Encoding::O200kBase)))
             .format(c.format.unwrap_or_default())
             .channels(c.channels.unwrap_or_default())
-            .untrusted(c.untrusted.unwrap_or_default());
+            .untrusted(c.untrusted.clone().unwrap_or_default());
         if let Some(page_size) = c.page_size {
             shaper = shaper.page_size(page_size);
         }
@@ -605,12 +615,12 @@ impl ShapeConfig {
         if let Some(left_out) = c.left_out {
             shaper = shaper.left_out(left_out);
         }
-        if let Some(tool) = c.fetch_one {
-            check_name(&tool, &format!("{key}.fetch_one"))?;
-            shaper = shaper.fetch_one(tool);
+        if let Some(tool) = &c.fetch_one {
+            check_name(tool, &format!("{key}.fetch_one"))?;
+            shaper = shaper.fetch_one(tool.clone());
         }
-        if let Some(hide) = c.hide {
-            shaper = shaper.hide(hide);
+        if let Some(hide) = &c.hide {
+            shaper = shaper.hide(hide.clone());
         }
         Ok(shaper)
     }

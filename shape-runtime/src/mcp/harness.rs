@@ -2,7 +2,7 @@
 
 use crate::budget::tokens::Tokenizer;
 use crate::config::{ConfigError, ShapeConfig};
-use crate::configured::{Inferred, InferredAnswer, JsonProjection};
+use crate::configured::{Inferred, JsonProjection};
 use crate::cursor::{CursorCodec, CursorError, CursorKeyError, CursorKeys, CursorStore, QueryHash};
 use crate::handle::id::OPEN_RESULT;
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
@@ -98,6 +98,53 @@ struct State<S> {
     owner: String,
     /// Whether each tool's input schema has a `cursor` of its own (from `tools/list`).
     own_cursor: Mutex<BTreeMap<String, bool>>,
+    /// What the configuration decides for each tool, worked out once: at start for the tools
+    /// it lists and `open_result`, at the first listing or call for a server's others.
+    plans: Mutex<BTreeMap<String, Arc<ToolPlan>>>,
+}
+
+/// What the configuration decides for one tool, once: its shaper before any client's
+/// profile (the one step a call still takes, [`ShapeConfig::for_client`]), what is kept when
+/// an answer is cut, how an answer nobody described is read, and its configured projection.
+struct ToolPlan {
+    shaper: Shaper,
+    policy: HandlePolicy,
+    inferred: Inferred,
+    configured: Option<JsonProjection>,
+}
+
+impl ToolPlan {
+    fn new(config: &ShapeConfig, tool: &str, shown: &str) -> Result<Self, ConfigError> {
+        let settings = config.tool_or_defaults(tool);
+        Ok(ToolPlan {
+            shaper: config.shaper_for_any_client(shown)?,
+            // Anything cut is stored: the tool is not called again for a later page.
+            policy: settings.handles.unwrap_or(HandlePolicy {
+                store_when_over_budget_factor: 1.0,
+                ..HandlePolicy::default()
+            }),
+            inferred: Inferred {
+                trusted: settings.trusted.unwrap_or_default(),
+                max_tokens: Some(settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+            },
+            configured: config.json_projection(tool),
+        })
+    }
+}
+
+/// The plans of the tools `config` lists, and of `open_result`.
+fn planned(config: &ShapeConfig) -> Mutex<BTreeMap<String, Arc<ToolPlan>>> {
+    let plans = config
+        .tools
+        .keys()
+        .map(String::as_str)
+        .chain([OPEN_RESULT])
+        .filter_map(|tool| {
+            let plan = ToolPlan::new(config, tool, tool).ok()?;
+            Some((tool.to_owned(), Arc::new(plan)))
+        })
+        .collect();
+    Mutex::new(plans)
 }
 
 /// Why a harness could not be made.
@@ -121,6 +168,7 @@ impl<H: ServerHandler> Harness<H, MemoryStore> {
         Ok(Harness {
             inner,
             state: Arc::new(State {
+                plans: planned(&config),
                 config,
                 store: MemoryStore::default(),
                 codec: Arc::new(CursorCodec::new(CursorKeys::random()?)),
@@ -138,6 +186,7 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
         Harness {
             inner,
             state: Arc::new(State {
+                plans: planned(&state.config),
                 config: state.config.clone(),
                 store,
                 codec: Arc::clone(&state.codec),
@@ -180,24 +229,34 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
 }
 
 impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
-    /// The shaper of `tool` for `client`.
-    fn shaper(&self, tool: &str, client: Option<&str>) -> Result<Shaper, ErrorData> {
-        self.state
-            .config
-            .shaper_for_any(tool, client)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    /// What the configuration decides for `tool`: kept from start or from its first use,
+    /// for a tool the configuration or the server lists (a name nobody lists, which the
+    /// server will refuse, is planned for its call and not kept: the plans are as many as
+    /// the tools).
+    fn plan(&self, tool: &str) -> Result<Arc<ToolPlan>, ErrorData> {
+        let kept = |state: &State<S>| state.plans.lock().ok()?.get(tool).cloned();
+        if let Some(plan) = kept(&self.state) {
+            return Ok(plan);
+        }
+        let plan = ToolPlan::new(&self.state.config, tool, &self.shown_name(tool))
+            .map(Arc::new)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let listed = self
+            .state
+            .own_cursor
+            .lock()
+            .is_ok_and(|listed| listed.contains_key(tool));
+        if listed && let Ok(mut plans) = self.state.plans.lock() {
+            plans.insert(tool.to_owned(), Arc::clone(&plan));
+        }
+        Ok(plan)
     }
 
-    fn policy(&self, tool: &str) -> HandlePolicy {
-        // Anything cut is stored: the tool is not called again for a later page.
+    /// The shaper of `tool` (planned as `plan`) for `client`.
+    fn shaper(&self, plan: &ToolPlan, tool: &str, client: Option<&str>) -> Shaper {
         self.state
             .config
-            .tool_or_defaults(tool)
-            .handles
-            .unwrap_or(HandlePolicy {
-                store_when_over_budget_factor: 1.0,
-                ..HandlePolicy::default()
-            })
+            .for_client(plan.shaper.clone(), tool, client)
     }
 
     /// Answers a call of `tool`: from the stored result when the arguments carry one of this
@@ -209,7 +268,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request.name.to_string();
         let client = super::client_name(&context);
-        let shaper = self.shaper(&self.shown_name(&tool), client.as_deref())?;
+        let plan = self.plan(&tool)?;
+        let shaper = self.shaper(&plan, &tool, client.as_deref());
         let mut arguments = request.arguments.clone().unwrap_or_default();
         // Whether the arguments are forwarded without the `cursor` the client sent.
         let mut stripped = false;
@@ -260,7 +320,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     let CallToolResponse::Complete(result) = response else {
                         return Ok(response);
                     };
-                    return Ok(self.shape_result(&tool, &call, result).await.into());
+                    return Ok(self.shape_result(&plan, &tool, &call, result).await.into());
                 }
                 Err(e) => return Ok(answered(&shaper.cursor_error(&e)).into()),
             };
@@ -280,7 +340,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let CallToolResponse::Complete(result) = response else {
             return Ok(response);
         };
-        Ok(self.shape_result(&tool, &call, result).await.into())
+        Ok(self.shape_result(&plan, &tool, &call, result).await.into())
     }
 
     /// The name `tool` is shaped under, which its answers show: its own when the
@@ -336,6 +396,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     /// What the tool answered, shaped.
     async fn shape_result(
         &self,
+        plan: &ToolPlan,
         tool: &str,
         call: &Call<'_>,
         result: CallToolResult,
@@ -387,46 +448,36 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 .to_owned(),
             _ => joined,
         };
-        let config = &self.state.config;
-        let settings = config.tool_or_defaults(tool);
-        let inferred = Inferred {
-            trusted: settings.trusted.clone().unwrap_or_default(),
-            max_tokens: Some(settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
-        };
-        let policy = self.policy(tool);
-        let keep = Keep::new(&self.state.store, &self.state.owner, &policy);
-        let configured = config.json_projection(tool);
-        let described = configured.is_some();
+        let keep = Keep::new(&self.state.store, &self.state.owner, &plan.policy);
+        let configured = plan.configured.as_ref();
         // A configured tool's JSON text is read as text, as strictly as serde reads it: a key
         // written twice, a second document after the first, are errors a `Value` would hide
         // (it keeps the last key; it stops at the first document).
-        let text_json = match (&configured, &result.structured_content) {
+        let text_json = match (configured, &result.structured_content) {
             (Some(projection), None) if joined.trim_start().starts_with(['[', '{']) => {
                 Some(projection)
             }
             _ => None,
         };
-        // Read as text, the records are not looked for in the value too.
-        let answer = match (&value, text_json, configured.clone()) {
-            (_, Some(_), _) | (None, _, _) => None,
-            (Some(value), None, Some(projection)) => Some(InferredAnswer {
-                projection,
-                value: std::borrow::Cow::Borrowed(value),
-                sections: None,
-            }),
-            // Nobody described it: its records in the upstream's order, every part of it.
-            (Some(value), None, None) => JsonProjection::infer(tool, value, &inferred),
+        // Read as text, the records are not looked for in the value too. Nobody described
+        // it: its records in the upstream's order, every part of it.
+        let answer = match (text_json, configured, &value) {
+            (None, None, Some(value)) => JsonProjection::infer(tool, value, &plan.inferred),
+            _ => None,
         };
-        let shaped = match (text_json, answer) {
-            (Some(projection), _) => call.shape_or_store((projection, &joined), keep).await,
-            (None, Some(answer)) => {
-                let call = if described { call } else { call.keep_order() };
-                call.parts(answer.sections.as_deref())
+        let shaped = match (text_json, configured, &value, answer) {
+            (Some(projection), ..) => call.shape_or_store((projection, &joined), keep).await,
+            (None, Some(projection), Some(value), _) => {
+                call.shape_or_store((projection, value), keep).await
+            }
+            (None, _, _, Some(answer)) => {
+                call.keep_order()
+                    .parts(answer.sections.as_deref())
                     .shape_or_store((&answer.projection, &*answer.value), keep)
                     .await
             }
             // Text, or JSON that holds no records: its lines.
-            (None, None) => {
+            _ => {
                 let text = match &value {
                     Some(value) => serde_json::to_string_pretty(value).unwrap_or(joined),
                     None => joined,
@@ -478,7 +529,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         request: CallToolRequestParams,
         client: Option<&str>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let shaper = self.shaper(OPEN_RESULT, client)?;
+        let plan = self.plan(OPEN_RESULT)?;
+        let shaper = self.shaper(&plan, OPEN_RESULT, client);
         let open = OpenResult::new(&self.state.store, Arc::clone(&self.state.codec)).shaper(shaper);
         let input = Value::Object(request.arguments.unwrap_or_default());
         Ok(answered(&open.call(&self.state.owner, input).await).into())
@@ -488,40 +540,38 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     fn decorate(&self, tools: Vec<Tool>, client: Option<&str>) -> Vec<Tool> {
         let profile = crate::budget::clients::reader(client, &self.state.config.clients).profile;
         let mut out = Vec::with_capacity(tools.len() + 1);
-        let mut own = BTreeMap::new();
+        // Listed first: a tool the server lists keeps its plan.
+        if let Ok(mut cache) = self.state.own_cursor.lock() {
+            cache.extend(
+                tools
+                    .iter()
+                    .map(|tool| (tool.name.to_string(), has_cursor_argument(tool))),
+            );
+        }
         for mut tool in tools {
             let name = tool.name.to_string();
             let has_cursor = has_cursor_argument(&tool);
-            own.insert(name.clone(), has_cursor);
             if is_envelope(tool.output_schema.as_deref()) {
                 // A tool shaped by this library already: as it is, for the client's profile.
                 out.push(super::tool_for(tool, profile));
                 continue;
             }
-            let shaper = match self
-                .state
-                .config
-                .shaper_for_any(&self.shown_name(&name), client)
-            {
-                Ok(shaper) => shaper,
-                Err(_) => {
-                    out.push(super::tool_for(tool, profile));
-                    continue;
-                }
+            let Ok(plan) = self.plan(&name) else {
+                out.push(super::tool_for(tool, profile));
+                continue;
             };
-            tool.output_schema = Some(
-                match super::configured_schema(&self.state.config, &name, &shaper) {
-                    Some(schema) => schema,
-                    None => super::into_object(crate::schema::envelope_of(
-                        schemars::json_schema!({
-                            "type": "object",
-                            "description": "one record of the tool's answer (its lines, for text)",
-                        }),
-                        Map::new(),
-                        &format!("{name} result"),
-                    )),
-                },
-            );
+            let shaper = self.shaper(&plan, &name, client);
+            tool.output_schema = Some(match &plan.configured {
+                Some(projection) => super::configured_schema(projection, &shaper),
+                None => super::into_object(crate::schema::envelope_of(
+                    schemars::json_schema!({
+                        "type": "object",
+                        "description": "one record of the tool's answer (its lines, for text)",
+                    }),
+                    Map::new(),
+                    &format!("{name} result"),
+                )),
+            });
             if !has_cursor {
                 let mut input = (*tool.input_schema).clone();
                 let properties = input
@@ -543,9 +593,6 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             // `outputSchema` whoever asks, and one fixed to both keeps it.
             let tool = super::with_size_hint(tool, shaper.current_budget());
             out.push(super::tool_for(tool, shaper.current_channels()));
-        }
-        if let Ok(mut cache) = self.state.own_cursor.lock() {
-            cache.extend(own);
         }
         let open = Tool::new(
             OPEN_RESULT,
@@ -901,6 +948,52 @@ fn has_cursor_argument(tool: &Tool) -> bool {
 mod tests {
     use super::*;
     use crate::budget::tokens::Bpe;
+
+    /// A server with nothing of its own: rmcp's defaults.
+    #[derive(Clone)]
+    struct Nothing;
+    impl ServerHandler for Nothing {}
+
+    /// Each tool's plan is made once and shared by every call: at start for the tools the
+    /// configuration lists and `open_result`, at first use for a tool the server lists; a
+    /// name nobody lists is planned for its call and not kept, so the plans stay as many as
+    /// the tools whatever names clients send.
+    #[test]
+    fn a_tools_plan_is_made_once_and_only_for_tools_someone_lists() {
+        let config =
+            ShapeConfig::from_toml_str("[defaults]\nbudget = 700\n[tools.search]\nbudget = 300\n")
+                .unwrap();
+        let harness = Harness::new(Nothing, config).unwrap();
+        let kept = |h: &Harness<Nothing>| -> Vec<String> {
+            h.state.plans.lock().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(kept(&harness), ["open_result", "search"]);
+        let first = harness.plan("search").unwrap();
+        assert!(Arc::ptr_eq(&first, &harness.plan("search").unwrap()));
+        assert_eq!(first.shaper.current_budget().max_tokens(), 300);
+        // Unlisted: planned from `[defaults]`, not kept.
+        for _ in 0..3 {
+            let plan = harness.plan("made_up").unwrap();
+            assert_eq!(plan.shaper.current_budget().max_tokens(), 700);
+        }
+        assert_eq!(kept(&harness), ["open_result", "search"]);
+        // Listed by the server: kept at its first use, then shared.
+        harness
+            .state
+            .own_cursor
+            .lock()
+            .unwrap()
+            .insert("read_file".to_owned(), false);
+        let read = harness.plan("read_file").unwrap();
+        assert!(Arc::ptr_eq(&read, &harness.plan("read_file").unwrap()));
+        assert_eq!(kept(&harness), ["open_result", "read_file", "search"]);
+        // The client's step stays per call: a text reader's profile, the tool's own budget.
+        let text = harness.shaper(&read, "read_file", Some("open-webui"));
+        assert_eq!(
+            text.current_channels(),
+            crate::budget::clients::reader(Some("open-webui"), &BTreeMap::new()).profile
+        );
+    }
 
     /// The parts as a naive reference cuts them: every part from a window as large as the
     /// budget could need (`most` tokens of the longest token's bytes), tokenized whole.

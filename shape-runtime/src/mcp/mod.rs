@@ -227,19 +227,16 @@ pub fn configured_output_schema(
     client: Option<&str>,
 ) -> Option<Arc<JsonObject>> {
     let shaper = config.shaper_for_client(tool, client).ok()?;
-    configured_schema(config, tool, &shaper)
+    Some(configured_schema(&config.json_projection(tool)?, &shaper))
 }
 
-/// [`configured_output_schema`] for `tool` answered by `shaper` (its hidden fields left out).
+/// [`configured_output_schema`] of `projection` answered by `shaper` (its hidden fields left
+/// out).
 pub(crate) fn configured_schema(
-    config: &crate::config::ShapeConfig,
-    tool: &str,
+    projection: &crate::configured::JsonProjection,
     shaper: &Shaper,
-) -> Option<Arc<JsonObject>> {
-    let projection = config.json_projection(tool)?;
-    Some(into_object(
-        projection.envelope_schema(shaper.current_hide()),
-    ))
+) -> Arc<JsonObject> {
+    into_object(projection.envelope_schema(shaper.current_hide()))
 }
 
 /// The `outputSchema` of the `open_result` companion: the same envelope, whose records are
