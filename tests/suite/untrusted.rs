@@ -2603,5 +2603,14 @@ fn a_datamark_marks_uncut_values_in_every_text_form() {
             marked.text()
         );
         assert!(marked.structured_json().contains(&subject), "{format:?}");
+        if format == Format::Json {
+            // A JSON text channel under the compact provenance names its untrusted fields
+            // once in the envelope, as the structured channel does: its values datamarked,
+            // not tagged one by one.
+            let text: Value = serde_json::from_str(marked.text()).unwrap();
+            assert_eq!(text["untrusted"], marked.structured()["untrusted"]);
+            assert_eq!(delimiters_in(marked.text()), 0, "{}", marked.text());
+            assert!(!marked.text().contains(GUILLEMETS), "{}", marked.text());
+        }
     }
 }
