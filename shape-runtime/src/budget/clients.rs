@@ -132,16 +132,22 @@ pub const KNOWN_CLIENTS: &[KnownClient] = &[
 /// The known client `name` (a `clientInfo.name`) belongs to, if any.
 pub fn known(name: &str) -> Option<&'static KnownClient> {
     let name = normalised(name);
-    KNOWN_CLIENTS.iter().find(|c| {
-        c.names.iter().any(|known| {
-            let known = normalised(known);
-            name == known
-                || known.contains(' ')
-                    && name
-                        .strip_prefix(&known)
-                        .is_some_and(|rest| rest.starts_with(' '))
-        })
-    })
+    KNOWN_CLIENTS
+        .iter()
+        .find(|c| c.names.iter().any(|known| names_match(known, &name)))
+}
+
+/// Whether `listed`, a client's name as a table writes it (the built-in one, `[clients]`, a
+/// tool's per-client view), names the client that sent `sent` (already [`normalised`]): the
+/// same words, or, for a name of several words, those words followed by more (`claude code`
+/// names `claude code 1.2`; `codex` does not name `codexia`). One rule for every table.
+pub(crate) fn names_match(listed: &str, sent: &str) -> bool {
+    let listed = normalised(listed);
+    sent == listed
+        || listed.contains(' ')
+            && sent
+                .strip_prefix(&listed)
+                .is_some_and(|rest| rest.starts_with(' '))
 }
 
 /// How a client reads a tool's answer: the channel its model reads, and where the client
@@ -156,7 +162,8 @@ pub struct Reader {
 
 /// How the client that sent `name` as `clientInfo.name` reads: the one place a client's
 /// profile is decided. Its profile is the one `configured` names for it (a `[clients]`
-/// table: names compared without case, `-`, `_` and spaces alike), else its entry's in
+/// table: names compared as [`KNOWN_CLIENTS`]' are, without case, `-`, `_` and spaces alike,
+/// a name of several words also naming a longer one), else its entry's in
 /// [`KNOWN_CLIENTS`], else [`DEFAULT_PROFILE`]; its limits are its entry's whatever the
 /// profile (naming a profile does not change where a client cuts). With no name: the default
 /// profile and no limits.
@@ -175,6 +182,8 @@ pub struct Reader {
 ///
 /// let ours = BTreeMap::from([("Our Agent".to_owned(), ChannelPolicy::Text)]);
 /// assert_eq!(reader(Some("our_agent"), &ours).profile, ChannelPolicy::Text);
+/// assert_eq!(reader(Some("our-agent 2.1"), &ours).profile, ChannelPolicy::Text);
+/// assert_eq!(reader(Some("our-agents"), &ours).profile, ChannelPolicy::Both);
 /// ```
 pub fn reader(name: Option<&str>, configured: &BTreeMap<String, ChannelPolicy>) -> Reader {
     let Some(name) = name else {
@@ -188,7 +197,7 @@ pub fn reader(name: Option<&str>, configured: &BTreeMap<String, ChannelPolicy>) 
     let named = wanted.and_then(|wanted| {
         configured
             .iter()
-            .find(|(listed, _)| normalised(listed) == wanted)
+            .find(|(listed, _)| names_match(listed, &wanted))
             .map(|(_, profile)| *profile)
     });
     Reader {
@@ -312,6 +321,20 @@ mod tests {
 
     #[test]
     fn names_are_normalised_by_words() {
+        // One rule for every table's names: the same words, or a name of several words
+        // followed by more; a one-word name only itself.
+        for (listed, sent, matches) in [
+            ("Claude Code", "claude code", true),
+            ("claude-code", "claude code 1 2", true),
+            ("claude code", "claude codex", false),
+            ("claude code", "claude", false),
+            ("codex", "codex", true),
+            ("codex", "codex cli", false),
+            ("codex", "codexia", false),
+            ("", "", true),
+        ] {
+            assert_eq!(names_match(listed, sent), matches, "{listed} / {sent}");
+        }
         assert_eq!(normalised("  Claude__Code\t"), "claude code");
         assert_eq!(normalised("a--b - c"), "a b c");
         assert_eq!(normalised("VS\u{a0}Code"), "vs code");

@@ -351,8 +351,10 @@ impl ShapeConfig {
             .as_ref()?
             .iter()
             .find_map(|(name, view)| {
-                (crate::budget::clients::normalised(name)
-                    == crate::budget::clients::normalised(client))
+                crate::budget::clients::names_match(
+                    name,
+                    &crate::budget::clients::normalised(client),
+                )
                 .then_some(view)
             })
     }
