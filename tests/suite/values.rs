@@ -763,68 +763,83 @@ fn uuid_ids_are_text_shortened_and_page_in_order() {
     assert_eq!(seen, ["0a28f7b3", "13deef86", "9f3a71c4"]);
 }
 
-/// Keyset paging pushed into SQL (SQLite) for integer ids: the cursor's bound and the
-/// database's `ORDER BY` agree, so issue 10 follows issue 9 on the next page.
-#[test]
-fn integer_ids_page_through_sql_keysets() {
-    use rusqlite::types::Value as SqlValue;
+/// The issues in SQLite, as a tool reading its rows from the database has them.
+fn issues_db() -> rusqlite::Connection {
     let db = rusqlite::Connection::open_in_memory().unwrap();
     db.execute_batch(
         "CREATE TABLE issues (number INTEGER PRIMARY KEY, title TEXT NOT NULL, comments INTEGER NOT NULL)",
     )
     .unwrap();
-    let rows = issues();
-    for i in &rows {
+    for i in &issues() {
         db.execute(
             "INSERT INTO issues VALUES (?1, ?2, ?3)",
             rusqlite::params![i.number as i64, i.title, i.comments],
         )
         .unwrap();
     }
+    db
+}
+
+/// The `limit` issues after `keyset` (`None`: from the start) in rank order, read with the
+/// cursor's predicate and `ORDER BY` pushed into SQL.
+fn issues_after(db: &rusqlite::Connection, keyset: Option<&Keyset>, limit: usize) -> Vec<Issue> {
+    use rusqlite::types::Value as SqlValue;
     let sql_value = |v: &KeyValue| match v {
         KeyValue::Int(i) => SqlValue::Integer(*i),
         KeyValue::UInt(u) => SqlValue::Integer(i64::try_from(*u).unwrap()),
         KeyValue::Str(s) => SqlValue::Text(s.clone()),
         other => panic!("unexpected key {other:?}"),
     };
+    let start = Keyset::start(Order::Desc);
+    let keyset = keyset.unwrap_or(&start);
+    let (mut sql, mut params) = (
+        "SELECT number, title, comments FROM issues".to_owned(),
+        Vec::new(),
+    );
+    if !keyset.is_start() {
+        let p = keyset.sql_predicate("comments", "number").unwrap();
+        sql.push_str(&format!(" WHERE {}", p.sql));
+        params.extend(p.params.iter().map(sql_value));
+    }
+    sql.push_str(&format!(
+        " ORDER BY {} LIMIT {limit}",
+        keyset.sql_order_by("comments", "number").unwrap()
+    ));
+    db.prepare(&sql)
+        .unwrap()
+        .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+            Ok(Issue {
+                number: r.get::<_, i64>(0)? as u64,
+                title: r.get(1)?,
+                comments: r.get(2)?,
+            })
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// The order the issues come in, ranked by comments (most first), ties by number.
+const ISSUES_RANKED: [u64; 16] = [
+    200, 101, 20, 11, 2, 1348, 1000, 100, 10, 1, 1347, 999, 99, 30, 9, 3,
+];
+
+/// Keyset paging pushed into SQL (SQLite) for integer ids: the cursor's bound and the
+/// database's `ORDER BY` agree, so issue 10 follows issue 9 on the next page.
+#[test]
+fn integer_ids_page_through_sql_keysets() {
+    let db = issues_db();
     let codec = codec();
     let query = QueryHash::of("list_issues", &serde_json::json!({})).unwrap();
     let mut cursor: Option<String> = None;
     let mut seen: Vec<u64> = Vec::new();
-    for _ in 0..=rows.len() {
+    for _ in 0..=ISSUES_RANKED.len() {
         let call = Shaper::for_tool("list_issues")
             .page_size(3)
             .call()
             .paginate(Arc::clone(&codec), query, cursor.as_deref())
             .unwrap();
-        let start = Keyset::start(Order::Desc);
-        let keyset = call.after_keyset().unwrap_or(&start);
-        let (mut sql, mut params) = (
-            "SELECT number, title, comments FROM issues".to_owned(),
-            Vec::new(),
-        );
-        if !keyset.is_start() {
-            let p = keyset.sql_predicate("comments", "number").unwrap();
-            sql.push_str(&format!(" WHERE {}", p.sql));
-            params.extend(p.params.iter().map(sql_value));
-        }
-        sql.push_str(&format!(
-            " ORDER BY {} LIMIT 4",
-            keyset.sql_order_by("comments", "number").unwrap()
-        ));
-        let page_rows: Vec<Issue> = db
-            .prepare(&sql)
-            .unwrap()
-            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
-                Ok(Issue {
-                    number: r.get::<_, i64>(0)? as u64,
-                    title: r.get(1)?,
-                    comments: r.get(2)?,
-                })
-            })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let page_rows = issues_after(&db, call.after_keyset(), 4);
         let shaped = call.shape_blocking(&page_rows).unwrap();
         let page = shaped.structured();
         seen.extend(
@@ -839,12 +854,80 @@ fn integer_ids_page_through_sql_keysets() {
             None => break,
         }
     }
-    assert_eq!(
-        seen,
-        [
-            200, 101, 20, 11, 2, 1348, 1000, 100, 10, 1, 1347, 999, 99, 30, 9, 3
-        ]
-    );
+    assert_eq!(seen, ISSUES_RANKED);
+}
+
+/// The same database behind an MCP tool through `mcp::Pages`: the tool opens the call
+/// (`Pages::call_for`), reads its rows from where the cursor stands and states the total it
+/// counted, and `Pages::shape` makes the page. Every issue once, in rank order, under every
+/// client's profile, the total stated on each page true (read from the text the model reads),
+/// and a cursor of the wrong type answered with its remedy, not a first page.
+#[test]
+fn a_tool_reading_rows_from_the_cursors_place_pages_through_mcp_pages() {
+    use toolshape::mcp::Pages;
+    let db = issues_db();
+    let total: i64 = db
+        .query_row("SELECT COUNT(*) FROM issues", [], |r| r.get(0))
+        .unwrap();
+    let total = u64::try_from(total).unwrap();
+    let pages = Pages::new(CursorKeys::new([5u8; 32]).unwrap());
+    let shaper = Shaper::for_tool("list_issues").page_size(3);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    for client in [
+        Some("claude-code"),
+        Some("open-webui"),
+        Some("codex-mcp-client"),
+        None,
+    ] {
+        let mut cursor: Option<String> = None;
+        let mut seen: Vec<u64> = Vec::new();
+        for _ in 0..=ISSUES_RANKED.len() {
+            let args = match &cursor {
+                Some(c) => serde_json::json!({ "cursor": c }),
+                None => serde_json::json!({}),
+            };
+            let page = match pages.call_for(&shaper, client, &args) {
+                Ok(call) => {
+                    let rows = issues_after(&db, call.after_keyset(), 4);
+                    rt.block_on(pages.shape(call.total(total), &rows))
+                }
+                Err(page) => *page,
+            };
+            assert!(!page.is_error(), "{client:?}: {}", page.text());
+            let structured = page.structured();
+            // Objects or rows, whichever form the client's profile gets.
+            let numbers: Vec<u64> = crate::paging::data_keys(&structured, "number")
+                .iter()
+                .map(|n| n.parse::<u64>().unwrap())
+                .collect();
+            // What the summary states, read back ("3 of 16 issues", "issues 4–6 of 16").
+            let stated = crate::walk::read_summary(page.summary(), "issue", "issues");
+            assert_eq!(stated.total, Some(total), "{client:?}: {}", page.summary());
+            let places = match stated.counts {
+                crate::walk::Counted::First(n) => (1, n),
+                crate::walk::Counted::Range(a, b) => (a, b),
+                other => panic!("{client:?}: {other:?} in {}", page.summary()),
+            };
+            let before = seen.len() as u64;
+            assert_eq!(
+                places,
+                (before + 1, before + numbers.len() as u64),
+                "{client:?}: {}",
+                page.summary()
+            );
+            seen.extend(numbers);
+            match structured["next"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ISSUES_RANKED, "{client:?}");
+    }
+    let wrong = match pages.call_for(&shaper, None, &serde_json::json!({ "cursor": 5 })) {
+        Ok(_) => panic!("a number taken for a cursor"),
+        Err(page) => *page,
+    };
+    assert!(wrong.is_error(), "{}", wrong.text());
 }
 
 /// An issue as GitHub's REST API gives it: `body` is `""` (or absent) for an issue with no

@@ -6,7 +6,7 @@ use crate::cursor::{CursorCodec, CursorKeys, QueryHash};
 use crate::handle::id::OPEN_RESULT;
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
-use crate::shaper::{Shaper, Stored};
+use crate::shaper::{Call, Shaper, Stored};
 use rmcp::RoleServer;
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
@@ -146,17 +146,55 @@ impl<S: HandleStore> Pages<S> {
         A: Serialize + ?Sized,
         R: Stored,
     {
+        match self.call_for(shaper, client, args) {
+            Ok(call) => self.shape(call, source).await,
+            Err(page) => *page,
+        }
+    }
+
+    /// The call [`page`](Self::page) makes, to set before the rows are read: for a tool
+    /// that reads its rows from where the cursor stands (`after_keyset`), counts a `total`
+    /// or states an `aggregate`. Then [`shape`](Self::shape) it. `Err` is the page to answer
+    /// with (a cursor or arguments that do not parse), as `page` would, boxed.
+    ///
+    /// ```
+    /// # use toolshape::{Shaper, ToolResult, cursor::CursorKeys, mcp::Pages};
+    /// # #[derive(ToolResult)]
+    /// # #[shape(name = "ticket", plural = "tickets")]
+    /// # struct Ticket { #[shape(id)] id: u32 }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let pages = Pages::new(CursorKeys::new(b"sixteen bytes or more!").unwrap());
+    /// let shaper = Shaper::for_tool("search_tickets");
+    /// let args = serde_json::json!({ "status": "open" });
+    /// // 2 of the 1,204 open tickets, as a database would answer a page of them.
+    /// let rows = vec![Ticket { id: 1 }, Ticket { id: 2 }];
+    /// let page = match pages.call_for(&shaper, None, &args) {
+    ///     Ok(call) => pages.shape(call.total(1_204), &rows).await,
+    ///     Err(page) => *page,
+    /// };
+    /// assert!(page.summary().contains("1,204"), "{}", page.summary());
+    /// # });
+    /// ```
+    pub fn call_for<'a, A>(
+        &self,
+        shaper: &Shaper,
+        client: Option<&str>,
+        args: &A,
+    ) -> Result<Call<'a>, Box<Shaped>>
+    where
+        A: Serialize + ?Sized,
+    {
         let shaper = super::for_client(shaper, client);
         let mut args = match serde_json::to_value(args) {
             Ok(Value::Object(args)) => args,
             Ok(Value::Null) => JsonObject::new(),
             Ok(other) => {
-                return shaper.error(
+                return Err(Box::new(shaper.error(
                     &format!("the tool's arguments are {other}, not an object"),
                     "call again with an object of arguments",
-                );
+                )));
             }
-            Err(e) => return shaper.error(&e.to_string(), "call again"),
+            Err(e) => return Err(Box::new(shaper.error(&e.to_string(), "call again"))),
         };
         let cursor = match args.remove(CURSOR_ARGUMENT) {
             None | Some(Value::Null) => None,
@@ -165,21 +203,35 @@ impl<S: HandleStore> Pages<S> {
             Some(Value::String(cursor)) => Some(cursor),
             Some(other) => {
                 let (what, remedy) = not_a_cursor(&other);
-                return shaper.error(&what, remedy);
+                return Err(Box::new(shaper.error(&what, remedy)));
             }
         };
-        let query = match QueryHash::of(shaper.tool(), &args) {
-            Ok(query) => query,
-            Err(e) => return shaper.error(&e.to_string(), "call again"),
-        };
-        let call = match shaper
+        let query = QueryHash::of(shaper.tool(), &args)
+            .map_err(|e| Box::new(shaper.error(&e.to_string(), "call again")))?;
+        shaper
             .call()
             .paginate(Arc::clone(&self.codec), query, cursor.as_deref())
-        {
-            Ok(call) => call,
-            Err(e) => return shaper.cursor_error(&e),
-        };
+            .map_err(|e| Box::new(shaper.cursor_error(&e)))
+    }
+
+    /// [`call_for`](Self::call_for) for the client of `context`.
+    pub fn call<'a, A>(
+        &self,
+        shaper: &Shaper,
+        context: &RequestContext<RoleServer>,
+        args: &A,
+    ) -> Result<Call<'a>, Box<Shaped>>
+    where
+        A: Serialize + ?Sized,
+    {
+        self.call_for(shaper, super::client_name(context).as_deref(), args)
+    }
+
+    /// The page of `call` (from [`call`](Self::call)) over `source`, what it cuts stored as
+    /// [`page`](Self::page) stores it.
+    pub async fn shape<R: Stored>(&self, call: Call<'_>, source: R) -> Shaped {
         let keep = Keep::new(&self.store, &self.owner, &self.policy);
+        let shaper = call.shaper().clone();
         match call.shape_or_store(source, keep).await {
             Ok(page) => page,
             Err(e) => shaper.error(&e.to_string(), "call again"),
