@@ -2299,3 +2299,62 @@ fn a_page_of_only_skipped_records_fits_to_the_token() {
     }
     assert_eq!(checked, 6);
 }
+
+/// The same bound on a walk with cursors, over records of a token or two: the room planned
+/// for the page's cursor is the widest any record of the page could give (rank and id
+/// signed), so admitting against it never lets in a record the real page has no room for.
+/// Planned too small (a cursor without its rank or id, or none), the records it let in are
+/// tokenized and given back: more tokenized than shown + 1.
+#[test]
+fn a_walk_with_cursors_tokenizes_no_record_past_the_first_that_does_not_fit() {
+    #[derive(ToolResult)]
+    #[shape(name = "tick", plural = "ticks", prose = "{n}")]
+    struct Tick {
+        #[shape(id)]
+        id: String,
+        #[shape(rank = desc)]
+        n: u32,
+    }
+    let rows: Vec<Tick> = (0..400u32)
+        .map(|i| Tick {
+            id: format!("{i:0>60}"),
+            n: 5_000_000 - i,
+        })
+        .collect();
+    let (codec, query) = paging("ticks");
+    let mut checked = 0;
+    for format in [Format::Prose, Format::Table, Format::Json] {
+        for channels in [ChannelPolicy::Text, ChannelPolicy::Structured] {
+            let mut cursor: Option<String> = None;
+            let mut pages = 0;
+            for page in 0..400 {
+                let shaped = Shaper::for_tool("ticks")
+                    .budget(Budget::tokens(1_000))
+                    .format(format)
+                    .channels(channels)
+                    .call()
+                    .paginate(std::sync::Arc::clone(&codec), query, cursor.as_deref())
+                    .unwrap()
+                    .shape_blocking(&rows)
+                    .unwrap();
+                let at = format!("{format:?}, {channels:?}, page {page}");
+                let shown = shaped.report().records.shown;
+                // Shown + 1 where a record was refused; shown where the page's reach ended it.
+                let tokenized = shaped.report().tokenized;
+                assert!(
+                    (shown..=shown + 1).contains(&tokenized),
+                    "{at}: {tokenized} tokenized, {shown} shown"
+                );
+                pages += 1;
+                cursor = shaped.next().map(str::to_owned);
+                if cursor.is_none() {
+                    break;
+                }
+                assert!(shown > 5, "{at}: {shown}");
+            }
+            assert!(pages >= 2, "{format:?}, {channels:?}: {pages} pages");
+            checked += pages;
+        }
+    }
+    assert!(checked >= 12, "{checked} pages");
+}
