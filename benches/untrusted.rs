@@ -13,8 +13,9 @@
 use criterion::{Criterion, Throughput, criterion_group};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+use toolshape::__seams::untrusted::{neutralize, sanitize};
 use toolshape::tokens::{Bpe, Tiktoken, Tokenizer};
-use toolshape::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
+use toolshape::untrusted::{UrlPolicy, prepare};
 
 fn mixed_text(bytes: usize) -> String {
     let pieces = [

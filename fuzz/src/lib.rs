@@ -8,11 +8,12 @@
 //! Nothing here uses libFuzzer.
 
 use std::sync::{Arc, OnceLock};
+use toolshape::__seams::untrusted::{neutralize, sanitize};
 use toolshape::config::ShapeConfig;
 use toolshape::cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash};
 use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
 use toolshape::tokens::{Tiktoken, Tokenizer};
-use toolshape::untrusted::{UrlPolicy, neutralize, prepare, sanitize};
+use toolshape::untrusted::{UrlPolicy, prepare};
 use toolshape::{Budget, Shaped, Shaper, ToolResult, fields::Day};
 
 /// The signing key of every target (the real codec, so bodies reach the decoder's parser).

@@ -3,13 +3,13 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use toolshape::aggregate::Row;
+use toolshape::__seams::aggregate::{FieldMeta, Row, ValueType};
+use toolshape::__seams::record::FieldRole;
 use toolshape::{
     Order, ToolResult,
-    aggregate::{Aggregate, AggregateError, FieldError, FieldMeta, ValueType},
+    aggregate::{Aggregate, AggregateError, FieldError},
     fields::Day,
     handle::query::{Filter, OpenQuery, QueryError},
-    record::FieldRole,
     tokens::{Tiktoken, Tokenizer},
 };
 
@@ -961,7 +961,7 @@ proptest! {
     #[test]
     fn percent_never_claims_all_or_none_wrongly(total in 1u64..100_000, pick in any::<u64>()) {
         let count = pick % (total + 1);
-        let p = toolshape::aggregate::percent(count, total);
+        let p = toolshape::__seams::aggregate::percent(count, total);
         prop_assert_eq!(p == "0%", count == 0);
         prop_assert_eq!(p == "100%", count == total);
     }

@@ -5,9 +5,10 @@ use serde_json::json;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
+use toolshape::__seams::cursor::after_cursor;
 use toolshape::cursor::{
     CursorCodec, CursorError, CursorKeys, Keyset, MemoryCursorStore, Placeholders, QueryHash,
-    SqlOptions, after_cursor,
+    SqlOptions,
 };
 use toolshape::{Order, ToolResult, fields::KeyValue};
 
@@ -611,7 +612,7 @@ fn held_cursors_are_38_characters_with_every_guarantee() {
     let codec = held_codec(1_000);
     let cursor = codec.encode_at(&sample(), 40, &query(), 1_000_000);
     assert_eq!(cursor.len(), 38, "{cursor}");
-    assert_eq!(toolshape::cursor::HELD_CURSOR_CHARS, 38);
+    assert_eq!(toolshape::__seams::cursor::HELD_CURSOR_CHARS, 38);
     assert!(cursor[1..].bytes().all(|b| b.is_ascii_digit()));
     assert_eq!(dec_decode(&cursor).len(), 15);
     let position = codec
@@ -796,7 +797,7 @@ fn held_cursors_open_on_every_replica_sharing_a_redis_cursor_store() {
     for (cursor, (k, n)) in cursors.iter().zip(&positions) {
         assert_eq!(
             cursor.len(),
-            toolshape::cursor::HELD_CURSOR_CHARS,
+            toolshape::__seams::cursor::HELD_CURSOR_CHARS,
             "{cursor}"
         );
         let read = b
@@ -1002,7 +1003,7 @@ fn a_cursor_of_exactly_the_longest_opens() {
         .collect();
     let &(longest, chars) = lengths
         .iter()
-        .filter(|(_, chars)| *chars > toolshape::cursor::HELD_CURSOR_CHARS)
+        .filter(|(_, chars)| *chars > toolshape::__seams::cursor::HELD_CURSOR_CHARS)
         .max_by_key(|(_, chars)| *chars)
         .expect("signed cursors");
     assert!((4_080..=4_096).contains(&chars), "{chars}");
@@ -1013,7 +1014,7 @@ fn a_cursor_of_exactly_the_longest_opens() {
         .iter()
         .find(|(len, _)| *len == longest + 1)
         .expect("one more");
-    assert_eq!(next.1, toolshape::cursor::HELD_CURSOR_CHARS);
+    assert_eq!(next.1, toolshape::__seams::cursor::HELD_CURSOR_CHARS);
 }
 
 /// A position too long for a cursor (a rank key or id of over about 3,000 bytes) is held on
@@ -1044,7 +1045,7 @@ fn a_position_too_long_for_a_cursor_is_held_and_reads_back() {
                 .decode(&cursor, &query())
                 .expect("reads back");
             assert_eq!((&position.keyset, position.shown), (&keyset, 40), "{len}");
-            if cursor.len() == toolshape::cursor::HELD_CURSOR_CHARS {
+            if cursor.len() == toolshape::__seams::cursor::HELD_CURSOR_CHARS {
                 held += 1;
                 // Another codec of the process reads it; another process does not.
                 assert!(codec().decode(&cursor, &query()).is_ok());
@@ -1305,7 +1306,8 @@ fn a_redis_cursor_store_caps_its_ttl_at_a_century_and_debugs_without_secrets() {
 /// an `Arc` reads through to the store.
 #[test]
 fn a_memory_store_evicts_by_latest_put_and_reads_through_an_arc() {
-    use toolshape::cursor::{CursorStore, HELD_TOKEN_LEN};
+    use toolshape::__seams::cursor::HELD_TOKEN_LEN;
+    use toolshape::cursor::CursorStore;
     let store = Arc::new(MemoryCursorStore::new(2, Duration::from_secs(3_600)));
     let token = |b: u8| [b; HELD_TOKEN_LEN];
     let now = std::time::SystemTime::now()

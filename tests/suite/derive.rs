@@ -66,7 +66,7 @@ fn projection_describes_the_view() {
     );
     assert_eq!(
         p.fields[4].kind,
-        toolshape::record::FieldKind::Resolve { resolver: "users" }
+        toolshape::__seams::record::FieldKind::Resolve { resolver: "users" }
     );
     assert_eq!(p.id, Some(0));
 }

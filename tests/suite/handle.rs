@@ -21,10 +21,10 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use toolshape::__seams::handle::{ManualClock, StoredSegment};
 use toolshape::handle::RedisStore;
 use toolshape::handle::{
-    Handle, HandleError, HandlePolicy, HandleStore, ManualClock, MemoryStore, StoreStats,
-    StoredResult, StoredSegment,
+    Handle, HandleError, HandlePolicy, HandleStore, MemoryStore, StoreStats, StoredResult,
 };
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -277,16 +277,16 @@ fn full_result(tool: &str) -> StoredResult {
         ..StoredResult::new(tool, "ticket", "tickets")
     };
     stored.record.fields = vec![
-        toolshape::handle::StoredField {
+        toolshape::__seams::handle::StoredField {
             name: "id".into(),
             source: "id".into(),
-            kind: toolshape::record::FieldKind::Id { short: false },
+            kind: toolshape::__seams::record::FieldKind::Id { short: false },
             absent: None,
         },
-        toolshape::handle::StoredField {
+        toolshape::__seams::handle::StoredField {
             name: "subject".into(),
             source: "subject".into(),
-            kind: toolshape::record::FieldKind::Untrusted {
+            kind: toolshape::__seams::record::FieldKind::Untrusted {
                 max_tokens: Some(40),
             },
             absent: None,
@@ -300,7 +300,7 @@ fn full_result(tool: &str) -> StoredResult {
         StoredSegment::Text(": ".into()),
         StoredSegment::Field(1),
     ]);
-    stored.record.rank = Some(toolshape::record::RankInfo {
+    stored.record.rank = Some(toolshape::__seams::record::RankInfo {
         field: 0,
         order: toolshape::Order::Desc,
         fold: None,
@@ -1239,14 +1239,14 @@ fn handles_are_random_and_parse_strictly() {
 #[test]
 fn a_stored_result_survives_json_and_keeps_its_size() {
     let mut stored = result("search", 7);
-    stored.record.rank = Some(toolshape::record::RankInfo {
+    stored.record.rank = Some(toolshape::__seams::record::RankInfo {
         field: 0,
         order: toolshape::Order::Desc,
         fold: None,
     });
     stored.record.prose = Some(vec![
-        toolshape::handle::StoredSegment::Field(0),
-        toolshape::handle::StoredSegment::Text(" open".into()),
+        toolshape::__seams::handle::StoredSegment::Field(0),
+        toolshape::__seams::handle::StoredSegment::Text(" open".into()),
     ]);
     let json = serde_json::to_string(&stored).expect("serialises");
     assert_eq!(stored.json_len(), json.len());
@@ -1429,7 +1429,7 @@ fn the_handle_policy_stores_only_what_does_not_fit() {
 /// The memory store's default clock is the system's, in milliseconds.
 #[test]
 fn the_system_clock_reads_the_time_in_milliseconds() {
-    use toolshape::handle::{Clock, SystemClock};
+    use toolshape::__seams::handle::{Clock, SystemClock};
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("after 1970")

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use shape_examples::github;
 use std::sync::Arc;
 use toolshape::config::ShapeConfig;
-use toolshape::{Budget, Shaper, mcp};
+use toolshape::{Budget, Shaper};
 
 /// A server that shapes nothing: each tool answers as an ordinary MCP tool would.
 #[derive(Clone)]
@@ -382,8 +382,8 @@ fn tools_are_listed_with_the_envelope_a_cursor_a_size_hint_and_open_result() {
         assert_eq!(output["$schema"], toolshape::schema::DIALECT);
         assert!(read.input_schema["properties"]["cursor"].is_object());
         assert_eq!(
-            read.meta.as_ref().unwrap().0[mcp::MAX_RESULT_SIZE_KEY],
-            json!(1_500 * mcp::CHARS_PER_TOKEN_CEILING)
+            read.meta.as_ref().unwrap().0[toolshape::__seams::mcp::MAX_RESULT_SIZE_KEY],
+            json!(1_500 * toolshape::__seams::mcp::CHARS_PER_TOKEN_CEILING)
         );
         // The configured projection's own schema, narrowed by `hide`.
         let issues = tools.iter().find(|t| t.name == "list_issues").unwrap();

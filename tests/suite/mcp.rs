@@ -494,18 +494,21 @@ fn the_output_schema_is_draft_07_throughout_and_its_rows_are_exact() {
 #[test]
 fn the_size_hint_bounds_both_channels() {
     let budget = Budget::tokens(600);
-    let hint = mcp::size_hint(budget);
+    let hint = toolshape::__seams::mcp::size_hint(budget);
     for format in [Format::Prose, Format::Table, Format::Json] {
         let shaped = page(600, format);
         assert!(shaped.text().chars().count() <= hint);
         assert!(shaped.structured_json().chars().count() <= hint);
     }
     let meta = mcp::size_hint_meta(budget);
-    assert_eq!(meta.0[mcp::MAX_RESULT_SIZE_KEY], json!(hint));
+    assert_eq!(
+        meta.0[toolshape::__seams::mcp::MAX_RESULT_SIZE_KEY],
+        json!(hint)
+    );
 
     let mut kept = MetaObject::new();
     kept.0.insert("other".into(), json!(1));
-    let tool = mcp::with_size_hint(
+    let tool = toolshape::__seams::mcp::with_size_hint(
         Tool::new(
             "search_tickets",
             "Search tickets",
@@ -516,7 +519,10 @@ fn the_size_hint_bounds_both_channels() {
     );
     let meta = tool.meta.expect("meta");
     assert_eq!(meta.0["other"], json!(1));
-    assert_eq!(meta.0[mcp::MAX_RESULT_SIZE_KEY], json!(4_800));
+    assert_eq!(
+        meta.0[toolshape::__seams::mcp::MAX_RESULT_SIZE_KEY],
+        json!(4_800)
+    );
     let listed = serde_json::to_value(
         Tool::new("t", "d", Arc::new(Default::default()))
             .with_raw_output_schema(mcp::output_schema::<Ticket>())
@@ -715,7 +721,7 @@ fn known_clients_get_the_profile_their_model_reads() {
     );
     // Every row of the table names a source.
     assert!(
-        toolshape::clients::KNOWN_CLIENTS
+        toolshape::__seams::clients::KNOWN_CLIENTS
             .iter()
             .all(|c| !c.source.is_empty() && !c.names.is_empty())
     );
@@ -1007,11 +1013,11 @@ fn every_request_gets_an_answer_however_deep_or_long() {
         let line = nested_call(id, depth);
         assert_eq!(
             serde_json::from_str::<Value>(&line).is_ok(),
-            depth <= mcp::MAX_DEPTH,
+            depth <= toolshape::__seams::mcp::MAX_DEPTH,
             "{depth}: serde_json's own limit"
         );
         let answer = server.ask(&line, json!(id));
-        if depth <= mcp::MAX_DEPTH {
+        if depth <= toolshape::__seams::mcp::MAX_DEPTH {
             let result = &answer["result"];
             assert_eq!(result["isError"], true, "{depth}: {answer:.300}");
             let text = result["content"][0]["text"].as_str().unwrap_or_default();

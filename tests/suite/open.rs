@@ -665,7 +665,7 @@ async fn every_page_of_a_stored_walk_states_the_whole_results_aggregate_and_one_
                 (false, Some(k)) => {
                     let mut ranked = rows.clone();
                     ranked.sort_by(|a, b| b.restarts.cmp(&a.restarts).then(b.name.cmp(&a.name)));
-                    toolshape::cursor::after_cursor(&ranked, k).to_vec()
+                    toolshape::__seams::cursor::after_cursor(&ranked, k).to_vec()
                 }
                 _ => rows.clone(),
             };
@@ -750,7 +750,7 @@ async fn a_plain_paged_call_states_its_aggregate_for_the_part_it_covers() {
                 .unwrap()
                 .aggregate(&by_phase);
             let given: Vec<Pod> = match (rows_given, call.after_keyset()) {
-                (false, Some(k)) => toolshape::cursor::after_cursor(&ranked, k).to_vec(),
+                (false, Some(k)) => toolshape::__seams::cursor::after_cursor(&ranked, k).to_vec(),
                 _ => rows.clone(),
             };
             let shaped = call.shape(&given).await.unwrap();

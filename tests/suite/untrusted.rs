@@ -8,10 +8,10 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
-use toolshape::untrusted::{
-    Provenance, Removed, UntrustedPolicy, UrlPolicy, apply_url_policy, attacker_bound, neutralize,
-    prepare, record_cap, sanitize,
+use toolshape::__seams::untrusted::{
+    apply_url_policy, attacker_bound, neutralize, record_cap, sanitize,
 };
+use toolshape::untrusted::{Provenance, Removed, UntrustedPolicy, UrlPolicy, prepare};
 use toolshape::{
     __private::{CallEnv, Channel, Cx},
     Shaper, ToolResult,

@@ -545,7 +545,7 @@ fn a_cursor_for_another_page_or_mode_is_refused_with_a_remedy() {
         .unwrap_err();
     assert!(err.to_string().contains("declare each page"), "{err}");
     // A continuation too long for a cursor.
-    let long = "x".repeat(toolshape::cursor::MAX_UPSTREAM_BYTES + 1);
+    let long = "x".repeat(toolshape::__seams::cursor::MAX_UPSTREAM_BYTES + 1);
     let err = shaper
         .call()
         .upstream(None, Some(long))
@@ -627,7 +627,7 @@ fn a_long_continuation_is_reserved_before_records_are_counted() {
     let (more, _) = fetch(&upstream, Some(&upstream.url(2)));
     let second = more.len();
     rows.extend(more);
-    let long = "p".repeat(toolshape::cursor::MAX_UPSTREAM_BYTES);
+    let long = "p".repeat(toolshape::__seams::cursor::MAX_UPSTREAM_BYTES);
     for format in [Format::Json, Format::Prose] {
         // The smallest of these budgets whose page ends inside the second upstream page.
         let (shaper, shaped, shown) = (10..40)

@@ -668,7 +668,7 @@ fn untrusted_lists_share_one_cap_and_options_stay_null() {
     );
     // The bound holds: at most 6 + 20 attacker tokens a record.
     assert_eq!(
-        toolshape::untrusted::record_cap(JiraTicket::PROJECTION),
+        toolshape::__seams::untrusted::record_cap(JiraTicket::PROJECTION),
         Some(26)
     );
     let schema = serde_json::to_value(JiraTicket::record_schema(&mut Default::default())).unwrap();

@@ -115,7 +115,7 @@ pub enum ValueType {
 /// [`FieldMeta::infer_values`]), or by hand with the constructors.
 ///
 /// ```
-/// use toolshape::{aggregate::{FieldMeta, ValueType}, record::FieldRole};
+/// use toolshape::__seams::{aggregate::{FieldMeta, ValueType}, record::FieldRole};
 ///
 /// let labels = FieldMeta::list("labels");
 /// assert_eq!((labels.role, labels.value), (FieldRole::Show, ValueType::List));
@@ -210,9 +210,9 @@ impl FieldMeta {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolshape::{aggregate::{FieldMeta, ValueType}};
+    /// use toolshape::__seams::aggregate::{FieldMeta, ValueType};
     ///
-    /// let mut fields = vec![FieldMeta::new("comments", toolshape::record::FieldRole::Show, ValueType::Any)];
+    /// let mut fields = vec![FieldMeta::new("comments", toolshape::__seams::record::FieldRole::Show, ValueType::Any)];
     /// let rows = [json!({"comments": 3}), json!({"comments": null})];
     /// let rows: Vec<_> = rows.iter().filter_map(|r| r.as_object().cloned()).collect();
     /// FieldMeta::infer_values(&mut fields, &rows);

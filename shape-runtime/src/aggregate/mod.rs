@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolshape::{fields::Day, aggregate::{Aggregate, FieldMeta}};
+//! use toolshape::{fields::Day, aggregate::Aggregate, __seams::aggregate::FieldMeta};
 //!
 //! let fields = [FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [
@@ -41,16 +41,18 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod catalogue;
 mod compute;
-mod result;
-mod spec;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod result;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod spec;
 #[cfg(test)]
 mod tests;
 
-pub use catalogue::{FieldError, FieldMeta, FieldName, Row, ValueType};
-pub use result::{AggregateResult, CountBy, Others, RecentResult, Stats, TopValues, percent};
-pub use spec::{
-    Aggregate, AggregateError, CATEGORY_CHARS, COUNT_BY_MAX, RECENT_DAYS_MAX, Recent,
-    TOP_K_DEFAULT, TOP_K_MAX, Top, ValidAggregate,
-};
+pub use catalogue::{FieldError, FieldName};
+pub(crate) use catalogue::{FieldMeta, Row};
+pub(crate) use result::AggregateResult;
+pub(crate) use spec::ValidAggregate;
+pub use spec::{Aggregate, AggregateError, Recent, Top};

@@ -27,7 +27,7 @@ pub(super) fn share(count: u64, total: u64) -> f64 {
 /// "100%" unless all: a share that rounds to 0 reads "<1%", one that rounds to 100 ">99%".
 ///
 /// ```
-/// use toolshape::aggregate::percent;
+/// use toolshape::__seams::aggregate::percent;
 ///
 /// assert_eq!(percent(1229, 1412), "87%");
 /// assert_eq!(percent(1, 200), "1%"); // 0.5% rounds half up
@@ -104,16 +104,16 @@ pub struct RecentResult {
 pub struct CountBy {
     /// The field.
     pub field: String,
-    /// `[value, count]` pairs, at most [`COUNT_BY_MAX`](super::COUNT_BY_MAX).
+    /// `[value, count]` pairs, at most 20 (`COUNT_BY_MAX`).
     pub counts: Vec<(Value, u64)>,
     /// Records with no value.
     #[serde(skip_serializing_if = "is_zero")]
     pub none: u64,
-    /// The values past [`COUNT_BY_MAX`](super::COUNT_BY_MAX), summed.
+    /// The values past 20 (`COUNT_BY_MAX`), summed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other: Option<Others>,
     /// The values are outsiders' text: sanitised, defused and cut to
-    /// [`CATEGORY_CHARS`](super::CATEGORY_CHARS) characters here, quoted `«…»` in the sentence.
+    /// `CATEGORY_CHARS` characters here, quoted `«…»` in the sentence.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub untrusted: bool,
 }
@@ -177,7 +177,7 @@ impl AggregateResult {
     /// With no records the sentence is the total alone ("0 issues").
     ///
     /// ```
-    /// use toolshape::{fields::Day, aggregate::{Aggregate, FieldMeta}};
+    /// use toolshape::{fields::Day, aggregate::Aggregate, __seams::aggregate::FieldMeta};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::number("comments")];
     /// let rows: Vec<_> = [r#"{"state":"open","comments":4}"#, r#"{"state":null,"comments":1}"#]
@@ -222,7 +222,7 @@ impl AggregateResult {
     /// open tickets restates the call's own filter); empty when nothing is left.
     ///
     /// ```
-    /// use toolshape::{fields::Day, aggregate::{Aggregate, FieldMeta}};
+    /// use toolshape::{fields::Day, aggregate::Aggregate, __seams::aggregate::FieldMeta};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::legend("kind")];
     /// let rows: Vec<_> = [r#"{"state":"open","kind":"bug"}"#, r#"{"state":"open","kind":"ui"}"#]

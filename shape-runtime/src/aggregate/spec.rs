@@ -9,18 +9,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Most values `count_by` lists by name; the rest are summed into one "others" bucket.
-pub const COUNT_BY_MAX: usize = 20;
+pub(crate) const COUNT_BY_MAX: usize = 20;
 
 /// The most characters of an outsider's value a `count_by` or `top` shows (the rest cut,
 /// marked `…`): a category is a label, and a summary is no place for a body. As many as an
 /// error quotes of one piece of an upstream's message.
-pub const CATEGORY_CHARS: usize = crate::untrusted::echo::MAX_QUOTED_CHARS;
+pub(crate) const CATEGORY_CHARS: usize = crate::untrusted::echo::MAX_QUOTED_CHARS;
 /// Largest `k` a `top` may ask for.
-pub const TOP_K_MAX: u32 = 50;
+pub(crate) const TOP_K_MAX: u32 = 50;
 /// `k` when a `top` does not say.
-pub const TOP_K_DEFAULT: u32 = 3;
+pub(crate) const TOP_K_DEFAULT: u32 = 3;
 /// Largest `days` a `recent` may ask for (about a hundred years).
-pub const RECENT_DAYS_MAX: u32 = 36_500;
+pub(crate) const RECENT_DAYS_MAX: u32 = 36_500;
 
 /// What to count over a result's records. Every part is optional; the total is always given.
 ///
@@ -135,7 +135,7 @@ impl Aggregate {
     /// Checks every named field exists and fits its operation.
     ///
     /// ```
-    /// use toolshape::{aggregate::{Aggregate, FieldMeta}};
+    /// use toolshape::{aggregate::Aggregate, __seams::aggregate::FieldMeta};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::date("opened")];
     /// let err = Aggregate::new().recent("title", 30).validate(&fields).unwrap_err();

@@ -1,4 +1,5 @@
-use super::result::{json_number_text, number_text, share};
+use super::result::{Others, json_number_text, number_text, percent, share};
+use super::spec::{CATEGORY_CHARS, COUNT_BY_MAX};
 use super::*;
 use crate::aggregate::catalogue::*;
 use crate::fields::date::Day;

@@ -18,7 +18,7 @@ pub enum Channel {
 ///
 /// A client whose model reads one channel gets that channel with the whole budget: under
 /// `Both` the text channel is held to what the JSON channel fits, so prose shows fewer
-/// records than it could alone. [`clients`](crate::budget::clients) picks the profile from an MCP
+/// records than it could alone. [`clients`](crate::clients) picks the profile from an MCP
 /// client's name; configuration (`channels = "text"`) fixes it per tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,29 +1,5 @@
-//! Which channel each known MCP client's model reads, so a tool answers in that form: the
-//! channel profile ([`ChannelPolicy`]) a client gets from the name it sends as `clientInfo`
-//! at `initialize`.
-//!
-//! Most coding agents pass their model only `structuredContent` when a result has it and drop
-//! the text block; chat front ends and agent SDKs pass only the text. Answering a text reader
-//! with [`ChannelPolicy::Text`] puts no `structuredContent` (and no `outputSchema` in
-//! `tools/list`) in its way, so the prose or table channel reaches its model with the whole
-//! budget; a structured reader gets [`ChannelPolicy::Structured`], the JSON envelope with the
-//! whole budget. A client not in the table gets [`DEFAULT_PROFILE`], both channels each within
-//! the budget, which is right whichever it reads.
-//!
-//!
-//! One function decides how a client reads, [`reader`]: every other way in (a shaper set for
-//! a client, an MCP request's client, a configuration's `[clients]` table) asks it.
-//!
-//! ```
-//! use toolshape::ChannelPolicy;
-//! use toolshape::clients::{DEFAULT_PROFILE, reader};
-//!
-//! let profile = |name| reader(Some(name), &Default::default()).profile;
-//! assert_eq!(profile("claude-code"), ChannelPolicy::Structured);
-//! assert_eq!(profile("Visual Studio Code - Insiders"), ChannelPolicy::Structured);
-//! assert_eq!(profile("langchain-mcp-adapters"), ChannelPolicy::Text);
-//! assert_eq!(profile("my-own-agent"), DEFAULT_PROFILE);
-//! ```
+//! The client table and the one function that reads it (the public face is
+//! `toolshape::clients`, in lib.rs).
 
 use std::collections::BTreeMap;
 
@@ -32,7 +8,7 @@ use crate::budget::channel::ChannelPolicy;
 
 /// What a client not in [`KNOWN_CLIENTS`] gets: both channels, each within the budget, so
 /// the answer is whole whichever channel its model reads.
-pub const DEFAULT_PROFILE: ChannelPolicy = ChannelPolicy::Both;
+pub(crate) const DEFAULT_PROFILE: ChannelPolicy = ChannelPolicy::Both;
 
 /// One known client: the names it sends as `clientInfo.name`, what its model reads, and where
 /// that fact comes from.
@@ -164,7 +140,7 @@ pub struct Reader {
 /// profile is decided. Its profile is the one `configured` names for it (a `[clients]`
 /// table: names compared as [`KNOWN_CLIENTS`]' are, without case, `-`, `_` and spaces alike,
 /// a name of several words also naming a longer one), else its entry's in
-/// [`KNOWN_CLIENTS`], else [`DEFAULT_PROFILE`]; its limits are its entry's whatever the
+/// the client table, else both channels ([`ChannelPolicy::Both`]); its limits are its entry's whatever the
 /// profile (naming a profile does not change where a client cuts). With no name: the default
 /// profile and no limits.
 ///

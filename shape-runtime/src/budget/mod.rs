@@ -13,7 +13,8 @@
 //! ```
 
 pub(crate) mod channel;
-pub mod clients;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod clients;
 pub mod tokens;
 
 use serde::{Deserialize, Serialize};

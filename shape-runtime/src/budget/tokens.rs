@@ -17,8 +17,6 @@
 //! assert_eq!(cut.total_tokens, 4);
 //! ```
 
-pub use crate::budget::BudgetError;
-
 #[cfg(feature = "bpe-openai")]
 use std::collections::HashSet;
 use std::fmt;

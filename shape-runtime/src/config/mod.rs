@@ -29,7 +29,8 @@
 //! ```
 
 mod located;
-pub mod records;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod records;
 
 use crate::budget::Budget;
 use crate::budget::channel::ChannelPolicy;
@@ -60,7 +61,7 @@ pub struct ShapeConfig {
     /// `[legends.<name>]`, the code = "word" tables configured records' `legend` names, as
     /// written; read through [`records`](Self::records).
     #[serde(default)]
-    pub legends: BTreeMap<String, records::Unchecked>,
+    pub(crate) legends: BTreeMap<String, records::Unchecked>,
     /// Each tool's configured records, checked when the configuration loaded.
     #[serde(skip)]
     checked: BTreeMap<String, records::ConfiguredRecords>,
@@ -103,13 +104,13 @@ pub struct ToolConfig {
     /// Where the tool's records are in its JSON result and what each shows, as written
     /// ([`records`] says how); checked when the configuration loads and read
     /// through [`ShapeConfig::records`].
-    pub records: Option<records::Unchecked>,
+    pub(crate) records: Option<records::Unchecked>,
     /// Output fields this tool's view leaves out ([`Shaper::hide`]): configuration narrows a
     /// view, never widens it. Per tool only (not in `[defaults]`).
     pub hide: Option<Vec<String>>,
     /// Per MCP client (`clientInfo.name`, matched as `[clients]`'s names are), what this
     /// tool's view leaves out for that client besides `hide`.
-    pub clients: Option<BTreeMap<String, ClientView>>,
+    pub(crate) clients: Option<BTreeMap<String, ClientView>>,
     /// For records nobody described (a layer in front of a tool: [`mcp::Harness`](crate::mcp)),
     /// the keys whose text is the system's own, shown as it is rather than as outsiders' text.
     pub trusted: Option<Vec<String>>,
@@ -120,7 +121,7 @@ pub struct ToolConfig {
 /// What one client's view of a tool leaves out (`[tools.<name>.clients."<client>"]`).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ClientView {
+pub(crate) struct ClientView {
     /// Output fields left out for this client, besides the tool's own `hide`.
     #[serde(default)]
     pub hide: Vec<String>,
@@ -453,7 +454,7 @@ impl ShapeConfig {
     /// The channel profile `tool` answers `client` (an MCP `clientInfo.name`; `None` before
     /// `initialize` or outside MCP) with: the tool's own `channels` when configured, else the
     /// client's entry in `[clients]`, else its entry in the built-in table, else
-    /// [`DEFAULT_PROFILE`](crate::budget::clients::DEFAULT_PROFILE). The client's own cuts
+    /// [`ChannelPolicy::Both`]. The client's own cuts
     /// ([`clients::reader`](crate::budget::clients::reader)) lower the budget whatever the profile.
     ///
     /// ```

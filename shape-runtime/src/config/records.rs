@@ -55,7 +55,7 @@
 //! ```
 
 use super::located::{Entry, Node, Value};
-pub use crate::configured::spec::{
+pub(crate) use crate::configured::spec::{
     ConfiguredLegend, ConfiguredRecords, DateFrom, DayOf, Fold, JsonPath, Output, OutputKind,
     RankSpec, RecordSpec, Step,
 };
@@ -69,7 +69,7 @@ use std::fmt;
 /// sees it: accepted as written, checked by [`ShapeConfig`](super::ShapeConfig)'s loaders
 /// with every mistake named.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Unchecked;
+pub(crate) struct Unchecked;
 
 impl<'de> serde::Deserialize<'de> for Unchecked {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -1231,7 +1231,7 @@ fn prose(
 /// path below it. Returns every path the schema lacks.
 ///
 /// ```
-/// use toolshape::config::{ShapeConfig, records::check_schema};
+/// use toolshape::{config::ShapeConfig, __seams::config::check_schema};
 ///
 /// let config = ShapeConfig::from_toml_str(r#"
 ///     [tools.list_issues.records]

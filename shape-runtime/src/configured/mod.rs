@@ -49,15 +49,17 @@
 //! );
 //! ```
 
-mod infer;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod infer;
 mod plan;
 mod read;
 mod rows;
 mod schema;
-pub mod spec;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod spec;
 mod value;
 
-pub use infer::{Inferred, InferredAnswer};
+pub use infer::Inferred;
 pub use read::ReadError;
 
 use crate::handle::{HandleStore, Keep};

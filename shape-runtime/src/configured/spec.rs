@@ -4,7 +4,7 @@
 //! (`[tools.<name>.records]`, read by [`config`](crate::config)); shaped by
 //! [`JsonProjection`](super::JsonProjection).
 
-pub use crate::fields::date::DayOf;
+pub(crate) use crate::fields::date::DayOf;
 use crate::fields::date::EpochUnit;
 use crate::fields::rank::Order;
 use crate::record::{Owned, Segment};
@@ -117,7 +117,7 @@ pub struct RankSpec {
     pub fold: Option<Fold>,
 }
 
-pub use crate::fields::rank::Fold;
+pub(crate) use crate::fields::rank::Fold;
 
 /// A path into a record, in the derive's path language: keys joined by `.`, `?` through a
 /// value that may be absent, `[]` through each item of a list (`labels[].name`,
@@ -145,7 +145,7 @@ impl JsonPath {
     /// Parses a path, or says what is wrong with it.
     ///
     /// ```
-    /// use toolshape::config::records::{JsonPath, Step};
+    /// use toolshape::__seams::config::{JsonPath, Step};
     ///
     /// let path = JsonPath::parse("milestone?.labels[].name").unwrap();
     /// assert_eq!(path.steps, [

@@ -64,7 +64,8 @@ pub(super) const MAX_CURSOR_CHARS: usize = 4096;
 /// feature `redis`) where several replicas serve.
 ///
 /// ```
-/// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash, HELD_CURSOR_CHARS};
+/// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash};
+/// use toolshape::__seams::cursor::HELD_CURSOR_CHARS;
 /// use toolshape::{fields::KeyValue, Order};
 ///
 /// let keys = || CursorKeys::new(b"a key of at least sixteen bytes");
@@ -140,7 +141,7 @@ impl CursorCodec {
     ///     order: Order::Desc,
     /// };
     /// let cursor = codec.encode(&last, 20, &query);
-    /// assert_eq!(cursor.len(), toolshape::cursor::HELD_CURSOR_CHARS);
+    /// assert_eq!(cursor.len(), toolshape::__seams::cursor::HELD_CURSOR_CHARS);
     /// assert_eq!(codec.decode(&cursor, &query)?.keyset, last);
     /// let other = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
     /// assert_eq!(codec.decode(&cursor, &other), Err(CursorError::ForeignQuery));
@@ -234,7 +235,8 @@ impl CursorCodec {
     /// signed cursor would be longer than 4,096 characters.
     ///
     /// ```
-    /// use toolshape::cursor::{CursorCodec, CursorForm, CursorKeys, Keyset, Position, QueryHash};
+    /// use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, Position, QueryHash};
+    /// use toolshape::__seams::cursor::CursorForm;
     /// use toolshape::Order;
     ///
     /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
@@ -242,7 +244,7 @@ impl CursorCodec {
     /// let position = Position { skipped: 1, ..Position::after(Keyset::start(Order::Asc), 40) };
     /// let signed = codec.encode_position(&position, &query, CursorForm::Signed);
     /// let held = codec.encode_position(&position, &query, CursorForm::Held);
-    /// assert_eq!(held.len(), toolshape::cursor::HELD_CURSOR_CHARS);
+    /// assert_eq!(held.len(), toolshape::__seams::cursor::HELD_CURSOR_CHARS);
     /// assert!(signed.len() > held.len());
     /// for cursor in [signed, held] {
     ///     let back = codec.decode(&cursor, &query)?;

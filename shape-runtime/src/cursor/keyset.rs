@@ -84,13 +84,14 @@ fn cmp_rank(a: Option<&KeyValue>, b: Option<&KeyValue>) -> Ordering {
     }
 }
 
+#[cfg(any(test, feature = "test-seams"))]
 /// The records of an already ranked slice that come after `keyset`.
 ///
 /// `ranked` must be in the keyset's order (as the [`ToolResult`] derive's `rank_cmp` sorts
 /// it, or by id when the type has no rank key); the boundary is found by binary search.
 ///
 /// ```
-/// use toolshape::cursor::{after_cursor, Keyset};
+/// use toolshape::{cursor::Keyset, __seams::cursor::after_cursor};
 /// use toolshape::ToolResult;
 ///
 /// #[derive(ToolResult)]

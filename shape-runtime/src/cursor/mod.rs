@@ -4,7 +4,7 @@
 //!
 //! - [`Keyset`]: the position itself — the rank key value and id of the last record shown,
 //!   and the order. Keyset, not offsets: a record inserted or deleted between two calls
-//!   neither repeats nor hides another one. [`Keyset::admits`] and [`after_cursor`] page an
+//!   neither repeats nor hides another one. [`Keyset::admits`] and `after_cursor` page an
 //!   in-memory collection; [`Keyset::sql_predicate`] and [`Keyset::sql_order_by`] push the
 //!   bound into a database query.
 //! - [`CursorCodec`]: turns a keyset (plus the count shown so far) into a short base64url
@@ -56,27 +56,34 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod codec;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod codec;
 mod error;
-mod held;
-mod keys;
-mod keyset;
-mod position;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod held;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod keys;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod keyset;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod position;
 #[cfg(feature = "redis")]
 mod redis;
 mod sql;
 #[cfg(test)]
 mod tests;
-mod wire;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod wire;
 
+pub use codec::CursorCodec;
 pub(crate) use codec::Cursors;
-pub use codec::{CursorCodec, HELD_CURSOR_CHARS};
 pub use error::{CursorError, SqlColumnError};
-pub use held::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
-pub use keys::{CursorKeyError, CursorKeys, MIN_KEY_LEN, QueryHash, QueryHashError};
-pub use keyset::{Keyset, after_cursor};
-pub use position::{Continuation, CursorForm, Position, UpstreamPosition};
+pub use held::{CursorStore, MemoryCursorStore};
+pub use keys::{CursorKeyError, CursorKeys, QueryHash, QueryHashError};
+pub use keyset::Keyset;
+pub(crate) use position::{Continuation, CursorForm};
+pub use position::{Position, UpstreamPosition};
 #[cfg(feature = "redis")]
 pub use redis::{RedisCursorStore, RedisCursorStoreBuilder, RedisCursorStoreError};
 pub use sql::{Placeholders, SqlOptions, SqlPredicate};
-pub use wire::MAX_UPSTREAM_BYTES;
+pub(crate) use wire::MAX_UPSTREAM_BYTES;

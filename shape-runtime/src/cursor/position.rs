@@ -43,7 +43,7 @@ pub enum CursorForm {
     #[default]
     Signed,
     /// Kept on the server ([`CursorCodec::held_in`](crate::cursor::CursorCodec::held_in)'s store, else the codec's own memory) and
-    /// named by a short cursor of [`HELD_CURSOR_CHARS`](crate::cursor::HELD_CURSOR_CHARS) characters, whatever the position
+    /// named by a short cursor of [`HELD_CURSOR_CHARS`](crate::cursor::codec::HELD_CURSOR_CHARS) characters, whatever the position
     /// holds. A page asks for it only when the signed cursor would crowd out a record.
     Held,
 }

@@ -461,7 +461,7 @@ fn same_id(shown: &str, asked: &str) -> bool {
 /// Whether a value reads as an opaque id a model would have to look up: one word of 8 to 80
 /// characters, not a link, with a run of 8 or more hex digits mixing digits and letters
 /// (`usr_41c2be09-…`, `5d8804f1`, a UUID). Names, dates, words and numbers are not.
-pub fn looks_opaque(value: &str) -> bool {
+pub(crate) fn looks_opaque(value: &str) -> bool {
     if !(8..=80).contains(&value.len())
         || value.contains(char::is_whitespace)
         || value.contains("://")

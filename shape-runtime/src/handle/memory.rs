@@ -6,9 +6,12 @@ use super::store::{HandlePolicy, HandleStore, StoredResult};
 use crate::handle::id::{Handle, HandleError};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
+#[cfg(any(test, feature = "test-seams"))]
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+#[cfg(any(test, feature = "test-seams"))]
+use std::time::Duration;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The time, for expiry. Inject a [`ManualClock`] in tests.
 pub trait Clock: fmt::Debug + Send + Sync + 'static {
@@ -28,10 +31,11 @@ impl Clock for SystemClock {
     }
 }
 
+#[cfg(any(test, feature = "test-seams"))]
 /// A clock that moves only when told to; clones share the time.
 ///
 /// ```
-/// use toolshape::handle::{Clock, ManualClock};
+/// use toolshape::__seams::handle::{Clock, ManualClock};
 /// use std::time::Duration;
 ///
 /// let clock = ManualClock::new(1_000);
@@ -41,6 +45,7 @@ impl Clock for SystemClock {
 #[derive(Debug, Clone, Default)]
 pub struct ManualClock(Arc<AtomicU64>);
 
+#[cfg(any(test, feature = "test-seams"))]
 impl ManualClock {
     /// A clock reading `start_unix_ms`.
     pub fn new(start_unix_ms: u64) -> Self {
@@ -58,6 +63,7 @@ impl ManualClock {
     }
 }
 
+#[cfg(any(test, feature = "test-seams"))]
 impl Clock for ManualClock {
     fn now_unix_ms(&self) -> u64 {
         self.0.load(AtomicOrdering::SeqCst)

@@ -32,20 +32,31 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod id;
 mod keep;
-mod memory;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod memory;
 mod open;
-pub mod query;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod open_query;
+
+/// The query language of `open_result`, the companion tool that reopens a stored result:
+/// filters, a sort, the fields to show, a page size and an aggregate over the matches. Every
+/// mistake a model can make in a query is an error that says what to write instead.
+pub mod query {
+    pub use super::open_query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort};
+}
 #[cfg(feature = "redis")]
 mod redis;
-mod store;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod store;
 
-pub use id::{HANDLE_BYTES, Handle, HandleError, OPEN_RESULT};
+pub use id::{Handle, HandleError};
 pub use keep::Keep;
 pub(crate) use keep::StoredForm;
-pub use memory::{Clock, ManualClock, MemoryStore, StoreStats, SystemClock};
+pub use memory::{MemoryStore, StoreStats};
 pub use open::OpenResult;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
-pub use store::{HandlePolicy, HandleStore, StoredField, StoredResult, StoredSegment};
+pub use store::{HandlePolicy, HandleStore, StoredResult};

@@ -1,7 +1,7 @@
 //! The companion tool that reopens a stored result ([`OpenResult`], `open_result`): the
 //! query it takes, the stored rows read back as records, the same page pipeline.
 
-use super::query::{OpenQuery, QueryError};
+use super::open_query::{OpenQuery, QueryError};
 use super::store::{HandleStore, StoredResult};
 use crate::aggregate::{FieldMeta, Row};
 use crate::cursor::{CursorCodec, QueryHash};

@@ -39,9 +39,11 @@ pub struct StoredResult {
     pub details: Option<String>,
 }
 
+#[cfg(any(test, feature = "test-seams"))]
 /// One output field of a [`StoredResult`].
 pub type StoredField = Field<Owned>;
 
+#[cfg(any(test, feature = "test-seams"))]
 /// A piece of a stored prose template.
 pub type StoredSegment = Segment<Owned>;
 
@@ -65,7 +67,7 @@ impl StoredResult {
     /// The stored form of `records`, projected by `projection`, created now.
     ///
     /// ```
-    /// use toolshape::handle::{StoredResult, StoredSegment};
+    /// use toolshape::{handle::StoredResult, __seams::handle::StoredSegment};
     /// use toolshape::{ToolResult, Order};
     ///
     /// #[derive(ToolResult)]
@@ -83,7 +85,7 @@ impl StoredResult {
     ///
     /// let stored = StoredResult::from_projection("search_tickets", Ticket::PROJECTION, Vec::new());
     /// let record = &stored.record;
-    /// assert_eq!(record.fields[1].kind.role(), toolshape::record::FieldRole::Untrusted);
+    /// assert_eq!(record.fields[1].kind.role(), toolshape::__seams::record::FieldRole::Untrusted);
     /// assert_eq!(record.fields[1].kind.max_tokens(), Some(40));
     /// assert_eq!(record.rank.map(|r| (r.field, r.order)), Some((2, Order::Desc)));
     /// assert_eq!(record.skipped, ["secret"]);

@@ -58,38 +58,35 @@
 //! // `#[tool(output_schema = mcp::output_schema::<City>(), meta = mcp::size_hint_meta(budget))]`
 //! let schema = mcp::output_schema::<City>();
 //! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
-//! assert_eq!(mcp::size_hint(Budget::tokens(200)), 1_600);
+//! assert_eq!(mcp::size_hint_meta(Budget::tokens(200)).0["anthropic/maxResultSizeChars"], 1_600);
 //! ```
 
-mod harness;
-mod lines;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod harness;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod lines;
 mod pages;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod size_hint;
 
-pub use harness::{CURSOR_ARGUMENT, DEFAULT_MAX_TOKENS, Harness, HarnessError, SHAPED_META_KEY};
-pub use lines::{Guarded, MAX_DEPTH, guarded};
+pub(crate) use harness::SHAPED_META_KEY;
+pub use harness::{Harness, HarnessError};
+pub use lines::{Guarded, guarded};
 pub use pages::Pages;
+pub use size_hint::size_hint_meta;
+pub(crate) use size_hint::with_size_hint;
 
-use crate::budget::Budget;
 use crate::budget::channel::ChannelPolicy;
 use crate::page::Shaped;
 use crate::record::tool_result::ToolResult;
 use crate::shaper::Shaper;
 use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
 use rmcp::service::RequestContext;
 use schemars::{Schema, json_schema};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-
-/// The `_meta` key of a `tools/list` entry that tells a client how many characters a result
-/// of the tool may take before the client truncates or spills it.
-pub const MAX_RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
-
-/// Characters per token the size hint allows. o200k_base averages 3–5 characters a token on
-/// English prose and 2–3 on JSON full of ids and dates; 8 leaves room for long words and
-/// whitespace runs, so a result within its token budget stays within the hint.
-pub const CHARS_PER_TOKEN_CEILING: usize = 8;
 
 impl From<Shaped> for CallToolResult {
     fn from(shaped: Shaped) -> Self {
@@ -255,46 +252,7 @@ pub fn open_result_output_schema() -> Arc<JsonObject> {
 /// The `inputSchema` of the `open_result` companion, as rmcp takes it
 /// ([`OpenResult::input_schema`](crate::handle::OpenResult::input_schema)).
 pub fn open_result_input_schema() -> Arc<JsonObject> {
-    into_object(crate::handle::query::OpenQuery::input_schema())
-}
-
-/// The most characters a result shaped within `budget` can take, per channel:
-/// `budget × CHARS_PER_TOKEN_CEILING`, or the budget's byte ceiling when that is lower (a
-/// character takes at least one byte).
-///
-/// ```
-/// use toolshape::{Budget, mcp};
-///
-/// assert_eq!(mcp::size_hint(Budget::tokens(2_000)), 16_000);
-/// assert_eq!(mcp::size_hint(Budget::tokens(2_000).bytes(10_240)), 10_240);
-/// ```
-pub fn size_hint(budget: Budget) -> usize {
-    let by_tokens = budget.max_tokens().saturating_mul(CHARS_PER_TOKEN_CEILING);
-    budget
-        .max_bytes()
-        .map_or(by_tokens, |bytes| bytes.min(by_tokens))
-}
-
-/// `_meta` for a `tools/list` entry carrying the size hint under [`MAX_RESULT_SIZE_KEY`], for
-/// `#[tool(meta = mcp::size_hint_meta(budget))]`.
-pub fn size_hint_meta(budget: Budget) -> MetaObject {
-    let mut meta = MetaObject::new();
-    meta.0.insert(
-        MAX_RESULT_SIZE_KEY.to_owned(),
-        Value::from(size_hint(budget)),
-    );
-    meta
-}
-
-/// `tool` with the size hint added to its `_meta` (other keys are kept).
-pub fn with_size_hint(mut tool: Tool, budget: Budget) -> Tool {
-    let mut meta = tool.meta.take().unwrap_or_default();
-    meta.0.insert(
-        MAX_RESULT_SIZE_KEY.to_owned(),
-        Value::from(size_hint(budget)),
-    );
-    tool.meta = Some(meta);
-    tool
+    into_object(crate::handle::open_query::OpenQuery::input_schema())
 }
 
 fn into_object(schema: Schema) -> Arc<JsonObject> {

@@ -15,7 +15,7 @@ use serde::Serialize;
 pub struct RawSize {
     /// Bytes.
     pub bytes: usize,
-    /// Tokens: exact for payloads up to [`RAW_SAMPLE_BYTES`], otherwise extrapolated from a
+    /// Tokens: exact for payloads up to 8 KiB (`RAW_SAMPLE_BYTES`), otherwise extrapolated from a
     /// sample (see [`RawSize::measure`]).
     pub tokens: usize,
     /// Whether `tokens` was counted exactly.
@@ -23,10 +23,10 @@ pub struct RawSize {
 }
 
 /// Payloads up to this size are tokenized whole for the report.
-pub const RAW_SAMPLE_BYTES: usize = 8 * 1024;
+pub(crate) const RAW_SAMPLE_BYTES: usize = 8 * 1024;
 
 impl RawSize {
-    /// Measures a raw payload, bounding the cost: up to [`RAW_SAMPLE_BYTES`] it is counted
+    /// Measures a raw payload, bounding the cost: up to 8 KiB (`RAW_SAMPLE_BYTES`) it is counted
     /// exactly; beyond, four evenly spaced 2 KiB windows are counted and the tokens-per-byte
     /// ratio is applied to the whole. The cost is that of tokenizing 8 KiB, whatever the size
     /// of the payload (a 40,000-token payload would otherwise cost more to measure than to

@@ -27,7 +27,7 @@ pub trait NestedField {
     /// Whether the field holds a list of records (`Vec`, slice), as many as the data has;
     /// `false` for at most one (the record itself, an `Option` of one). A list has no element
     /// limit, so the caps of its records' untrusted fields add up to no fixed figure (see
-    /// [`record_cap`](crate::untrusted::record_cap)).
+    /// [`record_cap`](crate::untrusted::bound::record_cap)).
     const LIST: bool;
 
     /// Writes the value through the nested projection.

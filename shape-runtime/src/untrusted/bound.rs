@@ -9,6 +9,7 @@
 use crate::record::{FieldKind, Projection};
 use std::fmt;
 
+#[cfg(any(test, feature = "test-seams"))]
 /// The most attacker-controlled tokens one record of `projection` can show: the sum of its
 /// untrusted fields' caps and of the caps of the records nested in it, `Some(0)` with no
 /// untrusted text; `None` when no fixed figure holds: an untrusted field (at any depth) has
@@ -18,7 +19,7 @@ use std::fmt;
 /// A `const fn` of the projection alone, so it can be checked at compile time:
 ///
 /// ```
-/// use toolshape::{untrusted::record_cap, ToolResult};
+/// use toolshape::{__seams::untrusted::record_cap, ToolResult};
 ///
 /// #[derive(ToolResult)]
 /// #[shape(name = "ticket", plural = "tickets")]
@@ -38,7 +39,7 @@ use std::fmt;
 /// Nested records count: one (or an `Option` of one) by its caps, a list not at all.
 ///
 /// ```
-/// use toolshape::{untrusted::record_cap, ToolResult};
+/// use toolshape::{__seams::untrusted::record_cap, ToolResult};
 ///
 /// #[derive(ToolResult)]
 /// struct Comment {
@@ -287,7 +288,7 @@ impl fmt::Display for AttackerBound {
 /// [`UntrustedStats::attacker_tokens`]: super::UntrustedStats::attacker_tokens
 ///
 /// ```
-/// use toolshape::{untrusted::attacker_bound, ToolResult};
+/// use toolshape::{__seams::untrusted::attacker_bound, ToolResult};
 ///
 /// #[derive(ToolResult)]
 /// #[shape(name = "ticket", plural = "tickets")]
@@ -308,7 +309,7 @@ impl fmt::Display for AttackerBound {
 /// A list of nested records is not bounded by its records' caps, and the bound says so:
 ///
 /// ```
-/// use toolshape::{untrusted::{attacker_bound, Unbounded}, ToolResult};
+/// use toolshape::{__seams::untrusted::attacker_bound, untrusted::Unbounded, ToolResult};
 ///
 /// #[derive(ToolResult)]
 /// struct Comment {

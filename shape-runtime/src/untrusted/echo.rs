@@ -103,11 +103,11 @@ pub fn clean(text: &str) -> String {
 }
 
 /// An outsider's value counted as a category (`open_result`'s `count_by` and `top` over
-/// untrusted text): its first [`CATEGORY_CHARS`](crate::aggregate::CATEGORY_CHARS) characters
+/// untrusted text): its first [`CATEGORY_CHARS`](crate::aggregate::spec::CATEGORY_CHARS) characters
 /// [`clean`]ed (sanitised, line breaks made spaces, the provenance delimiter and the compact
 /// marks defused), `…` after them when the value is longer.
 pub(crate) fn category(text: &str) -> String {
-    let max = crate::aggregate::CATEGORY_CHARS;
+    let max = crate::aggregate::spec::CATEGORY_CHARS;
     match text.char_indices().nth(max) {
         None => clean(text),
         Some((at, _)) => {

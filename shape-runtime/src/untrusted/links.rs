@@ -168,11 +168,12 @@ pub(super) fn ends_in_link(text: &str) -> bool {
         .is_some_and(|m| m.end() == text.len())
 }
 
+#[cfg(any(test, feature = "test-seams"))]
 /// Applies a [`UrlPolicy`] to `text`, returning the text and the number of links and images
 /// flagged or stripped. Borrows when nothing changes.
 ///
 /// ```
-/// use toolshape::untrusted::{apply_url_policy, UrlPolicy};
+/// use toolshape::{__seams::untrusted::apply_url_policy, untrusted::UrlPolicy};
 ///
 /// let text = "see [docs](https://a.example/x) ![](https://b.example/p.png?q=1) https://c.example";
 /// assert_eq!(

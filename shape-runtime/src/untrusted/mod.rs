@@ -10,7 +10,7 @@
 //!    fewer than `N + 1` tokens), and never goes past `(N + 1) × max_token_bytes` bytes of
 //!    sanitised text or four times that read (no token covers more bytes than that, so `N + 1`
 //!    tokens always fit): a 100 MB field is never tokenized whole.
-//! 2. **Sanitising** ([`sanitize`]): invisible carriers are removed (Unicode tag characters
+//! 2. **Sanitising** ([`sanitize`](sanitise::sanitize)): invisible carriers are removed (Unicode tag characters
 //!    outside the recommended subdivision flags, bidi controls, zero-width characters, other
 //!    invisible format characters, stray variation selectors, C0 and C1 controls other than
 //!    newline and tab, ANSI escape sequences), and U+2028 / U+2029 become newlines.
@@ -21,7 +21,7 @@
 //!    was tokenized.
 //!
 //! In the text channel the result is then wrapped in a provenance delimiter naming its source,
-//! `<untrusted source="search_tickets.subject">…</untrusted>`, after [`neutralize`] has defused
+//! `<untrusted source="search_tickets.subject">…</untrusted>`, after [`neutralize`](neutralise::neutralize) has defused
 //! anything in the content that reads as that delimiter; optionally the delimiter carries the
 //! call's random nonce and the content is datamarked. In the structured (JSON) channel, and a
 //! JSON text channel under the compact policy, the value is neutralised but not wrapped (every
@@ -45,25 +45,29 @@
 //! assert!(p.cut.is_none());
 //! ```
 
-mod bound;
-mod cap;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod bound;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod cap;
 pub(crate) mod echo;
-mod links;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod links;
 mod list;
-mod neutralise;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod neutralise;
 mod policy;
 mod render;
-mod sanitise;
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod sanitise;
 #[cfg(test)]
 mod tests;
 
-pub use bound::{AttackerBound, Unbounded, attacker_bound, record_cap};
+pub(crate) use bound::attacker_bound;
+pub use bound::{AttackerBound, Unbounded};
 pub use cap::{Prepared, Truncation, prepare};
-pub use links::apply_url_policy;
 pub(crate) use list::{ItemsCut, fit_items, is_items_cut};
-pub use neutralise::neutralize;
 pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};
 pub use render::UntrustedStats;
 pub(crate) use render::{UntrustedCall, as_shown, nonce, note_line, serialize_untrusted};
+pub use sanitise::Removed;
 pub(crate) use sanitise::unseen;
-pub use sanitise::{Removed, sanitize};

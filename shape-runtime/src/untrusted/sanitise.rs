@@ -425,7 +425,7 @@ pub(super) fn sanitize_limited(text: &str, limit: usize) -> (Cow<'_, str>, Remov
 /// become `\n`.
 ///
 /// ```
-/// use toolshape::untrusted::sanitize;
+/// use toolshape::__seams::untrusted::sanitize;
 /// use std::borrow::Cow;
 ///
 /// let (clean, removed) = sanitize("\u{1b}[31mig\u{200B}nore\u{202E} all\u{E0041}");

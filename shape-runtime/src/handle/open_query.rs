@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolshape::{aggregate::{FieldMeta}, handle::query::{OpenQuery}};
+//! use toolshape::{__seams::aggregate::FieldMeta, handle::query::OpenQuery};
 //!
 //! let fields = [FieldMeta::id("id"), FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [
@@ -56,9 +56,9 @@ use serde_json::{Number, Value};
 use std::cmp::Ordering;
 
 /// Rows per page when a query does not say.
-pub const PAGE_SIZE_DEFAULT: u32 = 20;
+pub(crate) const PAGE_SIZE_DEFAULT: u32 = 20;
 /// The largest page a query may ask for.
-pub const PAGE_SIZE_MAX: u32 = 200;
+pub(crate) const PAGE_SIZE_MAX: u32 = 200;
 
 /// The input of `open_result`: reopen a stored result, keep the records that match every
 /// filter, sort them, keep some fields, page through them, or count them.
@@ -417,7 +417,7 @@ impl OpenQuery {
     /// Checks the query against the stored result's fields.
     ///
     /// ```
-    /// use toolshape::{aggregate::{FieldMeta}, handle::query::{Filter, OpenQuery}};
+    /// use toolshape::{__seams::aggregate::FieldMeta, handle::query::{Filter, OpenQuery}};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::number("comments")];
     /// let err = OpenQuery::new("h").filter(Filter::at_least("comments", "many")).validate(&fields).unwrap_err();
