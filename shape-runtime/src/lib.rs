@@ -76,7 +76,7 @@ pub use shaper::{Call, Shaper};
 /// The envelope a page is: its status, what it left out and why, what a model needs to
 /// read it, and the form of its data.
 pub mod envelope {
-    pub use crate::page::envelope::{LeftOut, Needs, OmitReason, Omitted, Skipped, Status};
+    pub use crate::page::envelope::{Frame, LeftOut, Needs, OmitReason, Omitted, Skipped, Status};
     pub use crate::page::render::StructuredForm;
 }
 

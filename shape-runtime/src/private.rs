@@ -30,6 +30,7 @@ pub type ProseSegment = Segment<Static>;
 pub use crate::resolve::Resolver;
 pub use crate::resolve::batch::Resolvers;
 pub use crate::resolve::field::KeyField;
+pub use crate::resolve::resolver::{KeySet, NameMap};
 /// The schema of each kind of field.
 pub mod schema {
     pub use crate::schema::fields::*;

@@ -33,15 +33,9 @@ pub mod cursor {
     pub use crate::cursor::wire::MAX_UPSTREAM_BYTES;
 }
 
-/// The page's frame (summary and how to go on) before rendering.
-pub mod envelope {
-    pub use crate::page::envelope::Frame;
-}
-
 /// Field plumbing the derive's generated code reaches through `__private`.
 pub mod fields {
     pub use crate::fields::date::DateValue;
-    pub use crate::fields::legend::{LegendCode, LegendField};
     pub use crate::fields::recorded::NOT_RECORDED;
 }
 

@@ -15,6 +15,6 @@ pub(crate) mod view;
 
 pub use date::{DateField, Day, DayError, iso_date};
 pub use ids::{IdField, IdKey, IdText, short_id};
-pub use legend::{LegendError, LegendSource, LoadedLegend};
+pub use legend::{LegendCode, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use rank::{KeyValue, RankKey};
 pub use view::UntrustedText;

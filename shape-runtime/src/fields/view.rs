@@ -169,7 +169,7 @@ pub fn is_empty_value<T: MayBeEmpty + ?Sized>(value: &T) -> bool {
 /// A resolved field: key to name.
 pub struct Named<'a, F, K> {
     value: &'a F,
-    names: &'a crate::resolve::NameMap<K>,
+    names: &'a crate::resolve::resolver::NameMap<K>,
     noun: &'static str,
     env: &'a CallEnv<'a>,
 }
@@ -178,7 +178,7 @@ impl<'a, F: KeyField<K>, K> Named<'a, F, K> {
     /// Wraps a field and the page's names for its resolver.
     pub fn new(
         value: &'a F,
-        names: &'a crate::resolve::NameMap<K>,
+        names: &'a crate::resolve::resolver::NameMap<K>,
         noun: &'static str,
         env: &'a CallEnv<'a>,
     ) -> Self {

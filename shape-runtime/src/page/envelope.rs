@@ -129,7 +129,7 @@ pub struct Frame {
 
 /// The counts a summary is made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Records in this answer.
     pub shown: u64,
     /// Records shown by earlier pages of the same query (from the cursor).
@@ -147,7 +147,7 @@ pub struct Counts {
 
 impl Counts {
     /// Places the earlier pages covered, shown or skipped.
-    pub fn covered_before(&self) -> u64 {
+    pub(crate) fn covered_before(&self) -> u64 {
         self.shown_before.saturating_add(self.skipped_before)
     }
 }
@@ -218,7 +218,7 @@ pub enum LeftOut {
 
 /// The words a summary is made from.
 #[derive(Debug, Clone, Copy)]
-pub struct Words<'a> {
+pub(crate) struct Words<'a> {
     /// One record (`ticket`).
     pub name: &'a str,
     /// Several (`tickets`).
@@ -245,7 +245,7 @@ pub struct Words<'a> {
 impl Frame {
     /// The frame for a page: status and summary from the counts, the omission, the cursor,
     /// and the records this page skips as too large for any page of their own.
-    pub fn for_page(
+    pub(crate) fn for_page(
         counts: Counts,
         words: Words<'_>,
         omitted: Omitted,
@@ -286,7 +286,7 @@ impl Frame {
     }
 
     /// An error frame: what happened and what to do instead, in one sentence.
-    pub fn error(what: &str, remedy: &str) -> Frame {
+    pub(crate) fn error(what: &str, remedy: &str) -> Frame {
         let what = what.trim_end_matches('.');
         let summary = if remedy.is_empty() {
             what.to_owned()

@@ -31,12 +31,12 @@
 
 pub(crate) mod batch;
 pub(crate) mod field;
-mod resolver;
+pub(crate) mod resolver;
 
 pub(crate) use batch::Resolvers;
 pub use batch::Supplies;
 pub(crate) use field::{Arity, KeyField};
-pub use resolver::{KeySet, NameMap, Resolve, ResolveError, Resolver, ResolverStats, answer};
+pub use resolver::{Resolve, ResolveError, Resolver, ResolverStats, answer};
 
 /// Declares a [`Resolver`] marker type.
 ///
