@@ -20,9 +20,9 @@ use shape_examples::desk;
 use desk::{Directory, Ticket};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use toolshape::session::Session;
 use toolshape::tokens::{Bpe, Tokenizer};
 use toolshape::{Budget, Format, Shaper};
+use toolshape_eval::session::Session;
 
 const SYSTEM: &str = "You are a support agent. Use the tools to answer; get_user and get_org \
                       take one id each.";

@@ -26,9 +26,9 @@ use desk::{OrgId, Orgs, PRIORITY, STATUS, UserId, Users};
 use desk_data::DeskData;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
-use toolshape::questions::Questions;
 use toolshape::tokens::{Bpe, Tokenizer};
-use toolshape::{Budget, Format, Shaper, ToolResult, questions::source_field};
+use toolshape::{Budget, Format, Shaper, ToolResult};
+use toolshape_eval::questions::{Questions, source_field};
 
 const BUDGETS: [usize; 5] = [500, 1_000, 2_000, 4_000, 8_000];
 const METHODS: [&str; 6] = [

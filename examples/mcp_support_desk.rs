@@ -58,8 +58,8 @@ use toolshape::{
     fields::Day,
     handle::{HandlePolicy, Keep, MemoryStore, OpenResult},
     mcp,
-    session::Session,
 };
+use toolshape_eval::session::Session;
 
 /// The principal every handle of this stdio session belongs to (see the module docs).
 const OWNER: &str = "stdio-session";

@@ -16,8 +16,6 @@ pub mod fields;
 pub mod handle;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
-#[cfg(feature = "eval")]
-pub use eval::{questions, session};
 mod record;
 pub use page::report;
 pub mod resolve;
@@ -26,8 +24,6 @@ pub mod untrusted;
 
 // Internals: one concept each, in floors (a module imports only modules below it).
 mod budget;
-#[cfg(feature = "eval")]
-mod eval;
 mod page;
 mod shaper;
 mod text;

@@ -90,7 +90,12 @@ fn architecture_md_names_every_module() {
         .filter(|l| l.starts_with("| `"))
         .flat_map(|l| ticked(l.split('|').nth(1).unwrap_or_default()))
         .collect();
-    for krate in ["shape-internals", "shape-derive", "shape-proxy"] {
+    for krate in [
+        "shape-internals",
+        "shape-derive",
+        "shape-eval",
+        "shape-proxy",
+    ] {
         let mut own = BTreeSet::new();
         files(&root.join(krate).join("src"), "", &mut own);
         for file in own {

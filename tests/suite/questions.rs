@@ -6,8 +6,8 @@ use crate::{desk, tracker};
 
 use desk::{Directory, OrgId, Orgs, Ticket, UserId, Users};
 use std::collections::BTreeSet;
-use toolshape::questions::{Questions, Why};
-use toolshape::{Format, Shaper, ToolResult, questions::source_field};
+use toolshape::{Format, Shaper, ToolResult};
+use toolshape_eval::questions::{Questions, Why, source_field};
 
 const SLA: &str = "which tickets breach SLA this week?";
 

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
 use toolshape::report::LookupKind;
-use toolshape::session::Session;
 use toolshape::{Budget, Format, Shaper, fields::short_id};
+use toolshape_eval::session::Session;
 
 /// The page's relationships, read straight from the JSON:API document.
 fn related_ids() -> (Vec<String>, Vec<String>) {

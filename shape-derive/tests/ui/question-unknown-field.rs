@@ -1,4 +1,5 @@
-use toolshape::{Format, ToolResult, questions::{Questions, source_field}};
+use toolshape::{Format, ToolResult};
+use toolshape_eval::questions::{Questions, source_field};
 
 #[derive(ToolResult)]
 #[shape(name = "ticket", plural = "tickets")]

@@ -165,7 +165,7 @@ pub struct Report {
     /// policy is [`Provenance::RandomTag`](crate::untrusted::Provenance::RandomTag): what a
     /// tool's system prompt or a log reader matches the delimiters against.
     pub nonce: Option<String>,
-    /// When the call was made in a `session::Session` (feature `eval`): the values of
+    /// When the call was made in a `toolshape_eval::session::Session`: the values of
     /// earlier answers its arguments carried (follow-up lookups) and what earlier answers
     /// left out that it asked for (hedges). Empty otherwise.
     pub lookups: Vec<Lookup>,

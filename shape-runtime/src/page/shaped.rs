@@ -133,7 +133,6 @@ impl Shaped {
     }
 
     /// The report, to add what a session learns after the call (its lookups).
-    #[cfg(feature = "eval")]
     pub(crate) fn report_mut(&mut self) -> &mut Report {
         &mut self.report
     }

@@ -4,14 +4,15 @@
 //!
 //! A fact is named through the compiler, never as a string: an output field by the typed
 //! reference the derive emits (`Ticket::FIELDS.assignee`), or any field of the domain struct,
-//! shown or skipped, with [`source_field!`](crate::eval::questions::source_field) (`source_field!(Ticket,
+//! shown or skipped, with [`source_field!`](crate::questions::source_field) (`source_field!(Ticket,
 //! sla_due_at)`). A misspelt field is a compile error either way. [`Questions::check`] then
 //! says, per question, whether the answer the model reads carries every fact it needs, and
 //! why not when it does not: the view leaves the field out, the prose template does not show
 //! it, or the record has no such field.
 //!
 //! ```
-//! use toolshape::{Format, ToolResult, questions::{Questions, source_field}};
+//! use toolshape::{Format, ToolResult};
+//! use toolshape_eval::questions::{Questions, source_field};
 //!
 //! #[derive(ToolResult)]
 //! #[shape(name = "ticket", plural = "tickets", prose = "{id}: {priority}")]
@@ -42,18 +43,18 @@
 //! In a test, [`Coverage::assert_complete`] fails with every gap named; rerun the question
 //! set when the question mix changes with the one command that runs the test.
 
-use crate::page::render::Format;
-use crate::record::tool_result::ToolResult;
-use crate::record::{FieldRef, Projection, Segment, Storage};
 use std::fmt;
+use toolshape::__private::{FieldRef, Projection, Segment, Storage};
+use toolshape::{Format, ToolResult};
 
-/// Names a field of a domain struct deriving [`ToolResult`](crate::ToolResult), shown or
+/// Names a field of a domain struct deriving [`ToolResult`], shown or
 /// skipped, as a question's [`Fact`]: `source_field!(Ticket, sla_due_at)`. The field is
 /// checked by the compiler (a misspelt or missing field does not compile); use it for facts
 /// a view may leave out, where `Ticket::FIELDS` (output fields only) cannot reach.
 ///
 /// ```
-/// use toolshape::{ToolResult, questions::source_field};
+/// use toolshape::ToolResult;
+/// use toolshape_eval::questions::source_field;
 ///
 /// #[derive(ToolResult)]
 /// pub struct Ticket {
@@ -77,7 +78,7 @@ macro_rules! __source_field {
 pub use crate::__source_field as source_field;
 
 /// One fact a question needs: an output field (from `Record::FIELDS`) or a field of the
-/// domain struct (from [`source_field!`](crate::eval::questions::source_field)).
+/// domain struct (from [`source_field!`](crate::questions::source_field)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fact {
     name: &'static str,
@@ -98,7 +99,7 @@ impl Fact {
         self.name
     }
 
-    /// What [`source_field!`](crate::eval::questions::source_field) expands to; `check` only makes the
+    /// What [`source_field!`](crate::questions::source_field) expands to; `check` only makes the
     /// compiler look the field up.
     #[doc(hidden)]
     pub fn __source<T: ToolResult>(name: &'static str, check: fn(&T)) -> Fact {

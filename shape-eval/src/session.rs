@@ -7,11 +7,12 @@
 //! that comes next ([`call`](Session::call)); no model is involved, so the count is exact and
 //! the same on every run. Each lookup is a `tracing` event (target `shape`, "follow-up
 //! lookup"), goes into the report of the call that made it
-//! ([`Report::lookups`](crate::page::report::Report::lookups)), and is tallied per tool and per field
+//! ([`Report::lookups`](toolshape::report::Report::lookups)), and is tallied per tool and per field
 //! in the [`SessionSummary`]: the payload telling the tool's author which field it is short of.
 //!
 //! ```
-//! use toolshape::{Shaper, ToolResult, report::LookupKind, resolve::{Resolve, ResolveError, Resolver}, session::Session};
+//! use toolshape::{Shaper, ToolResult, report::LookupKind, resolve::{Resolve, ResolveError, Resolver}};
+//! use toolshape_eval::session::Session;
 //! use std::collections::HashMap;
 //!
 //! pub struct Users;
@@ -43,15 +44,14 @@
 //! assert_eq!(session.summary().follow_up_calls, 1);
 //! ```
 
-use crate::page::Shaped;
-use crate::page::report::{Lookup, LookupKind};
-use crate::record::tool_result::ToolResult;
-use crate::record::{FieldKind, Projection, Storage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
+use toolshape::__private::{FieldKind, Projection, Storage};
+use toolshape::report::{Lookup, LookupKind};
+use toolshape::{Shaped, ToolResult};
 
 /// The values and omissions of one session's answers, and the lookups its calls made. Cheap
 /// to clone (shared); one per conversation (an MCP session, an agent run).
@@ -271,7 +271,7 @@ impl Session {
             }
             ledger.pending.remove(&tool).unwrap_or_default()
         };
-        shaped.report_mut().lookups = lookups;
+        toolshape::__private::report_mut(shaped).lookups = lookups;
     }
 
     /// Records an answer `tool` gave without shaping (a raw API payload, another library's
