@@ -19,7 +19,8 @@ mod common;
 use common::{Names, names, raw, tickets};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use toolshape::tokens::{Bpe, BpeOpenai, Tiktoken, Tokenizer, Truncated};
+use toolshape::__seams::tokens::BpeOpenai;
+use toolshape::tokens::{Bpe, Tiktoken, Tokenizer, Truncated};
 use toolshape::untrusted::{UrlPolicy, prepare};
 use toolshape::{Budget, ChannelPolicy, Format, Shaper};
 

@@ -252,7 +252,7 @@ impl ServerHandler for DeskServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = mcp::tools_for(self.tool_router.list_all(), mcp::profile_of(&context));
+        let tools = mcp::tools_for(self.tool_router.list_all(), &context);
         Ok(ListToolsResult::with_all_items(tools))
     }
 

@@ -52,8 +52,8 @@ pub mod handle {
 pub mod mcp {
     pub use crate::mcp::harness::{CURSOR_ARGUMENT, DEFAULT_MAX_TOKENS, SHAPED_META_KEY};
     pub use crate::mcp::lines::MAX_DEPTH;
-    pub use crate::mcp::size_hint::{
-        CHARS_PER_TOKEN_CEILING, MAX_RESULT_SIZE_KEY, size_hint, with_size_hint,
+    pub use crate::mcp::listing::{
+        CHARS_PER_TOKEN_CEILING, MAX_RESULT_SIZE_KEY, size_hint, tools_for_profile, with_size_hint,
     };
 }
 
@@ -63,6 +63,12 @@ pub mod record {
         Field, FieldKind, FieldRef, FieldRole, NestedInfo, Owned, Projection, RankInfo, Segment,
         Static, Storage,
     };
+}
+
+/// The tokenizer the default is compared with.
+#[cfg(feature = "bpe-openai")]
+pub mod tokens {
+    pub use crate::budget::bpe_openai::BpeOpenai;
 }
 
 /// The untrusted-text steps the page pipeline runs, one by one.

@@ -680,7 +680,7 @@ fn text_clients_see_no_output_schema_in_tools_list() {
         (ChannelPolicy::Structured, true),
         (ChannelPolicy::Text, false),
     ] {
-        let listed = mcp::tools_for(vec![tool.clone()], profile);
+        let listed = toolshape::__seams::mcp::tools_for_profile(vec![tool.clone()], profile);
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].output_schema.is_some(), has_schema, "{profile:?}");
         assert_eq!(listed[0].name, "search_tickets");

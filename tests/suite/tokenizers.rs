@@ -8,8 +8,9 @@
 
 use crate::untrusted::corpus;
 use proptest::prelude::*;
+use toolshape::__seams::tokens::BpeOpenai;
 use toolshape::__seams::untrusted::{apply_url_policy, sanitize};
-use toolshape::tokens::{Bpe, BpeOpenai, Tiktoken, Tokenizer};
+use toolshape::tokens::{Bpe, Tiktoken, Tokenizer};
 use toolshape::untrusted::{UrlPolicy, prepare};
 
 /// The texts both tokenizers must agree on: every case of the adversarial corpus, the seed

@@ -12,6 +12,9 @@
 //! assert_eq!((codex.max_bytes(), codex.max_lines()), (Some(10_240), Some(256)));
 //! ```
 
+#[cfg(feature = "bpe-openai")]
+#[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
+pub(crate) mod bpe_openai;
 pub(crate) mod channel;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod clients;

@@ -6,7 +6,8 @@
 //!
 //! A shaped result becomes a [`CallToolResult`] in the form its client's model reads, by the
 //! answer's channel profile ([`Shaped::channels`], chosen per session from the client's name
-//! with [`profile_of`] (which asks [`clients::reader`](crate::budget::clients::reader)), or per tool in configuration):
+//! as [`tools_for`] reads it (it asks [`clients::reader`](crate::clients::reader)), or per tool in
+//! configuration):
 //!
 //! | profile | `content` (one text block) | `structuredContent` | `outputSchema` in `tools/list` |
 //! |---|---|---|---|
@@ -65,16 +66,16 @@
 pub(crate) mod harness;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod lines;
-mod pages;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
-pub(crate) mod size_hint;
+pub(crate) mod listing;
+mod pages;
 
 pub(crate) use harness::SHAPED_META_KEY;
 pub use harness::{Harness, HarnessError};
 pub use lines::{Guarded, guarded};
+pub use listing::size_hint_meta;
+pub(crate) use listing::{tool_for, tools_for_profile, with_size_hint};
 pub use pages::Pages;
-pub use size_hint::size_hint_meta;
-pub(crate) use size_hint::with_size_hint;
 
 use crate::budget::channel::ChannelPolicy;
 use crate::page::Shaped;
@@ -131,14 +132,6 @@ fn call_tool_result(shaped: &Shaped) -> CallToolResult {
     result
 }
 
-/// The channel profile for the client of a request ([`clients::reader`](crate::budget::clients::reader)
-/// of its `clientInfo.name`): its `clientInfo`, from the request's `_meta` (protocol
-/// 2026-07-28, where each request names its client) or else from `initialize`. Take a
-/// `RequestContext<RoleServer>` argument in a `#[tool]` method.
-pub fn profile_of(context: &RequestContext<RoleServer>) -> ChannelPolicy {
-    crate::budget::clients::reader(client_name(context).as_deref(), &Default::default()).profile
-}
-
 /// `shaper` set for the client of a request: its profile and its own cuts in tokens, bytes
 /// and lines ([`clients::reader`](crate::budget::clients::reader)); with no `clientInfo`, the default
 /// profile, and the shaper's own cuts as they are.
@@ -164,23 +157,17 @@ pub(crate) fn for_client(shaper: &Shaper, client: Option<&str>) -> Shaper {
     }
 }
 
-/// The `tools/list` entries as a client with `profile` should see them: under
-/// [`ChannelPolicy::Text`] without `outputSchema`, since a tool that declares one must answer
-/// with `structuredContent`, which is what a text-reading client's answers leave out.
-pub fn tools_for(tools: Vec<Tool>, profile: ChannelPolicy) -> Vec<Tool> {
-    tools
-        .into_iter()
-        .map(|tool| tool_for(tool, profile))
-        .collect()
-}
-
-/// One `tools/list` entry as a tool answering under `profile` declares it (see
-/// [`tools_for`]): the one place that decides whether a tool lists its `outputSchema`.
-pub(crate) fn tool_for(mut tool: Tool, profile: ChannelPolicy) -> Tool {
-    if profile == ChannelPolicy::Text {
-        tool.output_schema = None;
-    }
-    tool
+/// The `tools/list` entries as the client of a request should see them, by its profile
+/// ([`clients::reader`](crate::clients::reader) of its `clientInfo.name`, from the request's
+/// `_meta` (protocol 2026-07-28, where each request names its client) or else from
+/// `initialize`): a text reader ([`ChannelPolicy::Text`]) sees no `outputSchema`, since a tool
+/// that declares one must answer with `structuredContent`, which is what a text-reading
+/// client's answers leave out. For `list_tools`, which takes a `RequestContext<RoleServer>`.
+pub fn tools_for(tools: Vec<Tool>, context: &RequestContext<RoleServer>) -> Vec<Tool> {
+    let profile =
+        crate::budget::clients::reader(client_name(context).as_deref(), &Default::default())
+            .profile;
+    tools_for_profile(tools, profile)
 }
 
 /// The `outputSchema` of a tool answering with records of `T`: the envelope (`status`,

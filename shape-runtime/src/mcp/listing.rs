@@ -1,8 +1,10 @@
-//! The size hint a `tools/list` entry carries: how many characters a client may let a
-//! result take before it truncates or spills it (Claude Code reads
-//! `anthropic/maxResultSizeChars`).
+//! What a `tools/list` entry declares beyond the tool's own: its `outputSchema` only where
+//! the tool answers with `structuredContent` (the one place that decides it), and the size
+//! hint, how many characters a client may let a result take before it truncates or spills it
+//! (Claude Code reads `anthropic/maxResultSizeChars`).
 
 use crate::budget::Budget;
+use crate::budget::channel::ChannelPolicy;
 use rmcp::model::{MetaObject, Tool};
 use serde_json::Value;
 
@@ -51,5 +53,22 @@ pub fn with_size_hint(mut tool: Tool, budget: Budget) -> Tool {
         Value::from(size_hint(budget)),
     );
     tool.meta = Some(meta);
+    tool
+}
+
+/// [`tools_for`](super::tools_for) under a profile already known.
+pub fn tools_for_profile(tools: Vec<Tool>, profile: ChannelPolicy) -> Vec<Tool> {
+    tools
+        .into_iter()
+        .map(|tool| tool_for(tool, profile))
+        .collect()
+}
+
+/// One `tools/list` entry as a tool answering under `profile` declares it (see
+/// [`tools_for`](super::tools_for)): the one place that decides whether a tool lists its `outputSchema`.
+pub(crate) fn tool_for(mut tool: Tool, profile: ChannelPolicy) -> Tool {
+    if profile == ChannelPolicy::Text {
+        tool.output_schema = None;
+    }
     tool
 }
