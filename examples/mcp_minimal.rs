@@ -6,9 +6,9 @@
 //! Run with `cargo run --example mcp_minimal --features mcp` (it speaks MCP on stdio).
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig};
+use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::{RoleServer, ServerHandler, ServiceExt, tool, tool_router};
 use std::sync::Arc;
 use toolshape::cursor::CursorKeys;
 use toolshape::mcp::{self, Pages};
@@ -95,18 +95,9 @@ impl Desk {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
 impl ServerHandler for Desk {
-    /// The tools as this client should see them: a client whose model reads only the text
-    /// gets no `outputSchema`, so its answers may leave `structuredContent` out.
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let tools = mcp::tools_for(self.tool_router.list_all(), &context);
-        Ok(ListToolsResult::with_all_items(tools))
-    }
+    // Glue: rmcp's `#[tool_handler]`, listing the tools as each client should see them.
+    mcp::tool_handler!(tool_router);
 
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())

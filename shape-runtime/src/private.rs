@@ -50,6 +50,9 @@ pub use core::cmp::Ordering;
 pub use core::marker::PhantomData;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result;
+/// rmcp, for `mcp::list_tools!`.
+#[cfg(feature = "rmcp")]
+pub use rmcp;
 pub use schemars::JsonSchema;
 pub use schemars::{Schema, SchemaGenerator};
 pub use serde::ser::SerializeStruct;

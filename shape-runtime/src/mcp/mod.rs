@@ -170,6 +170,73 @@ pub fn tools_for(tools: Vec<Tool>, context: &RequestContext<RoleServer>) -> Vec<
     tools_for_profile(tools, profile)
 }
 
+/// Writes the tool methods of a `ServerHandler` over a tool router (`call_tool`, `get_tool`,
+/// and a `list_tools` that lists the router as each client should see it, [`tools_for`]): a
+/// client whose model reads only the text gets no `outputSchema`, so its answers may leave
+/// `structuredContent` out. In place of rmcp's `#[tool_handler(router = self.tool_router)]`,
+/// name the router's field:
+///
+/// ```ignore
+/// impl ServerHandler for Desk {
+///     toolshape::mcp::tool_handler!(tool_router);
+///     fn get_info(&self) -> ServerConfig { /* … */ }
+/// }
+/// ```
+///
+/// rmcp's attribute lists the router as it is, with no client in reach, and a `list_tools`
+/// written inside a macro is not one it can see to leave out; this writes the three methods
+/// it would, `list_tools` per client. Its `tools/list` carries no cache scope: the list
+/// differs by client.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tool_handler {
+    ($router:ident) => {
+        async fn call_tool(
+            &self,
+            request: $crate::__private::rmcp::model::CallToolRequestParams,
+            context: $crate::__private::rmcp::service::RequestContext<
+                $crate::__private::rmcp::RoleServer,
+            >,
+        ) -> ::core::result::Result<
+            $crate::__private::rmcp::model::CallToolResponse,
+            $crate::__private::rmcp::ErrorData,
+        > {
+            let tcc = $crate::__private::rmcp::handler::server::tool::ToolCallContext::new(
+                self, request, context,
+            );
+            self.$router.call(tcc).await
+        }
+
+        async fn list_tools(
+            &self,
+            _request: ::core::option::Option<
+                $crate::__private::rmcp::model::PaginatedRequestParams,
+            >,
+            context: $crate::__private::rmcp::service::RequestContext<
+                $crate::__private::rmcp::RoleServer,
+            >,
+        ) -> ::core::result::Result<
+            $crate::__private::rmcp::model::ListToolsResult,
+            $crate::__private::rmcp::ErrorData,
+        > {
+            let tools = $crate::mcp::tools_for(self.$router.list_all(), &context);
+            ::core::result::Result::Ok(
+                $crate::__private::rmcp::model::ListToolsResult::with_all_items(tools),
+            )
+        }
+
+        fn get_tool(
+            &self,
+            name: &str,
+        ) -> ::core::option::Option<$crate::__private::rmcp::model::Tool> {
+            self.$router.get(name).cloned()
+        }
+    };
+}
+
+#[doc(inline)]
+pub use crate::__tool_handler as tool_handler;
+
 /// The `outputSchema` of a tool answering with records of `T`: the envelope (`status`,
 /// `summary`, `T`'s projected records as `data` or as `fields` and `rows`, `omitted`, `next`,
 /// and `untrusted` when `T` has untrusted fields) as a JSON Schema object, for
