@@ -216,8 +216,8 @@ impl DeskServer {
 
     #[tool(
         description = OpenResult::<Store>::DESCRIPTION,
-        input_schema = mcp::open_result_input_schema(),
-        output_schema = mcp::open_result_output_schema(),
+        input_schema = OpenResult::<Store>::input_schema(),
+        output_schema = OpenResult::<Store>::output_schema(),
         meta = mcp::size_hint_meta(open_budget()),
         annotations(read_only_hint = true, open_world_hint = false)
     )]

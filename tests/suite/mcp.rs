@@ -262,13 +262,13 @@ fn the_output_schema_describes_real_envelopes() {
         json!(["new", "pending", "open", "resolved", "closed"])
     );
     // open_result's records are whatever the query selects: objects.
-    let open = mcp::open_result_output_schema();
+    let open = toolshape::handle::OpenResult::<toolshape::handle::MemoryStore>::output_schema();
     assert_eq!(
         open["else"]["properties"]["data"]["items"]["type"],
         "object"
     );
     assert_eq!(
-        mcp::open_result_input_schema()["required"],
+        toolshape::handle::OpenResult::<toolshape::handle::MemoryStore>::input_schema()["required"],
         json!(["handle"])
     );
 }
@@ -464,7 +464,9 @@ fn the_output_schema_is_draft_07_throughout_and_its_rows_are_exact() {
     }
 
     // open_result's records are any objects, its rows any arrays: draft-07 too.
-    assert_draft_07(&Value::Object((*mcp::open_result_output_schema()).clone()));
+    assert_draft_07(&Value::Object(
+        (*toolshape::handle::OpenResult::<toolshape::handle::MemoryStore>::output_schema()).clone(),
+    ));
 
     // A record schema written for 2020-12, with its own `$defs`, comes out draft-07.
     let record = schemars::json_schema!({

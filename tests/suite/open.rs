@@ -452,7 +452,7 @@ async fn open_result_answers_in_the_rows_form_with_the_same_records() {
     assert_eq!(o["untrusted"], json!(["title"]));
     assert_eq!(crate::records(&r), crate::records(&o));
     assert_eq!(crate::records(&r).len(), 5);
-    let schema = toolshape::mcp::open_result_output_schema();
+    let schema = toolshape::handle::OpenResult::<toolshape::handle::MemoryStore>::output_schema();
     for key in crate::envelope_keys(&r) {
         assert!(schema["properties"].get(&key).is_some(), "{key}");
     }

@@ -55,4 +55,4 @@ pub use catalogue::{FieldError, FieldName};
 pub(crate) use catalogue::{FieldMeta, Row};
 pub(crate) use result::AggregateResult;
 pub(crate) use spec::ValidAggregate;
-pub use spec::{Aggregate, AggregateError, Recent, Top};
+pub use spec::{Aggregate, AggregateError};

@@ -45,29 +45,29 @@ pub struct Aggregate {
     /// Count records per value of this field (a status, an assignee), most frequent first.
     /// Records with no value are counted as such. Not for list fields: use `top`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count_by: Option<FieldName>,
+    pub(crate) count_by: Option<FieldName>,
     /// The most frequent values of these fields; a list field (labels) counts each element,
     /// once per record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub top: Vec<Top>,
+    pub(crate) top: Vec<Top>,
     /// The share of records whose date field falls within the last `days` days.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recent: Option<Recent>,
+    pub(crate) recent: Option<Recent>,
     /// Minimum, maximum and mean of these number fields.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stats: Vec<FieldName>,
+    pub(crate) stats: Vec<FieldName>,
 }
 
 /// The `k` most frequent values of a field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Top {
+pub(crate) struct Top {
     /// The field to count.
-    pub field: FieldName,
+    pub(crate) field: FieldName,
     /// How many values to list (1 to 50; default 3). Ties are listed alphabetically.
     #[serde(default = "default_k")]
     #[schemars(range(min = 1, max = 50))]
-    pub k: u32,
+    pub(crate) k: u32,
 }
 
 fn default_k() -> u32 {
@@ -77,12 +77,12 @@ fn default_k() -> u32 {
 /// The share of records dated within the last `days` days (today included).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Recent {
+pub(crate) struct Recent {
     /// A date field.
-    pub field: FieldName,
+    pub(crate) field: FieldName,
     /// How many days back, today included (1 to 36500).
     #[schemars(range(min = 1, max = 36500))]
-    pub days: u32,
+    pub(crate) days: u32,
 }
 
 /// An [`Aggregate`] checked against the fields; computing it cannot fail.

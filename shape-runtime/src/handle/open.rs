@@ -43,6 +43,25 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
          (page_size, cursor), or aggregate it (count_by, top, recent, stats). Answers with the same \
          envelope as the tool that stored it.";
 
+    /// The tool's input schema as a JSON object (an MCP tool's `inputSchema`): [`OpenQuery`]'s
+    /// schema.
+    pub fn input_schema() -> Arc<serde_json::Map<String, serde_json::Value>> {
+        object(OpenQuery::input_schema())
+    }
+
+    /// The tool's output schema as a JSON object (an MCP tool's `outputSchema`): the envelope
+    /// around records of any stored result, draft-07 like every schema here.
+    pub fn output_schema() -> Arc<serde_json::Map<String, serde_json::Value>> {
+        object(crate::schema::envelope_of(
+            schemars::json_schema!({
+                "type": "object",
+                "description": "a record of the stored result, with the fields the query selects",
+            }),
+            serde_json::Map::new(),
+            "open_result result",
+        ))
+    }
+
     /// The companion for `store`, signing its cursors with `codec`; pages are shaped with
     /// the defaults of [`Shaper::for_tool`] unless [`shaper`](Self::shaper) says otherwise.
     pub fn new(store: &'a S, codec: Arc<CursorCodec>) -> Self {
@@ -57,11 +76,6 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
     pub fn shaper(mut self, shaper: Shaper) -> Self {
         self.shaper = shaper;
         self
-    }
-
-    /// The JSON Schema of the tool's input.
-    pub fn input_schema() -> schemars::Schema {
-        OpenQuery::input_schema()
     }
 
     /// Answers one call: `input` is the tool call's arguments, `owner` the principal the
@@ -187,6 +201,14 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             nested_untrusted: &stored.nested_untrusted,
         };
         crate::page::shape(&settings, &source, &layout, page, start).map_err(Refusal::Shape)
+    }
+}
+
+/// A schema as the JSON object an MCP tool declares.
+fn object(schema: schemars::Schema) -> Arc<serde_json::Map<String, serde_json::Value>> {
+    match schema.to_value() {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => Arc::new(serde_json::Map::new()),
     }
 }
 

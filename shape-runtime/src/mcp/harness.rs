@@ -594,13 +594,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             let tool = super::with_size_hint(tool, shaper.current_budget());
             out.push(super::tool_for(tool, shaper.current_channels()));
         }
-        let open = Tool::new(
-            OPEN_RESULT,
-            OpenResult::<MemoryStore>::DESCRIPTION,
-            super::open_result_input_schema(),
-        )
-        .with_raw_output_schema(super::open_result_output_schema());
-        out.push(super::tool_for(open, profile));
+        out.push(super::tool_for(super::listing::open_result_tool(), profile));
         out
     }
 }

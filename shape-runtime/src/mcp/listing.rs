@@ -72,3 +72,20 @@ pub(crate) fn tool_for(mut tool: Tool, profile: ChannelPolicy) -> Tool {
     }
     tool
 }
+
+/// The `open_result` tool as `tools/list` shows it, to every client: the harness and
+/// [`Pages::open_result_route`](super::Pages::open_result_route) list this one.
+pub(crate) fn open_result_tool() -> Tool {
+    use crate::handle::{MemoryStore, OpenResult};
+    Tool::new(
+        OpenResult::<MemoryStore>::NAME,
+        OpenResult::<MemoryStore>::DESCRIPTION,
+        OpenResult::<MemoryStore>::input_schema(),
+    )
+    .with_raw_output_schema(OpenResult::<MemoryStore>::output_schema())
+    .annotate(
+        rmcp::model::ToolAnnotations::new()
+            .read_only(true)
+            .open_world(false),
+    )
+}

@@ -85,7 +85,7 @@ use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
 use rmcp::service::RequestContext;
-use schemars::{Schema, json_schema};
+use schemars::Schema;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -288,25 +288,6 @@ pub(crate) fn configured_schema(
     shaper: &Shaper,
 ) -> Arc<JsonObject> {
     into_object(projection.envelope_schema(shaper.current_hide()))
-}
-
-/// The `outputSchema` of the `open_result` companion: the same envelope, whose records are
-/// objects of whatever fields the stored result and the query's `select` keep.
-pub fn open_result_output_schema() -> Arc<JsonObject> {
-    into_object(crate::schema::envelope_of(
-        json_schema!({
-            "type": "object",
-            "description": "a record of the stored result, with the fields the query selects",
-        }),
-        Map::new(),
-        "open_result result",
-    ))
-}
-
-/// The `inputSchema` of the `open_result` companion, as rmcp takes it
-/// ([`OpenResult::input_schema`](crate::handle::OpenResult::input_schema)).
-pub fn open_result_input_schema() -> Arc<JsonObject> {
-    into_object(crate::handle::open_query::OpenQuery::input_schema())
 }
 
 fn into_object(schema: Schema) -> Arc<JsonObject> {

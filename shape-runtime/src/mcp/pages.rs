@@ -9,7 +9,7 @@ use crate::page::Shaped;
 use crate::shaper::{Call, Shaper, Stored};
 use rmcp::RoleServer;
 use rmcp::handler::server::router::tool::ToolRoute;
-use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use serde::Serialize;
 use serde_json::Value;
@@ -262,7 +262,7 @@ impl<S: HandleStore> Pages<S> {
         S: 'static,
     {
         let pages = Arc::new(pages);
-        ToolRoute::new_dyn(open_result_tool(), move |context| {
+        ToolRoute::new_dyn(super::listing::open_result_tool(), move |context| {
             let pages = Arc::clone(&pages);
             Box::pin(async move {
                 let shaped = pages(context.service)
@@ -275,15 +275,4 @@ impl<S: HandleStore> Pages<S> {
             })
         })
     }
-}
-
-/// The `open_result` tool as `tools/list` shows it.
-fn open_result_tool() -> Tool {
-    Tool::new(
-        OPEN_RESULT,
-        OpenResult::<MemoryStore>::DESCRIPTION,
-        super::open_result_input_schema(),
-    )
-    .with_raw_output_schema(super::open_result_output_schema())
-    .annotate(ToolAnnotations::new().read_only(true).open_world(false))
 }
