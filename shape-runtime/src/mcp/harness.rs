@@ -273,30 +273,28 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let mut arguments = request.arguments.clone().unwrap_or_default();
         // Whether the arguments are forwarded without the `cursor` the client sent.
         let mut stripped = false;
-        let cursor = match arguments.get(CURSOR_ARGUMENT) {
-            Some(Value::String(cursor)) if self.is_ours(&tool, cursor) => {
-                let cursor = cursor.clone();
+        // Whether the tool takes a `cursor` of its own, asked only where it decides.
+        let owns = match arguments.get(CURSOR_ARGUMENT) {
+            None => false,
+            Some(Value::String(c)) if !c.trim().is_empty() && self.is_ours(&tool, c) => false,
+            Some(_) => self.takes_cursor(&tool, &context).await,
+        };
+        let found = arguments.get(CURSOR_ARGUMENT);
+        let cursor = match cursor_argument(found, |c| self.is_ours(&tool, c), owns) {
+            CursorArgument::Absent | CursorArgument::Tool => None,
+            CursorArgument::FirstPage => {
+                arguments.remove(CURSOR_ARGUMENT);
+                stripped = true;
+                None
+            }
+            CursorArgument::Library(cursor) => {
                 arguments.remove(CURSOR_ARGUMENT);
                 stripped = true;
                 Some(cursor)
             }
-            Some(Value::String(_)) | None => None,
-            // Not a string: the tool's own argument when it takes one (passed on as it is);
-            // else the cursor this harness added to its schema, sent wrong.
-            Some(other) => match other {
-                _ if self.takes_cursor(&tool, &context).await => None,
-                // What a JSON client may send for an optional argument it leaves out: no
-                // cursor, the first page (and the tool never sees it).
-                Value::Null => {
-                    arguments.remove(CURSOR_ARGUMENT);
-                    stripped = true;
-                    None
-                }
-                other => {
-                    let (what, remedy) = not_a_cursor(other);
-                    return Ok(answered(&shaper.error(&what, remedy)).into());
-                }
-            },
+            CursorArgument::NotACursor(what, remedy) => {
+                return Ok(answered(&shaper.error(&what, remedy)).into());
+            }
         };
         let query = QueryHash::of(&tool, &arguments)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
@@ -599,10 +597,50 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     }
 }
 
+/// What a call's `cursor` argument says: read by this one rule for the harness and for
+/// [`Pages`](super::Pages), so the two cannot answer one argument two ways.
+pub(super) enum CursorArgument {
+    /// No `cursor`.
+    Absent,
+    /// The tool's own argument (it takes a `cursor` and this is not one of ours): passed on.
+    Tool,
+    /// `null` or blank text, what a client may send for an optional argument it leaves out:
+    /// the first page, and the argument is not passed on.
+    FirstPage,
+    /// A cursor for this library to read (the codec says whether it is one it wrote).
+    Library(String),
+    /// Not text: what was found and the two ways on.
+    NotACursor(String, &'static str),
+}
+
+/// Reads `found`, the `cursor` argument: `ours` says whether a text is in this library's
+/// form, `owns` whether the tool takes a `cursor` of its own (then anything not ours is
+/// the tool's).
+pub(super) fn cursor_argument(
+    found: Option<&Value>,
+    ours: impl Fn(&str) -> bool,
+    owns: bool,
+) -> CursorArgument {
+    match found {
+        None => CursorArgument::Absent,
+        Some(Value::String(c)) if !c.trim().is_empty() && ours(c) => {
+            CursorArgument::Library(c.clone())
+        }
+        Some(_) if owns => CursorArgument::Tool,
+        Some(Value::Null) => CursorArgument::FirstPage,
+        Some(Value::String(c)) if c.trim().is_empty() => CursorArgument::FirstPage,
+        Some(Value::String(c)) => CursorArgument::Library(c.clone()),
+        Some(other) => {
+            let (what, remedy) = not_a_cursor(other);
+            CursorArgument::NotACursor(what, remedy)
+        }
+    }
+}
+
 /// The error of a `cursor` that is not a string, on a tool whose cursor is this harness's:
 /// what was found, and the two ways on (both work as written: the string from `next`, or no
 /// cursor for the first page).
-pub(super) fn not_a_cursor(found: &Value) -> (String, &'static str) {
+fn not_a_cursor(found: &Value) -> (String, &'static str) {
     let kind = match found {
         Value::Bool(_) => "a boolean",
         Value::Number(_) => "a number",

@@ -1,7 +1,7 @@
 //! Paging, storing and `open_result` for a typed rmcp server, held in one value ([`Pages`]):
 //! what a tool needs beyond its record type and its query.
 
-use super::harness::{CURSOR_ARGUMENT, not_a_cursor};
+use super::harness::{CURSOR_ARGUMENT, CursorArgument, cursor_argument};
 use crate::cursor::{CursorCodec, CursorKeys, QueryHash};
 use crate::handle::id::OPEN_RESULT;
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
@@ -196,13 +196,11 @@ impl<S: HandleStore> Pages<S> {
             }
             Err(e) => return Err(Box::new(shaper.error(&e.to_string(), "call again"))),
         };
-        let cursor = match args.remove(CURSOR_ARGUMENT) {
-            None | Some(Value::Null) => None,
-            // What a model may send for an optional text it leaves out: the first page.
-            Some(Value::String(cursor)) if cursor.trim().is_empty() => None,
-            Some(Value::String(cursor)) => Some(cursor),
-            Some(other) => {
-                let (what, remedy) = not_a_cursor(&other);
+        // Every cursor a `Pages` tool takes is this library's.
+        let cursor = match cursor_argument(args.remove(CURSOR_ARGUMENT).as_ref(), |_| true, false) {
+            CursorArgument::Absent | CursorArgument::FirstPage | CursorArgument::Tool => None,
+            CursorArgument::Library(cursor) => Some(cursor),
+            CursorArgument::NotACursor(what, remedy) => {
                 return Err(Box::new(shaper.error(&what, remedy)));
             }
         };
