@@ -9,6 +9,38 @@ pub mod aggregate {
         AggregateResult, CountBy, Others, RecentResult, Stats, TopValues, percent,
     };
     pub use crate::aggregate::spec::ValidAggregate;
+    use crate::aggregate::{Aggregate, AggregateError};
+    use crate::fields::date::Day;
+
+    /// An aggregate checked and computed outside a page: what a page and `open_result` do
+    /// with one, as methods for tests (`use toolshape::__seams::aggregate::Compute`).
+    pub trait Compute {
+        /// Checks every named field exists and fits its operation.
+        fn validate(&self, fields: &[FieldMeta]) -> Result<ValidAggregate, AggregateError>;
+        /// Validates against `fields`, then computes over `rows` with `today` as the
+        /// reference day for `recent`.
+        fn compute(
+            &self,
+            fields: &[FieldMeta],
+            rows: &[Row],
+            today: Day,
+        ) -> Result<AggregateResult, AggregateError>;
+    }
+
+    impl Compute for Aggregate {
+        fn validate(&self, fields: &[FieldMeta]) -> Result<ValidAggregate, AggregateError> {
+            Aggregate::validate(self, fields)
+        }
+
+        fn compute(
+            &self,
+            fields: &[FieldMeta],
+            rows: &[Row],
+            today: Day,
+        ) -> Result<AggregateResult, AggregateError> {
+            Aggregate::compute(self, fields, rows, today)
+        }
+    }
 }
 
 /// The client table behind [`clients::reader`](crate::clients::reader).
@@ -18,9 +50,15 @@ pub mod clients {
 
 /// A configuration's checked records, and their check against a tool's schema.
 pub mod config {
+    use crate::config::ShapeConfig;
     pub use crate::config::records::check_schema;
+    use crate::configured::spec::ConfiguredRecords;
+
+    /// The configured records of `tool` as the configuration checked them when it loaded.
+    pub fn records<'c>(config: &'c ShapeConfig, tool: &str) -> Option<&'c ConfiguredRecords> {
+        config.records(tool)
+    }
     pub use crate::configured::spec::{JsonPath, Step};
-    pub use crate::fields::date::DayOf;
 }
 
 /// The cursor's wire and held forms.
@@ -31,11 +69,40 @@ pub mod cursor {
     pub use crate::cursor::keyset::after_cursor;
     pub use crate::cursor::position::{Continuation, CursorForm};
     pub use crate::cursor::wire::MAX_UPSTREAM_BYTES;
+    use crate::cursor::{CursorCodec, Position, QueryHash};
+
+    /// A cursor for a position in a form chosen by hand, and its length: what a page's plan
+    /// does, as methods for tests (`use toolshape::__seams::cursor::Encode`).
+    pub trait Encode {
+        /// A cursor for `position`, for `query`, in `form`.
+        fn encode_position(
+            &self,
+            position: &Position,
+            query: &QueryHash,
+            form: CursorForm,
+        ) -> String;
+        /// The length of that cursor, without writing it.
+        fn encoded_len(&self, position: &Position, form: CursorForm) -> usize;
+    }
+
+    impl Encode for CursorCodec {
+        fn encode_position(
+            &self,
+            position: &Position,
+            query: &QueryHash,
+            form: CursorForm,
+        ) -> String {
+            CursorCodec::encode_position(self, position, query, form)
+        }
+
+        fn encoded_len(&self, position: &Position, form: CursorForm) -> usize {
+            CursorCodec::encoded_len(self, position, form)
+        }
+    }
 }
 
 /// Field plumbing the derive's generated code reaches through `__private`.
 pub mod fields {
-    pub use crate::fields::date::DateValue;
     pub use crate::fields::recorded::NOT_RECORDED;
 }
 
@@ -43,7 +110,12 @@ pub mod fields {
 pub mod handle {
     pub use crate::handle::id::{HANDLE_BYTES, OPEN_RESULT};
     pub use crate::handle::memory::{Clock, ManualClock, SystemClock};
-    pub use crate::handle::open_query::ValidQuery;
+    /// The query language of `open_result`, which a model writes as JSON.
+    pub mod query {
+        pub use crate::handle::open_query::{
+            Bound, Filter, FilterOp, OpenQuery, QueryError, Sort, ValidQuery,
+        };
+    }
     pub use crate::handle::store::{StoredField, StoredSegment};
 }
 

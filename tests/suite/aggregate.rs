@@ -3,13 +3,13 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use toolshape::__seams::aggregate::{FieldMeta, Row, ValueType};
+use toolshape::__seams::aggregate::{Compute, FieldMeta, Row, ValueType};
 use toolshape::__seams::record::FieldRole;
 use toolshape::{
+    __seams::handle::query::{Filter, OpenQuery, QueryError},
     Order, ToolResult,
     aggregate::{Aggregate, AggregateError, FieldError},
     fields::Day,
-    handle::query::{Filter, OpenQuery, QueryError},
     tokens::{Tiktoken, Tokenizer},
 };
 

@@ -140,46 +140,55 @@ impl FieldMeta {
         }
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// A plain field holding numbers.
     pub fn number(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Show, ValueType::Number)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// A plain field holding text.
     pub fn text(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Show, ValueType::Text)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// A plain field holding lists (labels, tags).
     pub fn list(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Show, ValueType::List)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// A plain field holding `true` / `false`.
     pub fn boolean(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Show, ValueType::Bool)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// A legend field (a code shown as a word).
     pub fn legend(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Legend, ValueType::Text)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// A resolved field (a key shown as a name).
     pub fn resolved(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Resolve, ValueType::Text)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// The id field.
     pub fn id(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Id, ValueType::Text)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// A date field (`YYYY-MM-DD`).
     pub fn date(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Date, ValueType::Text)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// An untrusted text field.
     pub fn untrusted(name: impl Into<String>) -> FieldMeta {
         FieldMeta::new(name, FieldRole::Untrusted, ValueType::Text)

@@ -168,6 +168,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl AggregateResult {
+    #[cfg(any(test, feature = "test-seams"))]
     /// One sentence a model can act on alone, with `plural` naming the records:
     /// "1,412 issues, 87% opened in the last 30 days, top labels: bug 312, docs 120, ui 98".
     ///
@@ -177,7 +178,7 @@ impl AggregateResult {
     /// With no records the sentence is the total alone ("0 issues").
     ///
     /// ```
-    /// use toolshape::{fields::Day, aggregate::Aggregate, __seams::aggregate::FieldMeta};
+    /// use toolshape::{fields::Day, aggregate::Aggregate, __seams::aggregate::{Compute, FieldMeta}};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::number("comments")];
     /// let rows: Vec<_> = [r#"{"state":"open","comments":4}"#, r#"{"state":null,"comments":1}"#]
@@ -222,7 +223,7 @@ impl AggregateResult {
     /// open tickets restates the call's own filter); empty when nothing is left.
     ///
     /// ```
-    /// use toolshape::{fields::Day, aggregate::Aggregate, __seams::aggregate::FieldMeta};
+    /// use toolshape::{fields::Day, aggregate::Aggregate, __seams::aggregate::{Compute, FieldMeta}};
     ///
     /// let fields = [FieldMeta::legend("state"), FieldMeta::legend("kind")];
     /// let rows: Vec<_> = [r#"{"state":"open","kind":"bug"}"#, r#"{"state":"open","kind":"ui"}"#]

@@ -135,13 +135,13 @@ impl Aggregate {
     /// Checks every named field exists and fits its operation.
     ///
     /// ```
-    /// use toolshape::{aggregate::Aggregate, __seams::aggregate::FieldMeta};
+    /// use toolshape::{aggregate::Aggregate, __seams::aggregate::{Compute, FieldMeta}};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::date("opened")];
     /// let err = Aggregate::new().recent("title", 30).validate(&fields).unwrap_err();
     /// assert_eq!(err.to_string(), "recent cannot use `title`, a text field; recent works on: opened");
     /// ```
-    pub fn validate(&self, fields: &[FieldMeta]) -> Result<ValidAggregate, AggregateError> {
+    pub(crate) fn validate(&self, fields: &[FieldMeta]) -> Result<ValidAggregate, AggregateError> {
         let count_by = match &self.count_by {
             Some(name) => Some(
                 find_field(fields, name.as_str(), "count_by", fits_count_by)?
@@ -213,7 +213,7 @@ impl Aggregate {
 
     /// Validates against `fields`, then computes over `rows` with `today` as the reference
     /// day for `recent`.
-    pub fn compute(
+    pub(crate) fn compute(
         &self,
         fields: &[FieldMeta],
         rows: &[Row],

@@ -199,3 +199,35 @@ fn rows_with_state(rows: &[Row]) -> Vec<Row> {
         })
         .collect()
 }
+
+/// What the module's documentation showed before it showed a call: an aggregate computed
+/// over rows, its sentence and its recent count (kept with every assertion).
+#[test]
+fn an_aggregate_over_rows_reads_as_one_sentence() -> Result<(), Box<dyn std::error::Error>> {
+    let fields = [
+        FieldMeta::legend("state"),
+        FieldMeta::list("labels"),
+        FieldMeta::date("opened"),
+    ];
+    let rows: Vec<_> = [
+        json!({"state": "open", "labels": ["bug", "ui"], "opened": "2026-03-01"}),
+        json!({"state": "open", "labels": ["bug"], "opened": "2026-01-05"}),
+        json!({"state": "closed", "labels": ["docs"], "opened": "2026-02-20"}),
+        json!({"state": "open", "labels": [], "opened": "2026-02-27"}),
+    ]
+    .into_iter()
+    .filter_map(|v| v.as_object().cloned())
+    .collect();
+
+    let today: Day = "2026-03-02".parse()?;
+    let result = Aggregate::new()
+        .recent("opened", 30)
+        .top("labels", 2)
+        .compute(&fields, &rows, today)?;
+    assert_eq!(
+        result.sentence("issues"),
+        "4 issues, 75% opened in the last 30 days, top labels: bug 2, docs 1, no labels 1"
+    );
+    assert_eq!(result.recent.as_ref().map(|r| r.count), Some(3));
+    Ok(())
+}

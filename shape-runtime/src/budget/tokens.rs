@@ -17,6 +17,7 @@
 //! assert_eq!(cut.total_tokens, 4);
 //! ```
 
+pub use crate::budget::BudgetError;
 use std::fmt;
 
 /// Counts tokens exactly as a model's tokenizer does.

@@ -31,6 +31,7 @@
 mod located;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod records;
+pub use records::RecordsError;
 
 use crate::budget::Budget;
 use crate::budget::channel::ChannelPolicy;
@@ -306,12 +307,6 @@ impl ShapeConfig {
         Ok(())
     }
 
-    /// The configured records of `tool`, checked when the configuration loaded; `None` when
-    /// the tool has none (its results are shaped by its own types).
-    pub fn records(&self, tool: &str) -> Option<&records::ConfiguredRecords> {
-        self.checked.get(tool)
-    }
-
     /// Checks the paths of `tool`'s configured records against `schema`, a JSON Schema of the
     /// tool's whole result (an upstream MCP tool's `outputSchema`): every path it lacks is
     /// an error naming it ([`records::check_schema`]). A tool without configured records
@@ -330,6 +325,12 @@ impl ShapeConfig {
         } else {
             Err(ConfigError::Records(errors))
         }
+    }
+
+    /// The configured records of `tool`, checked when the configuration loaded; `None` when
+    /// the tool has none (its results are shaped by its own types).
+    pub(crate) fn records(&self, tool: &str) -> Option<&records::ConfiguredRecords> {
+        self.checked.get(tool)
     }
 
     /// The projection of `tool`'s JSON results, from its configured records
@@ -410,11 +411,6 @@ impl ShapeConfig {
         } else {
             Err(ConfigError::View(problems.join("; ")))
         }
-    }
-
-    /// The legend `name` of `[legends]`, checked when the configuration loaded.
-    pub fn legend(&self, name: &str) -> Option<&records::ConfiguredLegend> {
-        self.checked_legends.get(name)
     }
 
     /// Refuses what would put unseen characters into every answer: a tool name or a datamark

@@ -34,7 +34,7 @@
 //!     open = "open"
 //!     closed = "closed"
 //! "##).unwrap();
-//! let records = config.records("list_issues").unwrap();
+//! let records = toolshape::__seams::config::records(&config, "list_issues").unwrap();
 //! assert_eq!(records.record.outputs.len(), 7);
 //! assert_eq!(records.record.plural, "issues");
 //!
@@ -1231,7 +1231,7 @@ fn prose(
 /// path below it. Returns every path the schema lacks.
 ///
 /// ```
-/// use toolshape::{config::ShapeConfig, __seams::config::check_schema};
+/// use toolshape::{config::ShapeConfig, __seams::config::{check_schema, records}};
 ///
 /// let config = ShapeConfig::from_toml_str(r#"
 ///     [tools.list_issues.records]
@@ -1248,7 +1248,7 @@ fn prose(
 ///             "properties": { "name": { "type": "string" } } } }
 ///     } } }
 /// });
-/// let errors = check_schema(config.records("list_issues").unwrap(), &schema);
+/// let errors = check_schema(records(&config, "list_issues").unwrap(), &schema);
 /// assert_eq!(errors.len(), 1);
 /// assert_eq!(
 ///     errors[0].to_string(),

@@ -59,7 +59,7 @@ mod schema;
 pub(crate) mod spec;
 mod value;
 
-pub use infer::Inferred;
+pub use infer::{Inferred, InferredAnswer};
 pub use read::ReadError;
 
 use crate::handle::{HandleStore, Keep};

@@ -233,7 +233,7 @@ impl JsonPath {
 
 /// A legend of `[legends]`: codes (integers, or text) and their words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfiguredLegend {
+pub(crate) struct ConfiguredLegend {
     /// Whether every code is an integer (data must then hold numbers).
     pub integer_codes: bool,
     /// Code (as its text) → word, in code order.

@@ -236,7 +236,7 @@ impl CursorCodec {
     ///
     /// ```
     /// use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, Position, QueryHash};
-    /// use toolshape::__seams::cursor::CursorForm;
+    /// use toolshape::__seams::cursor::{CursorForm, Encode};
     /// use toolshape::Order;
     ///
     /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
@@ -252,7 +252,7 @@ impl CursorCodec {
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn encode_position(
+    pub(crate) fn encode_position(
         &self,
         position: &Position,
         query: &QueryHash,
@@ -283,7 +283,7 @@ impl CursorCodec {
     /// How many characters the cursor for `position` in `form` would be, without making it
     /// (nothing is signed or stored): what a page sizes its envelope with. A cursor's tokens
     /// depend on its length alone.
-    pub fn encoded_len(&self, position: &Position, form: CursorForm) -> usize {
+    pub(crate) fn encoded_len(&self, position: &Position, form: CursorForm) -> usize {
         let body = position_body_len(position);
         let signed_chars = 1 + crate::text::digits::encoded_len(body + TAG_LEN);
         if self.held.is_some() || form == CursorForm::Held || signed_chars > MAX_CURSOR_CHARS {

@@ -117,7 +117,7 @@ fn valid_time(rest: &[u8]) -> bool {
 /// its day is the one written, as for UTC).
 ///
 /// ```
-/// use toolshape::__seams::config::DayOf;
+/// use toolshape::fields::DayOf;
 ///
 /// let late = "2014-01-21T23:30:00-05:00"; // 04:30 on the 22nd in UTC
 /// assert_eq!(DayOf::Utc.date(late).as_deref(), Some("2014-01-22"));

@@ -154,6 +154,7 @@ impl MemoryStore {
         }
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// The same store reading time from `clock`.
     pub fn with_clock(self, clock: impl Clock) -> Self {
         MemoryStore {

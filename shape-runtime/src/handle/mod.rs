@@ -40,13 +40,6 @@ pub(crate) mod memory;
 mod open;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod open_query;
-
-/// The query language of `open_result`, the companion tool that reopens a stored result:
-/// filters, a sort, the fields to show, a page size and an aggregate over the matches. Every
-/// mistake a model can make in a query is an error that says what to write instead.
-pub mod query {
-    pub use super::open_query::{Bound, Filter, FilterOp, OpenQuery, QueryError, Sort};
-}
 #[cfg(feature = "redis")]
 mod redis;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
@@ -58,5 +51,5 @@ pub(crate) use keep::StoredForm;
 pub use memory::{MemoryStore, StoreStats};
 pub use open::OpenResult;
 #[cfg(feature = "redis")]
-pub use redis::RedisStore;
+pub use redis::{RedisStore, RedisStoreBuilder};
 pub use store::{HandlePolicy, HandleStore, StoredResult};

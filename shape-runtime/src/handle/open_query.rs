@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolshape::{__seams::aggregate::FieldMeta, handle::query::OpenQuery};
+//! use toolshape::__seams::{aggregate::FieldMeta, handle::query::OpenQuery};
 //!
 //! let fields = [FieldMeta::id("id"), FieldMeta::legend("state"), FieldMeta::list("labels"), FieldMeta::date("opened")];
 //! let rows: Vec<_> = [
@@ -40,7 +40,7 @@
 //!     err.to_string(),
 //!     "unknown field `lables` in sort (did you mean `labels`?); sort works on: id, state, opened"
 //! );
-//! # Ok::<(), toolshape::handle::query::QueryError>(())
+//! # Ok::<(), toolshape::__seams::handle::query::QueryError>(())
 //! ```
 
 use crate::aggregate::catalogue::{
@@ -64,7 +64,7 @@ pub(crate) const PAGE_SIZE_MAX: u32 = 200;
 /// filter, sort them, keep some fields, page through them, or count them.
 ///
 /// ```
-/// use toolshape::{Order, aggregate::{Aggregate}, handle::query::{Filter, OpenQuery}};
+/// use toolshape::{Order, aggregate::Aggregate, __seams::handle::query::{Filter, OpenQuery}};
 ///
 /// let built = OpenQuery::new("h_1")
 ///     .filter(Filter::equals("state", "open"))
@@ -82,7 +82,7 @@ pub(crate) const PAGE_SIZE_MAX: u32 = 200;
 ///         "aggregate": {"top": [{"field": "labels"}]}}"#,
 /// )?;
 /// assert_eq!(built, parsed);
-/// # Ok::<(), toolshape::handle::query::QueryError>(())
+/// # Ok::<(), toolshape::__seams::handle::query::QueryError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -156,6 +156,7 @@ pub enum Bound {
 }
 
 impl Bound {
+    #[cfg(any(test, feature = "test-seams"))]
     /// A float bound; `None` for NaN and infinities, which JSON cannot carry.
     pub fn float(x: f64) -> Option<Bound> {
         Number::from_f64(x).map(Bound::Number)
@@ -262,6 +263,7 @@ impl From<Filter> for FilterWire {
 }
 
 impl Filter {
+    #[cfg(any(test, feature = "test-seams"))]
     /// Keeps records whose `field` equals `value`.
     pub fn equals(field: impl Into<FieldName>, value: impl Into<Value>) -> Filter {
         Filter {
@@ -270,6 +272,7 @@ impl Filter {
         }
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Keeps records whose text `field` contains `text`, or whose list `field` has an element
     /// equal to `text`, ignoring case.
     pub fn contains(field: impl Into<FieldName>, text: impl Into<String>) -> Filter {
@@ -279,6 +282,7 @@ impl Filter {
         }
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Keeps records whose `field` is at least `min`.
     pub fn at_least(field: impl Into<FieldName>, min: impl Into<Bound>) -> Filter {
         Filter {
@@ -290,6 +294,7 @@ impl Filter {
         }
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Keeps records whose `field` is at most `max`.
     pub fn at_most(field: impl Into<FieldName>, max: impl Into<Bound>) -> Filter {
         Filter {
@@ -301,6 +306,7 @@ impl Filter {
         }
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Keeps records whose `field` is within `min ..= max`.
     pub fn between(
         field: impl Into<FieldName>,
@@ -343,6 +349,7 @@ enum OrderSchema {
 }
 
 impl OpenQuery {
+    #[cfg(any(test, feature = "test-seams"))]
     /// A query that reopens `handle` whole; narrow it with the builder methods.
     pub fn new(handle: impl Into<String>) -> OpenQuery {
         OpenQuery {
@@ -356,6 +363,7 @@ impl OpenQuery {
         }
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Parses the tool's JSON input.
     pub fn from_json(json: &str) -> Result<OpenQuery, QueryError> {
         serde_json::from_str(json).map_err(|e| QueryError::Json(e.to_string()))
@@ -371,12 +379,14 @@ impl OpenQuery {
         schemars::schema_for!(OpenQuery)
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Adds a filter; a record must match all of them.
     pub fn filter(mut self, filter: Filter) -> OpenQuery {
         self.filter.push(filter);
         self
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Shows only these fields, in this order.
     pub fn select<I, F>(mut self, fields: I) -> OpenQuery
     where
@@ -387,6 +397,7 @@ impl OpenQuery {
         self
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Sorts by `field`.
     pub fn sort(mut self, field: impl Into<FieldName>, order: Order) -> OpenQuery {
         self.sort = Some(Sort {
@@ -396,18 +407,21 @@ impl OpenQuery {
         self
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Sets the page size.
     pub fn page_size(mut self, size: u32) -> OpenQuery {
         self.page_size = Some(size);
         self
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Continues from a cursor a previous page returned.
     pub fn cursor(mut self, cursor: impl Into<String>) -> OpenQuery {
         self.cursor = Some(cursor.into());
         self
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// Counts the matching records.
     pub fn aggregate(mut self, aggregate: Aggregate) -> OpenQuery {
         self.aggregate = Some(aggregate);
@@ -417,7 +431,7 @@ impl OpenQuery {
     /// Checks the query against the stored result's fields.
     ///
     /// ```
-    /// use toolshape::{__seams::aggregate::FieldMeta, handle::query::{Filter, OpenQuery}};
+    /// use toolshape::__seams::{aggregate::FieldMeta, handle::query::{Filter, OpenQuery}};
     ///
     /// let fields = [FieldMeta::text("title"), FieldMeta::number("comments")];
     /// let err = OpenQuery::new("h").filter(Filter::at_least("comments", "many")).validate(&fields).unwrap_err();
@@ -770,6 +784,7 @@ pub struct ValidQuery {
 }
 
 impl ValidQuery {
+    #[cfg(any(test, feature = "test-seams"))]
     /// The handle to reopen.
     pub fn handle(&self) -> &str {
         &self.handle
@@ -801,6 +816,7 @@ impl ValidQuery {
         &self.left_out
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// The aggregate, if the query asks for one.
     pub fn aggregate(&self) -> Option<&ValidAggregate> {
         self.aggregate.as_ref()
@@ -829,6 +845,7 @@ impl ValidQuery {
         hits
     }
 
+    #[cfg(any(test, feature = "test-seams"))]
     /// `row` with only the selected fields, in select order (when the map keeps insertion
     /// order); the row as is without a select. A selected field the row lacks is left out.
     pub fn project_row(&self, row: &Row) -> Row {
