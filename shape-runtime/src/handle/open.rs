@@ -46,13 +46,13 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
     /// The tool's input schema as a JSON object (an MCP tool's `inputSchema`): [`OpenQuery`]'s
     /// schema.
     pub fn input_schema() -> Arc<serde_json::Map<String, serde_json::Value>> {
-        object(OpenQuery::input_schema())
+        crate::schema::as_object(OpenQuery::input_schema())
     }
 
     /// The tool's output schema as a JSON object (an MCP tool's `outputSchema`): the envelope
     /// around records of any stored result, draft-07 like every schema here.
     pub fn output_schema() -> Arc<serde_json::Map<String, serde_json::Value>> {
-        object(crate::schema::envelope_of(
+        crate::schema::as_object(crate::schema::envelope_of(
             schemars::json_schema!({
                 "type": "object",
                 "description": "a record of the stored result, with the fields the query selects",
@@ -201,14 +201,6 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             nested_untrusted: &stored.nested_untrusted,
         };
         crate::page::shape(&settings, &source, &layout, page, start).map_err(Refusal::Shape)
-    }
-}
-
-/// A schema as the JSON object an MCP tool declares.
-fn object(schema: schemars::Schema) -> Arc<serde_json::Map<String, serde_json::Value>> {
-    match schema.to_value() {
-        serde_json::Value::Object(map) => Arc::new(map),
-        _ => Arc::new(serde_json::Map::new()),
     }
 }
 

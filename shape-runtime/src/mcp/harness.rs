@@ -561,7 +561,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             let shaper = self.shaper(&plan, &name, client);
             tool.output_schema = Some(match &plan.configured {
                 Some(projection) => super::configured_schema(projection, &shaper),
-                None => super::into_object(crate::schema::envelope_of(
+                None => crate::schema::as_object(crate::schema::envelope_of(
                     schemars::json_schema!({
                         "type": "object",
                         "description": "one record of the tool's answer (its lines, for text)",

@@ -85,8 +85,7 @@ use rmcp::RoleServer;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
 use rmcp::service::RequestContext;
-use schemars::Schema;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 impl From<Shaped> for CallToolResult {
@@ -250,7 +249,7 @@ pub use crate::__tool_handler as tool_handler;
 /// so both read the same schema (a 2020-12 row, `prefixItems` with `items: false`, made the
 /// TypeScript SDK reject every row).
 pub fn output_schema<T: ToolResult>() -> Arc<JsonObject> {
-    into_object(crate::schema::envelope::<T>())
+    crate::schema::as_object(crate::schema::envelope::<T>())
 }
 
 /// The `outputSchema` of a configured tool (`[tools.<tool>.records]`), as its answers to
@@ -287,18 +286,5 @@ pub(crate) fn configured_schema(
     projection: &crate::configured::JsonProjection,
     shaper: &Shaper,
 ) -> Arc<JsonObject> {
-    into_object(projection.envelope_schema(shaper.current_hide()))
-}
-
-fn into_object(schema: Schema) -> Arc<JsonObject> {
-    match schema.to_value() {
-        Value::Object(map) => Arc::new(map),
-        // A boolean schema: `true` accepts anything, `false` nothing.
-        Value::Bool(false) => Arc::new(
-            [("not".to_owned(), Value::Object(Map::new()))]
-                .into_iter()
-                .collect(),
-        ),
-        _ => Arc::new(Map::new()),
-    }
+    crate::schema::as_object(projection.envelope_schema(shaper.current_hide()))
 }

@@ -277,3 +277,42 @@ pub(crate) fn envelope_with(
     to_draft07(&mut schema);
     schema
 }
+
+/// `schema` as the JSON object an MCP tool declares (`inputSchema`, `outputSchema`): an
+/// object schema as it is, `false` as `{"not": {}}`, `true` as `{}`. The one conversion the
+/// harness, `mcp` and `open_result` use.
+pub(crate) fn as_object(schema: Schema) -> std::sync::Arc<Map<String, Value>> {
+    std::sync::Arc::new(match schema.to_value() {
+        Value::Object(map) => map,
+        Value::Bool(false) => [("not".to_owned(), Value::Object(Map::new()))]
+            .into_iter()
+            .collect(),
+        _ => Map::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::as_object;
+    use schemars::json_schema;
+    use serde_json::{Value, json};
+
+    /// Each shape of schema becomes the object a tool declares: an object as it is, `false`
+    /// as a schema nothing satisfies, `true` as one anything does.
+    #[test]
+    fn a_schema_of_every_shape_becomes_a_tools_object() {
+        let object = json_schema!({"type": "object", "required": ["status"]});
+        assert_eq!(
+            Value::Object((*as_object(object)).clone()),
+            json!({"type": "object", "required": ["status"]})
+        );
+        assert_eq!(
+            Value::Object((*as_object(schemars::Schema::from(false))).clone()),
+            json!({"not": {}})
+        );
+        assert_eq!(
+            Value::Object((*as_object(schemars::Schema::from(true))).clone()),
+            json!({})
+        );
+    }
+}
