@@ -274,13 +274,12 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         // Whether the arguments are forwarded without the `cursor` the client sent.
         let mut stripped = false;
         // Whether the tool takes a `cursor` of its own, asked only where it decides.
-        let owns = match arguments.get(CURSOR_ARGUMENT) {
-            None => false,
-            Some(Value::String(c)) if !c.trim().is_empty() && self.is_ours(&tool, c) => false,
-            Some(_) => self.takes_cursor(&tool, &context).await,
-        };
+        let ours = |c: &str| self.is_ours(&tool, c);
         let found = arguments.get(CURSOR_ARGUMENT);
-        let cursor = match cursor_argument(found, |c| self.is_ours(&tool, c), owns) {
+        let owns = found.is_some()
+            && ours_text(found, ours).is_none()
+            && self.takes_cursor(&tool, &context).await;
+        let cursor = match cursor_argument(arguments.get(CURSOR_ARGUMENT), ours, owns) {
             CursorArgument::Absent | CursorArgument::Tool => None,
             CursorArgument::FirstPage => {
                 arguments.remove(CURSOR_ARGUMENT);
@@ -621,11 +620,11 @@ pub(super) fn cursor_argument(
     ours: impl Fn(&str) -> bool,
     owns: bool,
 ) -> CursorArgument {
+    if let Some(cursor) = ours_text(found, ours) {
+        return CursorArgument::Library(cursor.to_owned());
+    }
     match found {
         None => CursorArgument::Absent,
-        Some(Value::String(c)) if !c.trim().is_empty() && ours(c) => {
-            CursorArgument::Library(c.clone())
-        }
         Some(_) if owns => CursorArgument::Tool,
         Some(Value::Null) => CursorArgument::FirstPage,
         Some(Value::String(c)) if c.trim().is_empty() => CursorArgument::FirstPage,
@@ -634,6 +633,16 @@ pub(super) fn cursor_argument(
             let (what, remedy) = not_a_cursor(other);
             CursorArgument::NotACursor(what, remedy)
         }
+    }
+}
+
+/// The text of `found` when it is a cursor in this library's form (`ours`) and not blank:
+/// the one case no tool's own `cursor` argument overrides, so the harness asks whether the
+/// tool takes one only outside it.
+fn ours_text(found: Option<&Value>, ours: impl Fn(&str) -> bool) -> Option<&str> {
+    match found {
+        Some(Value::String(c)) if !c.trim().is_empty() && ours(c) => Some(c),
+        _ => None,
     }
 }
 
