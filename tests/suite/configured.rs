@@ -1156,3 +1156,51 @@ fn a_page_ranked_by_a_fold_names_the_fold_it_is_ranked_by() {
         Some("by the largest of restarts, highest first")
     );
 }
+
+/// `ShapeConfig::check_records_against`, what a proxy runs against an upstream's
+/// `outputSchema`: every path the schema lacks is named with its TOML line, a path it has
+/// passes, and a tool with no configured records (or none in the configuration) passes.
+#[test]
+fn configured_paths_are_checked_against_a_tools_output_schema() {
+    let config = ShapeConfig::from_toml_str(
+        r#"
+[tools.list_issues.records]
+at = "items"
+fields = [{ from = "number", id = true }, { from = "user.logn" }]
+
+[tools.plain]
+budget = 300
+"#,
+    )
+    .unwrap();
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": { "items": { "type": "array", "items": { "type": "object", "properties": {
+            "number": { "type": "integer" },
+            "user": { "type": "object", "properties": { "login": { "type": "string" } } }
+        } } } }
+    });
+    let err = config
+        .check_records_against("list_issues", &schema)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("1 mistake in the configured records:"),
+        "{err}"
+    );
+    assert!(
+        err.contains("output `user`, key `from` (line 4): `user.logn`: the schema has no `logn` under `user`; it has: login"),
+        "{err}"
+    );
+    let fixed = ShapeConfig::from_toml_str(
+        "[tools.list_issues.records]\nat = \"items\"\nfields = [{ from = \"number\", id = true }, { from = \"user.login\" }]\n",
+    )
+    .unwrap();
+    assert!(fixed.check_records_against("list_issues", &schema).is_ok());
+    assert!(config.check_records_against("plain", &schema).is_ok());
+    assert!(
+        config
+            .check_records_against("nobody_listed", &schema)
+            .is_ok()
+    );
+}
