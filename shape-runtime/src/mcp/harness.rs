@@ -274,12 +274,12 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         // Whether the arguments are forwarded without the `cursor` the client sent.
         let mut stripped = false;
         // Whether the tool takes a `cursor` of its own, asked only where it decides.
-        let ours = |c: &str| self.is_ours(&tool, c);
+        // Read once: whether the cursor is in this harness's form (the tool table is locked
+        // to say).
         let found = arguments.get(CURSOR_ARGUMENT);
-        let owns = found.is_some()
-            && ours_text(found, ours).is_none()
-            && self.takes_cursor(&tool, &context).await;
-        let cursor = match cursor_argument(arguments.get(CURSOR_ARGUMENT), ours, owns) {
+        let ours = ours_text(found, |c| self.is_ours(&tool, c)).is_some();
+        let owns = found.is_some() && !ours && self.takes_cursor(&tool, &context).await;
+        let cursor = match cursor_argument(arguments.get(CURSOR_ARGUMENT), |_| ours, owns) {
             CursorArgument::Absent | CursorArgument::Tool => None,
             CursorArgument::FirstPage => {
                 arguments.remove(CURSOR_ARGUMENT);
