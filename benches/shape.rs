@@ -22,9 +22,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use toolshape::{
     __private::{CallEnv, Cx},
+    __seams::fields::iso_date,
     Budget, Format, Shaper, ToolResult,
     fields::LegendSource,
-    fields::iso_date,
     fields::short_id,
     tokens::Tiktoken,
     untrusted::UntrustedPolicy,

@@ -227,8 +227,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Shaped: ids resolved before the model sees them.
     let shaped_session = Session::new();
     shaped_session.call("search_tickets", &json!({ "status": "open" }));
-    let mut page = shaper.shape_blocking((&tickets, &directory))?;
-    shaped_session.answer::<Ticket>(&mut page);
+    let page = shaper.shape_blocking((&tickets, &directory))?;
+    shaped_session.answer::<Ticket>(&page);
     let shaped = run(
         "shaped (structured)",
         &o200k,
@@ -247,8 +247,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     thinner.users.remove(&deleted.0);
     let gap_session = Session::new();
     gap_session.call("search_tickets", &json!({ "status": "open" }));
-    let mut gap_page = shaper.shape_blocking((&tickets, &thinner))?;
-    gap_session.answer::<Ticket>(&mut gap_page);
+    let gap_page = shaper.shape_blocking((&tickets, &thinner))?;
+    gap_session.answer::<Ticket>(&gap_page);
     let gap = run(
         "shaped, 1 user deleted",
         &o200k,

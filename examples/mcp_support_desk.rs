@@ -192,8 +192,8 @@ impl DeskServer {
         Parameters(args): Parameters<SearchArgs>,
     ) -> Shaped {
         self.desk.session.call("search_tickets", &args);
-        let mut shaped = self.desk.search(args, &context).await;
-        self.desk.record(&mut shaped);
+        let shaped = self.desk.search(args, &context).await;
+        self.desk.record(&shaped);
         shaped
     }
 
@@ -209,8 +209,8 @@ impl DeskServer {
         Parameters(args): Parameters<GetArgs>,
     ) -> Shaped {
         self.desk.session.call("get_ticket", &args);
-        let mut shaped = self.desk.get(&args.id, &context).await;
-        self.desk.record(&mut shaped);
+        let shaped = self.desk.get(&args.id, &context).await;
+        self.desk.record(&shaped);
         shaped
     }
 
@@ -228,7 +228,7 @@ impl DeskServer {
     ) -> Shaped {
         let desk = &self.desk;
         desk.session.call(OpenResult::<Store>::NAME, &args);
-        let mut shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
+        let shaped = OpenResult::new(&desk.store, Arc::clone(&desk.codec))
             .shaper(mcp::shaper_for(
                 &Shaper::for_tool(OpenResult::<Store>::NAME)
                     .budget(open_budget())
@@ -237,7 +237,7 @@ impl DeskServer {
             ))
             .call_on(OWNER, Value::Object(args), desk.today)
             .await;
-        desk.record(&mut shaped);
+        desk.record(&shaped);
         log_call(&shaped, 0);
         shaped
     }
@@ -273,15 +273,15 @@ impl ServerHandler for DeskServer {
 
 impl Desk {
     /// Records an answer in the session (every result here is tickets, stored ones too), so
-    /// its report carries the lookups of the call it answers and later calls are matched
+    /// its log carries the lookups of the call it answers and later calls are matched
     /// against it.
-    fn record(&self, shaped: &mut Shaped) {
-        self.session.answer::<Ticket>(shaped);
+    fn record(&self, shaped: &Shaped) {
+        let lookups = self.session.answer::<Ticket>(shaped);
         let report = shaped.report();
         tracing::info!(
             target: "mcp_support_desk",
             tool = %report.tool,
-            lookups = %serde_json::to_string(&report.lookups).unwrap_or_default(),
+            lookups = %serde_json::to_string(&lookups).unwrap_or_default(),
             session = %self.session.summary(),
             "session"
         );

@@ -8,6 +8,7 @@
 //! Nothing here uses libFuzzer.
 
 use std::sync::{Arc, OnceLock};
+use toolshape::__seams::cursor::Wire;
 use toolshape::__seams::untrusted::{neutralize, sanitize};
 use toolshape::config::ShapeConfig;
 use toolshape::cursor::{CursorCodec, CursorKeys, MemoryCursorStore, QueryHash};

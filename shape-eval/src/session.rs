@@ -6,13 +6,13 @@
 //! A [`Session`] sees every answer a tool gives ([`answer`](Session::answer)) and every call
 //! that comes next ([`call`](Session::call)); no model is involved, so the count is exact and
 //! the same on every run. Each lookup is a `tracing` event (target `shape`, "follow-up
-//! lookup"), goes into the report of the call that made it
-//! ([`Report::lookups`](toolshape::report::Report::lookups)), and is tallied per tool and per field
+//! lookup"), is returned by the [`answer`](Session::answer) to the call that made it (for
+//! that call's log), and is tallied per tool and per field
 //! in the [`SessionSummary`]: the payload telling the tool's author which field it is short of.
 //!
 //! ```
-//! use toolshape::{Shaper, ToolResult, report::LookupKind, resolve::{Resolve, ResolveError, Resolver}};
-//! use toolshape_eval::session::Session;
+//! use toolshape::{Shaper, ToolResult, resolve::{Resolve, ResolveError, Resolver}};
+//! use toolshape_eval::session::{LookupKind, Session};
 //! use std::collections::HashMap;
 //!
 //! pub struct Users;
@@ -34,8 +34,8 @@
 //! let session = Session::new();
 //! session.call("search_tickets", &serde_json::json!({ "query": "card" }));
 //! let rows = vec![Ticket { id: "tkt_1".into(), assignee_id: "usr_41c2be09-77aa".into() }];
-//! let mut page = Shaper::for_tool("search_tickets").shape_blocking((&rows, &Directory)).unwrap();
-//! session.answer::<Ticket>(&mut page);
+//! let page = Shaper::for_tool("search_tickets").shape_blocking((&rows, &Directory)).unwrap();
+//! session.answer::<Ticket>(&page);
 //!
 //! // The model asks who usr_41c2be09-77aa is: a follow-up lookup on search_tickets.assignee.
 //! let lookups = session.call("get_user", &serde_json::json!({ "id": "usr_41c2be09-77aa" }));
@@ -50,7 +50,6 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use toolshape::__private::{FieldKind, Projection, Storage};
-use toolshape::report::{Lookup, LookupKind};
 use toolshape::{Shaped, ToolResult};
 
 /// The values and omissions of one session's answers, and the lookups its calls made. Cheap
@@ -191,15 +190,19 @@ impl Session {
     }
 
     /// Records an answer of record type `T`: the values its resolved fields could not name,
-    /// the opaque ids its shown fields carry, the fields it left out and its cursor. The
-    /// lookups of the call it answers (the latest call of the same tool) go into its report.
-    pub fn answer<T: ToolResult>(&self, shaped: &mut Shaped) {
-        self.answer_with(shaped, T::PROJECTION);
+    /// the opaque ids its shown fields carry, the fields it left out and its cursor. Returns
+    /// the lookups of the call it answers (the latest call of the same tool), for its log.
+    pub fn answer<T: ToolResult>(&self, shaped: &Shaped) -> Vec<Lookup> {
+        self.answer_with(shaped, T::PROJECTION)
     }
 
     /// [`answer`](Session::answer) for any record description (a stored result's, an
     /// `open_result` slice's).
-    pub fn answer_with<S: Storage>(&self, shaped: &mut Shaped, projection: &Projection<S>) {
+    pub fn answer_with<S: Storage>(
+        &self,
+        shaped: &Shaped,
+        projection: &Projection<S>,
+    ) -> Vec<Lookup> {
         let tool = shaped.report().tool.clone();
         let mut offers = Vec::new();
         if let Ok(envelope) = serde_json::from_str::<Envelope>(shaped.structured_json()) {
@@ -250,9 +253,9 @@ impl Session {
             field: "next".to_owned(),
             kind: LookupKind::MoreRecords,
         });
-        let lookups = {
-            let mut ledger = self.ledger();
-            ledger.answers += 1;
+        let mut ledger = self.ledger();
+        ledger.answers += 1;
+        {
             ledger.remember(offers);
             for offer in left_out {
                 let known = ledger
@@ -269,9 +272,8 @@ impl Session {
                 }
                 ledger.cursors.push_back(cursor);
             }
-            ledger.pending.remove(&tool).unwrap_or_default()
-        };
-        toolshape::__private::report_mut(shaped).lookups = lookups;
+        }
+        ledger.pending.remove(&tool).unwrap_or_default()
     }
 
     /// Records an answer `tool` gave without shaping (a raw API payload, another library's
@@ -763,4 +765,56 @@ mod tests {
                 .is_empty()
         );
     }
+}
+
+/// Why a call's arguments point back at an earlier answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LookupKind {
+    /// A follow-up lookup: the value is a key a resolved field could not name
+    /// (`unresolved user usr_…`).
+    Unresolved,
+    /// A follow-up lookup: the value is an opaque id an answer showed as it is (a field the
+    /// view did not resolve, or a raw payload).
+    Opaque,
+    /// A hedge: the call names a field the earlier answer's `omitted.fields` listed.
+    LeftOut,
+    /// A hedge: the call passes the earlier answer's `next` cursor, asking for the records
+    /// the budget left out.
+    MoreRecords,
+}
+
+impl LookupKind {
+    /// The kind in words, as logs and summaries write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LookupKind::Unresolved => "unresolved",
+            LookupKind::Opaque => "opaque",
+            LookupKind::LeftOut => "left out",
+            LookupKind::MoreRecords => "more records",
+        }
+    }
+
+    /// Whether this is a hedge (the answer said what it left out) rather than a lookup of a
+    /// value the answer showed.
+    pub fn is_hedge(self) -> bool {
+        matches!(self, LookupKind::LeftOut | LookupKind::MoreRecords)
+    }
+}
+
+/// One call's argument that points back at an earlier answer: the payload telling the tool's
+/// author which field its answers are short of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lookup {
+    /// The tool called.
+    pub call: String,
+    /// The tool whose earlier answer fell short.
+    pub tool: String,
+    /// The field of that answer: the output field, the left-out field, the JSON path of a
+    /// raw payload's value, or `next` for a cursor.
+    pub field: String,
+    /// Why it counts.
+    pub kind: LookupKind,
+    /// The value the arguments carried (a cursor is not repeated: `next`).
+    pub value: String,
 }

@@ -58,12 +58,6 @@ pub use schemars::{Schema, SchemaGenerator};
 pub use serde::ser::SerializeStruct;
 pub use serde::{Serialize, Serializer};
 
-/// A page's report, for `toolshape-eval`'s session to add what it learns after the call
-/// (its follow-up lookups).
-pub fn report_mut(shaped: &mut crate::Shaped) -> &mut crate::report::Report {
-    shaped.report_mut()
-}
-
 /// The arm for a field index the record does not have.
 pub fn no_such_field<S: Serializer>(index: usize, _serializer: S) -> Result<S::Ok, S::Error> {
     Err(serde::ser::Error::custom(format_args!(

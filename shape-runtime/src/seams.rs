@@ -67,13 +67,15 @@ pub mod cursor {
     pub use crate::cursor::held::HELD_TOKEN_LEN;
     pub use crate::cursor::keys::MIN_KEY_LEN;
     pub use crate::cursor::keyset::after_cursor;
+    pub use crate::cursor::position::Position;
     pub use crate::cursor::position::{Continuation, CursorForm};
     pub use crate::cursor::wire::MAX_UPSTREAM_BYTES;
-    use crate::cursor::{CursorCodec, Position, QueryHash};
+    use crate::cursor::{CursorCodec, CursorError, QueryHash};
 
-    /// A cursor for a position in a form chosen by hand, and its length: what a page's plan
-    /// does, as methods for tests (`use toolshape::__seams::cursor::Encode`).
-    pub trait Encode {
+    /// A cursor for a position in a form chosen by hand, its length, and a cursor read back
+    /// to its position: what a page's plan and a call's resume do, as methods for tests
+    /// (`use toolshape::__seams::cursor::Wire`).
+    pub trait Wire {
         /// A cursor for `position`, for `query`, in `form`.
         fn encode_position(
             &self,
@@ -83,9 +85,37 @@ pub mod cursor {
         ) -> String;
         /// The length of that cursor, without writing it.
         fn encoded_len(&self, position: &Position, form: CursorForm) -> usize;
+        /// Reads a cursor presented with `query`, checking its signature and age.
+        fn decode(&self, cursor: &str, query: &QueryHash) -> Result<Position, CursorError>;
+        /// [`decode`](Self::decode) at the time `now_unix` (seconds since the Unix epoch).
+        fn decode_at(
+            &self,
+            cursor: &str,
+            query: &QueryHash,
+            now_unix: u64,
+        ) -> Result<Position, CursorError>;
     }
 
-    impl Encode for CursorCodec {
+    /// A call whose `next` cursor a function of the test's own makes, from what the page
+    /// hands it (`use toolshape::__seams::cursor::CursorWith`).
+    pub trait CursorWith: Sized {
+        /// Makes the `next` cursor when records remain, from the last record the page covers.
+        fn cursor_with(
+            self,
+            make: impl for<'c> Fn(Continuation<'c>) -> String + Send + Sync + 'static,
+        ) -> Self;
+    }
+
+    impl CursorWith for crate::Call<'_> {
+        fn cursor_with(
+            self,
+            make: impl for<'c> Fn(Continuation<'c>) -> String + Send + Sync + 'static,
+        ) -> Self {
+            crate::Call::cursor_with(self, make)
+        }
+    }
+
+    impl Wire for CursorCodec {
         fn encode_position(
             &self,
             position: &Position,
@@ -98,11 +128,25 @@ pub mod cursor {
         fn encoded_len(&self, position: &Position, form: CursorForm) -> usize {
             CursorCodec::encoded_len(self, position, form)
         }
+
+        fn decode(&self, cursor: &str, query: &QueryHash) -> Result<Position, CursorError> {
+            CursorCodec::decode(self, cursor, query)
+        }
+
+        fn decode_at(
+            &self,
+            cursor: &str,
+            query: &QueryHash,
+            now_unix: u64,
+        ) -> Result<Position, CursorError> {
+            CursorCodec::decode_at(self, cursor, query, now_unix)
+        }
     }
 }
 
 /// Field plumbing the derive's generated code reaches through `__private`.
 pub mod fields {
+    pub use crate::fields::date::iso_date;
     pub use crate::fields::recorded::NOT_RECORDED;
 }
 

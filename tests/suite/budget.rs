@@ -2,6 +2,7 @@
 //! order, and shown + omitted = total, for every format, on random records.
 
 use proptest::prelude::*;
+use toolshape::__seams::cursor::CursorWith;
 use toolshape::{
     Budget, ChannelPolicy, Format, Legend, Shaper, ToolResult,
     envelope::OmitReason,

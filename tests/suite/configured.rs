@@ -767,13 +767,11 @@ fn configuration_narrows_a_derived_view_per_tool_and_client_and_never_widens_it(
         assert!(r.contains_key("title"));
     }
     assert!(!page.text().contains("labels:"), "{}", page.text());
-    let schema = toolshape::schema::envelope_hiding::<github::Issue>(
-        config
-            .shaper_for_client("list_issues", Some("open-webui"))
-            .unwrap()
-            .current_hide(),
-    )
-    .to_value();
+    let schema = config
+        .shaper_for_client("list_issues", Some("open-webui"))
+        .unwrap()
+        .envelope_schema::<github::Issue>()
+        .to_value();
     let fields: Vec<&str> = schema["properties"]["fields"]["const"]
         .as_array()
         .unwrap()

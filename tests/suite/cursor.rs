@@ -5,7 +5,7 @@ use serde_json::json;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
-use toolshape::__seams::cursor::after_cursor;
+use toolshape::__seams::cursor::{Wire, after_cursor};
 use toolshape::cursor::{
     CursorCodec, CursorError, CursorKeys, Keyset, MemoryCursorStore, Placeholders, QueryHash,
     SqlOptions,

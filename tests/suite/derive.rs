@@ -419,7 +419,7 @@ fn short_ids() {
 
 #[test]
 fn date_forms() {
-    use toolshape::fields::iso_date;
+    use toolshape::__seams::fields::iso_date;
     for (text, date) in [
         ("2026-02-11T09:14:22.481Z", Some("2026-02-11")),
         ("2026-02-11T09:14:22Z", Some("2026-02-11")),

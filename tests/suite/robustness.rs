@@ -13,6 +13,7 @@
 use proptest::prelude::*;
 use serde_json::json;
 use std::sync::Arc;
+use toolshape::__seams::cursor::Wire;
 use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, QueryHash, UpstreamPosition};
 use toolshape::handle::{HandlePolicy, Keep, MemoryStore, OpenResult};
 use toolshape::{Budget, Format, Shaper, ToolResult, fields::Day};

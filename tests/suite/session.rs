@@ -9,8 +9,8 @@ use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash};
-use toolshape::report::LookupKind;
 use toolshape::{Budget, Format, Shaper, fields::short_id};
+use toolshape_eval::session::LookupKind;
 use toolshape_eval::session::Session;
 
 /// The page's relationships, read straight from the JSON:API document.
@@ -63,8 +63,8 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
             .call("search_tickets", &json!({"status": "open"}))
             .is_empty()
     );
-    let mut page = search.shape_blocking((&tickets, &directory)).unwrap();
-    session.answer::<Ticket>(&mut page);
+    let page = search.shape_blocking((&tickets, &directory)).unwrap();
+    session.answer::<Ticket>(&page);
     for id in &gone {
         assert!(
             page.text().contains(&format!("unresolved user {id}")),
@@ -101,8 +101,8 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
     let comment = json!({"id": "tkt_9f3a71c4", "body": "is sla_due_at right?"});
     assert!(session.call("add_comment", &comment).is_empty());
 
-    // Turn 6: a hedge, asking for the field the page said it leaves out; its answer's
-    // report carries it.
+    // Turn 6: a hedge, asking for the field the page said it leaves out; recording its
+    // answer returns it.
     let hedge = session.call(
         "get_ticket",
         &json!({"id": "tkt_9f3a71c4", "fields": ["sla_due_at"]}),
@@ -112,11 +112,10 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
         (hedge[0].field.as_str(), hedge[0].kind),
         ("sla_due_at", LookupKind::LeftOut)
     );
-    let mut one = Shaper::for_tool("get_ticket")
+    let one = Shaper::for_tool("get_ticket")
         .shape_blocking((&tickets[..1], &directory))
         .unwrap();
-    session.answer::<Ticket>(&mut one);
-    assert_eq!(one.report().lookups, hedge);
+    assert_eq!(session.answer::<Ticket>(&one), hedge);
 
     // Turns 7–8: a page cut by its budget, then the model asks for the rest.
     let codec = Arc::new(CursorCodec::new(
@@ -127,13 +126,13 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
         .budget(Budget::tokens(300))
         .format(Format::Prose);
     session.call("search_tickets", &json!({"status": "closed"}));
-    let mut cut = small
+    let cut = small
         .call()
         .paginate(Arc::clone(&codec), query, None)
         .unwrap()
         .shape_blocking((&tickets, &directory))
         .unwrap();
-    session.answer::<Ticket>(&mut cut);
+    session.answer::<Ticket>(&cut);
     let next = cut
         .next()
         .expect("a page cut by its budget has a cursor")
@@ -201,11 +200,11 @@ fn the_raw_page_makes_one_follow_up_per_distinct_related_id() {
     // The shaped page resolves every id: the same loop finds nothing to look up.
     let shaped_session = Session::new();
     shaped_session.call("search_tickets", &json!({"status": "open"}));
-    let mut page = Shaper::for_tool("search_tickets")
+    let page = Shaper::for_tool("search_tickets")
         .budget(Budget::tokens(3_000))
         .shape_blocking((&desk::parse_page(desk::PAGE).unwrap(), &Directory::seed()))
         .unwrap();
-    shaped_session.answer::<Ticket>(&mut page);
+    shaped_session.answer::<Ticket>(&page);
     for id in distinct(&users).iter().chain(&distinct(&orgs)) {
         assert!(
             shaped_session
@@ -259,7 +258,7 @@ fn every_form_profile_and_format_counts_the_same_lookups() {
                     let what = format!("{budget} {form:?} {channels:?} {format:?}");
                     let session = Session::new();
                     session.call("search_tickets", &json!({"status": "open"}));
-                    let mut page = Shaper::for_tool("search_tickets")
+                    let page = Shaper::for_tool("search_tickets")
                         .budget(Budget::tokens(budget))
                         .format(format)
                         .channels(channels)
@@ -269,7 +268,7 @@ fn every_form_profile_and_format_counts_the_same_lookups() {
                     if form == StructuredForm::Rows {
                         assert!(page.structured().get("fields").is_some(), "{what}");
                     }
-                    session.answer::<Ticket>(&mut page);
+                    session.answer::<Ticket>(&page);
                     // What the model reads under the profile.
                     let read = match channels {
                         ChannelPolicy::Text => page.text().to_owned(),
@@ -341,8 +340,8 @@ fn the_latest_64_cursors_and_whole_left_out_names_count_and_no_more() {
             .unwrap()
     };
     for _ in 0..64 {
-        let mut shaped = page(cursor.as_deref());
-        session.answer::<Row>(&mut shaped);
+        let shaped = page(cursor.as_deref());
+        session.answer::<Row>(&shaped);
         cursor = shaped.structured()["next"].as_str().map(str::to_owned);
         cursors.push(cursor.clone().unwrap());
     }
@@ -351,8 +350,8 @@ fn the_latest_64_cursors_and_whole_left_out_names_count_and_no_more() {
     let first = more(&cursors[0]);
     assert_eq!(first.len(), 1, "{first:?}");
     assert_eq!(first[0].kind, LookupKind::MoreRecords);
-    let mut shaped = page(cursor.as_deref());
-    session.answer::<Row>(&mut shaped);
+    let shaped = page(cursor.as_deref());
+    session.answer::<Row>(&shaped);
     // 65 answers: it is not, the second is.
     assert!(more(&cursors[0]).is_empty());
     assert_eq!(more(&cursors[1]).len(), 1);
@@ -454,11 +453,11 @@ fn a_follow_up_is_laid_at_the_first_answer_that_showed_the_value() {
     let session = Session::new();
     for tool in ["list_jobs", "recent_jobs"] {
         session.call(tool, &json!({}));
-        let mut page = Shaper::for_tool(tool)
+        let page = Shaper::for_tool(tool)
             .budget(Budget::tokens(2_000))
             .shape_blocking((&[job("job_1", first), job("job_2", second)], &Nobody))
             .unwrap();
-        session.answer::<Job>(&mut page);
+        session.answer::<Job>(&page);
     }
     let laid = |args: serde_json::Value| -> Vec<(String, String, LookupKind, String)> {
         let mut out: Vec<_> = session

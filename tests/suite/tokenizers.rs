@@ -226,12 +226,16 @@ fn tokenizers_every_backend_counts_and_cuts_like_tiktoken_rs_on_fixed_texts() {
 fn tokenizers_the_default_is_bpe_o200k() {
     let shaper = toolshape::Shaper::for_tool("t");
     assert_eq!(shaper.current_tokenizer().name(), "o200k_base");
+    use toolshape::tokens::Tokenizer as _;
     assert_eq!(
-        format!(
-            "{:?}",
-            toolshape::tokens::count("Card declined at checkout")
-        ),
-        "4"
+        shaper
+            .current_tokenizer()
+            .count("Card declined at checkout"),
+        4
+    );
+    assert_eq!(
+        toolshape::tokens::Bpe::o200k_base().count("Card declined at checkout"),
+        4
     );
 }
 

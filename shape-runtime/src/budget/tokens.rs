@@ -341,11 +341,6 @@ impl Tokenizer for Bpe {
     }
 }
 
-/// Tokens in `text` by the default tokenizer (o200k_base, counted by [`Bpe`]).
-pub fn count(text: &str) -> usize {
-    Bpe::o200k_base().count(text)
-}
-
 /// The last position `b < text.len()` where `tokenizer` never splits a token across
 /// `text[b - 1]` and `text[b]`, so that `text[..b]` tokenizes as the start of any text that
 /// begins with `text`.

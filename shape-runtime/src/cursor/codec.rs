@@ -9,7 +9,9 @@ use super::held::{
 };
 use super::keys::{CursorKeys, HmacSha256, QueryHash};
 use super::keyset::Keyset;
-use super::position::{Continuation, CursorFn, CursorForm, Position, UpstreamPosition, unix_now};
+#[cfg(any(test, feature = "test-seams"))]
+use super::position::CursorFn;
+use super::position::{Continuation, CursorForm, Position, UpstreamPosition, unix_now};
 use super::wire::*;
 use crate::fields::rank::Order;
 use crate::record::tool_result::ToolResult;
@@ -64,12 +66,18 @@ pub(super) const MAX_CURSOR_CHARS: usize = 4096;
 /// feature `redis`) where several replicas serve.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash};
 /// use toolshape::__seams::cursor::HELD_CURSOR_CHARS;
-/// use toolshape::{fields::KeyValue, Order};
+/// use toolshape::{fields::KeyValue, Order, Shaper};
 ///
 /// let keys = || CursorKeys::new(b"a key of at least sixteen bytes");
 /// let codec = CursorCodec::new(keys()?);
+/// // Where the next call resumes, when it presents `cursor` to `codec`:
+/// let resume = |codec: CursorCodec, cursor: &str, query: &QueryHash| {
+///     let call = Shaper::for_tool("search_pages").call().paginate(Arc::new(codec), query.clone(), Some(cursor))?;
+///     Ok::<_, CursorError>(call.after_keyset().cloned())
+/// };
 /// let query = QueryHash::of("search_pages", &serde_json::json!({}))?;
 /// let last = Keyset {
 ///     rank: None,
@@ -78,12 +86,12 @@ pub(super) const MAX_CURSOR_CHARS: usize = 4096;
 /// };
 /// let cursor = codec.encode(&last, 20, &query);
 /// assert_eq!(cursor.len(), HELD_CURSOR_CHARS);
-/// assert_eq!(codec.clone().decode(&cursor, &query)?.keyset, last);
+/// assert_eq!(resume(codec.clone(), &cursor, &query)?, Some(last.clone()));
 /// // Another codec of this process reads it; one with memory of its own (as another
 /// // process has) does not hold it, and says so.
-/// assert_eq!(CursorCodec::new(keys()?).decode(&cursor, &query)?.keyset, last);
+/// assert_eq!(resume(CursorCodec::new(keys()?), &cursor, &query)?, Some(last));
 /// let elsewhere = CursorCodec::new(keys()?).own_memory();
-/// assert_eq!(elsewhere.decode(&cursor, &query), Err(CursorError::Forgotten));
+/// assert_eq!(resume(elsewhere, &cursor, &query), Err(CursorError::Forgotten));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -128,12 +136,13 @@ impl CursorCodec {
     /// [`CursorError::Forgotten`]. Cursors issued before, without a store, still decode.
     ///
     /// ```
-    /// use std::time::Duration;
+    /// use std::{sync::Arc, time::Duration};
     /// use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, MemoryCursorStore, QueryHash};
-    /// use toolshape::{fields::KeyValue, Order};
+    /// use toolshape::{fields::KeyValue, Order, Shaper};
     ///
     /// let store = MemoryCursorStore::new(10_000, Duration::from_secs(3_600));
-    /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?).held_in(store);
+    /// let codec = Arc::new(CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?).held_in(store));
+    /// let search = Shaper::for_tool("search_tickets");
     /// let query = QueryHash::of("search_tickets", &serde_json::json!({}))?;
     /// let last = Keyset {
     ///     rank: Some(KeyValue::Str("2026-02-14T16:02:07.113Z".into())),
@@ -142,9 +151,11 @@ impl CursorCodec {
     /// };
     /// let cursor = codec.encode(&last, 20, &query);
     /// assert_eq!(cursor.len(), toolshape::__seams::cursor::HELD_CURSOR_CHARS);
-    /// assert_eq!(codec.decode(&cursor, &query)?.keyset, last);
+    /// let call = search.call().paginate(Arc::clone(&codec), query, Some(&cursor))?;
+    /// assert_eq!(call.after_keyset(), Some(&last));
     /// let other = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
-    /// assert_eq!(codec.decode(&cursor, &other), Err(CursorError::ForeignQuery));
+    /// let refused = search.call().paginate(codec, other, Some(&cursor)).err();
+    /// assert_eq!(refused, Some(CursorError::ForeignQuery));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn held_in(self, store: impl CursorStore + 'static) -> Self {
@@ -235,8 +246,8 @@ impl CursorCodec {
     /// signed cursor would be longer than 4,096 characters.
     ///
     /// ```
-    /// use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, Position, QueryHash};
-    /// use toolshape::__seams::cursor::{CursorForm, Encode};
+    /// use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
+    /// use toolshape::__seams::cursor::{CursorForm, Position, Wire};
     /// use toolshape::Order;
     ///
     /// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
@@ -351,12 +362,12 @@ impl CursorCodec {
     }
 
     /// Reads a cursor presented with `query`, checking its signature and age.
-    pub fn decode(&self, cursor: &str, query: &QueryHash) -> Result<Position, CursorError> {
+    pub(crate) fn decode(&self, cursor: &str, query: &QueryHash) -> Result<Position, CursorError> {
         self.decode_at(cursor, query, unix_now())
     }
 
     /// [`decode`](Self::decode) at the time `now_unix` (seconds since the Unix epoch).
-    pub fn decode_at(
+    pub(crate) fn decode_at(
         &self,
         cursor: &str,
         query: &QueryHash,
@@ -467,7 +478,8 @@ pub(crate) enum Cursors {
         codec: Arc<CursorCodec>,
         query: QueryHash,
     },
-    /// The tool's own ([`Call::cursor_with`](crate::Call::cursor_with)).
+    /// A test's own (`__seams::cursor::CursorWith`).
+    #[cfg(any(test, feature = "test-seams"))]
     Custom(Arc<CursorFn>),
 }
 
@@ -476,6 +488,7 @@ impl Cursors {
     pub(crate) fn make(&self, c: Continuation<'_>) -> String {
         match self {
             Cursors::Codec { codec, query } => codec.encode_position(&c.position(), query, c.form),
+            #[cfg(any(test, feature = "test-seams"))]
             Cursors::Custom(make) => make(c),
         }
     }
@@ -492,6 +505,7 @@ impl Cursors {
                 text.extend(std::iter::repeat_n('0', len.saturating_sub(1)));
                 text
             }
+            #[cfg(any(test, feature = "test-seams"))]
             Cursors::Custom(make) => make(c),
         }
     }

@@ -1,4 +1,4 @@
-//! Why a cursor or a SQL column was refused: each message says what to do.
+//! Why a cursor was refused, or cursors could not be set up: each message says what to do.
 
 /// Why a cursor was refused. Every message ends with what to do: start again without a
 /// cursor (or, for a foreign query, repeat the original arguments).
@@ -54,14 +54,52 @@ pub enum CursorError {
     },
 }
 
-/// A SQL column name that is not a plain identifier.
+/// Why cursors could not be set up: a signing key, a query's hash, a SQL column or a Redis
+/// cursor store refused. Each message says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "`{column}` is not a plain SQL column name; pass a column name from your code (letters, \
-     digits and `_`, optionally table-qualified with `.` or double-quoted), never text from a \
-     request"
-)]
-pub struct SqlColumnError {
-    /// The column name refused.
-    pub column: String,
+#[non_exhaustive]
+pub enum CursorSetupError {
+    /// A signing key shorter than 16 bytes ([`CursorKeys::new`](crate::cursor::CursorKeys::new)).
+    #[error(
+        "a cursor signing key must be at least {min} bytes, got {len}; use 32 random bytes \
+         (for example `openssl rand -base64 32`, decoded)",
+        min = super::keys::MIN_KEY_LEN
+    )]
+    KeyTooShort {
+        /// The length given.
+        len: usize,
+    },
+    /// The operating system's random source failed ([`CursorKeys::random`](crate::cursor::CursorKeys::random)).
+    #[error("no randomness for a cursor signing key: {reason}; pass a key of your own")]
+    NoRandomness {
+        /// What failed.
+        reason: String,
+    },
+    /// The arguments of a query could not be serialised for hashing
+    /// ([`QueryHash::of`](crate::cursor::QueryHash::of)).
+    #[error("the query arguments could not be serialised for the cursor's query hash: {reason}")]
+    QueryArguments {
+        /// serde_json's message.
+        reason: String,
+    },
+    /// A SQL column name that is not a plain identifier ([`Keyset`](crate::cursor::Keyset)'s
+    /// SQL predicates).
+    #[error(
+        "`{column}` is not a plain SQL column name; pass a column name from your code (letters, \
+         digits and `_`, optionally table-qualified with `.` or double-quoted), never text from a \
+         request"
+    )]
+    SqlColumn {
+        /// The column name refused.
+        column: String,
+    },
+    /// The Redis server could not be reached or the URL is not one
+    /// ([`RedisCursorStoreBuilder::connect`](crate::cursor::RedisCursorStoreBuilder::connect)).
+    #[error("the Redis cursor store at {url} is unavailable ({reason}); check that it is running")]
+    RedisUnavailable {
+        /// The server (host and port; never the URL's password).
+        url: String,
+        /// What failed.
+        reason: String,
+    },
 }

@@ -1,6 +1,7 @@
 //! The keys cursors are signed with ([`CursorKeys`], with rotation) and the hash that binds a
 //! cursor to one query ([`QueryHash`]).
 
+use super::error::CursorSetupError;
 use hmac::{Hmac, KeyInit};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -21,7 +22,7 @@ pub(super) const FINGERPRINT_LEN: usize = 4;
 ///
 /// let keys = CursorKeys::new(b"the new key, 16+ bytes")?.with_previous(b"the old key, 16+ bytes")?;
 /// assert!(CursorKeys::new(b"short").is_err());
-/// # Ok::<(), toolshape::cursor::CursorKeyError>(())
+/// # Ok::<(), toolshape::cursor::CursorSetupError>(())
 /// ```
 #[derive(Clone)]
 pub struct CursorKeys {
@@ -31,7 +32,7 @@ pub struct CursorKeys {
 
 impl CursorKeys {
     /// Keys with one current signing key (at least [`MIN_KEY_LEN`] bytes).
-    pub fn new(current: impl AsRef<[u8]>) -> Result<Self, CursorKeyError> {
+    pub fn new(current: impl AsRef<[u8]>) -> Result<Self, CursorSetupError> {
         Ok(CursorKeys {
             current: keyed(current.as_ref())?,
             previous: None,
@@ -47,18 +48,18 @@ impl CursorKeys {
     ///
     /// let keys = CursorKeys::random()?;
     /// # let _ = keys;
-    /// # Ok::<(), toolshape::cursor::CursorKeyError>(())
+    /// # Ok::<(), toolshape::cursor::CursorSetupError>(())
     /// ```
-    pub fn random() -> Result<Self, CursorKeyError> {
+    pub fn random() -> Result<Self, CursorSetupError> {
         let mut key = [0u8; 32];
-        getrandom::fill(&mut key).map_err(|e| CursorKeyError::NoRandomness {
+        getrandom::fill(&mut key).map_err(|e| CursorSetupError::NoRandomness {
             reason: e.to_string(),
         })?;
         Self::new(key)
     }
 
     /// Also accepts cursors signed with `previous`, for the length of a key rotation.
-    pub fn with_previous(self, previous: impl AsRef<[u8]>) -> Result<Self, CursorKeyError> {
+    pub fn with_previous(self, previous: impl AsRef<[u8]>) -> Result<Self, CursorSetupError> {
         Ok(CursorKeys {
             previous: Some(keyed(previous.as_ref())?),
             ..self
@@ -75,12 +76,12 @@ impl fmt::Debug for CursorKeys {
     }
 }
 
-pub(super) fn keyed(key: &[u8]) -> Result<HmacSha256, CursorKeyError> {
+pub(super) fn keyed(key: &[u8]) -> Result<HmacSha256, CursorSetupError> {
     if key.len() < MIN_KEY_LEN {
-        return Err(CursorKeyError::TooShort { len: key.len() });
+        return Err(CursorSetupError::KeyTooShort { len: key.len() });
     }
     // HMAC accepts keys of any length; the error arm is unreachable but not unwrapped.
-    HmacSha256::new_from_slice(key).map_err(|_| CursorKeyError::TooShort { len: key.len() })
+    HmacSha256::new_from_slice(key).map_err(|_| CursorSetupError::KeyTooShort { len: key.len() })
 }
 
 /// A hash of one query — the tool's name and its arguments, without the cursor — so that a
@@ -98,7 +99,7 @@ pub(super) fn keyed(key: &[u8]) -> Result<HmacSha256, CursorKeyError> {
 /// assert_eq!(a, b);
 /// assert_ne!(a, QueryHash::of("search", &json!({"q": "crash"}))?);
 /// assert_ne!(a, QueryHash::of("list", &json!({"q": "crash", "status": "open"}))?);
-/// # Ok::<(), toolshape::cursor::QueryHashError>(())
+/// # Ok::<(), toolshape::cursor::CursorSetupError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct QueryHash(pub(super) [u8; 32]);
@@ -110,13 +111,13 @@ impl QueryHash {
     /// little-endian bytes, the tool, and the arguments as compact JSON with every object's
     /// keys sorted: the same arguments hash alike whatever order their maps keep, and a
     /// cursor issued before an upgrade still opens after it.
-    pub fn of<Q: Serialize + ?Sized>(tool: &str, args: &Q) -> Result<Self, QueryHashError> {
-        let value = serde_json::to_value(args)?;
+    pub fn of<Q: Serialize + ?Sized>(tool: &str, args: &Q) -> Result<Self, CursorSetupError> {
+        let value = serde_json::to_value(args).map_err(query_arguments)?;
         let mut hasher = Sha256::new();
         hasher.update(b"shape.query.v1\0");
         hasher.update((tool.len() as u64).to_le_bytes());
         hasher.update(tool.as_bytes());
-        canonical(&value, &mut hasher)?;
+        canonical(&value, &mut hasher).map_err(query_arguments)?;
         Ok(QueryHash(hasher.finalize().into()))
     }
 
@@ -178,28 +179,8 @@ pub(super) fn canonical(
     Ok(())
 }
 
-/// A signing key that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CursorKeyError {
-    /// Shorter than [`MIN_KEY_LEN`].
-    #[error(
-        "a cursor signing key must be at least {MIN_KEY_LEN} bytes, got {len}; use 32 random \
-         bytes (for example `openssl rand -base64 32`, decoded)"
-    )]
-    TooShort {
-        /// The length given.
-        len: usize,
-    },
-    /// The operating system's random source failed ([`CursorKeys::random`](crate::cursor::CursorKeys::random)).
-    #[error("no randomness for a cursor signing key: {reason}; pass a key of your own")]
-    NoRandomness {
-        /// What failed.
-        reason: String,
-    },
+fn query_arguments(e: serde_json::Error) -> CursorSetupError {
+    CursorSetupError::QueryArguments {
+        reason: e.to_string(),
+    }
 }
-
-/// The arguments of a query could not be serialised for hashing.
-#[derive(Debug, thiserror::Error)]
-#[error("the query arguments could not be serialised for the cursor's query hash: {0}")]
-pub struct QueryHashError(#[from] serde_json::Error);

@@ -26,10 +26,11 @@
 //! one process, `RedisCursorStore` (feature `redis`) for replicas that share a Redis.
 //!
 //! ```
-//! use toolshape::cursor::{CursorCodec, CursorKeys, Keyset, QueryHash};
-//! use toolshape::{fields::KeyValue, Order};
+//! use std::sync::Arc;
+//! use toolshape::cursor::{CursorCodec, CursorError, CursorKeys, Keyset, QueryHash};
+//! use toolshape::{fields::KeyValue, Order, Shaper};
 //!
-//! let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
+//! let codec = Arc::new(CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?));
 //! let query = QueryHash::of("search_tickets", &serde_json::json!({"status": "open"}))?;
 //!
 //! // After showing 20 records, the last one ranked (2025-03-01, "tkt_42"):
@@ -40,18 +41,20 @@
 //! };
 //! let cursor = codec.encode(&last, 20, &query);
 //!
-//! // The next call presents it with the same arguments:
-//! let position = codec.decode(&cursor, &query)?;
-//! assert_eq!(position.keyset, last);
-//! assert_eq!(position.shown, 20);
+//! // The next call presents it with the same arguments, and resumes after `last`:
+//! let search = Shaper::for_tool("search_tickets");
+//! let call = search.call().paginate(Arc::clone(&codec), query, Some(&cursor))?;
+//! let after = call.after_keyset().expect("a cursor with a key");
+//! assert_eq!(after, &last);
 //! // Records after the cursor, in the descending order: older dates, or the same date and a
 //! // smaller id.
-//! assert!(position.keyset.admits(Some(&KeyValue::Str("2025-02-28".into())), Some("tkt_99")));
-//! assert!(!position.keyset.admits(Some(&KeyValue::Str("2025-03-01".into())), Some("tkt_42")));
+//! assert!(after.admits(Some(&KeyValue::Str("2025-02-28".into())), Some("tkt_99")));
+//! assert!(!after.admits(Some(&KeyValue::Str("2025-03-01".into())), Some("tkt_42")));
 //!
 //! // Any other query is refused, with a remedy in the message.
 //! let other = QueryHash::of("search_tickets", &serde_json::json!({"status": "closed"}))?;
-//! let err = codec.decode(&cursor, &other).unwrap_err();
+//! let err = search.call().paginate(codec, other, Some(&cursor)).err().expect("refused");
+//! assert_eq!(err, CursorError::ForeignQuery);
 //! assert!(err.to_string().contains("without a cursor"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -77,13 +80,13 @@ pub(crate) mod wire;
 
 pub use codec::CursorCodec;
 pub(crate) use codec::Cursors;
-pub use error::{CursorError, SqlColumnError};
+pub use error::{CursorError, CursorSetupError};
 pub use held::{CursorStore, MemoryCursorStore};
-pub use keys::{CursorKeyError, CursorKeys, QueryHash, QueryHashError};
+pub use keys::{CursorKeys, QueryHash};
 pub use keyset::Keyset;
+pub use position::UpstreamPosition;
 pub(crate) use position::{Continuation, CursorForm};
-pub use position::{Position, UpstreamPosition};
 #[cfg(feature = "redis")]
-pub use redis::{RedisCursorStore, RedisCursorStoreBuilder, RedisCursorStoreError};
+pub use redis::{RedisCursorStore, RedisCursorStoreBuilder};
 pub use sql::{Placeholders, SqlOptions, SqlPredicate};
 pub(crate) use wire::MAX_UPSTREAM_BYTES;

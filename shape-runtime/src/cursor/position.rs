@@ -49,6 +49,7 @@ pub enum CursorForm {
 }
 
 /// Makes the `next` cursor from where the page stops.
+#[cfg(any(test, feature = "test-seams"))]
 pub(crate) type CursorFn = dyn for<'a> Fn(Continuation<'a>) -> String + Send + Sync;
 
 impl Continuation<'_> {
@@ -115,15 +116,17 @@ impl Position {
 /// tool that fetches the page a cursor names fetches only what its upstream issued.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use toolshape::cursor::{CursorCodec, CursorKeys, QueryHash, UpstreamPosition};
+/// use toolshape::Shaper;
 ///
-/// let codec = CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?);
+/// let codec = Arc::new(CursorCodec::new(CursorKeys::new(b"a key of at least sixteen bytes")?));
 /// let query = QueryHash::of("list_issues", &serde_json::json!({"repo": "o/r"}))?;
 /// let at = UpstreamPosition { page: Some("https://api.example/issues?page=3".into()), skip: 12 };
 /// let cursor = codec.encode_upstream(&at, 72, &query);
-/// let position = codec.decode(&cursor, &query)?;
-/// assert_eq!(position.upstream, Some(at));
-/// assert_eq!(position.shown, 72);
+/// // The next call reads it back: which upstream page to fetch, and what to skip in it.
+/// let call = Shaper::for_tool("list_issues").call().paginate(codec, query, Some(&cursor))?;
+/// assert_eq!(call.upstream_position(), at);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]

@@ -34,6 +34,7 @@
 //!   connection waits a second before reconnecting, so a down server costs at most one
 //!   timeout a second per connection, never a panic.
 
+use super::error::CursorSetupError;
 use super::held::{CursorStore, HELD_TOKEN_LEN, MemoryCursorStore};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -47,16 +48,6 @@ const TAG: &[u8; 4] = b"shc1";
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 /// Redis refuses expiry times that overflow its clock; a century is far below that.
 const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3_600 * 1_000;
-
-/// The Redis server could not be reached or the URL is not one.
-#[derive(Debug, thiserror::Error)]
-#[error("the Redis cursor store at {url} is unavailable ({reason}); check that it is running")]
-pub struct RedisCursorStoreError {
-    /// The server (host and port; never the URL's password).
-    pub url: String,
-    /// What failed.
-    pub reason: String,
-}
 
 /// Held cursor positions in Redis, shared by every replica connected to the same server with
 /// the same key prefix (and the same cursor signing key).
@@ -201,15 +192,17 @@ impl RedisCursorStoreBuilder {
     }
 
     /// Connects, so a wrong URL or a server that is not there is an error at start-up.
-    pub fn connect(self) -> Result<RedisCursorStore, RedisCursorStoreError> {
+    pub fn connect(self) -> Result<RedisCursorStore, CursorSetupError> {
         // The server as `RedisStore` names it: host and port from the parsed URL, never its
         // user information or query (where a password may be).
-        let client = redis::Client::open(self.url.as_str()).map_err(|e| RedisCursorStoreError {
-            url: "the given URL".to_owned(),
-            reason: format!("it is not a Redis URL ({e}); write it as redis://host:port/db"),
+        let client = redis::Client::open(self.url.as_str()).map_err(|e| {
+            CursorSetupError::RedisUnavailable {
+                url: "the given URL".to_owned(),
+                reason: format!("it is not a Redis URL ({e}); write it as redis://host:port/db"),
+            }
         })?;
         let where_ = client.get_connection_info().addr().to_string();
-        let fail = |e: redis::RedisError| RedisCursorStoreError {
+        let fail = |e: redis::RedisError| CursorSetupError::RedisUnavailable {
             url: where_.clone(),
             reason: e.to_string(),
         };

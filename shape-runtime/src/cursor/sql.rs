@@ -1,7 +1,7 @@
 //! Pushing a keyset into a database query: the `WHERE` condition and `ORDER BY` that select
 //! and order rows as the cursor does ([`Keyset::sql_predicate`]).
 
-use super::error::SqlColumnError;
+use super::error::CursorSetupError;
 use super::keyset::Keyset;
 use crate::fields::rank::{KeyValue, Order};
 
@@ -25,13 +25,13 @@ impl Keyset {
     /// assert_eq!(p.sql, "((updated_at, id) < (?, ?) OR updated_at IS NULL)");
     /// assert_eq!(p.params, [KeyValue::Int(7), KeyValue::Str("t1".into())]);
     /// assert_eq!(k.sql_order_by("updated_at", "id")?, "updated_at DESC NULLS LAST, id DESC");
-    /// # Ok::<(), toolshape::cursor::SqlColumnError>(())
+    /// # Ok::<(), toolshape::cursor::CursorSetupError>(())
     /// ```
     pub fn sql_predicate(
         &self,
         rank_column: &str,
         id_column: &str,
-    ) -> Result<SqlPredicate, SqlColumnError> {
+    ) -> Result<SqlPredicate, CursorSetupError> {
         self.sql_predicate_with(rank_column, id_column, &SqlOptions::default())
     }
 
@@ -46,14 +46,14 @@ impl Keyset {
     /// let options = SqlOptions { placeholders: Placeholders::Dollar { first: 3 }, rank_nullable: false };
     /// let p = k.sql_predicate_with("t.updated_at", "t.id", &options)?;
     /// assert_eq!(p.sql, "(t.updated_at, t.id) < ($3, $4)");
-    /// # Ok::<(), toolshape::cursor::SqlColumnError>(())
+    /// # Ok::<(), toolshape::cursor::CursorSetupError>(())
     /// ```
     pub fn sql_predicate_with(
         &self,
         rank_column: &str,
         id_column: &str,
         options: &SqlOptions,
-    ) -> Result<SqlPredicate, SqlColumnError> {
+    ) -> Result<SqlPredicate, CursorSetupError> {
         let r = checked_column(rank_column)?;
         let i = checked_column(id_column)?;
         let op = match self.order {
@@ -109,7 +109,7 @@ impl Keyset {
         &self,
         rank_column: &str,
         id_column: &str,
-    ) -> Result<String, SqlColumnError> {
+    ) -> Result<String, CursorSetupError> {
         let r = checked_column(rank_column)?;
         let i = checked_column(id_column)?;
         Ok(match self.order {
@@ -120,7 +120,7 @@ impl Keyset {
 }
 
 /// Accepts `name`, `table.name`, `"quoted name"`: nothing a request could smuggle SQL in.
-pub(super) fn checked_column(column: &str) -> Result<&str, SqlColumnError> {
+pub(super) fn checked_column(column: &str) -> Result<&str, CursorSetupError> {
     let plain = |part: &str| {
         let mut chars = part.chars();
         matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
@@ -135,7 +135,7 @@ pub(super) fn checked_column(column: &str) -> Result<&str, SqlColumnError> {
     if !column.is_empty() && column.split('.').all(|p| plain(p) || quoted(p)) {
         Ok(column)
     } else {
-        Err(SqlColumnError {
+        Err(CursorSetupError::SqlColumn {
             column: column.to_owned(),
         })
     }

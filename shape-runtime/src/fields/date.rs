@@ -4,13 +4,13 @@
 //! `2026-02-11T09:14:22.481Z` becomes `2026-02-11`: the sub-second precision and the zone
 //! are a real loss for a program computing durations and none for a model that says "opened
 //! on the eleventh". A derived text field's date is the one written in the timestamp (its
-//! own offset), as [`iso_date`] reads it; a configured `date = true` takes the UTC day by
+//! own offset); a configured `date = true` takes the UTC day by
 //! default, as the derive on chrono's `DateTime<Utc>` does ([`DayOf`]). A value that does
 //! not parse is rendered as given and counted in the call's report; it is never dropped and
 //! never a panic.
 //!
 //! ```
-//! use toolshape::fields::iso_date;
+//! use toolshape::__seams::fields::iso_date;
 //!
 //! assert_eq!(iso_date("2026-02-11T09:14:22.481Z"), Some("2026-02-11"));
 //! assert_eq!(iso_date("2026-02-11T09:14:22+05:30"), Some("2026-02-11"));

@@ -13,7 +13,7 @@ pub(crate) mod rank;
 pub(crate) mod recorded;
 pub(crate) mod view;
 
-pub use date::{DateField, DateValue, Day, DayError, DayOf, iso_date};
+pub use date::{DateField, DateValue, Day, DayError, DayOf};
 pub use ids::{IdField, IdKey, IdText, short_id};
 pub use legend::{LegendCode, LegendError, LegendField, LegendSource, LoadedLegend};
 pub use rank::{KeyValue, RankKey};

@@ -795,7 +795,7 @@ impl ValidQuery {
         self.cursor.as_deref()
     }
 
-    /// Records per page: the query's, or [`PAGE_SIZE_DEFAULT`].
+    /// Records per page: the query's, or 20 (`PAGE_SIZE_DEFAULT`).
     pub fn page_size(&self) -> u32 {
         self.page_size
     }

@@ -3,7 +3,9 @@
 use crate::budget::tokens::Tokenizer;
 use crate::config::{ConfigError, ShapeConfig};
 use crate::configured::{Inferred, JsonProjection};
-use crate::cursor::{CursorCodec, CursorError, CursorKeyError, CursorKeys, CursorStore, QueryHash};
+use crate::cursor::{
+    CursorCodec, CursorError, CursorKeys, CursorSetupError, CursorStore, QueryHash,
+};
 use crate::handle::id::OPEN_RESULT;
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
@@ -152,7 +154,7 @@ fn planned(config: &ShapeConfig) -> Mutex<BTreeMap<String, Arc<ToolPlan>>> {
 pub enum HarnessError {
     /// No random cursor key could be drawn.
     #[error(transparent)]
-    Keys(#[from] CursorKeyError),
+    Keys(#[from] CursorSetupError),
     /// The configuration is wrong.
     #[error(transparent)]
     Config(#[from] ConfigError),

@@ -252,7 +252,6 @@ fn finish(
         over_budget,
         duration_us: 0,
         nonce: None,
-        lookups: Vec::new(),
     };
     report.emit();
     Shaped::new(

@@ -131,7 +131,6 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             duration_us: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
             nonce: (s.untrusted.provenance == Provenance::RandomTag && self.layout.has_untrusted())
                 .then(|| self.records.nonce.to_owned()),
-            lookups: Vec::new(),
         }
     }
 }

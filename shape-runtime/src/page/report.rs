@@ -165,62 +165,6 @@ pub struct Report {
     /// policy is [`Provenance::RandomTag`](crate::untrusted::Provenance::RandomTag): what a
     /// tool's system prompt or a log reader matches the delimiters against.
     pub nonce: Option<String>,
-    /// When the call was made in a `toolshape_eval::session::Session`: the values of
-    /// earlier answers its arguments carried (follow-up lookups) and what earlier answers
-    /// left out that it asked for (hedges). Empty otherwise.
-    pub lookups: Vec<Lookup>,
-}
-
-/// Why a call's arguments point back at an earlier answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LookupKind {
-    /// A follow-up lookup: the value is a key a resolved field could not name
-    /// (`unresolved user usr_…`).
-    Unresolved,
-    /// A follow-up lookup: the value is an opaque id an answer showed as it is (a field the
-    /// view did not resolve, or a raw payload).
-    Opaque,
-    /// A hedge: the call names a field the earlier answer's `omitted.fields` listed.
-    LeftOut,
-    /// A hedge: the call passes the earlier answer's `next` cursor, asking for the records
-    /// the budget left out.
-    MoreRecords,
-}
-
-impl LookupKind {
-    /// The kind in words, as logs and summaries write it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LookupKind::Unresolved => "unresolved",
-            LookupKind::Opaque => "opaque",
-            LookupKind::LeftOut => "left out",
-            LookupKind::MoreRecords => "more records",
-        }
-    }
-
-    /// Whether this is a hedge (the answer said what it left out) rather than a lookup of a
-    /// value the answer showed.
-    pub fn is_hedge(self) -> bool {
-        matches!(self, LookupKind::LeftOut | LookupKind::MoreRecords)
-    }
-}
-
-/// One call's argument that points back at an earlier answer: the payload telling the tool's
-/// author which field its answers are short of.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Lookup {
-    /// The tool called.
-    pub call: String,
-    /// The tool whose earlier answer fell short.
-    pub tool: String,
-    /// The field of that answer: the output field, the left-out field, the JSON path of a
-    /// raw payload's value, or `next` for a cursor.
-    pub field: String,
-    /// Why it counts.
-    pub kind: LookupKind,
-    /// The value the arguments carried (a cursor is not repeated: `next`).
-    pub value: String,
 }
 
 impl Report {

@@ -132,11 +132,6 @@ impl Shaped {
         &self.report
     }
 
-    /// The report, to add what a session learns after the call (its lookups).
-    pub(crate) fn report_mut(&mut self) -> &mut Report {
-        &mut self.report
-    }
-
     /// Whether this is an error envelope.
     pub fn is_error(&self) -> bool {
         self.frame.status == Status::Error

@@ -49,34 +49,14 @@ use serde_json::{Map, Value};
 /// assert_eq!((&row["minItems"], &row["maxItems"]), (&serde_json::json!(1), &serde_json::json!(1)));
 /// ```
 pub fn envelope<T: crate::record::tool_result::ToolResult>() -> Schema {
-    let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft07());
-    let record = T::record_schema(&mut generator);
-    let defs = generator.take_definitions(false);
-    envelope_with(
-        record,
-        defs,
-        &format!("{} result", T::PROJECTION.name),
-        &T::PROJECTION.untrusted_paths(),
-    )
+    envelope_hiding::<T>(&[])
 }
 
-/// [`envelope`] of a view narrowed by configuration ([`Shaper::hide`](crate::Shaper::hide)):
-/// the fields in `hide` are not in its records, in either form.
-///
-/// ```
-/// use toolshape::ToolResult;
-///
-/// #[derive(ToolResult)]
-/// struct Ticket {
-///     #[shape(id)] id: u32,
-///     #[shape(untrusted)] body: String,
-/// }
-///
-/// let schema = toolshape::schema::envelope_hiding::<Ticket>(&["body".to_owned()]).to_value();
-/// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["id"]));
-/// assert_eq!(schema["else"]["properties"]["data"]["items"]["required"], serde_json::json!(["id"]));
-/// ```
-pub fn envelope_hiding<T: crate::record::tool_result::ToolResult>(hide: &[String]) -> Schema {
+/// [`envelope`] without the fields in `hide` (a view narrowed by configuration):
+/// [`Shaper::envelope_schema`](crate::Shaper::envelope_schema).
+pub(crate) fn envelope_hiding<T: crate::record::tool_result::ToolResult>(
+    hide: &[String],
+) -> Schema {
     let mut generator = SchemaGenerator::new(schemars::generate::SchemaSettings::draft07());
     let mut record = T::record_schema(&mut generator);
     let defs = generator.take_definitions(false);

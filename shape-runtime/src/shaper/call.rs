@@ -7,9 +7,9 @@ use super::keys::Ids;
 use super::settings::Shaper;
 use super::source::Source;
 use crate::aggregate::Aggregate;
-use crate::cursor::{
-    Continuation, CursorCodec, CursorError, Cursors, Keyset, QueryHash, UpstreamPosition,
-};
+#[cfg(any(test, feature = "test-seams"))]
+use crate::cursor::Continuation;
+use crate::cursor::{CursorCodec, CursorError, Cursors, Keyset, QueryHash, UpstreamPosition};
 use crate::fields::date::Day;
 use crate::handle::id::Handle;
 use crate::page::render::Layout;
@@ -260,8 +260,10 @@ impl<'a> Call<'a> {
         Ok(self)
     }
 
-    /// Makes the `next` cursor when records remain, from the last record this page covers.
-    pub fn cursor_with(
+    /// Makes the `next` cursor when records remain, from the last record this page covers:
+    /// for tests that read what a page hands its cursor (`__seams::cursor::CursorWith`).
+    #[cfg(any(test, feature = "test-seams"))]
+    pub(crate) fn cursor_with(
         mut self,
         make: impl for<'c> Fn(Continuation<'c>) -> String + Send + Sync + 'static,
     ) -> Self {

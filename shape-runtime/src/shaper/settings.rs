@@ -229,6 +229,29 @@ impl Shaper {
         &self.settings.hide
     }
 
+    /// The JSON Schema of the envelope this shaper answers with records of `T`:
+    /// [`schema::envelope`](crate::schema::envelope) without the fields it [`hide`](Self::hide)s,
+    /// in either record form, nor among the fields named untrusted.
+    ///
+    /// ```
+    /// use toolshape::{Shaper, ToolResult};
+    ///
+    /// #[derive(ToolResult)]
+    /// struct Ticket {
+    ///     #[shape(id)] id: u32,
+    ///     #[shape(untrusted)] body: String,
+    /// }
+    ///
+    /// let schema = Shaper::for_tool("search").hide(["body"]).envelope_schema::<Ticket>().to_value();
+    /// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["id"]));
+    /// assert_eq!(schema["else"]["properties"]["data"]["items"]["required"], serde_json::json!(["id"]));
+    /// let whole = Shaper::for_tool("search").envelope_schema::<Ticket>();
+    /// assert_eq!(whole, toolshape::schema::envelope::<Ticket>());
+    /// ```
+    pub fn envelope_schema<T: ToolResult>(&self) -> schemars::Schema {
+        crate::schema::envelope_hiding::<T>(&self.settings.hide)
+    }
+
     /// Whether every field this shaper hides is one `projection` shows: an error naming each
     /// one that is not (a field the record type skips, or has not).
     pub fn hide_check<S: crate::record::Storage>(
