@@ -539,7 +539,10 @@ fn query_aggregate_counts_only_the_matching_rows() {
         .aggregate(Aggregate::new().top("labels", 3))
         .validate(&issue_fields())
         .unwrap();
-    let result = valid.compute_aggregate(&small_set(), today()).unwrap();
+    let rows = small_set();
+    let result = valid
+        .compute_aggregate(&rows, &valid.apply(&rows), today())
+        .unwrap();
     assert_eq!(
         result.sentence("issues"),
         "3 issues, top labels: ui 2, bug 1, no labels 1"
@@ -942,7 +945,7 @@ proptest! {
                 for i in misses {
                     prop_assert!(!valid.matches(&data[i]));
                 }
-                if let Some(result) = valid.compute_aggregate(&data, today()) {
+                if let Some(result) = valid.compute_aggregate(&data, &hits, today()) {
                     prop_assert_eq!(result.total, hits.len() as u64);
                     if let Some(by) = &result.count_by {
                         let listed: u64 = by.counts.iter().map(|(_, c)| c).sum();

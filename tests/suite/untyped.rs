@@ -1469,3 +1469,151 @@ fn a_tool_fixed_to_text_lists_no_output_schema_to_any_client() {
         }
     });
 }
+
+/// Lines whose words include `word` exactly (lower case, split at anything not a letter or
+/// digit): what a search for it must at least find. Parsed here, not by the code under test.
+fn lines_with_word(text: &str, word: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| {
+            line.to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == word)
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `open_result`'s free-text `query` over a stored text answer nobody described (a real
+/// changelog and a real source file, read through the harness as lines): for questions
+/// written from what a reader asks, the line that answers it is on the first page; a walk of
+/// a query's pages shows every line holding one of its words exactly, each once, and only
+/// lines that mention one of them (a word's forms match: "cursors" finds "cursor"); the
+/// summary's count is that walk's; a query of common words alone is refused, saying so.
+#[test]
+fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
+    let changelog = include_str!("../data/bodies/changelog.md");
+    let code = include_str!("../data/bodies/cursor.rs.txt");
+    runtime().block_on(async {
+        let server = Canned::new([
+            ("read_changelog", Answer::Text(changelog.to_owned())),
+            ("read_code", Answer::Text(code.to_owned())),
+        ]);
+        let client = connect(server, "[defaults]\nbudget = 600\n", "claude-code").await;
+        let questions: [(&str, &str, &str); 6] = [
+            (
+                "read_changelog",
+                "which fuzz targets are there",
+                "cargo-fuzz targets in `fuzz/`",
+            ),
+            (
+                "read_changelog",
+                "minimum supported rust version MSRV",
+                "MSRV 1.88",
+            ),
+            (
+                "read_changelog",
+                "does the Redis store keep decoded results cached",
+                "`RedisStore` keeps recently opened results decoded",
+            ),
+            (
+                "read_code",
+                "canonical JSON hashing of query arguments",
+                "fn canonical(value: &serde_json::Value",
+            ),
+            (
+                "read_code",
+                "sql predicate for a keyset",
+                "pub fn sql_predicate(",
+            ),
+            (
+                "read_code",
+                "random signing key",
+                "pub fn random() -> Result<Self",
+            ),
+        ];
+        for (tool, question, answer) in questions {
+            let first = call(&client, tool, json!({})).await;
+            let handle = crate::client::handle_of(&first);
+            let page = call(
+                &client,
+                "open_result",
+                json!({"handle": handle, "query": question}),
+            )
+            .await;
+            assert_ne!(page.is_error, Some(true), "{}", text(&page));
+            let shown = crate::records(page.structured_content.as_ref().unwrap());
+            assert!(
+                shown
+                    .iter()
+                    .any(|r| r["text"].as_str().is_some_and(|t| t.contains(answer))),
+                "{question}: {answer} not on the first page:\n{}",
+                text(&page)
+            );
+            assert!(text(&page).contains("mentioning"), "{}", text(&page));
+        }
+
+        // A walk: every line holding the word, each once; nothing that does not mention it.
+        for (tool, body, word) in [
+            ("read_changelog", changelog, "cursor"),
+            ("read_code", code, "keyset"),
+        ] {
+            let first = call(&client, tool, json!({})).await;
+            let handle = crate::client::handle_of(&first);
+            let mut seen: Vec<String> = Vec::new();
+            let mut cursor: Option<String> = None;
+            let mut stated = None;
+            loop {
+                let mut args =
+                    json!({"handle": handle, "query": format!("{word}s"), "page_size": 7});
+                if let Some(c) = &cursor {
+                    args["cursor"] = json!(c);
+                }
+                let page = call(&client, "open_result", args).await;
+                let envelope = page.structured_content.clone().unwrap();
+                if stated.is_none() {
+                    // "7 of 40 lines, …" (or "40 lines, …"): the total the first page states.
+                    let summary = envelope["summary"].as_str().unwrap().to_owned();
+                    let head = summary.split(" lines").next().unwrap();
+                    let total = head.rsplit(' ').next().unwrap().replace(',', "");
+                    stated = Some(total.parse::<usize>().unwrap());
+                }
+                for record in crate::records(&envelope) {
+                    let line = record["text"].as_str().unwrap().to_owned();
+                    assert!(line.to_lowercase().contains(word), "{line}");
+                    assert!(
+                        !seen.contains(&line) || body.matches(line.as_str()).count() > 1,
+                        "{line} twice"
+                    );
+                    seen.push(line);
+                }
+                match envelope["next"].as_str() {
+                    Some(next) => cursor = Some(next.to_owned()),
+                    None => break,
+                }
+            }
+            let want = lines_with_word(body, word);
+            assert!(!want.is_empty());
+            for line in &want {
+                assert!(seen.contains(line), "{word}: {line} not shown");
+            }
+            assert_eq!(stated, Some(seen.len()), "{word}: the stated count");
+        }
+
+        // Only common words: refused, saying what to do.
+        let first = call(&client, "read_changelog", json!({})).await;
+        let handle = crate::client::handle_of(&first);
+        let page = call(
+            &client,
+            "open_result",
+            json!({"handle": handle, "query": "the of and"}),
+        )
+        .await;
+        assert_eq!(page.is_error, Some(true));
+        assert!(
+            text(&page).contains("holds only common words"),
+            "{}",
+            text(&page)
+        );
+        client.cancel().await.unwrap();
+    });
+}

@@ -1,5 +1,6 @@
 use super::codec::*;
 use super::keys::*;
+use super::position::Position;
 use super::sql::*;
 use super::wire::*;
 use super::*;

@@ -38,8 +38,9 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
     pub const NAME: &'static str = OPEN_RESULT;
 
     /// What the tool does, for its description.
-    pub const DESCRIPTION: &'static str = "Reopen a result that another tool stored behind a handle: filter it \
-         (equals, contains, range on its fields), keep some fields (select), sort it, page through it \
+    pub const DESCRIPTION: &'static str = "Reopen a result that another tool stored behind a handle: search it \
+         by words (query: the records that mention them, most relevant first), filter it (equals, \
+         contains, range on its fields), keep some fields (select), sort it, page through it \
          (page_size, cursor), or aggregate it (count_by, top, recent, stats). Answers with the same \
          envelope as the tool that stored it.";
 
@@ -147,7 +148,7 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             .unwrap_or(usize::MAX)
             .min(matches.len());
         let lead = valid
-            .compute_aggregate(&stored.records, today)
+            .compute_aggregate(&stored.records, &matches, today)
             .map(|a| a.sentence_with(&stored.record.name, &stored.record.plural));
 
         // The slice shows the selected fields, in stored order.
@@ -164,10 +165,16 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
                 format!("sorted by {} descending", field.replace('_', " "))
             }
             Some((field, Order::Asc)) => format!("sorted by {}", field.replace('_', " ")),
+            None if valid.search().is_some() => "the most relevant first".to_owned(),
             None => stored
                 .record
                 .order_phrase()
                 .unwrap_or_else(|| "in stored order".to_owned()),
+        };
+        // The model's own words, JSON-quoted: whatever it wrote stays one quoted phrase.
+        let order = match valid.search() {
+            Some(words) => format!("mentioning {}, {order}", serde_json::Value::from(words)),
+            None => order,
         };
         // Nested records' untrusted fields, for those whose field this slice shows.
         let nested_untrusted = stored

@@ -60,6 +60,9 @@ pub(crate) const PAGE_SIZE_DEFAULT: u32 = 20;
 /// The largest page a query may ask for.
 pub(crate) const PAGE_SIZE_MAX: u32 = 200;
 
+/// The longest free-text `query`, in characters.
+pub(crate) const QUERY_CHARS_MAX: usize = 200;
+
 /// The input of `open_result`: reopen a stored result, keep the records that match every
 /// filter, sort them, keep some fields, page through them, or count them.
 ///
@@ -112,6 +115,12 @@ pub struct OpenQuery {
     /// Count the matching records instead of (or besides) listing them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<Aggregate>,
+    /// Words to look for: keep only the records that mention at least one of them, the most
+    /// relevant first (BM25 over each record's text; common words are ignored and word forms
+    /// match, so "failing tests" finds "test failed"). With `sort`, in that order instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 200))]
+    pub query: Option<String>,
 }
 
 /// One filter: a field and a test its value must pass.
@@ -353,6 +362,7 @@ impl OpenQuery {
     /// A query that reopens `handle` whole; narrow it with the builder methods.
     pub fn new(handle: impl Into<String>) -> OpenQuery {
         OpenQuery {
+            query: None,
             handle: handle.into(),
             filter: Vec::new(),
             select: None,
@@ -361,6 +371,13 @@ impl OpenQuery {
             cursor: None,
             aggregate: None,
         }
+    }
+
+    #[cfg(any(test, feature = "test-seams"))]
+    /// Only the records that mention a word of `text`, the most relevant first.
+    pub fn query(mut self, text: impl Into<String>) -> OpenQuery {
+        self.query = Some(text.into());
+        self
     }
 
     #[cfg(any(test, feature = "test-seams"))]
@@ -492,6 +509,11 @@ impl OpenQuery {
             None => None,
         };
 
+        let search = match &self.query {
+            Some(text) => Some(Search::new(text)?),
+            None => None,
+        };
+
         Ok(ValidQuery {
             handle: self.handle.clone(),
             checks,
@@ -501,8 +523,113 @@ impl OpenQuery {
             page_size,
             cursor: self.cursor.clone(),
             aggregate,
+            search,
         })
     }
+}
+
+/// A free-text query made ready: its words as written (whitespace folded), for the summary,
+/// and the words it is searched by.
+#[derive(Debug, Clone, PartialEq)]
+struct Search {
+    text: String,
+    words: Vec<String>,
+}
+
+impl Search {
+    fn new(text: &str) -> Result<Search, QueryError> {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let chars = text.chars().count();
+        if chars == 0 || chars > QUERY_CHARS_MAX || text.chars().any(char::is_control) {
+            return Err(QueryError::NoSearchWords { chars });
+        }
+        let words = search_words(&text);
+        if words.is_empty() {
+            return Err(QueryError::NoSearchWords { chars });
+        }
+        Ok(Search { text, words })
+    }
+
+    /// Whether `row` mentions a word of the query (in a form the search matches).
+    fn mentions(&self, row: &Row) -> bool {
+        let text = row_text(row);
+        search_words(&text).iter().any(|w| self.words.contains(w))
+    }
+
+    /// `hits` (rows that mention a word of the query) the most relevant first (BM25, each
+    /// row's text its values'); ties in stored order.
+    fn rank(&self, rows: &[Row], hits: &[usize]) -> Vec<usize> {
+        use bm25::{Embedder, EmbedderBuilder, Language, Scorer};
+        let texts: Vec<String> = hits
+            .iter()
+            .map(|&i| split_names(&row_text(&rows[i])))
+            .collect();
+        let corpus: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let embedder: Embedder =
+            EmbedderBuilder::with_fit_to_corpus(Language::English, &corpus).build();
+        let mut scorer = Scorer::<usize>::new();
+        for (at, text) in texts.iter().enumerate() {
+            scorer.upsert(&at, embedder.embed(text));
+        }
+        let query = embedder.embed(&split_names(&self.text));
+        let mut ranked: Vec<(f32, usize)> = (0..hits.len())
+            .map(|at| (scorer.score(&at, &query).unwrap_or(0.0), at))
+            .collect();
+        ranked.sort_by(|(a, i), (b, j)| b.total_cmp(a).then(i.cmp(j)));
+        ranked.into_iter().map(|(_, at)| hits[at]).collect()
+    }
+}
+
+/// The words `text` is searched by: the tokenizer BM25 ranks with (lower case, stemmed,
+/// common words left out), over [`split_names`]'s text.
+fn search_words(text: &str) -> Vec<String> {
+    use bm25::Tokenizer as _;
+    static WORDS: std::sync::OnceLock<bm25::DefaultTokenizer> = std::sync::OnceLock::new();
+    WORDS
+        .get_or_init(|| bm25::DefaultTokenizer::new(bm25::Language::English))
+        .tokenize(&split_names(text))
+}
+
+/// `text` with the words inside names apart: `sql_predicate`, `sqlPredicate` and
+/// `sql.predicate` read as `sql predicate` (Unicode's word breaking keeps `a.b` and `a:b`
+/// whole), so a question in words finds the code and the paths that hold them.
+fn split_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut last = ' ';
+    for c in text.chars() {
+        if matches!(c, '_' | '.' | ':') {
+            out.push(' ');
+        } else {
+            if c.is_uppercase() && last.is_lowercase() {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        last = c;
+    }
+    out
+}
+
+/// A stored record's text for searching: its values (nested ones too), keys left out.
+fn row_text(row: &Row) -> String {
+    fn push(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Number(n) => {
+                out.push_str(&n.to_string());
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| push(v, out)),
+            Value::Object(map) => map.values().for_each(|v| push(v, out)),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut out = String::new();
+    row.values().for_each(|v| push(v, &mut out));
+    out
 }
 
 /// A query that cannot be run as written. The message says what to write instead.
@@ -567,6 +694,17 @@ pub enum QueryError {
     /// `select` with no fields.
     #[error("select names no fields; name at least one, or leave select out to show all")]
     EmptySelect,
+    /// A `query` with nothing to search by: empty, only common words ("the", "of"), or longer
+    /// than [`QUERY_CHARS_MAX`] characters.
+    #[error(
+        "query {}: name the words to look for (at most {QUERY_CHARS_MAX} characters; common words \
+         like \"the\" are ignored), or leave query out",
+        match .chars { 0 => "is empty".to_owned(), n if *n > QUERY_CHARS_MAX => format!("is {n} characters"), _ => "holds only common words".to_owned() }
+    )]
+    NoSearchWords {
+        /// The query's length in characters.
+        chars: usize,
+    },
     /// The aggregate cannot be computed as asked.
     #[error(transparent)]
     Aggregate(#[from] AggregateError),
@@ -781,6 +919,7 @@ pub struct ValidQuery {
     page_size: u32,
     cursor: Option<String>,
     aggregate: Option<ValidAggregate>,
+    search: Option<Search>,
 }
 
 impl ValidQuery {
@@ -822,18 +961,29 @@ impl ValidQuery {
         self.aggregate.as_ref()
     }
 
-    /// Whether `row` passes every filter.
+    /// Whether `row` passes every filter and mentions a word of the free-text query.
     pub fn matches(&self, row: &Row) -> bool {
         self.checks.iter().all(|c| c.matches(row))
+            && self.search.as_ref().is_none_or(|s| s.mentions(row))
     }
 
-    /// The indices of the rows that pass every filter, in the requested order. Rows with no
-    /// value for the sort field come last in either order, after dates that do not parse;
-    /// ties keep their stored order, so the result is deterministic.
+    /// The free-text query, whitespace folded, if there is one.
+    pub fn search(&self) -> Option<&str> {
+        self.search.as_ref().map(|s| s.text.as_str())
+    }
+
+    /// The indices of the rows that pass every filter and mention a word of the free-text
+    /// query, in the requested order: by `sort` when given, else the most relevant first,
+    /// else stored order. Rows with no value for the sort field come last in either order,
+    /// after dates that do not parse; ties keep their stored order (or relevance order), so
+    /// the result is deterministic.
     pub fn apply(&self, rows: &[Row]) -> Vec<usize> {
         let mut hits: Vec<usize> = (0..rows.len())
             .filter(|&i| self.matches(&rows[i]))
             .collect();
+        if let Some(search) = &self.search {
+            hits = search.rank(rows, &hits);
+        }
         if let Some(sort) = &self.sort {
             // Keys once per row, not once per comparison; the sort is stable and `hits` is
             // in stored order, so ties keep it.
@@ -858,10 +1008,16 @@ impl ValidQuery {
         }
     }
 
-    /// The aggregate over the rows that pass the filters, if the query asks for one.
-    pub fn compute_aggregate(&self, rows: &[Row], today: Day) -> Option<AggregateResult> {
+    /// The aggregate over `hits` (what [`apply`](Self::apply) kept), if the query asks for
+    /// one.
+    pub fn compute_aggregate(
+        &self,
+        rows: &[Row],
+        hits: &[usize],
+        today: Day,
+    ) -> Option<AggregateResult> {
         let aggregate = self.aggregate.as_ref()?;
-        Some(aggregate.compute(rows.iter().filter(|r| self.matches(r)), today))
+        Some(aggregate.compute(hits.iter().map(|&i| &rows[i]), today))
     }
 }
 
@@ -959,5 +1115,69 @@ mod tests {
         idx.sort_by(|&a, &b| key.compare(&key.key(&rows[a]), &key.key(&rows[b])));
         // Desc reverses the dates; text that is no date and the missing value stay last.
         assert_eq!(idx, [3, 0, 1, 2]);
+    }
+
+    #[test]
+    fn a_query_is_held_to_its_length_and_to_words_worth_searching() {
+        let at_limit = "a".repeat(QUERY_CHARS_MAX - 4) + " log";
+        assert_eq!(at_limit.chars().count(), QUERY_CHARS_MAX);
+        assert!(Search::new(&at_limit).is_ok());
+        let past = format!("{at_limit}s");
+        assert_eq!(
+            Search::new(&past),
+            Err(QueryError::NoSearchWords {
+                chars: QUERY_CHARS_MAX + 1
+            })
+        );
+        // Whitespace folded before counting: 200 characters written with runs of spaces.
+        let spaced = at_limit.replace(' ', "     ");
+        assert!(Search::new(&spaced).is_ok());
+        for (query, chars) in [("", 0), ("   ", 0), ("the of and", 10)] {
+            assert_eq!(Search::new(query), Err(QueryError::NoSearchWords { chars }));
+        }
+        assert!(Search::new("a\u{7}bell").is_err());
+        let message = Search::new("the").unwrap_err().to_string();
+        assert!(message.contains("holds only common words"), "{message}");
+        let message = Search::new(&past).unwrap_err().to_string();
+        assert!(message.contains("is 201 characters"), "{message}");
+    }
+
+    #[test]
+    fn names_are_searched_by_their_words() {
+        assert_eq!(split_names("sql_predicate"), "sql predicate");
+        assert_eq!(split_names("sqlPredicate"), "sql Predicate");
+        assert_eq!(split_names("position.keyset"), "position keyset");
+        assert_eq!(split_names("SQL"), "SQL");
+        let search = Search::new("predicates").unwrap();
+        let row = |text: &str| json!({"text": text}).as_object().cloned().unwrap();
+        assert!(search.mentions(&row("fn sql_predicate(")));
+        assert!(search.mentions(&row("let p = self.sqlPredicate;")));
+        assert!(!search.mentions(&row("fn sql_order_by(")));
+        // Values at any depth, numbers too; keys are not text.
+        let nested = json!({"predicate": 1, "meta": {"notes": ["a predicate"]}});
+        assert!(search.mentions(nested.as_object().unwrap()));
+        let keys_only = json!({"predicate": 1});
+        assert!(!search.mentions(keys_only.as_object().unwrap()));
+    }
+
+    #[test]
+    fn relevance_orders_the_hits_and_ties_keep_stored_order() {
+        let rows: Vec<Row> = [
+            "timeout while reading",
+            "nothing here",
+            "timeout timeout timeout",
+            "a timeout",
+            "a timeout",
+        ]
+        .iter()
+        .map(|t| json!({"text": t}).as_object().cloned().unwrap())
+        .collect();
+        let search = Search::new("timeouts").unwrap();
+        let hits: Vec<usize> = (0..rows.len())
+            .filter(|&i| search.mentions(&rows[i]))
+            .collect();
+        assert_eq!(hits, [0, 2, 3, 4]);
+        // The most occurrences first; the two equal rows in stored order.
+        assert_eq!(search.rank(&rows, &hits), [2, 3, 4, 0]);
     }
 }
