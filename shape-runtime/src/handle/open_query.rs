@@ -695,7 +695,7 @@ pub enum QueryError {
     #[error("select names no fields; name at least one, or leave select out to show all")]
     EmptySelect,
     /// A `query` with nothing to search by: empty, only common words ("the", "of"), or longer
-    /// than [`QUERY_CHARS_MAX`] characters.
+    /// than 200 characters (`QUERY_CHARS_MAX`).
     #[error(
         "query {}: name the words to look for (at most {QUERY_CHARS_MAX} characters; common words \
          like \"the\" are ignored), or leave query out",
