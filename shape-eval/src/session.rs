@@ -255,23 +255,21 @@ impl Session {
         });
         let mut ledger = self.ledger();
         ledger.answers += 1;
-        {
-            ledger.remember(offers);
-            for offer in left_out {
-                let known = ledger
-                    .left_out
-                    .iter()
-                    .any(|o| o.tool == offer.tool && o.value == offer.value);
-                if !known {
-                    ledger.left_out.push(offer);
-                }
+        ledger.remember(offers);
+        for offer in left_out {
+            let known = ledger
+                .left_out
+                .iter()
+                .any(|o| o.tool == offer.tool && o.value == offer.value);
+            if !known {
+                ledger.left_out.push(offer);
             }
-            if let Some(cursor) = cursor {
-                if ledger.cursors.len() == CURSORS_KEPT {
-                    ledger.cursors.pop_front();
-                }
-                ledger.cursors.push_back(cursor);
+        }
+        if let Some(cursor) = cursor {
+            if ledger.cursors.len() == CURSORS_KEPT {
+                ledger.cursors.pop_front();
             }
+            ledger.cursors.push_back(cursor);
         }
         ledger.pending.remove(&tool).unwrap_or_default()
     }
@@ -280,8 +278,9 @@ impl Session {
     /// result): every opaque id in it is a value a later call may have to look up. JSON is
     /// walked and each value named by its path of keys (`data.relationships.assignee.data.id`);
     /// the record's own id (`id`, `data.id`), which the model passes on rather than looks
-    /// up, is not counted. Other text is read word by word (field `text`).
-    pub fn answer_raw(&self, tool: &str, payload: &str) {
+    /// up, is not counted. Other text is read word by word (field `text`). Returns the
+    /// lookups of the call it answers, as [`answer`](Session::answer) does.
+    pub fn answer_raw(&self, tool: &str, payload: &str) -> Vec<Lookup> {
         let mut offers = Vec::new();
         match serde_json::from_str::<Value>(payload) {
             Ok(json) => raw_offers(tool, &json, &mut String::new(), &mut offers),
@@ -302,7 +301,7 @@ impl Session {
         let mut ledger = self.ledger();
         ledger.answers += 1;
         ledger.remember(offers);
-        ledger.pending.remove(tool);
+        ledger.pending.remove(tool).unwrap_or_default()
     }
 
     /// The session so far: calls, answers, and the lookups and hedges per tool and field.

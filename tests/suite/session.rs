@@ -85,10 +85,17 @@ fn a_replayed_session_counts_each_lookup_of_an_unresolved_id_and_each_hedge() {
         ("search_tickets", "assignee", LookupKind::Unresolved)
     );
     assert_eq!(first[0].call, "get_user");
-    session.answer_raw("get_user", r#"{"id":"usr_deleted","error":"not found"}"#);
+    // Recording the answer returns the lookups of the call it answers.
+    assert_eq!(
+        session.answer_raw("get_user", r#"{"id":"usr_deleted","error":"not found"}"#),
+        first
+    );
     let second = session.call("get_user", &json!({"user": {"id": gone[1].clone()}}));
     assert_eq!(second.len(), 1);
-    session.answer_raw("get_user", r#"{"error":"not found"}"#);
+    assert_eq!(
+        session.answer_raw("get_user", r#"{"error":"not found"}"#),
+        second
+    );
 
     // Not lookups: a user the page named (its id was never shown), the ticket's own id, a
     // left-out field's name inside a sentence.
