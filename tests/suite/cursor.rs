@@ -405,6 +405,56 @@ fn key_rotation_accepts_the_previous_key_and_nothing_else() {
     check_rotation(CursorCodec::new);
 }
 
+/// Every way setting cursors up can fail is one `CursorSetupError`, each variant with the
+/// message that says what to do: a short key, query arguments JSON cannot hold, a SQL column
+/// that is not a plain name, a Redis URL that is not one.
+#[test]
+fn each_cursor_setup_mistake_is_its_variant_with_its_remedy() {
+    use toolshape::cursor::CursorSetupError;
+    let short = CursorKeys::new([1u8; 15]).err();
+    assert_eq!(short, Some(CursorSetupError::KeyTooShort { len: 15 }));
+    assert!(CursorKeys::new([1u8; 16]).is_ok() && CursorKeys::new([1u8; 17]).is_ok());
+    // A map whose keys are not text is no JSON object.
+    let args: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+    let err = QueryHash::of("search", &args).err().expect("refused");
+    assert!(
+        matches!(err, CursorSetupError::QueryArguments { .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("the query arguments could not be serialised"),
+        "{err}"
+    );
+    let keyset = Keyset::start(Order::Asc);
+    let err = keyset
+        .sql_predicate("updated_at; DROP TABLE t", "id")
+        .err()
+        .expect("refused");
+    assert_eq!(
+        err,
+        CursorSetupError::SqlColumn {
+            column: "updated_at; DROP TABLE t".to_owned()
+        }
+    );
+    assert!(
+        err.to_string().contains("never text from a request"),
+        "{err}"
+    );
+    let err = toolshape::cursor::RedisCursorStore::builder("not a url")
+        .connect()
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(err, CursorSetupError::RedisUnavailable { .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("write it as redis://host:port/db"),
+        "{err}"
+    );
+}
+
 #[test]
 fn keys_shorter_than_sixteen_bytes_are_refused() {
     let err = CursorKeys::new(b"fifteen bytes!!").expect_err("short key accepted");
