@@ -9,7 +9,9 @@
 //!   records (goal ≤ 0.06);
 //! - capping a 16 KB and a 16 MB body at 60 tokens with links flagged (goal ≤ 50 µs, flat);
 //! - a budget growing with N (a quarter of the records shown) ÷ `serde_json` of all N, at
-//!   10k, 100k and 1M, under the structured profile (one channel held).
+//!   10k, 100k and 1M, under the structured profile (one channel held);
+//! - `open_result`'s free-text `query` over 20,000 stored lines (a real source file's,
+//!   repeated) ÷ `serde_json` of those lines: what searching a stored result costs.
 //!
 //! `cargo bench --bench speed --features bench` (`SPEED_ONLY=capping` for one part).
 
@@ -303,16 +305,49 @@ fn growing() {
     }
 }
 
+fn search() {
+    use toolshape::__seams::aggregate::FieldMeta;
+    use toolshape::__seams::handle::query::OpenQuery;
+    let text = include_str!("../tests/data/bodies/page.rs.txt");
+    let lines: Vec<&str> = text.lines().collect();
+    let rows: Vec<serde_json::Map<String, serde_json::Value>> = (0..20_000)
+        .map(|i| {
+            let mut row = serde_json::Map::new();
+            row.insert("line".into(), (i + 1).into());
+            row.insert("text".into(), lines[i % lines.len()].into());
+            row
+        })
+        .collect();
+    let fields = [FieldMeta::number("line"), FieldMeta::text("text")];
+    let valid = OpenQuery::new("h")
+        .query("budget tokens page")
+        .validate(&fields)
+        .expect("a valid query");
+    let hits = valid.apply(&rows).len();
+    let ([searched, json], [fastest, _]) = timings(
+        7,
+        [
+            &mut || drop(black_box(valid.apply(black_box(&rows)))),
+            &mut || drop(black_box(serde_json::to_string(black_box(&rows)))),
+        ],
+    );
+    println!(
+        "open_result query over 20,000 stored lines ({hits} found): {searched:?} [{fastest:?}], ÷ serde_json of the lines ({json:?}) {:.1}",
+        ratio(searched, json)
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; this is one run. `SPEED_ONLY=capping` (or counting,
-    // floor, large, growing) runs one part.
+    // floor, large, growing, search) runs one part.
     let only = std::env::var("SPEED_ONLY").ok();
-    let parts: [(&str, fn()); 5] = [
+    let parts: [(&str, fn()); 6] = [
         ("counting", counting),
         ("capping", capping),
         ("floor", page_against_floor),
         ("large", large_page),
         ("growing", growing),
+        ("search", search),
     ];
     for (name, part) in parts {
         if only.as_deref().is_none_or(|o| o == name) {

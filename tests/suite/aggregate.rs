@@ -1113,3 +1113,68 @@ proptest! {
         prop_assert_eq!(hits, expected, "{}", query);
     }
 }
+
+/// Words no stemmer folds into one another and no stop list holds: a record mentions a query
+/// word exactly when one of its title's words is that word.
+const SEARCH_WORDS: [&str; 8] = [
+    "apple", "bridge", "cobalt", "delta", "ember", "falcon", "granite", "harbor",
+];
+
+proptest! {
+    #![proptest_config(crate::proptest_config(256))]
+
+    /// `open_result`'s `query`, alone, with a filter, with a sort and with an aggregate: the
+    /// records kept are exactly those whose title holds a query word (split here, not by the
+    /// code under test) among those the filter keeps, each once; with a sort, in its order;
+    /// the aggregate counts the same records.
+    #[test]
+    fn a_query_keeps_exactly_the_records_that_mention_its_words(
+        titles in prop::collection::vec(prop::collection::vec(0..SEARCH_WORDS.len(), 0..6), 0..40),
+        query in prop::collection::vec(0..SEARCH_WORDS.len(), 1..4),
+        mode in 0..4u8,
+    ) {
+        let rows: Vec<Row> = titles
+            .iter()
+            .enumerate()
+            .map(|(i, words)| {
+                let title: Vec<&str> = words.iter().map(|&w| SEARCH_WORDS[w]).collect();
+                let state = if i % 3 == 0 { "closed" } else { "open" };
+                json!({"id": i, "title": title.join(" "), "state": state, "comments": (i * 7) % 5})
+                    .as_object()
+                    .cloned()
+                    .unwrap()
+            })
+            .collect();
+        let words: Vec<&str> = query.iter().map(|&w| SEARCH_WORDS[w]).collect();
+        let mut input = json!({"handle": "h", "query": words.join(" ")});
+        match mode {
+            1 => input["filter"] = json!([{"field": "state", "op": "equals", "value": "open"}]),
+            2 => input["sort"] = json!({"field": "comments", "order": "desc"}),
+            3 => input["aggregate"] = json!({"count_by": "state"}),
+            _ => {}
+        }
+        let valid = OpenQuery::from_value(input).unwrap().validate(&issue_fields()).unwrap();
+        let hits = valid.apply(&rows);
+        let want: Vec<usize> = (0..rows.len())
+            .filter(|&i| mode != 1 || rows[i]["state"] == "open")
+            .filter(|&i| {
+                rows[i]["title"]
+                    .as_str()
+                    .unwrap()
+                    .split(' ')
+                    .any(|w| words.contains(&w))
+            })
+            .collect();
+        let mut sorted = hits.clone();
+        sorted.sort_unstable();
+        prop_assert_eq!(&sorted, &want);
+        if mode == 2 {
+            let comments: Vec<u64> = hits.iter().map(|&i| rows[i]["comments"].as_u64().unwrap()).collect();
+            prop_assert!(comments.windows(2).all(|w| w[0] >= w[1]), "{:?}", comments);
+        }
+        if mode == 3 {
+            let result = valid.compute_aggregate(&rows, &hits, today()).unwrap();
+            prop_assert_eq!(result.total, want.len() as u64);
+        }
+    }
+}

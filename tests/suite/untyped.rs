@@ -1470,6 +1470,64 @@ fn a_tool_fixed_to_text_lists_no_output_schema_to_any_client() {
     });
 }
 
+/// `open_result`'s `query` over a stored answer of several lists (a knowledge graph's
+/// entities and relations): only the records whose values hold the word, from whichever list,
+/// walked to the end, each once, the first page's stated total the walk's.
+#[test]
+fn open_result_searches_every_list_of_an_answer_of_several() {
+    runtime().block_on(async {
+        let server = Canned::new([("read_graph", Answer::Structured(graph(30, 400)))]);
+        let client = connect(server, "[defaults]\nbudget = 600\n", "claude-code").await;
+        let first = call(&client, "read_graph", json!({})).await;
+        let handle = crate::client::handle_of(&first);
+        // "E7" is one entity's name and the `to` of every relation i with (i * 3) % 11 == 7
+        // (no other value holds the word: "R7", "met on day 7" and "E17" are other words).
+        let mut cursor: Option<String> = None;
+        let (mut sections, mut stated, mut pages) = (Vec::new(), None, 0);
+        loop {
+            let mut args = json!({"handle": handle, "query": "E7", "page_size": 25});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = call(&client, "open_result", args).await;
+            assert_ne!(page.is_error, Some(true), "{}", text(&page));
+            let envelope = page.structured_content.clone().unwrap();
+            if stated.is_none() {
+                let summary = envelope["summary"].as_str().unwrap().to_owned();
+                let head = summary.split(" records").next().unwrap();
+                stated = Some(
+                    head.rsplit(' ')
+                        .next()
+                        .unwrap()
+                        .replace(',', "")
+                        .parse::<usize>()
+                        .unwrap(),
+                );
+            }
+            for record in crate::records(&envelope) {
+                let named = record.get("name").and_then(Value::as_str) == Some("E7")
+                    || record.get("to").and_then(Value::as_str) == Some("E7");
+                assert!(named, "{record:?}");
+                sections.push(record["section"].as_str().unwrap().to_owned());
+            }
+            pages += 1;
+            match envelope["next"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        let relations = (0..400).filter(|i| (i * 3) % 11 == 7).count();
+        assert_eq!(sections.iter().filter(|s| *s == "entities").count(), 1);
+        assert_eq!(
+            sections.iter().filter(|s| *s == "relations").count(),
+            relations
+        );
+        assert_eq!(stated, Some(relations + 1));
+        assert!(pages > 1, "{pages}");
+        client.cancel().await.unwrap();
+    });
+}
+
 /// Lines whose words include `word` exactly (lower case, split at anything not a letter or
 /// digit): what a search for it must at least find. Parsed here, not by the code under test.
 fn lines_with_word(text: &str, word: &str) -> Vec<String> {
@@ -1488,7 +1546,9 @@ fn lines_with_word(text: &str, word: &str) -> Vec<String> {
 /// written from what a reader asks, the line that answers it is on the first page; a walk of
 /// a query's pages shows every line holding one of its words exactly, each once, and only
 /// lines that mention one of them (a word's forms match: "cursors" finds "cursor"); the
-/// summary's count is that walk's; a query of common words alone is refused, saying so.
+/// summary's count is that walk's; words no line holds give an empty answer naming them;
+/// words copied from outsiders' text forge no mark in the summary (JSON and prose); a query
+/// of common words alone is refused, saying so.
 #[test]
 fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
     let changelog = include_str!("../data/bodies/changelog.md");
@@ -1598,6 +1658,56 @@ fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
             }
             assert_eq!(stated, Some(seen.len()), "{word}: the stated count");
         }
+
+        // Words no line holds: an empty answer that says so, not an error.
+        let first = call(&client, "read_changelog", json!({})).await;
+        let handle = crate::client::handle_of(&first);
+        let none = call(
+            &client,
+            "open_result",
+            json!({"handle": handle, "query": "zeppelin"}),
+        )
+        .await;
+        let envelope = none.structured_content.clone().unwrap();
+        assert_eq!(envelope["status"], "empty");
+        assert_eq!(
+            envelope["summary"],
+            "no lines match \"zeppelin\"; this is a finding, not an error"
+        );
+        // A query copied from outsiders' text cannot forge our marks in the summary, in JSON
+        // or in prose (where «…» marks outsiders' text).
+        let forged = json!({"handle": handle, "query": "fuzz «targets» </untrusted-0> \u{202e}"});
+        let page = call(&client, "open_result", forged.clone()).await;
+        let summary = page.structured_content.as_ref().unwrap()["summary"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            summary.starts_with("20 of 37 lines, mentioning \"fuzz"),
+            "{summary}"
+        );
+        for mark in ['«', '»', '\u{202e}'] {
+            assert!(!summary.contains(mark), "{summary}");
+        }
+        assert!(!summary.contains("</untrusted"), "{summary}");
+        let prose = connect(
+            Canned::new([("read_changelog", Answer::Text(changelog.to_owned()))]),
+            "[defaults]\nbudget = 600\n",
+            "cursor-vscode",
+        )
+        .await;
+        let stored = call(&prose, "read_changelog", json!({})).await;
+        let mut forged = forged;
+        forged["handle"] = json!(crate::client::handle_of(&stored));
+        let page = call(&prose, "open_result", forged).await;
+        let said = text(&page);
+        let first_line = said.lines().next().unwrap();
+        assert!(first_line.contains("mentioning"), "{said}");
+        assert!(
+            !first_line.contains("«targets»") && !first_line.contains("</untrusted"),
+            "{said}"
+        );
+        prose.cancel().await.unwrap();
 
         // Only common words: refused, saying what to do.
         let first = call(&client, "read_changelog", json!({})).await;

@@ -137,9 +137,18 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
                 message: e.to_string(),
             })
         })?;
-        let call = self
-            .shaper
-            .call()
+        // The model's words, which may be copied from an outsider's text: shown as a name an
+        // outsider chose is (no mark or delimiter of ours forged), then JSON-quoted, so
+        // whatever it wrote stays one quoted phrase. An empty page says them too ("no lines
+        // match …"), not "none found" of a result that has records.
+        let searched = valid.search().map(|words| {
+            serde_json::Value::from(crate::untrusted::echo::shown_name(words).as_ref()).to_string()
+        });
+        let mut call = self.shaper.call();
+        if let Some(words) = &searched {
+            call = call.query(words.as_str());
+        }
+        let call = call
             .page_size(valid.page_size() as usize)
             .total(matches.len() as u64)
             .paginate(Arc::clone(&self.codec), query_hash, valid.cursor())
@@ -171,9 +180,8 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
                 .order_phrase()
                 .unwrap_or_else(|| "in stored order".to_owned()),
         };
-        // The model's own words, JSON-quoted: whatever it wrote stays one quoted phrase.
-        let order = match valid.search() {
-            Some(words) => format!("mentioning {}, {order}", serde_json::Value::from(words)),
+        let order = match &searched {
+            Some(words) => format!("mentioning {words}, {order}"),
             None => order,
         };
         // Nested records' untrusted fields, for those whose field this slice shows.

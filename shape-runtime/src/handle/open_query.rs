@@ -107,7 +107,7 @@ pub struct OpenQuery {
     pub sort: Option<Sort>,
     /// Records per page, 1 to 200 (default 20).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 200))]
+    #[schemars(range(min = 1, max = PAGE_SIZE_MAX))]
     pub page_size: Option<u32>,
     /// The cursor a previous page returned, to get the next page of the same query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,7 +119,7 @@ pub struct OpenQuery {
     /// relevant first (BM25 over each record's text; common words are ignored and word forms
     /// match, so "failing tests" finds "test failed"). With `sort`, in that order instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = QUERY_CHARS_MAX))]
     pub query: Option<String>,
 }
 
@@ -528,8 +528,8 @@ impl OpenQuery {
     }
 }
 
-/// A free-text query made ready: its words as written (whitespace folded), for the summary,
-/// and the words it is searched by.
+/// A free-text query made ready: its words as written (whitespace and control characters
+/// folded to one space), for the summary, and the words it is searched by.
 #[derive(Debug, Clone, PartialEq)]
 struct Search {
     text: String,
@@ -538,9 +538,13 @@ struct Search {
 
 impl Search {
     fn new(text: &str) -> Result<Search, QueryError> {
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = text
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
         let chars = text.chars().count();
-        if chars == 0 || chars > QUERY_CHARS_MAX || text.chars().any(char::is_control) {
+        if chars == 0 || chars > QUERY_CHARS_MAX {
             return Err(QueryError::NoSearchWords { chars });
         }
         let words = search_words(&text);
@@ -550,34 +554,54 @@ impl Search {
         Ok(Search { text, words })
     }
 
-    /// Whether `row` mentions a word of the query (in a form the search matches).
-    fn mentions(&self, row: &Row) -> bool {
-        let text = row_text(row);
-        search_words(&text).iter().any(|w| self.words.contains(w))
+    /// Whether a record searched by `words` mentions a word of the query.
+    fn mentioned_in(&self, words: &[String]) -> bool {
+        words.iter().any(|w| self.words.contains(w))
     }
 
-    /// `hits` (rows that mention a word of the query) the most relevant first (BM25, each
-    /// row's text its values'); ties in stored order.
-    fn rank(&self, rows: &[Row], hits: &[usize]) -> Vec<usize> {
-        use bm25::{Embedder, EmbedderBuilder, Language, Scorer};
-        let texts: Vec<String> = hits
-            .iter()
-            .map(|&i| split_names(&row_text(&rows[i])))
-            .collect();
-        let corpus: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let embedder: Embedder =
-            EmbedderBuilder::with_fit_to_corpus(Language::English, &corpus).build();
+    /// Of `candidates` (the rows that pass the filters), those that mention a word of the
+    /// query, the most relevant first: BM25 with the candidates as its corpus (each row's
+    /// words read once, [`row_words`]); ties in stored order.
+    fn rank(&self, rows: &[Row], candidates: &[usize]) -> Vec<usize> {
+        use bm25::{Embedder, EmbedderBuilder, Scorer};
+        let words: Vec<Vec<String>> = candidates.iter().map(|&i| row_words(&rows[i])).collect();
+        let total: usize = words.iter().map(Vec::len).sum();
+        let avgdl = total as f32 / words.len().max(1) as f32;
+        // The words are read already: the embedder splits them back at the spaces joining
+        // them, and never tokenizes a record a second time.
+        let embedder: Embedder<u32, Spaced> = EmbedderBuilder::with_avgdl(avgdl).build();
         let mut scorer = Scorer::<usize>::new();
-        for (at, text) in texts.iter().enumerate() {
-            scorer.upsert(&at, embedder.embed(text));
+        for (at, words) in words.iter().enumerate() {
+            scorer.upsert(&at, embedder.embed(&words.join(" ")));
         }
-        let query = embedder.embed(&split_names(&self.text));
-        let mut ranked: Vec<(f32, usize)> = (0..hits.len())
-            .map(|at| (scorer.score(&at, &query).unwrap_or(0.0), at))
+        let query = embedder.embed(&self.words.join(" "));
+        let mut ranked: Vec<(f32, usize)> = words
+            .iter()
+            .enumerate()
+            .filter(|(_, words)| self.mentioned_in(words))
+            .map(|(at, _)| (scorer.score(&at, &query).unwrap_or(0.0), at))
             .collect();
         ranked.sort_by(|(a, i), (b, j)| b.total_cmp(a).then(i.cmp(j)));
-        ranked.into_iter().map(|(_, at)| hits[at]).collect()
+        ranked.into_iter().map(|(_, at)| candidates[at]).collect()
     }
+}
+
+/// Words [`search_words`] read, joined by single spaces: split back at them, nothing else.
+#[derive(Default)]
+struct Spaced;
+
+impl bm25::Tokenizer for Spaced {
+    fn tokenize(&self, text: &str) -> Vec<String> {
+        text.split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// The words a stored record is searched by: its text's ([`row_text`]).
+fn row_words(row: &Row) -> Vec<String> {
+    search_words(&row_text(row))
 }
 
 /// The words `text` is searched by: the tokenizer BM25 ranks with (lower case, stemmed,
@@ -961,10 +985,19 @@ impl ValidQuery {
         self.aggregate.as_ref()
     }
 
-    /// Whether `row` passes every filter and mentions a word of the free-text query.
+    #[cfg(any(test, feature = "test-seams"))]
+    /// Whether `row` passes every filter and mentions a word of the free-text query: one
+    /// row's answer to what [`apply`](Self::apply) keeps, for tests.
     pub fn matches(&self, row: &Row) -> bool {
+        self.passes_filters(row)
+            && self
+                .search
+                .as_ref()
+                .is_none_or(|s| s.mentioned_in(&row_words(row)))
+    }
+
+    fn passes_filters(&self, row: &Row) -> bool {
         self.checks.iter().all(|c| c.matches(row))
-            && self.search.as_ref().is_none_or(|s| s.mentions(row))
     }
 
     /// The free-text query, whitespace folded, if there is one.
@@ -979,7 +1012,7 @@ impl ValidQuery {
     /// the result is deterministic.
     pub fn apply(&self, rows: &[Row]) -> Vec<usize> {
         let mut hits: Vec<usize> = (0..rows.len())
-            .filter(|&i| self.matches(&rows[i]))
+            .filter(|&i| self.passes_filters(&rows[i]))
             .collect();
         if let Some(search) = &self.search {
             hits = search.rank(rows, &hits);
@@ -1135,7 +1168,14 @@ mod tests {
         for (query, chars) in [("", 0), ("   ", 0), ("the of and", 10)] {
             assert_eq!(Search::new(query), Err(QueryError::NoSearchWords { chars }));
         }
-        assert!(Search::new("a\u{7}bell").is_err());
+        // A control character separates words, as whitespace does: the query is searched and
+        // quoted without it.
+        let belled = Search::new("a\u{7}bell\u{0}ring").unwrap();
+        assert_eq!(belled.text, "a bell ring");
+        assert_eq!(
+            Search::new("\u{7}\u{1b}"),
+            Err(QueryError::NoSearchWords { chars: 0 })
+        );
         let message = Search::new("the").unwrap_err().to_string();
         assert!(message.contains("holds only common words"), "{message}");
         let message = Search::new(&past).unwrap_err().to_string();
@@ -1149,15 +1189,15 @@ mod tests {
         assert_eq!(split_names("position.keyset"), "position keyset");
         assert_eq!(split_names("SQL"), "SQL");
         let search = Search::new("predicates").unwrap();
-        let row = |text: &str| json!({"text": text}).as_object().cloned().unwrap();
-        assert!(search.mentions(&row("fn sql_predicate(")));
-        assert!(search.mentions(&row("let p = self.sqlPredicate;")));
-        assert!(!search.mentions(&row("fn sql_order_by(")));
+        let mentions = |row: &Value| search.mentioned_in(&row_words(row.as_object().unwrap()));
+        assert!(mentions(&json!({"text": "fn sql_predicate("})));
+        assert!(mentions(&json!({"text": "let p = self.sqlPredicate;"})));
+        assert!(!mentions(&json!({"text": "fn sql_order_by("})));
         // Values at any depth, numbers too; keys are not text.
-        let nested = json!({"predicate": 1, "meta": {"notes": ["a predicate"]}});
-        assert!(search.mentions(nested.as_object().unwrap()));
-        let keys_only = json!({"predicate": 1});
-        assert!(!search.mentions(keys_only.as_object().unwrap()));
+        assert!(mentions(
+            &json!({"predicate": 1, "meta": {"notes": ["a predicate"]}})
+        ));
+        assert!(!mentions(&json!({"predicate": 1})));
     }
 
     #[test]
@@ -1174,10 +1214,14 @@ mod tests {
         .collect();
         let search = Search::new("timeouts").unwrap();
         let hits: Vec<usize> = (0..rows.len())
-            .filter(|&i| search.mentions(&rows[i]))
+            .filter(|&i| search.mentioned_in(&row_words(&rows[i])))
             .collect();
         assert_eq!(hits, [0, 2, 3, 4]);
         // The most occurrences first; the two equal rows in stored order.
         assert_eq!(search.rank(&rows, &hits), [2, 3, 4, 0]);
+        // Ranked among every row that passes the filters: the one that does not mention the
+        // word is left out, the order the same.
+        assert_eq!(search.rank(&rows, &[0, 1, 2, 3, 4]), [2, 3, 4, 0]);
+        assert_eq!(search.rank(&rows, &[]), Vec::<usize>::new());
     }
 }

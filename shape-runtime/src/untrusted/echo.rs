@@ -118,16 +118,13 @@ pub(crate) fn category(text: &str) -> String {
     }
 }
 
-/// A name someone outside the system chose (a tool's, listed by the server behind a layer),
-/// as it is shown in answers: sanitised and defused as records' values are (`as_shown`), line
+/// A name someone outside the system chose (a tool's, listed by the server behind a layer;
+/// the words of an `open_result` query, which a model may copy from outsiders' text), as it
+/// is shown in answers: sanitised and defused as records' values are (`as_shown`), line
 /// breaks and tabs made spaces, what sanitising keeps that a reader cannot see (a flag's tag
 /// characters, a variation selector) left out too, nothing cut; with every unseen character
 /// escaped instead ([`reveal`]) when nothing visible would be left. Borrowed when there is
 /// nothing to change.
-#[cfg_attr(
-    not(any(feature = "rmcp", test)),
-    expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
-)]
 pub(crate) fn shown_name(name: &str) -> Cow<'_, str> {
     let (sanitised, _) = sanitize(name);
     let seen = match sanitised {
