@@ -416,7 +416,7 @@ fn each_cursor_setup_mistake_is_its_variant_with_its_remedy() {
     assert!(CursorKeys::new([1u8; 16]).is_ok() && CursorKeys::new([1u8; 17]).is_ok());
     // A map whose keys are not text is no JSON object.
     let args: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
-    let err = QueryHash::of("search", &args).err().expect("refused");
+    let err = QueryHash::of("search", &args).expect_err("refused");
     assert!(
         matches!(err, CursorSetupError::QueryArguments { .. }),
         "{err:?}"
@@ -429,8 +429,7 @@ fn each_cursor_setup_mistake_is_its_variant_with_its_remedy() {
     let keyset = Keyset::start(Order::Asc);
     let err = keyset
         .sql_predicate("updated_at; DROP TABLE t", "id")
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert_eq!(
         err,
         CursorSetupError::SqlColumn {
@@ -443,8 +442,7 @@ fn each_cursor_setup_mistake_is_its_variant_with_its_remedy() {
     );
     let err = toolshape::cursor::RedisCursorStore::builder("not a url")
         .connect()
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(
         matches!(err, CursorSetupError::RedisUnavailable { .. }),
         "{err:?}"
