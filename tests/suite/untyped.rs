@@ -1482,38 +1482,21 @@ fn open_result_searches_every_list_of_an_answer_of_several() {
         let handle = crate::client::handle_of(&first);
         // "E7" is one entity's name and the `to` of every relation i with (i * 3) % 11 == 7
         // (no other value holds the word: "R7", "met on day 7" and "E17" are other words).
-        let mut cursor: Option<String> = None;
-        let (mut sections, mut stated, mut pages) = (Vec::new(), None, 0);
-        loop {
-            let mut args = json!({"handle": handle, "query": "E7", "page_size": 25});
-            if let Some(c) = &cursor {
-                args["cursor"] = json!(c);
-            }
-            let page = call(&client, "open_result", args).await;
-            assert_ne!(page.is_error, Some(true), "{}", text(&page));
-            let envelope = page.structured_content.clone().unwrap();
-            if stated.is_none() {
-                let summary = envelope["summary"].as_str().unwrap().to_owned();
-                let head = summary.split(" records").next().unwrap();
-                stated = Some(
-                    head.rsplit(' ')
-                        .next()
-                        .unwrap()
-                        .replace(',', "")
-                        .parse::<usize>()
-                        .unwrap(),
-                );
-            }
-            for record in crate::records(&envelope) {
+        let pages = crate::client::walk(
+            &client,
+            "open_result",
+            json!({"handle": handle, "query": "E7", "page_size": 25}),
+        )
+        .await;
+        let stated = stated_total(&pages[0], "records");
+        let mut sections = Vec::new();
+        for page in &pages {
+            assert_ne!(page.is_error, Some(true), "{}", text(page));
+            for record in crate::records(page.structured_content.as_ref().unwrap()) {
                 let named = record.get("name").and_then(Value::as_str) == Some("E7")
                     || record.get("to").and_then(Value::as_str) == Some("E7");
                 assert!(named, "{record:?}");
                 sections.push(record["section"].as_str().unwrap().to_owned());
-            }
-            pages += 1;
-            match envelope["next"].as_str() {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => break,
             }
         }
         let relations = (0..400).filter(|i| (i * 3) % 11 == 7).count();
@@ -1522,10 +1505,24 @@ fn open_result_searches_every_list_of_an_answer_of_several() {
             sections.iter().filter(|s| *s == "relations").count(),
             relations
         );
-        assert_eq!(stated, Some(relations + 1));
-        assert!(pages > 1, "{pages}");
+        assert_eq!(stated, relations + 1);
+        assert!(pages.len() > 1, "{}", pages.len());
         client.cancel().await.unwrap();
     });
+}
+
+/// The total a first page states (`7 of 40 lines, …` or `40 lines, …`), read from its
+/// summary: the figure a model is told.
+fn stated_total(page: &CallToolResult, noun: &str) -> usize {
+    let envelope = page.structured_content.as_ref().unwrap();
+    let summary = envelope["summary"].as_str().unwrap();
+    let head = summary.split(&format!(" {noun}")).next().unwrap();
+    head.rsplit(' ')
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap()
 }
 
 /// Lines whose words include `word` exactly (lower case, split at anything not a letter or
@@ -1619,25 +1616,16 @@ fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
         ] {
             let first = call(&client, tool, json!({})).await;
             let handle = crate::client::handle_of(&first);
+            let pages = crate::client::walk(
+                &client,
+                "open_result",
+                json!({"handle": handle, "query": format!("{word}s"), "page_size": 7}),
+            )
+            .await;
+            let stated = stated_total(&pages[0], "lines");
             let mut seen: Vec<String> = Vec::new();
-            let mut cursor: Option<String> = None;
-            let mut stated = None;
-            loop {
-                let mut args =
-                    json!({"handle": handle, "query": format!("{word}s"), "page_size": 7});
-                if let Some(c) = &cursor {
-                    args["cursor"] = json!(c);
-                }
-                let page = call(&client, "open_result", args).await;
-                let envelope = page.structured_content.clone().unwrap();
-                if stated.is_none() {
-                    // "7 of 40 lines, …" (or "40 lines, …"): the total the first page states.
-                    let summary = envelope["summary"].as_str().unwrap().to_owned();
-                    let head = summary.split(" lines").next().unwrap();
-                    let total = head.rsplit(' ').next().unwrap().replace(',', "");
-                    stated = Some(total.parse::<usize>().unwrap());
-                }
-                for record in crate::records(&envelope) {
+            for page in &pages {
+                for record in crate::records(page.structured_content.as_ref().unwrap()) {
                     let line = record["text"].as_str().unwrap().to_owned();
                     assert!(line.to_lowercase().contains(word), "{line}");
                     assert!(
@@ -1646,22 +1634,18 @@ fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
                     );
                     seen.push(line);
                 }
-                match envelope["next"].as_str() {
-                    Some(next) => cursor = Some(next.to_owned()),
-                    None => break,
-                }
             }
             let want = lines_with_word(body, word);
             assert!(!want.is_empty());
             for line in &want {
                 assert!(seen.contains(line), "{word}: {line} not shown");
             }
-            assert_eq!(stated, Some(seen.len()), "{word}: the stated count");
+            assert_eq!(stated, seen.len(), "{word}: the stated count");
         }
 
         // Words no line holds: an empty answer that says so, not an error.
-        let first = call(&client, "read_changelog", json!({})).await;
-        let handle = crate::client::handle_of(&first);
+        let stored = call(&client, "read_changelog", json!({})).await;
+        let handle = crate::client::handle_of(&stored);
         let none = call(
             &client,
             "open_result",
@@ -1710,8 +1694,6 @@ fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
         prose.cancel().await.unwrap();
 
         // Only common words: refused, saying what to do.
-        let first = call(&client, "read_changelog", json!({})).await;
-        let handle = crate::client::handle_of(&first);
         let page = call(
             &client,
             "open_result",
