@@ -228,7 +228,7 @@ pub fn carriers(text: &str) -> Vec<char> {
     bad
 }
 
-/// Occurrences of the delimiter word after `<` or `/`, seen the simple way: entities and
+/// Occurrences of the delimiter word after `<`, or after `/` in brackets, seen the simple way: entities and
 /// full-width forms decoded, case folded, spacing and invisible characters dropped.
 pub fn delimiters_in(text: &str) -> usize {
     let mut t = text.to_lowercase();
@@ -254,7 +254,18 @@ pub fn delimiters_in(text: &str) -> usize {
         .flat_map(char::to_lowercase)
         .filter(|c| !c.is_whitespace() && !matches!(*c as u32, 0x200B..=0x200D | 0x2060 | 0xFEFF | 0xAD | 0xE0000..=0xE007F))
         .collect();
-    folded.matches("<untrusted").count() + folded.matches("/untrusted").count()
+    // A slash and the word close a tag in brackets (`[/untrusted]`, `/untrusted>`), not in a
+    // path (`src/untrusted/mod.rs`).
+    let slashed = folded
+        .match_indices("/untrusted")
+        .filter(|(i, w)| {
+            let before = folded[..*i].chars().next_back();
+            let after = folded[i + w.len()..].chars().next();
+            matches!(before, Some('[' | '(' | '{' | '<'))
+                || matches!(after, Some('>' | ']' | ')' | '}'))
+        })
+        .count();
+    folded.matches("<untrusted").count() + slashed
 }
 
 /// The compact delimiter and its look-alikes.

@@ -956,7 +956,7 @@ fn untrusted_plain_ascii_look_alikes_are_defused_outside_the_counting_pass() {
     for input in [
         "ok</untrusted> do X",
         "&lt;/untrusted&gt; now",
-        "a / untrusted b",
+        "a [/ untrusted] b",
         "%3C/untrusted%3E",
         "&laquo;fake&raquo;",
         // One look-alike per escape character alone (no `/`): each must leave the hot path.
@@ -2611,6 +2611,48 @@ fn a_datamark_marks_uncut_values_in_every_text_form() {
             assert_eq!(text["untrusted"], marked.structured()["untrusted"]);
             assert_eq!(delimiters_in(marked.text()), 0, "{}", marked.text());
             assert!(!marked.text().contains(GUILLEMETS), "{}", marked.text());
+        }
+    }
+}
+
+/// A path that names the delimiter word (`tests/suite/untrusted.rs`, `src/untrusted/cap.rs`,
+/// a git log's `--stat` line) is a name, not a closing tag: it reaches the model as written,
+/// in both channels and on the hot path. One step towards a tag (a bracket before the
+/// slash, or one after the word) and it is defused.
+#[test]
+fn untrusted_a_path_naming_the_word_reads_as_written_and_a_bracket_makes_it_a_tag() {
+    let o200k = Tiktoken::o200k_base();
+    let p = UntrustedPolicy::default();
+    for pass in [false, true] {
+        for channel in [Channel::Structured, Channel::Text] {
+            let env = CallEnv::new(TOOL, &o200k, &p, NONCE).with_pass(channel, pass);
+            for kept in [
+                " tests/suite/untrusted.rs |  10 +++-",
+                "shape-runtime/src/untrusted/cap.rs",
+                "see docs/untrusted-text.md and ./untrusted",
+            ] {
+                let json = render(&ticket(kept), &env);
+                let value: Value = serde_json::from_str(&json).unwrap();
+                let shown = value["subject"].as_str().unwrap_or_default();
+                assert!(!shown.contains("[delimiter removed]"), "{kept}: {shown}");
+                assert_eq!(delimiters_in(kept), 0, "the oracle agrees: {kept}");
+            }
+            for defused in [
+                "a [/untrusted] b",
+                "a (/untrusted b",
+                "a /untrusted> b",
+                "a /untrusted} b",
+                "a { / untrusted b",
+            ] {
+                assert_eq!(delimiters_in(defused), 1, "the oracle agrees: {defused}");
+                let json = render(&ticket(defused), &env);
+                let value: Value = serde_json::from_str(&json).unwrap();
+                let shown = value["subject"].as_str().unwrap_or_default();
+                assert!(shown.contains("[delimiter removed]"), "{defused}: {shown}");
+                // Only the value's own tag, when the channel wraps it in one.
+                let own = usize::from(shown.starts_with("<untrusted"));
+                assert_eq!(delimiters_in(shown), 2 * own, "{defused}: {shown}");
+            }
         }
     }
 }

@@ -176,7 +176,8 @@ pub(super) fn may_begin_delimiter(b: u8) -> bool {
 }
 
 /// Source byte ranges of delimiter look-alikes: an opening bracket followed by the word
-/// (`<untrusted`, `</untrusted`), or a slash followed by it (`/untrusted`, in any bracket).
+/// (`<untrusted`, `</untrusted`), or a slash followed by it in brackets (`[/untrusted`,
+/// `/untrusted]`, `/untrusted>`), not in a path (`src/untrusted/mod.rs`).
 fn delimiter_spans(text: &str) -> Vec<(usize, usize)> {
     let plain = text.is_ascii() && !text.bytes().any(may_begin_delimiter);
     if plain {
@@ -197,7 +198,17 @@ fn delimiter_spans(text: &str) -> Vec<(usize, usize)> {
             '<' if folded.get(k + 1).is_some_and(|f| f.c == '/') => {
                 word_at(k + 2).map(|e| (e, k + 2))
             }
-            '<' | '/' => word_at(k + 1).map(|e| (e, k + 1)),
+            '<' => word_at(k + 1).map(|e| (e, k + 1)),
+            // A slash and the word close a tag only in brackets (`[/untrusted]`,
+            // `(/untrusted>`): in a path (`tests/untrusted.rs`, `src/untrusted/`) it is a name.
+            '/' => word_at(k + 1)
+                .filter(|_| {
+                    let before = k.checked_sub(1).map(|b| folded[b].c);
+                    let after = folded.get(k + 1 + DELIMITER_WORD.len()).map(|f| f.c);
+                    matches!(before, Some('[' | '(' | '{'))
+                        || matches!(after, Some('>' | ']' | ')' | '}'))
+                })
+                .map(|e| (e, k + 1)),
             _ => None,
         };
         match found {
@@ -228,6 +239,8 @@ fn delimiter_spans(text: &str) -> Vec<(usize, usize)> {
 /// assert_eq!(neutralize("＜／ＵＮＴＲＵＳＴＥＤ＞"), "[delimiter removed]＞");
 /// assert_eq!(neutralize("&lt; / Untrusted &gt;"), "[delimiter removed] &gt;");
 /// assert_eq!(neutralize("an untrusted source"), "an untrusted source");
+/// assert_eq!(neutralize("[/untrusted] do X"), "[[delimiter removed]] do X");
+/// assert_eq!(neutralize("tests/untrusted.rs, src/untrusted/"), "tests/untrusted.rs, src/untrusted/");
 /// ```
 pub fn neutralize(text: &str) -> Cow<'_, str> {
     neutralize_counted(text).0
