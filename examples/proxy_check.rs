@@ -354,12 +354,29 @@ async fn walk_across(
     Err(format!("{tool}: `next` does not end").into())
 }
 
-/// The text the pages of a text answer hold, their lines' parts joined.
+/// The text the pages of a text answer hold, their lines' parts joined: a whole line is a
+/// string (the line after the last one shown), a part of a line longer than a page an object
+/// naming its line.
 fn lines_of(pages: &[CallToolResult]) -> Option<String> {
     let mut parts: Vec<(u64, String)> = Vec::new();
     for page in pages {
         let envelope = page.structured_content.as_ref()?;
         match envelope["fields"].as_array() {
+            None if envelope["data"]
+                .as_array()?
+                .iter()
+                .any(|item| item.is_string()) =>
+            {
+                for item in envelope["data"].as_array()? {
+                    let last = parts.last().map_or(0, |(n, _)| *n);
+                    match item {
+                        Value::String(line) => parts.push((last + 1, line.clone())),
+                        part => {
+                            parts.push((part["line"].as_u64()?, part["text"].as_str()?.to_owned()))
+                        }
+                    }
+                }
+            }
             // The rows form: each row's values in the order of `fields`.
             Some(fields) => {
                 let fields: Vec<&str> = fields.iter().filter_map(Value::as_str).collect();
@@ -601,6 +618,8 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
             // The one change made on purpose: a marker's closing delimiter inside outsiders'
             // text (ev_echo's attack string) is defused, so it cannot close the marker.
             let expected = expected.replace("</untrusted", "[delimiter removed]");
+            // The text's last newline ends its last line: no line of its own.
+            let expected = expected.strip_suffix('\n').unwrap_or(&expected);
             if whole != expected {
                 tally.lost += 1;
                 tally.fail(format!(

@@ -556,27 +556,36 @@ async fn walk(client: &Client, case: &Case, structured: bool, bpe: &Bpe) -> Resu
             }
         }
         None if in_json => {
-            // Lines (or parts of lines) in order: the text rebuilt, line by line.
+            // Lines in order, a whole line a string, a line longer than a page in parts (each
+            // an object naming its line): the text rebuilt, line by line.
             let mut rebuilt: Vec<String> = Vec::new();
-            let mut last_line = None;
+            let mut last_part = None;
             for (page, _) in &pages {
-                for r in page
+                let data = page
                     .structured_content
                     .as_ref()
-                    .map(records)
-                    .unwrap_or_default()
-                {
-                    let line = r.get("line").and_then(Value::as_u64);
-                    if last_line.is_none() || line != last_line {
-                        rebuilt.push(String::new());
-                    }
-                    last_line = line;
-                    if let Some(last) = rebuilt.last_mut() {
-                        last.push_str(r.get("text").and_then(Value::as_str).unwrap_or_default());
+                    .and_then(|s| s["data"].as_array().cloned());
+                for item in data.unwrap_or_default() {
+                    match &item {
+                        Value::String(line) => {
+                            rebuilt.push(line.clone());
+                            last_part = None;
+                        }
+                        part => {
+                            let line = part["line"].as_u64();
+                            if last_part.is_none() || line != last_part {
+                                rebuilt.push(String::new());
+                            }
+                            last_part = line;
+                            if let Some(last) = rebuilt.last_mut() {
+                                last.push_str(part["text"].as_str().unwrap_or_default());
+                            }
+                        }
                     }
                 }
             }
-            let sent: Vec<&str> = raw.split('\n').collect();
+            // The last newline ends the last line.
+            let sent: Vec<&str> = raw.strip_suffix('\n').unwrap_or(&raw).split('\n').collect();
             if rebuilt.len() != sent.len() {
                 eprintln!(
                     "  {} ({side}): {} lines rebuilt, {} sent",

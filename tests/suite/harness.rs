@@ -267,7 +267,7 @@ fn text_is_cut_on_lines_and_recovered_byte_for_byte() {
             let client = connect("claude-code").await;
             let pages = walk(&client, tool).await;
             assert!(pages.len() > 3, "{tool}: {} pages", pages.len());
-            let mut lines: Vec<(u64, String)> = Vec::new();
+            let mut envelopes = Vec::new();
             let mut handle = None;
             for page in &pages {
                 assert!(
@@ -278,13 +278,9 @@ fn text_is_cut_on_lines_and_recovered_byte_for_byte() {
                 let envelope = page.structured_content.clone().unwrap();
                 handle =
                     handle.or_else(|| envelope["omitted"]["handle"].as_str().map(str::to_owned));
-                for record in crate::records(&envelope) {
-                    lines.push((
-                        record["line"].as_u64().unwrap(),
-                        record["text"].as_str().unwrap().to_owned(),
-                    ));
-                }
+                envelopes.push(envelope);
             }
+            let lines = crate::text_lines(&envelopes);
             assert_eq!(
                 rebuild(&lines),
                 sanitised(original),

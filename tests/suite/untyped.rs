@@ -449,15 +449,25 @@ fn part_label(label: &str) -> (u64, u64, u64) {
 /// The pieces of text on `page`, as the client's model reads them.
 fn pieces(page: &CallToolResult) -> Vec<Piece> {
     match &page.structured_content {
-        Some(envelope) => crate::records(envelope)
-            .into_iter()
-            .map(|r| Piece {
-                line: r
-                    .get("line")
-                    .unwrap_or_else(|| panic!("{envelope}"))
-                    .as_u64(),
-                part: r.get("part").map(|p| part_label(p.as_str().unwrap())),
-                text: r["text"].as_str().unwrap().to_owned(),
+        // A whole line is its text, a string; a part of a longer one an object naming it.
+        Some(envelope) => envelope["data"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{envelope}"))
+            .iter()
+            .map(|item| match item {
+                Value::String(line) => Piece {
+                    line: None,
+                    part: None,
+                    text: line.clone(),
+                },
+                r => Piece {
+                    line: r
+                        .get("line")
+                        .unwrap_or_else(|| panic!("{envelope}"))
+                        .as_u64(),
+                    part: r.get("part").map(|p| part_label(p.as_str().unwrap())),
+                    text: r["text"].as_str().unwrap().to_owned(),
+                },
             })
             .collect(),
         None => {
@@ -1667,7 +1677,7 @@ fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
             .unwrap()
             .to_owned();
         assert!(
-            summary.starts_with("20 of 37 lines, mentioning \"fuzz"),
+            summary.starts_with("20 of 38 lines, mentioning \"fuzz"),
             "{summary}"
         );
         for mark in ['«', '»', '\u{202e}'] {
@@ -1705,6 +1715,87 @@ fn open_result_finds_the_line_that_answers_a_question_by_its_words() {
             text(&page).contains("holds only common words"),
             "{}",
             text(&page)
+        );
+        client.cancel().await.unwrap();
+    });
+}
+
+/// A text nobody described reads as text in the structured channel: a whole line is its text
+/// alone, a JSON string (no row number, no keys), and only a line longer than a page is an
+/// object naming its line and part; the count is the lines' as `str::lines` counts them (a
+/// last newline ends the last line, it starts none); the tool's `outputSchema` says both
+/// forms. Each case at its edge: a line of exactly the part limit is a string, one token
+/// more makes parts.
+#[test]
+fn a_text_reads_as_its_lines_in_the_structured_channel() {
+    runtime().block_on(async {
+        // A quarter of the budget (400) is 100 tokens: " a" is one token each.
+        let line = |n: usize| "a".to_owned() + &" a".repeat(n - 1);
+        let at_limit = format!("first\n\n{}\nlast\n", line(100));
+        let past = format!("first\n{}\nlast", line(101));
+        let server = Canned::new([
+            ("at_limit", Answer::Text(at_limit.clone())),
+            ("past", Answer::Text(past.clone())),
+        ]);
+        let client = connect(server, "[defaults]\nbudget = 400\n", "claude-code").await;
+        let tools = client.list_all_tools().await.unwrap();
+        for tool in &tools {
+            if tool.name == "open_result" {
+                continue;
+            }
+            let schema = tool.output_schema.as_ref().expect("an outputSchema");
+            // A record (an object, or a line: a string) or a row.
+            let items = &schema["properties"]["data"]["items"]["anyOf"][0];
+            assert_eq!(items["type"], json!(["object", "string"]), "{items}");
+        }
+        let page = call(&client, "at_limit", json!({"q": "x"})).await;
+        let envelope = page.structured_content.clone().unwrap();
+        assert_eq!(
+            envelope["data"],
+            json!(["first", "", line(100), "last"]),
+            "{envelope}"
+        );
+        assert!(envelope.get("fields").is_none(), "{envelope}");
+        assert_eq!(at_limit.lines().count(), 4);
+        assert_eq!(envelope["summary"], "4 lines", "{envelope}");
+        // One token past the limit: that line in parts, each an object, the others strings.
+        let pages = crate::client::walk(&client, "past", json!({"q": "x"})).await;
+        let envelopes: Vec<Value> = pages
+            .iter()
+            .map(|p| p.structured_content.clone().unwrap())
+            .collect();
+        let items: Vec<&Value> = envelopes
+            .iter()
+            .flat_map(|e| e["data"].as_array().unwrap())
+            .collect();
+        assert_eq!(items.first(), Some(&&json!("first")), "{envelopes:?}");
+        assert_eq!(items.last(), Some(&&json!("last")), "{envelopes:?}");
+        let parts = &items[1..items.len() - 1];
+        assert_eq!(parts.len(), 2, "{envelopes:?}");
+        for (k, part) in parts.iter().enumerate() {
+            assert_eq!(part["line"], 2, "{part}");
+            assert_eq!(
+                part["part"],
+                format!("line 2, part {} of 2", k + 1),
+                "{part}"
+            );
+        }
+        let lines = crate::text_lines(&envelopes);
+        let mut rebuilt = String::new();
+        for (i, (n, text)) in lines.iter().enumerate() {
+            if i > 0 && lines[i - 1].0 != *n {
+                rebuilt.push('\n');
+            }
+            rebuilt.push_str(text);
+        }
+        assert_eq!(rebuilt, past);
+        assert!(
+            envelopes[0]["summary"]
+                .as_str()
+                .unwrap()
+                .contains("the text's 3 lines come in 4 parts"),
+            "{}",
+            envelopes[0]["summary"]
         );
         client.cancel().await.unwrap();
     });

@@ -384,7 +384,9 @@ impl<'a> Call<'a> {
             self.reach(),
             projection.ids(),
         );
-        let layout = Layout::owned(&prepared.record).with_nested_untrusted(plan.nested_untrusted());
+        let layout = Layout::owned(&prepared.record)
+            .with_nested_untrusted(plan.nested_untrusted())
+            .lines(self.lines);
         // What the answer holds (its parts) comes first among the facts of the whole result.
         let details = match (self.parts, details) {
             (Some(parts), Some(details)) if !details.is_empty() => {

@@ -298,6 +298,7 @@ impl Call<'_> {
             .nested_untrusted
             .extend(form.nested_untrusted.iter().cloned());
         stored.details = Some(summary.details);
+        stored.lines = self.lines;
         Ok(stored)
     }
 }

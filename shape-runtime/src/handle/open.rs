@@ -231,8 +231,9 @@ impl crate::shaper::Call<'_> {
         handle: Handle,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
-        let layout =
-            Layout::owned(&stored.record).with_nested_untrusted(stored.nested_untrusted.clone());
+        let layout = Layout::owned(&stored.record)
+            .with_nested_untrusted(stored.nested_untrusted.clone())
+            .lines(stored.lines);
         let settings = self.page_settings();
         let offset = usize::try_from(self.covered_before())
             .unwrap_or(usize::MAX)

@@ -37,6 +37,9 @@ pub struct StoredResult {
     /// aggregate, and what part of the result it covers): the later pages of the same walk
     /// say the same, from here, rather than counting what is left of it.
     pub details: Option<String>,
+    /// The records are a text's lines in order (a text answer nobody described, through the
+    /// harness): its walk's later pages write a whole line as a JSON string, as its first did.
+    pub lines: bool,
 }
 
 #[cfg(any(test, feature = "test-seams"))]
@@ -61,6 +64,7 @@ impl StoredResult {
             created_at_unix: now_unix(),
             nested_untrusted: Vec::new(),
             details: None,
+            lines: false,
         }
     }
 
@@ -109,6 +113,7 @@ impl StoredResult {
             created_at_unix: now_unix(),
             nested_untrusted,
             details: None,
+            lines: false,
         }
     }
 
@@ -199,7 +204,7 @@ impl Serialize for StoredResult {
     fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         use serde::ser::SerializeStruct as _;
         let record = &self.record;
-        let mut st = s.serialize_struct("StoredResult", 12)?;
+        let mut st = s.serialize_struct("StoredResult", 13)?;
         st.serialize_field("tool", &self.tool)?;
         st.serialize_field("name", &record.name)?;
         st.serialize_field("plural", &record.plural)?;
@@ -221,6 +226,11 @@ impl Serialize for StoredResult {
         match &self.details {
             Some(details) => st.serialize_field("details", details)?,
             None => st.skip_field("details")?,
+        }
+        if self.lines {
+            st.serialize_field("lines", &true)?;
+        } else {
+            st.skip_field("lines")?;
         }
         st.end()
     }
@@ -244,6 +254,8 @@ struct StoredWire {
     nested_untrusted: Vec<String>,
     #[serde(default)]
     details: Option<String>,
+    #[serde(default)]
+    lines: bool,
 }
 
 impl<'de> Deserialize<'de> for StoredResult {
@@ -270,6 +282,7 @@ impl<'de> Deserialize<'de> for StoredResult {
             created_at_unix: w.created_at_unix,
             nested_untrusted: w.nested_untrusted,
             details: w.details,
+            lines: w.lines,
         })
     }
 }

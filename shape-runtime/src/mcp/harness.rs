@@ -488,6 +488,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 );
                 call.keep_order()
                     .parts(lines.statement.as_deref())
+                    .text_lines()
                     .shape_or_store(
                         (&JsonProjection::lines(tool, lines.parts), &lines.records),
                         keep,
@@ -564,8 +565,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 Some(projection) => super::configured_schema(projection, &shaper),
                 None => crate::schema::as_object(crate::schema::envelope_of(
                     schemars::json_schema!({
-                        "type": "object",
-                        "description": "one record of the tool's answer (its lines, for text)",
+                        "type": ["object", "string"],
+                        "description": "one record of the tool's answer; of a text, one line (a string), or a part of a line longer than a page (its line, part and text)",
                     }),
                     Map::new(),
                     &format!("{name} result"),
@@ -713,7 +714,8 @@ fn is_envelope(schema: Option<&Map<String, Value>>) -> bool {
 /// A text answer as records: its lines (`{ "line": n, "text": … }`), a line longer than a
 /// quarter of the budget in parts cut at token boundaries, each part a record of its own
 /// naming its place (`"part": "line 1, part 3 of 7"`), so that joining the parts of each
-/// line, and the lines with `\n`, gives the text back. With parts, what the first page
+/// line, and the lines with `\n`, gives the text back (less its last newline, which ends
+/// the last line: `a\nb\n` is two lines, as `str::lines` counts). With parts, what the first page
 /// states of them (`1,038 lines in 1,061 parts: line 52 in 3, …`).
 struct TextRecords {
     records: Value,
@@ -737,7 +739,10 @@ fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> TextRecords
     const MARGIN: usize = 4;
     let mut guess = most.saturating_mul(8).min(full);
     let mut lines: Vec<Vec<&str>> = Vec::new();
-    for line in text.split('\n') {
+    // A newline ends the line before it; the text's last newline starts no line of its own
+    // (`a\nb\n` is two lines, as `str::lines` and `wc -l` count).
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    for line in body.split('\n') {
         let mut parts = Vec::new();
         let mut rest = line;
         loop {
@@ -1167,9 +1172,17 @@ mod tests {
         assert_eq!(past.len(), 2, "{past:?}");
         assert!(past.iter().all(|(_, t)| bpe.count(t) <= 100));
         assert_eq!(joined(&past), line(101));
-        // Several lines, an empty one, a trailing newline, multi-byte text: all come back.
-        for text in ["", "\n", "one\n\ntwo\n", "é€😀 mixed\tline\nnext"] {
+        // Several lines, an empty one, multi-byte text: all come back; a text's last
+        // newline ends its last line and starts none (as `str::lines` counts: the naive
+        // reference), so the lines give the text back less that newline.
+        for text in ["", "one\n\ntwo", "é€😀 mixed\tline\nnext"] {
             assert_eq!(joined(&parts(text, 400)), text, "{text:?}");
+        }
+        for (text, lines) in [("\n", 1), ("one\n\ntwo\n", 3), ("one\n", 1), ("one\n\n", 2)] {
+            let shown = parts(text, 400);
+            assert_eq!(shown.len(), text.lines().count(), "{text:?}");
+            assert_eq!(shown.len(), lines, "{text:?}");
+            assert_eq!(format!("{}\n", joined(&shown)), text, "{text:?}");
         }
         let wide = "😀".repeat(3_000);
         let split = parts(&wide, 64);

@@ -148,6 +148,10 @@ pub(crate) struct Layout<'a> {
     /// The first few field names (`number, title, state, …`), for the remedy of a stored
     /// record too large for its page: reopened with a few of them, it fits.
     pub fields_hint: String,
+    /// The records are a text's lines in their order (`line`, `text`, and `part` for a line
+    /// in parts): the JSON form writes a whole line as its text alone, a string, and a part
+    /// as its record (see [`Layout::lines`]).
+    lines: bool,
 }
 
 /// The field names a remedy names: the first few, `…` for the rest.
@@ -230,7 +234,23 @@ impl<'a> Layout<'a> {
             nested_untrusted: Vec::new(),
             shown: None,
             fields_hint,
+            lines: false,
         }
+    }
+
+    /// The same layout for a text's lines in their order, when `lines`: in JSON a whole
+    /// line is its text alone (`"fn main() {"`), a part of a line longer than a page its
+    /// record (`{"line":12,"part":"line 12, part 2 of 3","text":"…"}`): a line costs its text
+    /// and about two tokens, not a record's keys or a row's number. A narrowed view (fields
+    /// hidden) keeps the records' form.
+    pub(crate) fn lines(mut self, lines: bool) -> Self {
+        self.lines = lines && self.shown.is_none();
+        self
+    }
+
+    /// Whether the JSON form writes the records as a text's lines ([`Layout::lines`]).
+    pub(crate) fn is_lines(&self) -> bool {
+        self.lines
     }
 
     /// This view without the fields named in `hide` (configuration narrowing a view per tool
@@ -278,6 +298,7 @@ impl<'a> Layout<'a> {
                     .filter(|n| !hide.contains(n))
                     .map(String::as_str),
             ),
+            lines: false,
         })
     }
 
@@ -408,6 +429,7 @@ impl<'p> Renderer<'p> {
         form: StructuredForm,
     ) -> Result<String, String> {
         match (format, form) {
+            (Format::Json, _) if self.layout.lines => self.line_segment(record, position),
             (Format::Json, StructuredForm::Objects) if self.layout.is_narrowed() => {
                 self.narrowed_json_segment(record, position)
             }
@@ -434,6 +456,26 @@ impl<'p> Renderer<'p> {
             record.write_json_field(self.layout.source_index(i), &mut buf)?;
         }
         buf.extend_from_slice(b"]\n");
+        String::from_utf8(buf).map_err(|e| e.to_string())
+    }
+
+    /// A line of a text ([`Layout::lines`]): its text as a JSON string, the comma before it on
+    /// every line but the page's first; a part of a line, its record.
+    fn line_segment(&self, record: &dyn RenderRecord, position: usize) -> Result<String, String> {
+        let names = self.layout.field_names();
+        let at = |name: &str| names.iter().position(|n| *n == name);
+        let (Some(text), part) = (at("text"), at("part")) else {
+            return json_segment(record, position);
+        };
+        if part.is_some_and(|p| record.shows(self.layout.source_index(p))) {
+            return json_segment(record, position);
+        }
+        let mut buf = Vec::with_capacity(128);
+        if position > 0 {
+            buf.push(b',');
+        }
+        record.write_json_field(self.layout.source_index(text), &mut buf)?;
+        buf.push(b'\n');
         String::from_utf8(buf).map_err(|e| e.to_string())
     }
 

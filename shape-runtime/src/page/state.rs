@@ -105,6 +105,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         };
         let field_count = layout.field_names().len();
         let form = match settings.form {
+            // A text's lines: strings, and records for the parts of a long line.
+            _ if layout.is_lines() => StructuredForm::Objects,
             StructuredForm::Rows
                 if records
                     .rows

@@ -47,6 +47,9 @@ pub struct Call<'a> {
     /// What the answer holds (its parts and their places), stated first among the facts of
     /// the whole result on a walk's first page.
     pub(crate) parts: Option<&'a str>,
+    /// The records are a text's lines, in order (see `Layout::lines`); kept with the result
+    /// when it is stored, for the walk's later pages.
+    pub(crate) lines: bool,
 }
 
 impl std::fmt::Debug for Call<'_> {
@@ -120,6 +123,7 @@ impl Shaper {
             aggregate: None,
             today: None,
             parts: None,
+            lines: false,
         }
     }
 }
@@ -163,6 +167,16 @@ impl<'a> Call<'a> {
     )]
     pub(crate) fn parts(mut self, parts: Option<&'a str>) -> Self {
         self.parts = parts;
+        self
+    }
+
+    /// This call, its records a text's lines in order (see `Layout::lines`).
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
+    )]
+    pub(crate) fn text_lines(mut self) -> Self {
+        self.lines = true;
         self
     }
 
