@@ -276,11 +276,17 @@ def first_page_figures(log_path: Path, name: str, profile: str) -> None:
     print(f"     first page for {name} ({profile}, {p['shown']} tickets): " + "; ".join(parts) + f"; cursor {p['cursor_chars']} chars")
 
 
-def prose_records(text: str) -> int:
-    """Records in a prose answer, read from the text: the lines between the head and `omitted:`."""
+def prose_record_lines(text: str) -> list[str]:
+    """A prose answer's record lines, read from the text: after the head, up to `omitted:`;
+    a complete answer has no `omitted:` or `next:` line, its records run to its end."""
     lines = text.splitlines()
-    ends = [i for i, line in enumerate(lines) if line.startswith("omitted: ")]
-    return ends[0] - 1 if ends else -1
+    end = next((i for i, line in enumerate(lines) if line.startswith("omitted: ")), len(lines))
+    return lines[1:end]
+
+
+def prose_records(text: str) -> int:
+    """Records in a prose answer, read from the text."""
+    return len(prose_record_lines(text))
 
 
 async def walk_as(client: Client, profile: str) -> tuple[list[str], int, list[str]]:
@@ -300,9 +306,7 @@ async def walk_as(client: Client, profile: str) -> tuple[list[str], int, list[st
             problems.append(f"page {page} is an error: {text[:160]}")
             return ids, page, problems
         if profile == "text":
-            lines = text.splitlines()
-            end = next((i for i, line in enumerate(lines) if line.startswith("omitted: ")), 1)
-            ids.extend(line.split(" ", 1)[0] for line in lines[1:end])
+            ids.extend(line.split(" ", 1)[0] for line in prose_record_lines(text))
             found = re.search(r"^next: .*cursor=(\S+)", text, re.M)
             cursor = found.group(1) if found else None
             if result.structured_content is not None:

@@ -119,9 +119,11 @@ function recordsOf(envelope) {
 
 /** The text channel's parts: the head line, the record lines, and the cursor of `next:`. */
 function parseProse(text) {
-  const lines = text.split('\n');
+  // A complete answer has no `omitted:` or `next:` line: its records run to its end (the
+  // newline that ends the last one).
+  const lines = text.replace(/\n$/, '').split('\n');
   const omitted = lines.findIndex((line) => line.startsWith('omitted: '));
-  const records = omitted > 0 ? lines.slice(1, omitted) : [];
+  const records = lines.slice(1, omitted > 0 ? omitted : lines.length);
   const next = lines.find((line) => line.startsWith('next: '));
   const cursor = next?.match(/cursor=(\S+)/)?.[1] ?? null;
   return { head: lines[0] ?? '', records, ids: records.map((line) => line.split(' ')[0]), next, cursor };

@@ -167,6 +167,32 @@ pub fn records(envelope: &serde_json::Value) -> Vec<serde_json::Map<String, serd
         .collect()
 }
 
+/// The record lines of a text page: after its `head` lines, up to the `omitted:` line, or (a
+/// complete page has no tail) to the newline that ends the last record.
+pub fn record_lines(text: &str, head: usize) -> Vec<&str> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let body = &lines[head.min(lines.len())..];
+    let end = body
+        .iter()
+        .position(|l| l.starts_with("omitted: "))
+        .unwrap_or(body.len() - usize::from(body.last() == Some(&"")));
+    body[..end].to_vec()
+}
+
+/// The envelope's `omitted`, as the rule reads an envelope without one: a page that leaves
+/// nothing out and goes no further states neither `omitted` nor `next` (checked here: such a
+/// page is not partial and has no cursor), and nothing of it was left out.
+pub fn omitted_of(envelope: &serde_json::Value) -> serde_json::Value {
+    match envelope.get("omitted") {
+        Some(omitted) => omitted.clone(),
+        None => {
+            assert_ne!(envelope["status"], "partial", "{envelope}");
+            assert!(envelope.get("next").is_none(), "{envelope}");
+            serde_json::json!({"count": 0, "reason": null, "fields": []})
+        }
+    }
+}
+
 /// A text's lines as the structured channel shows them across a walk's envelopes, each with
 /// its number: a whole line is a string (the line after the last one shown), a part of a
 /// line longer than a page an object naming its line (`line`, `part`, `text`).
@@ -194,7 +220,9 @@ pub fn text_lines<'e>(
 }
 
 /// The envelope's keys in order, and that they are the keys of one form:
-/// `status, summary, [untrusted,] [fields,] data, omitted, next`.
+/// `status, summary, [untrusted,] [fields,] data[, omitted, next]` — `omitted` and `next`
+/// both or neither, neither only on a page that is not partial (a complete answer says only
+/// its status, summary and records).
 pub fn envelope_keys(envelope: &serde_json::Value) -> Vec<String> {
     let keys: Vec<String> = envelope
         .as_object()
@@ -209,7 +237,10 @@ pub fn envelope_keys(envelope: &serde_json::Value) -> Vec<String> {
     if envelope.get("fields").is_some() {
         expected.push("fields");
     }
-    expected.extend(["data", "omitted", "next"]);
+    expected.push("data");
+    if envelope.get("omitted").is_some() || envelope["status"] == "partial" {
+        expected.extend(["omitted", "next"]);
+    }
     assert_eq!(keys, expected, "{envelope}");
     keys
 }

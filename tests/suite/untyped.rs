@@ -1800,3 +1800,57 @@ fn a_text_reads_as_its_lines_in_the_structured_channel() {
         client.cancel().await.unwrap();
     });
 }
+
+/// JSON that holds no records (a list of names, a number) reads as the upstream wrote it when
+/// it is one line no longer than a part of a line may be (a quarter of the budget): one line,
+/// not a pretty-printed document of five; longer, pretty-printed so that its lines page. At
+/// the edge: a list of exactly the limit's tokens is one line, one token more is not.
+#[test]
+fn json_that_holds_no_records_reads_as_written_when_it_is_short() {
+    runtime().block_on(async {
+        let o200k = toolshape::tokens::Bpe::o200k_base();
+        use toolshape::tokens::Tokenizer as _;
+        // A list of names whose compact text is exactly `n` tokens (budget 400: the limit is
+        // 100); each ` "x",` adds the same tokens, so it grows by one entry at a time.
+        let names = |k: usize| {
+            let list: Vec<String> = (0..k).map(|i| format!("t{i}")).collect();
+            serde_json::to_string(&list).unwrap()
+        };
+        let at = (1..200)
+            .take_while(|&k| o200k.count(&names(k)) <= 100)
+            .last()
+            .unwrap();
+        let (fits, past) = (names(at), names(at + 1));
+        assert!(o200k.count(&fits) <= 100 && o200k.count(&past) > 100);
+        let server = Canned::new([
+            (
+                "tables",
+                Answer::Text(r#"["users", "orders", "items"]"#.to_owned()),
+            ),
+            ("fits", Answer::Text(fits.clone())),
+            ("past", Answer::Text(past.clone())),
+            ("count", Answer::Structured(json!({"count": 3}))),
+        ]);
+        let client = connect(server, "[defaults]\nbudget = 400\n", "claude-code").await;
+        let data = |page: &CallToolResult| page.structured_content.clone().unwrap()["data"].clone();
+        let tables = call(&client, "tables", json!({"q": "x"})).await;
+        assert_eq!(data(&tables), json!([r#"["users", "orders", "items"]"#]));
+        let page = call(&client, "fits", json!({"q": "x"})).await;
+        assert_eq!(data(&page), json!([fits]));
+        let pages = crate::client::walk(&client, "past", json!({"q": "x"})).await;
+        let envelopes: Vec<Value> = pages
+            .iter()
+            .map(|p| p.structured_content.clone().unwrap())
+            .collect();
+        let lines = crate::text_lines(&envelopes);
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(&past).unwrap()).unwrap();
+        assert_eq!(lines.len(), pretty.lines().count(), "{envelopes:?}");
+        let read: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(read.join("\n"), pretty);
+        // A structured answer with no records: a record of its own (its fields).
+        let count = call(&client, "count", json!({"q": "x"})).await;
+        assert_eq!(count.structured_content.clone().unwrap()["status"], "ok");
+        client.cancel().await.unwrap();
+    });
+}

@@ -248,9 +248,8 @@ fn text_keys(w: &Walker<'_>, text: &str) -> Vec<String> {
     if w.format == Format::Json || w.channels == ChannelPolicy::Structured {
         return data_keys(&serde_json::from_str(text).expect("JSON text"), w.key);
     }
-    let lines: Vec<&str> = text.split('\n').collect();
     let head = if w.format == Format::Table { 2 } else { 1 };
-    lines[head..lines.len().saturating_sub(2).max(head)]
+    crate::record_lines(text, head)
         .iter()
         .map(|line| (w.text_key)(line))
         .collect()
@@ -488,7 +487,7 @@ pub fn walk(w: &Walker<'_>) -> Walked {
         out.skipped.extend(skipped_here.iter().cloned());
         let after = (out.seen.len() + out.skipped.len()) as u64;
         let done = after == total;
-        let omitted = &value["omitted"];
+        let omitted = &crate::omitted_of(&value);
         match stated.total {
             Some(t) => {
                 assert_eq!(

@@ -72,7 +72,7 @@ impl std::fmt::Display for ValueText<'_> {
 /// let page = Shaper::for_tool("search").shape_blocking(&rows).unwrap();
 /// assert_eq!(
 ///     page.text(),
-///     "ok: 3 tickets; dates are in 2026.\n1: due Feb 14\n2: due no due date\n3: due not recorded\nomitted: none.\nnext: null"
+///     "ok: 3 tickets; dates are in 2026.\n1: due Feb 14\n2: due no due date\n3: due not recorded\n"
 /// );
 /// assert_eq!(page.structured()["data"][2]["sla_due"], "not recorded");
 /// assert_eq!(page.report().diagnostics.not_recorded["sla_due"], 1);

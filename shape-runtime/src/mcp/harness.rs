@@ -478,7 +478,25 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             // Text, or JSON that holds no records: its lines.
             _ => {
                 let text = match &value {
-                    Some(value) => serde_json::to_string_pretty(value).unwrap_or(joined),
+                    // JSON that holds no records: as the upstream wrote it (its text, or the
+                    // structured value written compact) when that is one line no longer than
+                    // a part of a line may be (a quarter of the budget); longer, pretty-printed,
+                    // so that its lines page.
+                    Some(value) => {
+                        let written = match &result.structured_content {
+                            Some(_) => value.to_string(),
+                            None => joined.trim().to_owned(),
+                        };
+                        let most = (shaper.current_budget().max_tokens() / 4).max(8);
+                        let one_line = !written.contains('\n')
+                            && written.len() <= most.saturating_mul(16)
+                            && shaper.current_tokenizer().count(&written) <= most;
+                        if one_line {
+                            written
+                        } else {
+                            serde_json::to_string_pretty(value).unwrap_or(joined)
+                        }
+                    }
                     None => joined,
                 };
                 let lines = lines_of(

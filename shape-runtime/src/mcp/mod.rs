@@ -58,7 +58,7 @@
 //!
 //! // `#[tool(output_schema = mcp::output_schema::<City>(), meta = mcp::size_hint_meta(budget))]`
 //! let schema = mcp::output_schema::<City>();
-//! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
+//! assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data"]));
 //! assert_eq!(mcp::size_hint_meta(Budget::tokens(200)).0["anthropic/maxResultSizeChars"], 1_600);
 //! ```
 

@@ -308,6 +308,19 @@ impl Frame {
         }
     }
 
+    /// Whether the page leaves nothing out and goes no further: no record or field left out,
+    /// no stored result, no cursor. Its envelope then states only its status, summary and
+    /// records: `omitted` and `next` (the text's `omitted:` and `next:` lines) appear when
+    /// something was cut, so a small complete answer costs little more than its records.
+    pub(crate) fn is_complete(&self) -> bool {
+        let o = &self.omitted;
+        self.next.is_none()
+            && o.count == Some(0)
+            && o.fields.is_empty()
+            && o.handle.is_none()
+            && o.too_large == 0
+    }
+
     /// The summary as the JSON envelope states it: [`summary`](Frame::summary), then how to
     /// go on ([`way_on`](Frame::way_on)) when there is a way.
     pub fn json_summary(&self) -> std::borrow::Cow<'_, str> {
@@ -541,8 +554,12 @@ pub(crate) fn json_head(frame: &Frame, has_records: bool, head: JsonHead<'_>) ->
     out
 }
 
-/// The JSON envelope after the records: `],"omitted":{…},"next":…}`.
+/// The JSON envelope after the records: `],"omitted":{…},"next":…}`; `]}` when the page is
+/// complete ([`Frame::is_complete`]).
 pub(crate) fn json_tail(frame: &Frame) -> String {
+    if frame.is_complete() {
+        return "]}".to_owned();
+    }
     let mut out = String::from("],\"omitted\":");
     match serde_json::to_string(&frame.omitted) {
         Ok(json) => out.push_str(&json),
@@ -607,7 +624,12 @@ pub fn left_out_fields<S: AsRef<str>>(skipped: &[S]) -> Vec<String> {
 /// omitted: 4,979 tickets (result_budget); this view leaves out sla_due_at; open_result handle=h_9NvXuGHRSHajq4Sx reopens the whole result.
 /// next: same call with cursor=AlOCi7DHUjnwkBeQZ26a
 /// ```
+///
+/// Nothing when the page is complete ([`Frame::is_complete`]): the head's status says so.
 pub(crate) fn text_tail(frame: &Frame, plural: &str, reopen_with: &str, left_out: bool) -> String {
+    if frame.is_complete() {
+        return String::new();
+    }
     let o = &frame.omitted;
     let mut out = String::from("omitted: ");
     if o.count == Some(0) {

@@ -39,7 +39,8 @@ use serde_json::{Map, Value};
 ///
 /// let schema = toolshape::schema::envelope::<City>().to_value();
 /// assert_eq!(schema["$schema"], toolshape::schema::DIALECT);
-/// assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data", "omitted", "next"]));
+/// // `omitted` and `next` only when something was cut:
+/// assert_eq!(schema["required"], serde_json::json!(["status", "summary", "data"]));
 /// // The objects form's record, and the rows form's row:
 /// assert_eq!(schema["else"]["properties"]["data"]["items"]["required"], serde_json::json!(["name"]));
 /// assert_eq!(schema["properties"]["fields"]["const"], serde_json::json!(["name"]));
@@ -245,7 +246,8 @@ pub(crate) fn envelope_with(
                 "description": "pass as cursor to get the next page; null when there is none",
             },
         },
-        "required": ["status", "summary", "data", "omitted", "next"],
+        // `omitted` and `next` are written when something was cut (see `Frame::is_complete`).
+        "required": ["status", "summary", "data"],
         "if": { "required": ["fields"] },
         "then": { "properties": { "data": { "items": row } } },
         "else": { "properties": { "data": { "items": objects } } },

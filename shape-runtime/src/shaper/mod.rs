@@ -33,7 +33,7 @@
 //!     .unwrap();
 //! assert_eq!(
 //!     shaped.text(),
-//!     "ok: 2 cities, highest population first.\nParis: 2103000\nLyon: 522000\nomitted: none.\nnext: null"
+//!     "ok: 2 cities, highest population first.\nParis: 2103000\nLyon: 522000\n"
 //! );
 //! assert!(shaped.report().tokens.text <= 200);
 //! ```
