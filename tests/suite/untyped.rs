@@ -1854,3 +1854,94 @@ fn json_that_holds_no_records_reads_as_written_when_it_is_short() {
         client.cancel().await.unwrap();
     });
 }
+
+/// One line of a generated text: the kinds that meet a text's edges (blank, whitespace
+/// only, led by `/` or whitespace, multi-byte, longer than a part of a page).
+fn text_line() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let word = prop::sample::select(vec![
+        "fn", "let", "x", "=", "{", "}", ";", "//", "/*", "é", "😀", "word", "42", "\"q\"", "\\",
+    ]);
+    prop_oneof![
+        2 => Just(String::new()),
+        1 => prop::sample::select(vec![" ", "    ", "\t", " \t "]).prop_map(str::to_owned),
+        6 => (prop::sample::select(vec!["", "    ", "\t", "/", "// ", " /"]), prop::collection::vec(word.clone(), 1..12))
+            .prop_map(|(lead, words)| format!("{lead}{}", words.join(" "))),
+        1 => prop::collection::vec(word, 150..400).prop_map(|words| words.join(" ")),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(crate::proptest_config(24))]
+
+    /// Any text through the harness, walked to its end under the structured profile and the
+    /// text one, at budgets from 200 to 1,200: no page over the budget (counted here with
+    /// o200k, as the model reads it); in the structured channel the lines rebuilt are the
+    /// text less its last newline, byte for byte; in prose every line is read, in order; the
+    /// first page states the count `str::lines` gives (in lines, or in parts of lines).
+    #[test]
+    fn untyped_any_text_reads_whole_within_its_budget(
+        lines in proptest::collection::vec(text_line(), 1..40),
+        trailing in proptest::bool::ANY,
+        budget in 200usize..1_200,
+    ) {
+        use toolshape::tokens::Tokenizer as _;
+        let mut original = lines.join("\n");
+        if trailing {
+            original.push('\n');
+        }
+        let o200k = toolshape::tokens::Bpe::o200k_base();
+        let want: Vec<&str> = original.lines().collect();
+        let want = if want.is_empty() { vec![""] } else { want };
+        runtime().block_on(async {
+            let server = Canned::new([("read", Answer::Text(original.clone()))]);
+            for (client_name, structured) in [("claude-code", true), ("open-webui", false)] {
+                let client = connect(server.clone(), &format!("[defaults]\nbudget = {budget}\n"), client_name).await;
+                let pages = crate::client::walk(&client, "read", json!({"q": "x"})).await;
+                for page in &pages {
+                    assert_ne!(page.is_error, Some(true), "{}", text(page));
+                    let read = match (&page.structured_content, structured) {
+                        (Some(s), true) => s.to_string(),
+                        _ => text(page),
+                    };
+                    assert!(o200k.count(&read) <= budget, "over {budget}: {read}");
+                }
+                let summary = match (&pages[0].structured_content, structured) {
+                    (Some(s), true) => s["summary"].as_str().unwrap().to_owned(),
+                    _ => text(&pages[0]).lines().next().unwrap().to_owned(),
+                };
+                let n = thousands(want.len());
+                let line_word = if want.len() == 1 { "line" } else { "lines" };
+                assert!(
+                    summary.contains(&format!("{n} {line_word}"))
+                        || summary.contains(&format!("of {n} {line_word}"))
+                        || summary.contains(&format!("the text's {n} {line_word}")),
+                    "{} lines: {summary}", want.len()
+                );
+                if structured {
+                    let envelopes: Vec<Value> = pages.iter().map(|p| p.structured_content.clone().unwrap()).collect();
+                    let shown = crate::text_lines(&envelopes);
+                    let mut rebuilt = String::new();
+                    for (i, (k, t)) in shown.iter().enumerate() {
+                        if i > 0 && shown[i - 1].0 != *k {
+                            rebuilt.push('\n');
+                        }
+                        rebuilt.push_str(t);
+                    }
+                    assert_eq!(rebuilt, original.strip_suffix('\n').unwrap_or(&original));
+                } else {
+                    let all: String = pages.iter().map(text).collect::<Vec<_>>().join("\n");
+                    let mut at = 0;
+                    for line in want.iter().filter(|l| !l.trim().is_empty()) {
+                        // A line in parts is read part by part: its first words at least.
+                        let head: String = line.chars().take(24).collect();
+                        let found = all[at..].find(head.as_str());
+                        assert!(found.is_some(), "{line:?} not read after byte {at}");
+                        at += found.unwrap_or(0);
+                    }
+                }
+                client.cancel().await.unwrap();
+            }
+        });
+    }
+}
