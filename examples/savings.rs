@@ -21,16 +21,12 @@
 //! (read-whole ratios: the worst over answers of 100 raw tokens or more, over JSON record
 //! lists and over text; the small answers more than 8 tokens over raw; then the checks).
 
+use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use shape_examples::canned::{Answer, Canned};
 use toolshape::config::ShapeConfig;
 use toolshape::mcp;
 use toolshape::tokens::{Bpe, Tokenizer};
@@ -41,31 +37,20 @@ type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
 /// The budget of a page, set in the harness's configuration (no projection is).
 const BUDGET: usize = 2_000;
 
-/// What an upstream tool answers.
-#[derive(Clone)]
-enum Answer {
-    /// `structuredContent`, and its JSON as the text block (as servers do).
-    Structured(Value),
-    /// A text block only (JSON or not: the upstream sent text).
-    Text(String),
+/// What a model reads of `answer` without the harness: the structured JSON where it reads
+/// that channel and the server sent it, else the text.
+fn raw_of(answer: &Answer) -> String {
+    match answer {
+        Answer::Structured(v) => v.to_string(),
+        Answer::Text(t) => t.clone(),
+    }
 }
 
-impl Answer {
-    /// What a model reads of it without the harness: the structured JSON where it reads that
-    /// channel and the server sent it, else the text.
-    fn raw(&self) -> String {
-        match self {
-            Answer::Structured(v) => v.to_string(),
-            Answer::Text(t) => t.clone(),
-        }
-    }
-
-    /// The answer as JSON, when it is JSON (structured, or text that parses).
-    fn json(&self) -> Option<Value> {
-        match self {
-            Answer::Structured(v) => Some(v.clone()),
-            Answer::Text(t) => serde_json::from_str(t.trim()).ok(),
-        }
+/// The answer as JSON, when it is JSON (structured, or text that parses).
+fn json_of(answer: &Answer) -> Option<Value> {
+    match answer {
+        Answer::Structured(v) => Some(v.clone()),
+        Answer::Text(t) => serde_json::from_str(t.trim()).ok(),
     }
 }
 
@@ -79,59 +64,6 @@ struct Case {
     list: Option<(&'static str, &'static str)>,
     /// Left out of the short run (CI).
     long: bool,
-}
-
-/// A server whose tools answer as recorded.
-#[derive(Clone)]
-struct Recorded {
-    answers: Arc<BTreeMap<String, Answer>>,
-}
-
-impl ServerHandler for Recorded {
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
-        let result = match self.answers.get(request.name.as_ref()) {
-            Some(Answer::Structured(value)) => {
-                let mut r = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-                r.structured_content = Some(value.clone());
-                r
-            }
-            Some(Answer::Text(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            None => {
-                return Err(ErrorData::invalid_params(
-                    format!("no tool {}", request.name),
-                    None,
-                ));
-            }
-        };
-        Ok(result.into())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let schema = Arc::new(
-            json!({"type": "object", "properties": {"q": {"type": "string"}}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        Ok(ListToolsResult::with_all_items(
-            self.answers
-                .keys()
-                .map(|name| Tool::new(name.clone(), format!("the {name} tool"), schema.clone()))
-                .collect(),
-        ))
-    }
-
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
 }
 
 fn read(path: &str) -> Result<String, Error> {
@@ -249,7 +181,7 @@ fn cases() -> Result<Vec<Case>, Error> {
     ])
 }
 
-async fn connect(server: Recorded, client: &str) -> Result<Client, Error> {
+async fn connect(server: Canned, client: &str) -> Result<Client, Error> {
     let config = ShapeConfig::from_toml_str(&format!("[defaults]\nbudget = {BUDGET}\n"))?;
     let harness = mcp::Harness::new(server, config)?;
     let (client_end, server_end) = tokio::io::duplex(1 << 24);
@@ -458,11 +390,11 @@ async fn walk(client: &Client, case: &Case, structured: bool, bpe: &Bpe) -> Resu
         .collect::<Vec<_>>()
         .join("\n");
     let in_json = structured && pages[0].0.structured_content.is_some();
-    let raw = case.answer.raw();
+    let raw = raw_of(&case.answer);
     let side = if structured { "structured" } else { "text" };
     // The count a first page states, against a naive one; an answer of several lists may
     // state the list's own count among its sections (`issues 40`).
-    let json = case.answer.json();
+    let json = json_of(&case.answer);
     let truth = match (&case.list, &json) {
         (Some((at, _)), Some(v)) => {
             let list = if at.is_empty() { v } else { &v[*at] };
@@ -628,14 +560,7 @@ async fn walk(client: &Client, case: &Case, structured: bool, bpe: &Bpe) -> Resu
 async fn main() -> Result<(), Error> {
     let short = std::env::args().any(|a| a == "--short");
     let cases: Vec<Case> = cases()?.into_iter().filter(|c| !short || !c.long).collect();
-    let server = Recorded {
-        answers: Arc::new(
-            cases
-                .iter()
-                .map(|c| (c.tool.to_owned(), c.answer.clone()))
-                .collect(),
-        ),
-    };
+    let server = Canned::new(cases.iter().map(|c| (c.tool, c.answer.clone())));
     let bpe = Bpe::o200k_base();
     let (mut worst_large, mut json_lists, mut text_whole) = (0.0f64, 0.0f64, 0.0f64);
     let (mut small_over, mut lost, mut false_counts, mut over_budget) = (0, 0, 0, 0);
@@ -646,7 +571,7 @@ async fn main() -> Result<(), Error> {
     for (client_name, structured) in [("claude-code", true), ("open-webui", false)] {
         let client = connect(server.clone(), client_name).await?;
         for case in &cases {
-            let raw = bpe.count(&case.answer.raw());
+            let raw = bpe.count(&raw_of(&case.answer));
             let w = walk(&client, case, structured, &bpe).await?;
             let ratio = w.whole as f64 / raw.max(1) as f64;
             println!(
@@ -673,7 +598,7 @@ async fn main() -> Result<(), Error> {
             if case.list.is_some() && raw >= 100 {
                 json_lists = json_lists.max(ratio);
             }
-            if case.answer.json().is_none() && raw >= 100 {
+            if json_of(&case.answer).is_none() && raw >= 100 {
                 text_whole = text_whole.max(ratio);
             }
             lost += w.lost;

@@ -7,7 +7,11 @@
 //! - [`tracker`]: an issue tracker of 1,412 generated issues.
 //! - [`desk_data`]: the support desk's 5,000 tickets, generated without a database.
 //! - `desk_db` (feature `sqlite`): the same desk in SQLite.
+//! - `canned` (feature `rmcp`): a server whose tools answer as written, knowing nothing of
+//!   shaping.
 
+#[cfg(feature = "rmcp")]
+pub mod canned;
 pub mod desk;
 pub mod desk_data;
 #[cfg(feature = "sqlite")]

@@ -6,91 +6,10 @@
 //! give the text back, every count the summary states is true, nothing over budget.
 
 use crate::client::{Client, call, next_of, runtime, text};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
-use std::sync::Arc;
+pub use shape_examples::canned::{Answer, Canned};
 use toolshape::config::ShapeConfig;
-
-/// What a canned tool answers.
-#[derive(Clone)]
-pub enum Answer {
-    /// `structuredContent` (and its JSON text as the text block, as servers do).
-    Structured(Value),
-    /// A text block only.
-    Text(String),
-}
-
-/// A server whose tools answer as written, knowing nothing of shaping.
-#[derive(Clone)]
-pub struct Canned {
-    answers: Arc<BTreeMap<String, Answer>>,
-}
-
-impl Canned {
-    pub fn new(answers: impl IntoIterator<Item = (&'static str, Answer)>) -> Canned {
-        Canned {
-            answers: Arc::new(
-                answers
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-impl ServerHandler for Canned {
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
-        let result = match self.answers.get(request.name.as_ref()) {
-            Some(Answer::Structured(value)) => {
-                let mut r = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-                r.structured_content = Some(value.clone());
-                r
-            }
-            Some(Answer::Text(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            None => {
-                return Err(ErrorData::invalid_params(
-                    format!("no tool {}", request.name),
-                    None,
-                ));
-            }
-        };
-        Ok(result.into())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let schema = Arc::new(
-            json!({"type": "object", "properties": {"q": {"type": "string"}}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        Ok(ListToolsResult::with_all_items(
-            self.answers
-                .keys()
-                .map(|name| Tool::new(name.clone(), format!("the {name} tool"), schema.clone()))
-                .collect(),
-        ))
-    }
-
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-}
 
 /// A client named `name` connected to the harness in front of `server`, configured by
 /// `config` (TOML).
