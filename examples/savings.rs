@@ -13,7 +13,8 @@
 //! structured channel each record once by its id); for a text answer the lines are all there
 //! (in the structured channel the text rebuilt byte for byte); the count the first page
 //! states is the true one (a naive count: `str::lines`, the list's length); no page over the
-//! budget (2,000 tokens).
+//! budget (2,000 tokens). Then `open_result`'s `query`: six questions a reader asks of the
+//! git log and the build log, each answered by a line on the first page (`questions: N of M`).
 //!
 //! `cargo run --release --example savings --all-features` (about a minute); `-- --short`
 //! (CI) leaves out the largest answers. The last line:
@@ -556,6 +557,71 @@ async fn walk(client: &Client, case: &Case, structured: bool, bpe: &Bpe) -> Resu
     Ok(w)
 }
 
+/// Questions a reader asks of the git log and the build log, each with the words the line
+/// that answers it holds: `open_result`'s `query` over the stored text must show that line
+/// on its first page.
+const QUESTIONS: [(&str, &str, &str); 6] = [
+    (
+        "git_log",
+        "which library ranks open_result's search by words",
+        "BM25 from the bm25 crate",
+    ),
+    (
+        "git_log",
+        "when were the cursor setup errors merged into one error type",
+        "each CursorSetupError variant",
+    ),
+    (
+        "git_log",
+        "which methods stopped leaking hidden types from the face",
+        "Face without leaks",
+    ),
+    (
+        "build_log",
+        "which version of pydantic was installed",
+        "Successfully installed",
+    ),
+    ("build_log", "how many unit tests passed", "92 passed"),
+    (
+        "build_log",
+        "was the syn crate compiled",
+        "Compiling syn v3",
+    ),
+];
+
+/// How many of [`QUESTIONS`] over the tools in `tools` find their line on the first page
+/// of `open_result`'s answer to the question as a query, and of how many.
+async fn questions(client: &Client, tools: &[&str]) -> Result<(usize, usize), Error> {
+    let (mut found, mut asked) = (0, 0);
+    for (tool, question, line) in QUESTIONS.iter().filter(|(t, _, _)| tools.contains(t)) {
+        let mut args = serde_json::Map::new();
+        args.insert("q".into(), json!("x"));
+        let first = client
+            .call_tool(CallToolRequestParams::new(*tool).with_arguments(args))
+            .await?;
+        let handle = first
+            .structured_content
+            .as_ref()
+            .and_then(|s| s["omitted"]["handle"].as_str())
+            .ok_or_else(|| format!("{tool}: no handle on the first page"))?
+            .to_owned();
+        let mut args = serde_json::Map::new();
+        args.insert("handle".into(), json!(handle));
+        args.insert("query".into(), json!(question));
+        let page = client
+            .call_tool(CallToolRequestParams::new("open_result").with_arguments(args))
+            .await?;
+        asked += 1;
+        let read = read_by(&page, true);
+        if read.contains(&escaped(line)) {
+            found += 1;
+        } else {
+            eprintln!("  {tool}: {question:?}: no line with {line:?} on the first page");
+        }
+    }
+    Ok((found, asked))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     let short = std::env::args().any(|a| a == "--short");
@@ -604,6 +670,13 @@ async fn main() -> Result<(), Error> {
             lost += w.lost;
             false_counts += w.false_counts;
             over_budget += w.over_budget;
+        }
+        if structured {
+            let tools: Vec<&str> = cases.iter().map(|c| c.tool).collect();
+            let (found, asked) = questions(&client, &tools).await?;
+            println!(
+                "questions: {found} of {asked} answered by a line on open_result's first page (query)"
+            );
         }
         client.cancel().await?;
     }
