@@ -582,10 +582,21 @@ impl Session {
             t.over_budget += 1;
             t.fail(format!("{tool}: {tokens} tokens over {BUDGET}"));
         }
-        for key in ["status", "summary", "data", "omitted", "next"] {
-            if envelope.get(key).is_none() {
+        // `omitted` and `next` both or neither: neither only on a complete page (nothing
+        // left out, no cursor), which is never partial.
+        let cut = envelope.get("omitted").is_some() || envelope["status"] == "partial";
+        let keys: &[&str] = if cut {
+            &["status", "summary", "data", "omitted", "next"]
+        } else {
+            &["status", "summary", "data"]
+        };
+        for key in keys {
+            if envelope.get(*key).is_none() {
                 return Err(format!("{tool}: not the envelope (no {key}): {envelope}").into());
             }
+        }
+        if !cut && envelope.get("next").is_some() {
+            return Err(format!("{tool}: a next without omitted: {envelope}").into());
         }
         if (envelope["status"] == "error") != (result.is_error == Some(true)) {
             return Err(format!("{tool}: isError disagrees with the status: {envelope}").into());

@@ -220,6 +220,7 @@ pub(crate) fn envelope_with(
             },
             "omitted": {
                 "type": "object",
+                "description": "what this page leaves out; absent when it leaves out nothing and has no next page",
                 "properties": {
                     "count": {
                         "type": ["integer", "null"],
@@ -243,7 +244,7 @@ pub(crate) fn envelope_with(
             },
             "next": {
                 "type": ["string", "null"],
-                "description": "pass as cursor to get the next page; null when there is none",
+                "description": "pass as cursor to get the next page; null or absent when there is none",
             },
         },
         // `omitted` and `next` are written when something was cut (see `Frame::is_complete`).
