@@ -1864,3 +1864,22 @@ proptest::proptest! {
         });
     }
 }
+
+/// Records nobody described that have a `text` key of their own are records, not a text's
+/// lines: each keeps its other keys (only a text answer's lines are written as strings).
+#[test]
+fn records_with_a_text_key_stay_records() {
+    runtime().block_on(async {
+        let server = Canned::new([(
+            "notes",
+            Answer::Structured(json!([{"id": 1, "text": "a"}, {"id": 2, "text": "b"}])),
+        )]);
+        let client = connect(server, "", "claude-code").await;
+        let page = call(&client, "notes", json!({"q": "x"})).await;
+        let records = crate::records(page.structured_content.as_ref().unwrap());
+        let ids: Vec<&Value> = records.iter().map(|r| &r["id"]).collect();
+        assert_eq!(ids, [&json!(1), &json!(2)]);
+        assert_eq!(records[1]["text"], "b");
+        client.cancel().await.unwrap();
+    });
+}
