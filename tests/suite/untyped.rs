@@ -1811,7 +1811,6 @@ proptest::proptest! {
         }
         let o200k = toolshape::tokens::Bpe::o200k_base();
         let want: Vec<&str> = original.lines().collect();
-        let want = if want.is_empty() { vec![""] } else { want };
         runtime().block_on(async {
             let server = Canned::new([("read", Answer::Text(original.clone()))]);
             for (client_name, structured) in [("claude-code", true), ("open-webui", false)] {
@@ -1831,8 +1830,10 @@ proptest::proptest! {
                 };
                 let n = thousands(want.len());
                 let line_word = if want.len() == 1 { "line" } else { "lines" };
+                // An empty text has no lines: an empty answer, said so.
                 assert!(
-                    summary.contains(&format!("{n} {line_word}"))
+                    (want.is_empty() && summary.contains("no lines found"))
+                        || summary.contains(&format!("{n} {line_word}"))
                         || summary.contains(&format!("of {n} {line_word}"))
                         || summary.contains(&format!("the text's {n} {line_word}")),
                     "{} lines: {summary}", want.len()
@@ -1881,5 +1882,45 @@ fn records_with_a_text_key_stay_records() {
         assert_eq!(ids, [&json!(1), &json!(2)]);
         assert_eq!(records[1]["text"], "b");
         client.cancel().await.unwrap();
+    });
+}
+
+/// An empty text has no lines: an empty answer that says so (a finding), in both profiles;
+/// a text of one newline is one empty line, as `str::lines` counts it.
+#[test]
+fn an_empty_text_is_an_empty_answer_and_a_newline_one_line() {
+    runtime().block_on(async {
+        let server = Canned::new([
+            ("nothing", Answer::Text(String::new())),
+            ("newline", Answer::Text("\n".to_owned())),
+        ]);
+        for client_name in ["claude-code", "open-webui"] {
+            let client = connect(server.clone(), "", client_name).await;
+            let empty = call(&client, "nothing", json!({"q": "x"})).await;
+            let newline = call(&client, "newline", json!({"q": "x"})).await;
+            match client_name {
+                "claude-code" => {
+                    let e = empty.structured_content.clone().unwrap();
+                    assert_eq!(e["status"], "empty", "{e}");
+                    assert_eq!(e["data"], json!([]), "{e}");
+                    let n = newline.structured_content.clone().unwrap();
+                    assert_eq!(n["summary"], "1 line", "{n}");
+                    assert_eq!(n["data"], json!([""]), "{n}");
+                }
+                _ => {
+                    assert!(
+                        text(&empty).starts_with("empty: no lines found"),
+                        "{}",
+                        text(&empty)
+                    );
+                    assert!(
+                        text(&newline).starts_with("ok: 1 line"),
+                        "{}",
+                        text(&newline)
+                    );
+                }
+            }
+            client.cancel().await.unwrap();
+        }
     });
 }

@@ -477,33 +477,32 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             }
             // Text, or JSON that holds no records: its lines.
             _ => {
-                let text = match &value {
+                let (tokenizer, budget) = (
+                    shaper.current_tokenizer(),
+                    shaper.current_budget().max_tokens(),
+                );
+                let lines = match &value {
                     // JSON that holds no records: as the upstream wrote it (its text, or the
                     // structured value written compact) when that is one line no longer than
-                    // a part of a line may be (a quarter of the budget); longer, pretty-printed,
-                    // so that its lines page.
+                    // a part of a line may be (`lines_of` cuts a longer one in parts: a line
+                    // of more bytes than `part_bytes` always is); else pretty-printed, so
+                    // that its lines page.
                     Some(value) => {
                         let written = match &result.structured_content {
                             Some(_) => value.to_string(),
                             None => joined.trim().to_owned(),
                         };
-                        let most = (shaper.current_budget().max_tokens() / 4).max(8);
-                        let one_line = !written.contains('\n')
-                            && written.len() <= most.saturating_mul(16)
-                            && shaper.current_tokenizer().count(&written) <= most;
-                        if one_line {
-                            written
-                        } else {
-                            serde_json::to_string_pretty(value).unwrap_or(joined)
-                        }
+                        let one_line = (!written.contains('\n')
+                            && written.len() <= part_bytes(tokenizer, budget))
+                        .then(|| lines_of(&written, tokenizer, budget))
+                        .filter(|lines| !lines.parts);
+                        one_line.unwrap_or_else(|| {
+                            let pretty = serde_json::to_string_pretty(value).unwrap_or(joined);
+                            lines_of(&pretty, tokenizer, budget)
+                        })
                     }
-                    None => joined,
+                    None => lines_of(&joined, tokenizer, budget),
                 };
-                let lines = lines_of(
-                    &text,
-                    shaper.current_tokenizer(),
-                    shaper.current_budget().max_tokens(),
-                );
                 call.keep_order()
                     .parts(lines.statement.as_deref())
                     .text_lines()
@@ -746,10 +745,21 @@ struct TextRecords {
 /// The lines longer than a page that a statement names one by one; the rest are counted.
 const PARTED_LINES_NAMED: usize = 5;
 
+/// The most tokens a part of a line may take: a quarter of the budget, at least 8.
+fn part_tokens(budget: usize) -> usize {
+    (budget / 4).max(8)
+}
+
+/// The most bytes a line of at most [`part_tokens`] tokens can have: a longer one is cut in
+/// parts whatever its text.
+fn part_bytes(tokenizer: &dyn Tokenizer, budget: usize) -> usize {
+    part_tokens(budget).saturating_mul(tokenizer.max_token_bytes().max(1))
+}
+
 fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> TextRecords {
-    let most = (budget / 4).max(8);
+    let most = part_tokens(budget);
     // A window of bytes that holds more than `most` tokens whenever the rest does.
-    let full = most.saturating_mul(tokenizer.max_token_bytes().max(1));
+    let full = part_bytes(tokenizer, budget);
     // What is tokenized first: twice the bytes the last part took (four bytes a token to
     // begin with), so each byte of a long line is tokenized about twice, not once per part
     // the full window spans. Taken when it holds a few tokens more than `most` (the cut is
@@ -758,9 +768,10 @@ fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> TextRecords
     let mut guess = most.saturating_mul(8).min(full);
     let mut lines: Vec<Vec<&str>> = Vec::new();
     // A newline ends the line before it; the text's last newline starts no line of its own
-    // (`a\nb\n` is two lines, as `str::lines` and `wc -l` count).
+    // (`a\nb\n` is two lines, as `str::lines` and `wc -l` count), and an empty text has
+    // none: its answer is empty, not one empty line.
     let body = text.strip_suffix('\n').unwrap_or(text);
-    for line in body.split('\n') {
+    for line in body.split('\n').filter(|_| !text.is_empty()) {
         let mut parts = Vec::new();
         let mut rest = line;
         loop {
@@ -1193,6 +1204,7 @@ mod tests {
         // Several lines, an empty one, multi-byte text: all come back; a text's last
         // newline ends its last line and starts none (as `str::lines` counts: the naive
         // reference), so the lines give the text back less that newline.
+        assert!(parts("", 400).is_empty(), "an empty text has no lines");
         for text in ["", "one\n\ntwo", "é€😀 mixed\tline\nnext"] {
             assert_eq!(joined(&parts(text, 400)), text, "{text:?}");
         }

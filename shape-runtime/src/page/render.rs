@@ -148,10 +148,16 @@ pub(crate) struct Layout<'a> {
     /// The first few field names (`number, title, state, …`), for the remedy of a stored
     /// record too large for its page: reopened with a few of them, it fits.
     pub fields_hint: String,
-    /// The records are a text's lines in their order (`line`, `text`, and `part` for a line
-    /// in parts): the JSON form writes a whole line as its text alone, a string, and a part
-    /// as its record (see [`Layout::lines`]).
-    lines: bool,
+    /// When the records are a text's lines in their order: where their `text` is and, for a
+    /// line in parts, their `part` (see [`Layout::lines`]). Found once, not per line.
+    lines: Option<LineFields>,
+}
+
+/// Where a text's line records hold their text and their part (`None`: no line is in parts).
+#[derive(Debug, Clone, Copy)]
+struct LineFields {
+    text: usize,
+    part: Option<usize>,
 }
 
 /// The field names a remedy names: the first few, `…` for the rest.
@@ -234,7 +240,7 @@ impl<'a> Layout<'a> {
             nested_untrusted: Vec::new(),
             shown: None,
             fields_hint,
-            lines: false,
+            lines: None,
         }
     }
 
@@ -243,14 +249,23 @@ impl<'a> Layout<'a> {
     /// record (`{"line":12,"part":"line 12, part 2 of 3","text":"…"}`): a line costs its text
     /// and about two tokens, not a record's keys or a row's number. A narrowed view (fields
     /// hidden) keeps the records' form.
+    /// Records with no `text` field are not lines: they keep their form.
     pub(crate) fn lines(mut self, lines: bool) -> Self {
-        self.lines = lines && self.shown.is_none();
+        let names = self.field_names();
+        let at = |name: &str| names.iter().position(|n| *n == name);
+        self.lines = match (lines && self.shown.is_none(), at("text")) {
+            (true, Some(text)) => Some(LineFields {
+                text,
+                part: at("part"),
+            }),
+            _ => None,
+        };
         self
     }
 
     /// Whether the JSON form writes the records as a text's lines ([`Layout::lines`]).
     pub(crate) fn is_lines(&self) -> bool {
-        self.lines
+        self.lines.is_some()
     }
 
     /// This view without the fields named in `hide` (configuration narrowing a view per tool
@@ -298,7 +313,7 @@ impl<'a> Layout<'a> {
                     .filter(|n| !hide.contains(n))
                     .map(String::as_str),
             ),
-            lines: false,
+            lines: None,
         })
     }
 
@@ -428,15 +443,15 @@ impl<'p> Renderer<'p> {
         format: Format,
         form: StructuredForm,
     ) -> Result<String, String> {
-        match (format, form) {
-            (Format::Json, _) if self.layout.lines => self.line_segment(record, position),
-            (Format::Json, StructuredForm::Objects) if self.layout.is_narrowed() => {
+        match (format, form, self.layout.lines) {
+            (Format::Json, _, Some(fields)) => line_segment(record, position, fields),
+            (Format::Json, StructuredForm::Objects, _) if self.layout.is_narrowed() => {
                 self.narrowed_json_segment(record, position)
             }
-            (Format::Json, StructuredForm::Objects) => json_segment(record, position),
-            (Format::Json, StructuredForm::Rows) => self.row_segment(record, position),
-            (Format::Prose, _) => self.prose_segment(record),
-            (Format::Table, _) => self.table_segment(record),
+            (Format::Json, StructuredForm::Objects, _) => json_segment(record, position),
+            (Format::Json, StructuredForm::Rows, _) => self.row_segment(record, position),
+            (Format::Prose, ..) => self.prose_segment(record),
+            (Format::Table, ..) => self.table_segment(record),
         }
     }
 
@@ -456,26 +471,6 @@ impl<'p> Renderer<'p> {
             record.write_json_field(self.layout.source_index(i), &mut buf)?;
         }
         buf.extend_from_slice(b"]\n");
-        String::from_utf8(buf).map_err(|e| e.to_string())
-    }
-
-    /// A line of a text ([`Layout::lines`]): its text as a JSON string, the comma before it on
-    /// every line but the page's first; a part of a line, its record.
-    fn line_segment(&self, record: &dyn RenderRecord, position: usize) -> Result<String, String> {
-        let names = self.layout.field_names();
-        let at = |name: &str| names.iter().position(|n| *n == name);
-        let (Some(text), part) = (at("text"), at("part")) else {
-            return json_segment(record, position);
-        };
-        if part.is_some_and(|p| record.shows(self.layout.source_index(p))) {
-            return json_segment(record, position);
-        }
-        let mut buf = Vec::with_capacity(128);
-        if position > 0 {
-            buf.push(b',');
-        }
-        record.write_json_field(self.layout.source_index(text), &mut buf)?;
-        buf.push(b'\n');
         String::from_utf8(buf).map_err(|e| e.to_string())
     }
 
@@ -559,6 +554,26 @@ fn prose_line<S: Storage>(
         |index| record.shows(layout.source_index(index)),
     )?;
     Ok(out)
+}
+
+/// A line of a text ([`Layout::lines`]): its text as a JSON string, the comma before it on
+/// every line but the page's first; a part of a line, its record. (The layout of lines is
+/// never narrowed: a field's index is its index in the records.)
+fn line_segment(
+    record: &dyn RenderRecord,
+    position: usize,
+    fields: LineFields,
+) -> Result<String, String> {
+    if fields.part.is_some_and(|p| record.shows(p)) {
+        return json_segment(record, position);
+    }
+    let mut buf = Vec::with_capacity(128);
+    if position > 0 {
+        buf.push(b',');
+    }
+    record.write_json_field(fields.text, &mut buf)?;
+    buf.push(b'\n');
+    String::from_utf8(buf).map_err(|e| e.to_string())
 }
 
 fn json_segment(record: &dyn RenderRecord, position: usize) -> Result<String, String> {

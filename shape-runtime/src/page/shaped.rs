@@ -93,13 +93,12 @@ impl Shaped {
         match serde_json::from_str(&self.structured) {
             Ok(value) => value,
             // Unreachable: `reads_back` checked the text when the page was made. Said, not
-            // hidden, should it ever happen.
+            // hidden, should it ever happen. An error that cuts nothing: no `omitted` or
+            // `next`, as every complete page.
             Err(e) => serde_json::json!({
                 "status": "error",
                 "summary": format!("the structured channel does not read back as JSON: {e}"),
                 "data": [],
-                "omitted": {"count": 0},
-                "next": null,
             }),
         }
     }
