@@ -606,26 +606,16 @@ fn answerable(answer: &str, question: &Question, plural: &str) -> bool {
         Fact::Record { key, values } => record_text(answer, &marks, key)
             .is_some_and(|record| values.iter().all(|v| has_value(record, answer, v))),
         Fact::Count { n, keys } => {
-            let stated = [n.to_string(), group(*n)].iter().any(|num| {
-                contains_word(answer, &format!("{num} {plural}"), false)
-                    || answer.contains(&format!("\"total\": {num}"))
-                    || answer.contains(&format!("\"total\":{num}"))
-            });
+            let stated = [n.to_string(), shape_examples::thousands(*n as u64)]
+                .iter()
+                .any(|num| {
+                    contains_word(answer, &format!("{num} {plural}"), false)
+                        || answer.contains(&format!("\"total\": {num}"))
+                        || answer.contains(&format!("\"total\":{num}"))
+                });
             stated || keys.iter().all(|k| marks.iter().any(|(_, m)| m == k))
         }
     })
-}
-
-fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 // ---- the run ----
@@ -870,7 +860,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .count();
     println!(
         "== answerable share: {total} questions ({desk_n} on the desk's {} tickets, {} on the tracker's {} issues), o200k_base ==",
-        group(data.tickets.len()),
+        shape_examples::thousands(data.tickets.len() as u64),
         total - desk_n,
         issues.len()
     );

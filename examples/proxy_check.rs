@@ -25,6 +25,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use shape_examples::read::{joined, text, text_lines};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use toolshape::tokens::{Bpe, Tokenizer};
@@ -272,15 +273,6 @@ async fn call(client: &Client, tool: &str, args: &Value) -> Result<CallToolResul
     Ok(client.call_tool(params).await?)
 }
 
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// What a client that reads either channel may show its model: the larger.
 fn read_tokens(o200k: &Bpe, result: &CallToolResult) -> usize {
     let structured = result
@@ -354,61 +346,15 @@ async fn walk_across(
     Err(format!("{tool}: `next` does not end").into())
 }
 
-/// The text the pages of a text answer hold, their lines' parts joined: a whole line is a
-/// string (the line after the last one shown), a part of a line longer than a page an object
-/// naming its line.
+/// The text the pages of a text answer hold, their lines' parts joined
+/// (`shape_examples::read`: a whole line is a string, a part of a line or a reopened line a
+/// record naming its line); `None` when a page is not a text's lines.
 fn lines_of(pages: &[CallToolResult]) -> Option<String> {
-    let mut parts: Vec<(u64, String)> = Vec::new();
-    for page in pages {
-        let envelope = page.structured_content.as_ref()?;
-        match envelope["fields"].as_array() {
-            None if envelope["data"]
-                .as_array()?
-                .iter()
-                .any(|item| item.is_string()) =>
-            {
-                for item in envelope["data"].as_array()? {
-                    let last = parts.last().map_or(0, |(n, _)| *n);
-                    match item {
-                        Value::String(line) => parts.push((last + 1, line.clone())),
-                        part => {
-                            parts.push((part["line"].as_u64()?, part["text"].as_str()?.to_owned()))
-                        }
-                    }
-                }
-            }
-            // The rows form: each row's values in the order of `fields`.
-            Some(fields) => {
-                let fields: Vec<&str> = fields.iter().filter_map(Value::as_str).collect();
-                let (line_at, text_at) = (
-                    fields.iter().position(|f| *f == "line")?,
-                    fields.iter().position(|f| *f == "text")?,
-                );
-                for row in envelope["data"].as_array()? {
-                    parts.push((row[line_at].as_u64()?, row[text_at].as_str()?.to_owned()));
-                }
-            }
-            // Records as objects.
-            None => {
-                for record in envelope["data"].as_array()? {
-                    parts.push((
-                        record["line"].as_u64()?,
-                        record["text"].as_str()?.to_owned(),
-                    ));
-                }
-            }
-        }
-    }
-    let mut out = String::new();
-    let mut last = None;
-    for (line, text) in parts {
-        if last.is_some_and(|l| l != line) {
-            out.push('\n');
-        }
-        out.push_str(&text);
-        last = Some(line);
-    }
-    Some(out)
+    let envelopes: Vec<&Value> = pages
+        .iter()
+        .map(|p| p.structured_content.as_ref())
+        .collect::<Option<_>>()?;
+    Some(joined(&text_lines(envelopes)?))
 }
 
 /// The records of the pages' envelopes (rows zipped with `fields`, or objects as they are).

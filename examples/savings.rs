@@ -28,6 +28,8 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use shape_examples::canned::{Answer, Canned};
+use shape_examples::read::{joined, text, text_lines};
+use shape_examples::thousands;
 use toolshape::config::ShapeConfig;
 use toolshape::mcp;
 use toolshape::tokens::{Bpe, Tokenizer};
@@ -199,15 +201,6 @@ async fn connect(server: Canned, client: &str) -> Result<Client, Error> {
     .await?)
 }
 
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// What the client's model reads of `page`.
 fn read_by(page: &CallToolResult, structured: bool) -> String {
     match (&page.structured_content, structured, page.is_error) {
@@ -299,18 +292,6 @@ fn summary_of(page: &CallToolResult, structured: bool) -> String {
         (Some(s), true) => s["summary"].as_str().unwrap_or_default().to_owned(),
         _ => text(page).lines().next().unwrap_or_default().to_owned(),
     }
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Whether a line holds a provenance delimiter or a look-alike (the sanitiser rewrites them).
@@ -491,32 +472,14 @@ async fn walk(client: &Client, case: &Case, structured: bool, bpe: &Bpe) -> Resu
         None if in_json => {
             // Lines in order, a whole line a string, a line longer than a page in parts (each
             // an object naming its line): the text rebuilt, line by line.
-            let mut rebuilt: Vec<String> = Vec::new();
-            let mut last_part = None;
-            for (page, _) in &pages {
-                let data = page
-                    .structured_content
-                    .as_ref()
-                    .and_then(|s| s["data"].as_array().cloned());
-                for item in data.unwrap_or_default() {
-                    match &item {
-                        Value::String(line) => {
-                            rebuilt.push(line.clone());
-                            last_part = None;
-                        }
-                        part => {
-                            let line = part["line"].as_u64();
-                            if last_part.is_none() || line != last_part {
-                                rebuilt.push(String::new());
-                            }
-                            last_part = line;
-                            if let Some(last) = rebuilt.last_mut() {
-                                last.push_str(part["text"].as_str().unwrap_or_default());
-                            }
-                        }
-                    }
-                }
-            }
+            let envelopes: Vec<&Value> = pages
+                .iter()
+                .filter_map(|(p, _)| p.structured_content.as_ref())
+                .collect();
+            let lines = text_lines(envelopes)
+                .ok_or_else(|| format!("{}: not a text's lines", case.tool))?;
+            let rebuilt = joined(&lines);
+            let rebuilt: Vec<&str> = rebuilt.split('\n').collect();
             // The last newline ends the last line.
             let sent: Vec<&str> = raw.strip_suffix('\n').unwrap_or(&raw).split('\n').collect();
             if rebuilt.len() != sent.len() {

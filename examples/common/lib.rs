@@ -8,7 +8,8 @@
 //! - [`desk_data`]: the support desk's 5,000 tickets, generated without a database.
 //! - `desk_db` (feature `sqlite`): the same desk in SQLite.
 //! - `canned` (feature `rmcp`): a server whose tools answer as written, knowing nothing of
-//!   shaping.
+//!   shaping; `read` (feature `rmcp`): what a client's model reads of a tool result.
+//! - [`thousands`]: a count as a summary writes it.
 
 #[cfg(feature = "rmcp")]
 pub mod canned;
@@ -18,6 +19,8 @@ pub mod desk_data;
 pub mod desk_db;
 pub mod github;
 pub mod github_minimal;
+#[cfg(feature = "rmcp")]
+pub mod read;
 pub mod tracker;
 
 /// The path of the `mcp_support_desk` example beside the running example's binary (the same
@@ -40,4 +43,18 @@ pub fn support_desk_server(env_var: &str, features: &str) -> Result<String, Stri
         ));
     }
     Ok(path.display().to_string())
+}
+
+/// `17825792` as `17,825,792`: a count as the library's summaries write it, for checks that
+/// read them.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -40,14 +40,7 @@ pub async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
 }
 
 /// The text channel: every text block, joined by newlines.
-pub fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+pub use shape_examples::read::text;
 
 /// A two-thread Tokio runtime for a test's client and server.
 pub fn runtime() -> tokio::runtime::Runtime {

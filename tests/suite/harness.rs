@@ -282,7 +282,7 @@ fn text_is_cut_on_lines_and_recovered_byte_for_byte() {
             }
             let lines = crate::text_lines(&envelopes);
             assert_eq!(
-                rebuild(&lines),
+                shape_examples::read::joined(&lines),
                 sanitised(original),
                 "{tool}: the pages, joined"
             );
@@ -309,24 +309,14 @@ fn text_is_cut_on_lines_and_recovered_byte_for_byte() {
                     None => break,
                 }
             }
-            assert_eq!(rebuild(&reopened), sanitised(original), "{tool}: reopened");
+            assert_eq!(
+                shape_examples::read::joined(&reopened),
+                sanitised(original),
+                "{tool}: reopened"
+            );
             client.cancel().await.unwrap();
         }
     });
-}
-
-/// Lines from their parts: parts of one line joined as they are, lines with `\n`.
-fn rebuild(parts: &[(u64, String)]) -> String {
-    let mut out = String::new();
-    let mut last = None;
-    for (line, text) in parts {
-        if last.is_some_and(|l| l != *line) {
-            out.push('\n');
-        }
-        out.push_str(text);
-        last = Some(*line);
-    }
-    out
 }
 
 /// What sanitising outsiders' text leaves of `text`: the bidi control removed, the compact

@@ -194,29 +194,20 @@ pub fn omitted_of(envelope: &serde_json::Value) -> serde_json::Value {
 }
 
 /// A text's lines as the structured channel shows them across a walk's envelopes, each with
-/// its number: a whole line is a string (the line after the last one shown), a part of a
-/// line longer than a page an object naming its line (`line`, `part`, `text`).
+/// its number (`shape_examples::read::text_lines`: a whole line is a string, a part of a line
+/// longer than a page an object naming its line); never in the rows form.
 pub fn text_lines<'e>(
     envelopes: impl IntoIterator<Item = &'e serde_json::Value>,
 ) -> Vec<(u64, String)> {
-    let mut out: Vec<(u64, String)> = Vec::new();
-    for envelope in envelopes {
+    let envelopes: Vec<&serde_json::Value> = envelopes.into_iter().collect();
+    for envelope in &envelopes {
         assert!(
             envelope.get("fields").is_none(),
             "no rows for text: {envelope}"
         );
-        for item in envelope["data"].as_array().expect("data is an array") {
-            let last = out.last().map_or(0, |(n, _)| *n);
-            match item {
-                serde_json::Value::String(line) => out.push((last + 1, line.clone())),
-                part => out.push((
-                    part["line"].as_u64().expect("a part names its line"),
-                    part["text"].as_str().expect("a part's text").to_owned(),
-                )),
-            }
-        }
     }
-    out
+    shape_examples::read::text_lines(envelopes.iter().copied())
+        .unwrap_or_else(|| panic!("not a text's lines: {envelopes:?}"))
 }
 
 /// The envelope's keys in order, and that they are the keys of one form:

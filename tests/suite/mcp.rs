@@ -979,19 +979,6 @@ impl Drop for StdioServer {
     }
 }
 
-/// `17825792` as `17,825,792`.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// A `tools/call` of `open_result` whose whole message nests `depth` levels (the message,
 /// `params`, `arguments`, `filter`, its filter object, then arrays inside the filter's value).
 fn nested_call(id: u64, depth: usize) -> String {
@@ -1085,7 +1072,7 @@ fn every_request_gets_an_answer_however_deep_or_long() {
             assert!(
                 message.contains(&format!(
                     "the message is {} bytes, over the 16,777,216 bytes",
-                    grouped(line.len())
+                    shape_examples::thousands(line.len() as u64)
                 )),
                 "{message}"
             );

@@ -255,8 +255,13 @@ fn an_answer_of_several_lists_shows_every_list_to_its_end() {
                         }
                         let total = truth.len();
                         assert!(
-                            summary.contains(&format!("{} records", thousands(total)))
-                                || summary.contains(&format!("of {} records", thousands(total))),
+                            summary.contains(&format!(
+                                "{} records",
+                                shape_examples::thousands(total as u64)
+                            )) || summary.contains(&format!(
+                                "of {} records",
+                                shape_examples::thousands(total as u64)
+                            )),
                             "{summary}"
                         );
                     } else {
@@ -282,18 +287,6 @@ fn an_answer_of_several_lists_shows_every_list_to_its_end() {
             }
         }
     });
-}
-
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A section of the stored answer is reopened by its name: `open_result` filtering on
@@ -531,27 +524,38 @@ fn a_line_longer_than_a_page_is_counted_as_parts_of_its_line() {
                     if parted.is_empty() {
                         let noun = if total == 1 { "line" } else { "lines" };
                         assert!(
-                            summary.contains(&format!("{} {noun}", thousands(total))),
+                            summary.contains(&format!(
+                                "{} {noun}",
+                                shape_examples::thousands(total as u64)
+                            )),
                             "{summary}"
                         );
                         assert!(!summary.contains("part"), "{summary}");
                     } else {
                         // Counted as parts; the lines and their parts stated truly.
                         assert!(
-                            summary.contains(&format!("of {} parts", thousands(total)))
-                                || summary.starts_with(&format!("ok: {} parts", thousands(total))),
+                            summary.contains(&format!(
+                                "of {} parts",
+                                shape_examples::thousands(total as u64)
+                            )) || summary.starts_with(&format!(
+                                "ok: {} parts",
+                                shape_examples::thousands(total as u64)
+                            )),
                             "{summary}"
                         );
                         assert!(
-                            !summary.contains(&format!("{} lines;", thousands(total))),
+                            !summary.contains(&format!(
+                                "{} lines;",
+                                shape_examples::thousands(total as u64)
+                            )),
                             "{summary}"
                         );
                         let line_word = if lines.len() == 1 { "line" } else { "lines" };
                         assert!(
                             summary.contains(&format!(
                                 "the text's {} {line_word} come in {} parts",
-                                thousands(lines.len()),
-                                thousands(total)
+                                shape_examples::thousands(lines.len() as u64),
+                                shape_examples::thousands(total as u64)
                             )),
                             "{summary}"
                         );
@@ -559,8 +563,8 @@ fn a_line_longer_than_a_page_is_counted_as_parts_of_its_line() {
                             assert!(
                                 summary.contains(&format!(
                                     "line {} in {}",
-                                    thousands(*line as usize),
-                                    thousands(*m as usize)
+                                    shape_examples::thousands(*line),
+                                    shape_examples::thousands(*m)
                                 )),
                                 "{summary}"
                             );
@@ -1700,14 +1704,7 @@ fn a_text_reads_as_its_lines_in_the_structured_channel() {
             );
         }
         let lines = crate::text_lines(&envelopes);
-        let mut rebuilt = String::new();
-        for (i, (n, text)) in lines.iter().enumerate() {
-            if i > 0 && lines[i - 1].0 != *n {
-                rebuilt.push('\n');
-            }
-            rebuilt.push_str(text);
-        }
-        assert_eq!(rebuilt, past);
+        assert_eq!(shape_examples::read::joined(&lines), past);
         assert!(
             envelopes[0]["summary"]
                 .as_str()
@@ -1765,8 +1762,7 @@ fn json_that_holds_no_records_reads_as_written_when_it_is_short() {
         let pretty =
             serde_json::to_string_pretty(&serde_json::from_str::<Value>(&past).unwrap()).unwrap();
         assert_eq!(lines.len(), pretty.lines().count(), "{envelopes:?}");
-        let read: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
-        assert_eq!(read.join("\n"), pretty);
+        assert_eq!(shape_examples::read::joined(&lines), pretty);
         // A structured answer with no records: a record of its own (its fields).
         let count = call(&client, "count", json!({"q": "x"})).await;
         assert_eq!(count.structured_content.clone().unwrap()["status"], "ok");
@@ -1828,7 +1824,7 @@ proptest::proptest! {
                     (Some(s), true) => s["summary"].as_str().unwrap().to_owned(),
                     _ => text(&pages[0]).lines().next().unwrap().to_owned(),
                 };
-                let n = thousands(want.len());
+                let n = shape_examples::thousands(want.len() as u64);
                 let line_word = if want.len() == 1 { "line" } else { "lines" };
                 // An empty text has no lines: an empty answer, said so.
                 assert!(
@@ -1841,13 +1837,7 @@ proptest::proptest! {
                 if structured {
                     let envelopes: Vec<Value> = pages.iter().map(|p| p.structured_content.clone().unwrap()).collect();
                     let shown = crate::text_lines(&envelopes);
-                    let mut rebuilt = String::new();
-                    for (i, (k, t)) in shown.iter().enumerate() {
-                        if i > 0 && shown[i - 1].0 != *k {
-                            rebuilt.push('\n');
-                        }
-                        rebuilt.push_str(t);
-                    }
+                    let rebuilt = shape_examples::read::joined(&shown);
                     assert_eq!(rebuilt, original.strip_suffix('\n').unwrap_or(&original));
                 } else {
                     let all: String = pages.iter().map(text).collect::<Vec<_>>().join("\n");
