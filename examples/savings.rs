@@ -585,8 +585,90 @@ async fn questions(client: &Client, tools: &[&str]) -> Result<(usize, usize), Er
     Ok((found, asked))
 }
 
+/// `--forms`: what other forms of a text would cost, ÷ raw, side by side (the figures
+/// docs/DEVELOPMENT.md gives for the forms not chosen), and what each part of a small
+/// complete answer's envelope costs.
+fn forms(cases: &[Case], bpe: &Bpe) {
+    println!(
+        "{:<14} {:>8} {:>6} {:>8} {:>10} {:>10}",
+        "text", "raw", "rows", "strings", "one JSON", "«line»"
+    );
+    for case in cases {
+        let Answer::Text(raw) = &case.answer else {
+            continue;
+        };
+        if json_of(&case.answer).is_some() || bpe.count(raw) < 100 {
+            continue;
+        }
+        let lines: Vec<&str> = raw.lines().collect();
+        let quoted = |l: &str| Value::String(l.to_owned()).to_string();
+        let rows: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                format!(
+                    "{}[{},{}]\n",
+                    if i > 0 { "," } else { "" },
+                    i + 1,
+                    quoted(l)
+                )
+            })
+            .collect();
+        let strings: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{}{}\n", if i > 0 { "," } else { "" }, quoted(l)))
+            .collect();
+        let block = quoted(raw);
+        let marked: String = lines.iter().map(|l| format!("«{l}»\n")).collect();
+        let r = bpe.count(raw) as f64;
+        let ratio = |t: &str| bpe.count(t) as f64 / r;
+        println!(
+            "{:<14} {:>8} {:>6.3} {:>8.3} {:>10.3} {:>10.3}",
+            case.tool,
+            r,
+            ratio(&rows),
+            ratio(&strings),
+            ratio(&block),
+            ratio(&marked)
+        );
+    }
+    // The echo's complete answer, and what each of its parts takes.
+    let whole = r#"{"status":"ok","summary":"1 line","untrusted":["text"],"data":["Echo: hello"]}"#;
+    let parts = [
+        (
+            "without the summary",
+            r#"{"status":"ok","untrusted":["text"],"data":["Echo: hello"]}"#,
+        ),
+        (
+            "without untrusted",
+            r#"{"status":"ok","summary":"1 line","data":["Echo: hello"]}"#,
+        ),
+        (
+            "status and data only",
+            r#"{"status":"ok","data":["Echo: hello"]}"#,
+        ),
+        (
+            "the prose note of a git log page",
+            "; «…» is untrusted text from git_log.text",
+        ),
+        (
+            "the prose head of the echo",
+            "ok: 1 line; «…» is untrusted text from echo.text.\n",
+        ),
+    ];
+    println!("echo, complete, structured: {} tokens", bpe.count(whole));
+    for (what, text) in parts {
+        println!("  {what}: {} tokens", bpe.count(text));
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Error> {
+    if std::env::args().any(|a| a == "--forms") {
+        forms(&cases()?, &Bpe::o200k_base());
+        return Ok(());
+    }
     let short = std::env::args().any(|a| a == "--short");
     let cases: Vec<Case> = cases()?.into_iter().filter(|c| !short || !c.long).collect();
     let server = Canned::new(cases.iter().map(|c| (c.tool, c.answer.clone())));
