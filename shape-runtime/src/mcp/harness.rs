@@ -488,13 +488,14 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     // of more bytes than `part_bytes` always is); else pretty-printed, so
                     // that its lines page.
                     Some(value) => {
+                        // The structured value's compact text is the raw payload, written once.
                         let written = match &result.structured_content {
-                            Some(_) => value.to_string(),
-                            None => joined.trim().to_owned(),
+                            Some(_) => raw.as_str(),
+                            None => joined.trim(),
                         };
                         let one_line = (!written.contains('\n')
                             && written.len() <= part_bytes(tokenizer, budget))
-                        .then(|| lines_of(&written, tokenizer, budget))
+                        .then(|| lines_of(written, tokenizer, budget))
                         .filter(|lines| !lines.parts);
                         one_line.unwrap_or_else(|| {
                             let pretty = serde_json::to_string_pretty(value).unwrap_or(joined);
