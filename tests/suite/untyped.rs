@@ -1765,7 +1765,11 @@ fn json_that_holds_no_records_reads_as_written_when_it_is_short() {
         assert_eq!(shape_examples::read::joined(&lines), pretty);
         // A structured answer with no records: a record of its own (its fields).
         let count = call(&client, "count", json!({"q": "x"})).await;
-        assert_eq!(count.structured_content.clone().unwrap()["status"], "ok");
+        let envelope = count.structured_content.clone().unwrap();
+        assert_eq!(envelope["status"], "ok");
+        let records = crate::records(&envelope);
+        assert_eq!(records.len(), 1, "{envelope}");
+        assert_eq!(records[0]["count"], 3, "{envelope}");
         client.cancel().await.unwrap();
     });
 }
