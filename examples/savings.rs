@@ -323,6 +323,8 @@ struct Walk {
     /// Scalar values of a JSON answer read in full on the walk, of all it sent (the rest are
     /// cut with a marker, or left out and named).
     values: Option<(usize, usize)>,
+    /// Of the facts the questions ([`FACTS`]) need, how many a record's line or object holds.
+    facts: Option<(usize, usize)>,
     false_counts: usize,
     over_budget: usize,
 }
@@ -467,6 +469,65 @@ async fn walk(client: &Client, case: &Case, structured: bool, bpe: &Bpe) -> Resu
                     );
                 }
                 w.lost += lost;
+                // The facts the questions need, in each record's line or object.
+                let asked: Vec<&str> = FACTS
+                    .iter()
+                    .filter(|(t, _, _)| *t == case.tool)
+                    .map(|(_, _, path)| *path)
+                    .collect();
+                if !asked.is_empty() {
+                    let rows: Vec<String> = match in_json {
+                        true => pages
+                            .iter()
+                            .filter_map(|(p, _)| p.structured_content.as_ref())
+                            .flat_map(records)
+                            .map(|r| Value::Object(r).to_string())
+                            .collect(),
+                        false => all.lines().map(str::to_owned).collect(),
+                    };
+                    let (mut answered, mut needed) = (0, 0);
+                    for (record, id) in list.as_array().into_iter().flatten().zip(&want) {
+                        let id_shown: Vec<String> = match id {
+                            Value::String(s) if in_json => {
+                                vec![format!("\"{key}\":{}", Value::from(s.as_str()))]
+                            }
+                            Value::String(s) => {
+                                vec![format!("{key}: «{s}»"), format!("{key}: {s};")]
+                            }
+                            other if in_json => vec![format!("\"{key}\":{other}")],
+                            other => vec![format!("{key}: {other};")],
+                        };
+                        let Some(row) = rows
+                            .iter()
+                            .find(|r| id_shown.iter().any(|s| r.contains(s.as_str())))
+                        else {
+                            continue;
+                        };
+                        for path in &asked {
+                            let facts = facts_at(record, path);
+                            if facts.is_empty() {
+                                continue;
+                            }
+                            needed += 1;
+                            let shown = |f: &String| {
+                                row.contains(&if in_json {
+                                    escaped(&escaped(f))
+                                } else {
+                                    f.clone()
+                                }) || row.contains(&if in_json { escaped(f) } else { f.clone() })
+                            };
+                            if facts.iter().all(shown) {
+                                answered += 1;
+                            } else if std::env::var("SAVINGS_FACTS").is_ok() {
+                                eprintln!(
+                                    "  {} ({side}): {path} = {facts:?} not in {id}'s record",
+                                    case.tool
+                                );
+                            }
+                        }
+                    }
+                    w.facts = Some((answered, needed));
+                }
             }
         }
         None if in_json => {
@@ -518,6 +579,133 @@ async fn walk(client: &Client, case: &Case, structured: bool, bpe: &Bpe) -> Resu
         }
     }
     Ok(w)
+}
+
+/// What a reader asks of a JSON list's records, written from each API's documentation (the
+/// fields GitHub's "List repository issues" and Jira's "Search for issues using JQL" describe,
+/// the JSON:API specification's example), not from what a page shows: per tool, the question
+/// and the path of the fact it needs in the raw answer (`labels[].name` each label's name,
+/// `@day` a timestamp's day, which is what the question asks). A record answers a question
+/// when its line (text) or its object (JSON) on the pages read holds every value of the path.
+const FACTS: &[(&str, &str, &str)] = &[
+    ("list_issues", "what is issue N titled", "title"),
+    ("list_issues", "who opened issue N", "user.login"),
+    ("list_issues", "is issue N open or closed", "state"),
+    (
+        "list_issues",
+        "which labels does issue N carry",
+        "labels[].name",
+    ),
+    (
+        "list_issues",
+        "how many comments does issue N have",
+        "comments",
+    ),
+    (
+        "list_issues",
+        "on which day was issue N opened",
+        "created_at@day",
+    ),
+    (
+        "list_issues",
+        "on which day was issue N last updated",
+        "updated_at@day",
+    ),
+    (
+        "list_issues",
+        "who is assigned to issue N",
+        "assignees[].login",
+    ),
+    (
+        "list_issues",
+        "which milestone is issue N in",
+        "milestone.title",
+    ),
+    (
+        "list_issues",
+        "on which day was issue N closed",
+        "closed_at@day",
+    ),
+    ("jira_search", "what is SHOP-N about", "fields.summary"),
+    (
+        "jira_search",
+        "what status is SHOP-N in",
+        "fields.status.name",
+    ),
+    (
+        "jira_search",
+        "what priority is SHOP-N",
+        "fields.priority.name",
+    ),
+    (
+        "jira_search",
+        "what type of issue is SHOP-N",
+        "fields.issuetype.name",
+    ),
+    (
+        "jira_search",
+        "who is assigned SHOP-N",
+        "fields.assignee.displayName",
+    ),
+    (
+        "jira_search",
+        "who reported SHOP-N",
+        "fields.reporter.displayName",
+    ),
+    (
+        "jira_search",
+        "on which day was SHOP-N created",
+        "fields.created@day",
+    ),
+    (
+        "jira_search",
+        "on which day was SHOP-N last updated",
+        "fields.updated@day",
+    ),
+    (
+        "jsonapi_articles",
+        "what is article N titled",
+        "attributes.title",
+    ),
+    (
+        "jsonapi_articles",
+        "on which day was article N written",
+        "attributes.created@day",
+    ),
+];
+
+/// The values of `path` in `record`, as a reader states them.
+fn facts_at(record: &Value, path: &str) -> Vec<String> {
+    let (path, day) = match path.strip_suffix("@day") {
+        Some(p) => (p, true),
+        None => (path, false),
+    };
+    let mut values = vec![record];
+    for step in path.split('.') {
+        let (key, each) = match step.strip_suffix("[]") {
+            Some(k) => (k, true),
+            None => (step, false),
+        };
+        values = values
+            .into_iter()
+            .filter_map(|v| v.get(key))
+            .flat_map(|v| match (each, v) {
+                (true, Value::Array(items)) => items.iter().collect(),
+                (true, _) => Vec::new(),
+                (false, v) => vec![v],
+            })
+            .collect();
+    }
+    values
+        .into_iter()
+        .filter_map(|v| match v {
+            Value::String(s) if day => Some(s.chars().take(10).collect()),
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Questions a reader asks of the git log and the build log, each with the words the line
@@ -676,9 +864,10 @@ async fn main() -> Result<(), Error> {
     let (mut worst_large, mut json_lists, mut text_whole) = (0.0f64, 0.0f64, 0.0f64);
     let (mut small_over, mut lost, mut false_counts, mut over_budget) = (0, 0, 0, 0);
     println!(
-        "{:<18} {:<34} {:<10} {:>8} {:>6} {:>8} {:>8} {:>6} {:>7}",
-        "tool", "answer", "client", "raw", "pages", "first", "whole", "÷ raw", "values"
+        "{:<18} {:<34} {:<10} {:>8} {:>6} {:>8} {:>8} {:>6} {:>7} {:>9}",
+        "tool", "answer", "client", "raw", "pages", "first", "whole", "÷ raw", "values", "facts"
     );
+    let (mut facts_answered, mut facts_needed) = (0, 0);
     for (client_name, structured) in [("claude-code", true), ("open-webui", false)] {
         let client = connect(server.clone(), client_name).await?;
         for case in &cases {
@@ -686,7 +875,7 @@ async fn main() -> Result<(), Error> {
             let w = walk(&client, case, structured, &bpe).await?;
             let ratio = w.whole as f64 / raw.max(1) as f64;
             println!(
-                "{:<18} {:<34} {:<10} {:>8} {:>6} {:>8} {:>8} {:>6.2} {:>7}",
+                "{:<18} {:<34} {:<10} {:>8} {:>6} {:>8} {:>8} {:>6.2} {:>7} {:>9}",
                 case.tool,
                 case.what,
                 if structured { "structured" } else { "text" },
@@ -699,8 +888,16 @@ async fn main() -> Result<(), Error> {
                     Some((read, all)) => format!("{:.0}%", 100.0 * read as f64 / all.max(1) as f64),
                     None if w.altered > 0 => format!("{}~", w.altered),
                     None => "-".to_owned(),
+                },
+                match w.facts {
+                    Some((a, n)) => format!("{a}/{n}"),
+                    None => "-".to_owned(),
                 }
             );
+            if let Some((a, n)) = w.facts {
+                facts_answered += a;
+                facts_needed += n;
+            }
             if raw >= 100 {
                 worst_large = worst_large.max(ratio);
             } else if w.whole > raw + 8 {
@@ -726,10 +923,13 @@ async fn main() -> Result<(), Error> {
         client.cancel().await?;
     }
     println!(
+        "facts: {facts_answered} of {facts_needed} a question needs are in their record on the pages read"
+    );
+    println!(
         "savings: tools={} worst_large={worst_large:.2} small_over_tokens={small_over} json_lists={json_lists:.2} text_whole={text_whole:.2} lost={lost} false_counts={false_counts} over_budget={over_budget}",
         cases.len()
     );
-    if lost + false_counts + over_budget > 0 {
+    if lost + false_counts + over_budget > 0 || facts_answered < facts_needed {
         return Err("a walk lost a fact, stated a false count or went over its budget".into());
     }
     Ok(())

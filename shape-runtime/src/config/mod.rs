@@ -117,6 +117,10 @@ pub struct ToolConfig {
     pub trusted: Option<Vec<String>>,
     /// For records nobody described, the cap in tokens of each value's text (default 200).
     pub max_tokens: Option<u32>,
+    /// For records nobody described, how they are tidied for a model
+    /// ([`Rules`](crate::configured::Rules): `links`, `empty`, `times`, `repeated`,
+    /// `jsonapi`; all on by default).
+    pub rules: Option<crate::configured::Rules>,
 }
 
 /// What one client's view of a tool leaves out (`[tools.<name>.clients."<client>"]`).
@@ -558,6 +562,7 @@ impl ShapeConfig {
             clients: own.clients.clone(),
             trusted: own.trusted.clone(),
             max_tokens: own.max_tokens.or(d.max_tokens),
+            rules: own.rules.or(d.rules),
         }
     }
 

@@ -5,10 +5,11 @@
 
 use super::JsonProjection;
 use super::spec::{ConfiguredRecords, JsonPath, Output, OutputKind, RecordSpec, Step};
+use super::tidy::{self, Rules};
 use crate::text::{singular_of, thousands};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How records nobody described are read.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -17,6 +18,11 @@ pub struct Inferred {
     pub trusted: Vec<String>,
     /// The cap in tokens of each value's text (`None`: no cap).
     pub max_tokens: Option<u32>,
+    /// How the records are tidied for a model ([`Rules`]; all on by default).
+    pub rules: Rules,
+    /// The names of the arguments the server's tools take: a link or node id under one of
+    /// them is an argument a model can pass, never set aside.
+    pub arguments: BTreeSet<String>,
 }
 
 /// An answer nobody described, read as records ([`JsonProjection::infer`]): the projection,
@@ -29,8 +35,12 @@ pub struct InferredAnswer<'v> {
     /// its records one after another, each naming its part (`section`).
     pub value: Cow<'v, Value>,
     /// For an answer of several parts, each part with its count and its place among the
-    /// records (`sections in order: …`), for the walk's first page.
+    /// records (`sections in order: …`), and what the rules changed, for the walk's first
+    /// page.
     pub sections: Option<String>,
+    /// The fields the rules set aside: a page leaves them out, the stored result keeps them
+    /// (the records' link fields, and `original`, each record as the tool gave it).
+    pub aside: Vec<String>,
 }
 
 impl JsonProjection {
@@ -77,76 +87,187 @@ impl JsonProjection {
         value: &'v Value,
         options: &Inferred,
     ) -> Option<InferredAnswer<'v>> {
-        let map = match value {
-            Value::Array(items) if items.is_empty() => {
-                return Some(empty(tool, "record", "records"));
-            }
-            Value::Array(items) => {
-                let records = objects(items)?;
-                let projection = projection_of(tool, &records, &[], false, None, options)?;
-                return Some(InferredAnswer {
-                    projection,
-                    value: Cow::Borrowed(value),
-                    sections: None,
-                });
-            }
-            Value::Object(map) => map,
-            _ => return None,
-        };
-        if map.is_empty() {
+        // A JSON:API document: its resources, read through their attributes, in place of its
+        // `data` and `included`; each resource's original is the resource as given.
+        if options.rules.jsonapi
+            && let Some((read, originals)) = tidy::jsonapi(value)
+        {
+            let mut map: Map<String, Value> = value
+                .as_object()?
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "data" | "included"))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            map.insert(
+                "data".to_owned(),
+                Value::Array(read.into_iter().map(Value::Object).collect()),
+            );
+            let document = Value::Object(map);
+            let given: Vec<&Map<String, Value>> = originals.iter().collect();
+            let answer = read_answer(tool, &document, options, Some(&given))?;
+            return Some(InferredAnswer {
+                projection: answer.projection,
+                value: Cow::Owned(answer.value.into_owned()),
+                sections: answer.sections,
+                aside: answer.aside,
+            });
+        }
+        read_answer(tool, value, options, None)
+    }
+}
+
+/// [`JsonProjection::infer`] of `value`; `jsonapi` holds, for a JSON:API document read
+/// through its attributes, each resource as given (the items of its `data` list).
+fn read_answer<'v>(
+    tool: &str,
+    value: &'v Value,
+    options: &Inferred,
+    jsonapi: Option<&[&Map<String, Value>]>,
+) -> Option<InferredAnswer<'v>> {
+    let map = match value {
+        Value::Array(items) if items.is_empty() => {
             return Some(empty(tool, "record", "records"));
         }
-        let lists: Vec<(&String, Vec<&Map<String, Value>>)> = map
-            .iter()
-            .filter_map(|(k, v)| match v {
-                Value::Array(items) if items.is_empty() => Some((k, Vec::new())),
-                Value::Array(items) => objects(items).map(|o| (k, o)),
-                _ => None,
-            })
-            .collect();
-        let fields: Map<String, Value> = map
-            .iter()
-            .filter(|(k, _)| !lists.iter().any(|(l, _)| l == k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        match (&lists[..], fields.is_empty()) {
-            // One record: the object itself.
-            ([], _) => {
-                let projection = projection_of(tool, &[map], &[], true, None, options)?;
-                Some(InferredAnswer {
-                    projection,
-                    value: Cow::Borrowed(value),
-                    sections: None,
-                })
-            }
-            // One list and nothing beside it: its items.
-            ([(key, records)], true) => {
-                let names = singular_of(key).map(|one| (one, (*key).clone()));
-                if records.is_empty() {
-                    let (one, many) = names.unwrap_or(("record".into(), "records".into()));
-                    return Some(empty(tool, &one, &many));
-                }
-                let projection = projection_of(
-                    tool,
-                    records,
-                    std::slice::from_ref(key),
-                    false,
-                    names,
-                    options,
-                )?;
-                Some(InferredAnswer {
-                    projection,
-                    value: Cow::Borrowed(value),
-                    sections: None,
-                })
-            }
-            // Nothing in any list, and nothing beside them: empty.
-            (lists, true) if lists.iter().all(|(_, r)| r.is_empty()) => {
-                let names: Vec<&str> = lists.iter().map(|(k, _)| k.as_str()).collect();
-                Some(empty(tool, "record", &names.join(" or ")))
-            }
-            (lists, _) => Some(sectioned(tool, map, lists, fields, options)),
+        Value::Array(items) => {
+            let records = objects(items)?;
+            return tidied(
+                tool, value, &records, &records, false, false, None, None, options,
+            );
         }
+        Value::Object(map) => map,
+        _ => return None,
+    };
+    if map.is_empty() {
+        return Some(empty(tool, "record", "records"));
+    }
+    let lists: Vec<(&String, Vec<&Map<String, Value>>)> = map
+        .iter()
+        .filter_map(|(k, v)| match v {
+            Value::Array(items) if items.is_empty() => Some((k, Vec::new())),
+            Value::Array(items) => objects(items).map(|o| (k, o)),
+            _ => None,
+        })
+        .collect();
+    let fields: Map<String, Value> = map
+        .iter()
+        .filter(|(k, _)| !lists.iter().any(|(l, _)| l == k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    match (&lists[..], fields.is_empty()) {
+        // One record: the object itself.
+        ([], _) => tidied(
+            tool,
+            value,
+            &[map],
+            &[map],
+            true,
+            false,
+            None,
+            None,
+            options,
+        ),
+        // One list and nothing beside it: its items.
+        ([(key, records)], true) => {
+            let names = singular_of(key).map(|one| (one, (*key).clone()));
+            if records.is_empty() {
+                let (one, many) = names.unwrap_or(("record".into(), "records".into()));
+                return Some(empty(tool, &one, &many));
+            }
+            let given = jsonapi.unwrap_or(records);
+            tidied(
+                tool,
+                value,
+                records,
+                given,
+                false,
+                jsonapi.is_some(),
+                Some(key),
+                names,
+                options,
+            )
+        }
+        // Nothing in any list, and nothing beside them: empty.
+        (lists, true) if lists.iter().all(|(_, r)| r.is_empty()) => {
+            let names: Vec<&str> = lists.iter().map(|(k, _)| k.as_str()).collect();
+            Some(empty(tool, "record", &names.join(" or ")))
+        }
+        (lists, _) => Some(sectioned(tool, map, lists, fields, options, jsonapi)),
+    }
+}
+
+/// The answer of `records` (the items of the list under `at`, or the one object `value` is
+/// when `one`), tidied by the rules; `given` is each record as the tool gave it.
+#[allow(clippy::too_many_arguments)]
+fn tidied<'v>(
+    tool: &str,
+    value: &'v Value,
+    records: &[&Map<String, Value>],
+    given: &[&Map<String, Value>],
+    one: bool,
+    jsonapi: bool,
+    at: Option<&String>,
+    names: Option<(String, String)>,
+    options: &Inferred,
+) -> Option<InferredAnswer<'v>> {
+    let at: Vec<String> = at.cloned().into_iter().collect();
+    let tidy = (options.rules != Rules::NONE || jsonapi).then(|| {
+        tidy::tidy(
+            records,
+            given,
+            !one && records.len() > 1,
+            jsonapi,
+            &options.rules,
+            &options.arguments,
+        )
+    });
+    match tidy {
+        Some(t) if !t.said.is_empty() => {
+            let tidied: Vec<&Map<String, Value>> =
+                t.records.iter().filter_map(Value::as_object).collect();
+            let aside = aside_of(&t);
+            let projection = projection_of(
+                tool,
+                &tidied,
+                &[],
+                one,
+                names,
+                options,
+                (&aside, t.original.as_deref()),
+            )?;
+            let value = match one {
+                true => t.records.into_iter().next()?,
+                false => Value::Array(t.records),
+            };
+            Some(InferredAnswer {
+                projection,
+                value: Cow::Owned(value),
+                sections: Some(said(&t.said, t.original.as_deref())),
+                aside,
+            })
+        }
+        _ => {
+            let projection = projection_of(tool, records, &at, one, names, options, (&[], None))?;
+            Some(InferredAnswer {
+                projection,
+                value: Cow::Borrowed(value),
+                sections: None,
+                aside: Vec::new(),
+            })
+        }
+    }
+}
+
+/// The fields a tidied answer sets aside: the records' link fields, then `original`.
+fn aside_of(t: &tidy::Tidied) -> Vec<String> {
+    t.aside.iter().cloned().chain(t.original.clone()).collect()
+}
+
+/// What the summary says the rules did: `links and node ids left out, times shortened; as
+/// given: original`.
+fn said(said: &[&str], original: Option<&str>) -> String {
+    match original {
+        Some(original) => format!("{}; each record as given: {original}", said.join(", ")),
+        None => said.join(", "),
     }
 }
 
@@ -170,6 +291,7 @@ fn sectioned<'v>(
     lists: &[(&String, Vec<&Map<String, Value>>)],
     fields: Map<String, Value>,
     options: &Inferred,
+    jsonapi: Option<&[&Map<String, Value>]>,
 ) -> InferredAnswer<'v> {
     let taken = |name: &str| {
         lists
@@ -219,13 +341,67 @@ fn sectioned<'v>(
     }
     let objects: Vec<&Map<String, Value>> = records.iter().filter_map(Value::as_object).collect();
     let mut trusted = options.clone();
-    trusted.trusted.push(section);
-    let projection = projection_of(tool, &objects, &[], false, None, &trusted)
-        .unwrap_or_else(|| empty(tool, "record", "records").projection);
-    InferredAnswer {
-        projection,
-        value: Cow::Owned(Value::Array(records)),
-        sections: Some(format!("sections in order: {}", parts.join(", "))),
+    trusted.trusted.push(section.clone());
+    let sections = format!("sections in order: {}", parts.join(", "));
+    // Each record as given: a JSON:API resource as the document wrote it.
+    let given: Vec<&Map<String, Value>> = match jsonapi {
+        Some(resources) => {
+            let mut resources = resources.iter();
+            objects
+                .iter()
+                .map(|r| match r.get(&section).and_then(Value::as_str) {
+                    Some("data") => resources.next().copied().unwrap_or(r),
+                    _ => r,
+                })
+                .collect()
+        }
+        None => objects.clone(),
+    };
+    let tidy = (options.rules != Rules::NONE || jsonapi.is_some()).then(|| {
+        tidy::tidy(
+            &objects,
+            &given,
+            true,
+            jsonapi.is_some(),
+            &options.rules,
+            &options.arguments,
+        )
+    });
+    match tidy {
+        Some(t) if !t.said.is_empty() => {
+            let tidied: Vec<&Map<String, Value>> =
+                t.records.iter().filter_map(Value::as_object).collect();
+            let aside = aside_of(&t);
+            let projection = projection_of(
+                tool,
+                &tidied,
+                &[],
+                false,
+                None,
+                &trusted,
+                (&aside, t.original.as_deref()),
+            )
+            .unwrap_or_else(|| empty(tool, "record", "records").projection);
+            InferredAnswer {
+                projection,
+                value: Cow::Owned(Value::Array(t.records)),
+                sections: Some(format!(
+                    "{sections}; {}",
+                    said(&t.said, t.original.as_deref())
+                )),
+                aside,
+            }
+        }
+        _ => {
+            let projection = projection_of(tool, &objects, &[], false, None, &trusted, (&[], None))
+                .unwrap_or_else(|| empty(tool, "record", "records").projection);
+            InferredAnswer {
+                projection,
+                value: Cow::Owned(Value::Array(records)),
+                sections: Some(sections),
+                aside: Vec::new(),
+            }
+        }
     }
 }
 
@@ -235,6 +411,7 @@ fn empty<'v>(tool: &str, one: &str, many: &str) -> InferredAnswer<'v> {
         projection: described(tool, &[], false, (one, many), None, Vec::new()),
         value: Cow::Owned(Value::Array(Vec::new())),
         sections: None,
+        aside: Vec::new(),
     }
 }
 
@@ -294,11 +471,12 @@ fn projection_of(
     one: bool,
     names: Option<(String, String)>,
     options: &Inferred,
+    (aside, original): (&[String], Option<&str>),
 ) -> Option<JsonProjection> {
     let mut keys: Vec<&str> = Vec::new();
     for record in records {
         for key in record.keys() {
-            if !keys.contains(&key.as_str()) {
+            if !keys.contains(&key.as_str()) && !aside.contains(key) {
                 keys.push(key);
             }
         }
@@ -317,7 +495,7 @@ fn projection_of(
             Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
             _ => false,
         });
-    let outputs = keys
+    let outputs: Vec<Output> = keys
         .iter()
         .map(|key| {
             let kind = if has_id && *key == "id" {
@@ -331,6 +509,13 @@ fn projection_of(
             };
             key_output(key, kind)
         })
+        // What the rules set aside, last: link fields capped as any text, the records as
+        // given whole.
+        .chain(aside.iter().map(|key| {
+            let whole = Some(key.as_str()) == original;
+            let max_tokens = if whole { None } else { options.max_tokens };
+            key_output(key, OutputKind::Any { max_tokens })
+        }))
         .collect();
     let (name, plural) = names.unwrap_or_else(|| ("record".to_owned(), "records".to_owned()));
     Some(described(tool, at, one, (&name, &plural), None, outputs))

@@ -57,10 +57,12 @@ mod rows;
 mod schema;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod spec;
+pub(crate) mod tidy;
 mod value;
 
 pub use infer::{Inferred, InferredAnswer};
 pub use read::ReadError;
+pub use tidy::{Rules, Times};
 
 use crate::handle::{HandleStore, Keep};
 use crate::page::render::Layout;

@@ -95,6 +95,10 @@ impl<Src: Source, S: HandleStore, St: Storage> UseRecords<Src> for StoredForm<'_
         let records = records.rows.structured;
         let call = self.call;
         let tokenizer = call.shaper().current_tokenizer();
+        // Fields set aside are kept only in the stored result: it is stored whatever its size.
+        if !call.aside.is_empty() {
+            return Ok(Some(call.prepare(records, &self)));
+        }
         match call.worth_storing(records, tokenizer, self.keep.policy) {
             Ok(true) => Ok(Some(call.prepare(records, &self))),
             Ok(false) => Ok(None),
@@ -299,6 +303,7 @@ impl Call<'_> {
             .extend(form.nested_untrusted.iter().cloned());
         stored.details = Some(summary.details);
         stored.lines = self.lines;
+        stored.aside = self.aside.to_vec();
         Ok(stored)
     }
 }

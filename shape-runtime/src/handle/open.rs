@@ -160,14 +160,27 @@ impl<'a, S: HandleStore> OpenResult<'a, S> {
             .compute_aggregate(&stored.records, &matches, today)
             .map(|a| a.sentence_with(&stored.record.name, &stored.record.plural));
 
-        // The slice shows the selected fields, in stored order.
+        // The slice shows the selected fields, in stored order; without `select`, every
+        // field but those set aside (named as left out, shown when selected).
+        let aside: Vec<String>;
+        let left_out = match valid.select() {
+            Some(_) => valid.left_out(),
+            None => {
+                aside = stored
+                    .aside
+                    .iter()
+                    .filter(|a| stored.record.fields.iter().any(|f| &f.name == *a))
+                    .cloned()
+                    .collect();
+                &aside
+            }
+        };
         let shown = stored.record.select(
-            |name| {
-                valid
-                    .select()
-                    .is_none_or(|sel| sel.iter().any(|s| s == name))
+            |name| match valid.select() {
+                Some(sel) => sel.iter().any(|s| s == name),
+                None => !stored.aside.iter().any(|a| a == name),
             },
-            valid.left_out(),
+            left_out,
         );
         let order = match valid.sort() {
             Some((field, Order::Desc)) => {
@@ -231,11 +244,14 @@ impl crate::shaper::Call<'_> {
         handle: Handle,
     ) -> Result<Shaped, ShapeError> {
         let start = Instant::now();
+        // The walk's pages leave out what the first set aside, as it did.
+        let call = self.clone();
+        let call = call.aside(&stored.aside);
         let layout = Layout::owned(&stored.record)
             .with_nested_untrusted(stored.nested_untrusted.clone())
             .lines(stored.lines);
-        let settings = self.page_settings();
-        let offset = usize::try_from(self.covered_before())
+        let settings = call.page_settings();
+        let offset = usize::try_from(call.covered_before())
             .unwrap_or(usize::MAX)
             .min(stored.records.len());
         let remaining: Vec<usize> = (offset..stored.records.len()).collect();

@@ -40,6 +40,10 @@ pub struct StoredResult {
     /// The records are a text's lines in order (a text answer nobody described, through the
     /// harness): its walk's later pages write a whole line as a JSON string, as its first did.
     pub lines: bool,
+    /// Fields the walk's pages leave out and `open_result` shows when asked (`select`): what
+    /// the rules for an answer nobody described set aside (its link fields, the records as
+    /// given), kept rather than dropped.
+    pub aside: Vec<String>,
 }
 
 #[cfg(any(test, feature = "test-seams"))]
@@ -65,6 +69,7 @@ impl StoredResult {
             nested_untrusted: Vec::new(),
             details: None,
             lines: false,
+            aside: Vec::new(),
         }
     }
 
@@ -114,6 +119,7 @@ impl StoredResult {
             nested_untrusted,
             details: None,
             lines: false,
+            aside: Vec::new(),
         }
     }
 
@@ -204,7 +210,7 @@ impl Serialize for StoredResult {
     fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         use serde::ser::SerializeStruct as _;
         let record = &self.record;
-        let mut st = s.serialize_struct("StoredResult", 13)?;
+        let mut st = s.serialize_struct("StoredResult", 14)?;
         st.serialize_field("tool", &self.tool)?;
         st.serialize_field("name", &record.name)?;
         st.serialize_field("plural", &record.plural)?;
@@ -232,6 +238,11 @@ impl Serialize for StoredResult {
         } else {
             st.skip_field("lines")?;
         }
+        if self.aside.is_empty() {
+            st.skip_field("aside")?;
+        } else {
+            st.serialize_field("aside", &self.aside)?;
+        }
         st.end()
     }
 }
@@ -256,6 +267,8 @@ struct StoredWire {
     details: Option<String>,
     #[serde(default)]
     lines: bool,
+    #[serde(default)]
+    aside: Vec<String>,
 }
 
 impl<'de> Deserialize<'de> for StoredResult {
@@ -283,6 +296,7 @@ impl<'de> Deserialize<'de> for StoredResult {
             nested_untrusted: w.nested_untrusted,
             details: w.details,
             lines: w.lines,
+            aside: w.aside,
         })
     }
 }

@@ -100,6 +100,9 @@ struct State<S> {
     owner: String,
     /// Whether each tool's input schema has a `cursor` of its own (from `tools/list`).
     own_cursor: Mutex<BTreeMap<String, bool>>,
+    /// The names of the arguments the server's tools take (from `tools/list`): a link or
+    /// node id under one of them is never set aside.
+    arguments: Mutex<Arc<std::collections::BTreeSet<String>>>,
     /// What the configuration decides for each tool, worked out once: at start for the tools
     /// it lists and `open_result`, at the first listing or call for a server's others.
     plans: Mutex<BTreeMap<String, Arc<ToolPlan>>>,
@@ -128,6 +131,8 @@ impl ToolPlan {
             inferred: Inferred {
                 trusted: settings.trusted.unwrap_or_default(),
                 max_tokens: Some(settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+                rules: settings.rules.unwrap_or_default(),
+                arguments: Default::default(),
             },
             configured: config.json_projection(tool),
         })
@@ -176,6 +181,7 @@ impl<H: ServerHandler> Harness<H, MemoryStore> {
                 codec: Arc::new(CursorCodec::new(CursorKeys::random()?)),
                 owner: "mcp".to_owned(),
                 own_cursor: Mutex::new(BTreeMap::new()),
+                arguments: Mutex::default(),
             }),
         })
     }
@@ -194,6 +200,7 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
                 codec: Arc::clone(&state.codec),
                 owner: state.owner.clone(),
                 own_cursor: Mutex::new(BTreeMap::new()),
+                arguments: Mutex::default(),
             }),
         }
     }
@@ -461,7 +468,19 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         // Read as text, the records are not looked for in the value too. Nobody described
         // it: its records in the upstream's order, every part of it.
         let answer = match (text_json, configured, &value) {
-            (None, None, Some(value)) => JsonProjection::infer(tool, value, &plan.inferred),
+            (None, None, Some(value)) => {
+                let arguments = self.state.arguments.lock().map(|a| Arc::clone(&a));
+                match arguments {
+                    Ok(arguments) if !arguments.is_empty() => {
+                        let inferred = Inferred {
+                            arguments: (*arguments).clone(),
+                            ..plan.inferred.clone()
+                        };
+                        JsonProjection::infer(tool, value, &inferred)
+                    }
+                    _ => JsonProjection::infer(tool, value, &plan.inferred),
+                }
+            }
             _ => None,
         };
         let shaped = match (text_json, configured, &value, answer) {
@@ -472,6 +491,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             (None, _, _, Some(answer)) => {
                 call.keep_order()
                     .parts(answer.sections.as_deref())
+                    .aside(&answer.aside)
                     .shape_or_store((&answer.projection, &*answer.value), keep)
                     .await
             }
@@ -565,6 +585,18 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     .iter()
                     .map(|tool| (tool.name.to_string(), has_cursor_argument(tool))),
             );
+        }
+        let arguments: std::collections::BTreeSet<String> = tools
+            .iter()
+            .filter_map(|tool| tool.input_schema.get("properties")?.as_object())
+            .flat_map(|p| p.keys().cloned())
+            .collect();
+        if let Ok(mut known) = self.state.arguments.lock()
+            && !known.is_superset(&arguments)
+        {
+            let mut all = (**known).clone();
+            all.extend(arguments);
+            *known = Arc::new(all);
         }
         for mut tool in tools {
             let name = tool.name.to_string();

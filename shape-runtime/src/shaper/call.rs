@@ -50,6 +50,10 @@ pub struct Call<'a> {
     /// The records are a text's lines, in order (see `Layout::lines`); kept with the result
     /// when it is stored, for the walk's later pages.
     pub(crate) lines: bool,
+    /// Fields a page leaves out and a stored result keeps ([`Call::aside`]).
+    pub(crate) aside: &'a [String],
+    /// What a page leaves out: the shaper's `hide` and `aside`, when there is any `aside`.
+    pub(crate) page_hide: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for Call<'_> {
@@ -124,6 +128,8 @@ impl Shaper {
             today: None,
             parts: None,
             lines: false,
+            aside: &[],
+            page_hide: None,
         }
     }
 }
@@ -177,6 +183,26 @@ impl<'a> Call<'a> {
     )]
     pub(crate) fn text_lines(mut self) -> Self {
         self.lines = true;
+        self
+    }
+
+    /// This call, its pages leaving out the fields named in `aside` while a stored result
+    /// keeps them (what the rules for an answer nobody described set aside: reachable through
+    /// `open_result`, named in `omitted.fields`). A result with fields aside is always
+    /// stored.
+    pub(crate) fn aside(mut self, aside: &'a [String]) -> Self {
+        self.aside = aside;
+        self.page_hide = (!aside.is_empty()).then(|| {
+            let mut hide = self.shaper.current_hide().to_vec();
+            hide.extend(
+                aside
+                    .iter()
+                    .filter(|a| !hide.contains(a))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            hide
+        });
         self
     }
 
@@ -330,7 +356,7 @@ impl<'a> Call<'a> {
             cursor: self.cursor.as_ref(),
             left_out: s.left_out,
             fetch_one: s.fetch_one.as_deref(),
-            hide: &s.hide,
+            hide: self.page_hide.as_deref().unwrap_or(&s.hide),
         }
     }
 

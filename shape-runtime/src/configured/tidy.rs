@@ -1,0 +1,515 @@
+//! The first seed's judgements, applied by default to records nobody described
+//! ([`Rules`]): what a program reads and a model cannot use is set aside, never dropped. A
+//! page shows each record tidied; the stored result keeps the link fields as fields of their
+//! own and the record as the tool gave it (`original`), so `open_result` reaches both.
+
+use crate::fields::date::iso_date;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
+
+/// How records nobody described are tidied for a model (`[tools.<name>.rules]`, or
+/// `[defaults.rules]`): each rule on by default, each switchable. What a rule leaves out of a
+/// page stays in the stored result, reachable through `open_result`; the summary says which
+/// rules changed the page.
+///
+/// ```
+/// use toolshape::config::ShapeConfig;
+///
+/// let config = ShapeConfig::from_toml_str(r#"
+///     [tools.list_events.rules]
+///     times = "minute"
+///     repeated = false
+/// "#).unwrap();
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Rules {
+    /// Link fields (`url`, `*_url`, `*Url`, `href`, `links`, `_links`, `self`) and node ids
+    /// (`node_id`, `*_node_id`) are left out of the page, unless a tool of the server takes
+    /// an argument of that name. A record's own link fields stay fields of the stored result.
+    pub links: bool,
+    /// `null`, `""`, `[]` and `{}` values are left out: a field a record does not show is
+    /// empty or absent.
+    pub empty: bool,
+    /// Timestamps in the records of a list, to the precision chosen (a lone object's times are
+    /// kept as given: a clock's answer is its time of day).
+    pub times: Times,
+    /// An object that comes again across the records (the same user on every issue, the same
+    /// label) is shown by its name (`login`, `full_name`, `name`, `displayName`, `title`,
+    /// `key`, `slug`, `username`, `id`) wherever objects in that place do.
+    pub repeated: bool,
+    /// A JSON:API document is read through its resources' `attributes`, its relationships
+    /// named by what `included` says of them.
+    pub jsonapi: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            links: true,
+            empty: true,
+            times: Times::Date,
+            repeated: true,
+            jsonapi: true,
+        }
+    }
+}
+
+impl Rules {
+    /// No rule: every record as the tool gave it.
+    pub const NONE: Rules = Rules {
+        links: false,
+        empty: false,
+        times: Times::AsGiven,
+        repeated: false,
+        jsonapi: false,
+    };
+}
+
+/// The precision of timestamps in a list's records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Times {
+    /// The day as written (`2026-02-11`): "opened on the eleventh".
+    Date,
+    /// To the minute, with the zone as written (`2026-02-11T09:14Z`).
+    Minute,
+    /// As given.
+    AsGiven,
+}
+
+/// What the rules made of an answer's records.
+pub(crate) struct Tidied {
+    /// The records as a page shows them, each with its `original` when one is kept.
+    pub records: Vec<Value>,
+    /// The records' own link fields, left out of the page and kept as fields of the stored
+    /// result, first met first.
+    pub aside: Vec<String>,
+    /// The key holding each record as the tool gave it, when a rule changed more than which
+    /// of a record's own fields a page shows.
+    pub original: Option<String>,
+    /// What the rules did, for the summary (`links and node ids, empty values, times of day
+    /// left out; repeated objects by name`); empty when nothing changed.
+    pub said: Vec<&'static str>,
+}
+
+/// What one record's tidying changed.
+#[derive(Default)]
+struct Changes {
+    links: bool,
+    nested_links: bool,
+    empty: bool,
+    nested_empty: bool,
+    times: bool,
+    named: bool,
+    jsonapi: bool,
+}
+
+/// Whether `key` names a link or a node id.
+pub(crate) fn is_link_key(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "url" | "urls" | "uri" | "href" | "links" | "_links" | "self" | "node_id" | "nodeid"
+    ) || ["_url", "_urls", "-url", "_uri", "_href", "_node_id"]
+        .iter()
+        .any(|s| lower.ends_with(s))
+        || ["Url", "Urls", "URL", "Uri", "Href", "NodeId"]
+            .iter()
+            .any(|s| key.ends_with(s) && key.len() > s.len())
+}
+
+/// The keys a repeated object is named by, in the order asked.
+const NAME_KEYS: &[&str] = &[
+    "login",
+    "full_name",
+    "name",
+    "displayName",
+    "display_name",
+    "title",
+    "key",
+    "slug",
+    "username",
+    "id",
+];
+
+/// The value naming `object`, when it has one: a non-empty text or a number.
+fn name_of(object: &Map<String, Value>) -> Option<&Value> {
+    NAME_KEYS.iter().find_map(|k| match object.get(*k)? {
+        Value::String(s) if !s.trim().is_empty() => object.get(*k),
+        Value::Number(_) => object.get(*k),
+        _ => None,
+    })
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+/// A timestamp to the precision asked; `None` when the text is no timestamp (a date alone is
+/// left as it is) or the precision is as given.
+fn shortened(text: &str, times: Times) -> Option<String> {
+    if times == Times::AsGiven || text.len() <= 10 {
+        return None;
+    }
+    let day = iso_date(text)?;
+    match times {
+        Times::Date => Some(day.to_owned()),
+        Times::Minute => {
+            let rest = text.get(16..)?;
+            let zone =
+                rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == ':' || c == '.');
+            let minute = format!("{}{zone}", text.get(..16)?);
+            (minute.len() < text.len()).then_some(minute)
+        }
+        Times::AsGiven => None,
+    }
+}
+
+/// Tidies `records` (the items of a list, or one object when `!several`) as `rules` say;
+/// `given` is each record as the tool gave it (the record itself, or a JSON:API resource with
+/// what it names from `included`: then `jsonapi`); `arguments` are the names a tool of the
+/// server takes, never set aside.
+pub(crate) fn tidy(
+    records: &[&Map<String, Value>],
+    given: &[&Map<String, Value>],
+    several: bool,
+    jsonapi: bool,
+    rules: &Rules,
+    arguments: &BTreeSet<String>,
+) -> Tidied {
+    let times = if several { rules.times } else { Times::AsGiven };
+    let mut changes = Changes {
+        jsonapi,
+        ..Changes::default()
+    };
+    let mut aside: Vec<String> = Vec::new();
+    let mut tidied: Vec<Map<String, Value>> = records
+        .iter()
+        .map(|record| {
+            let mut out = Map::with_capacity(record.len());
+            for (key, value) in record.iter() {
+                if rules.links && is_link_key(key) && !arguments.contains(key) {
+                    changes.links = true;
+                    if !aside.contains(key) {
+                        aside.push(key.clone());
+                    }
+                    continue;
+                }
+                let value = pruned(value, rules, times, arguments, &mut changes);
+                if rules.empty && is_empty(&value) {
+                    changes.empty = true;
+                    continue;
+                }
+                out.insert(key.clone(), value);
+            }
+            out
+        })
+        .collect();
+    if rules.repeated && records.len() > 1 {
+        changes.named = by_name(&mut tidied);
+    }
+    finish(records, given, tidied, aside, changes)
+}
+
+/// The tidied records, with `original` where a record changed inside its values.
+fn finish(
+    records: &[&Map<String, Value>],
+    given: &[&Map<String, Value>],
+    tidied: Vec<Map<String, Value>>,
+    aside: Vec<String>,
+    changes: Changes,
+) -> Tidied {
+    let mut said = Vec::new();
+    if changes.jsonapi {
+        said.push("JSON:API resources read through their attributes");
+    }
+    if changes.links || changes.nested_links {
+        said.push("links and node ids left out");
+    }
+    if changes.empty || changes.nested_empty {
+        said.push("empty values left out");
+    }
+    if changes.times {
+        said.push("times shortened");
+    }
+    if changes.named {
+        said.push("repeated objects shown by name");
+    }
+    let inside = changes.nested_links
+        || changes.nested_empty
+        || changes.times
+        || changes.named
+        || changes.jsonapi;
+    let original = inside.then(|| {
+        let mut name = "original".to_owned();
+        while tidied.iter().any(|r| r.contains_key(&name)) || aside.contains(&name) {
+            name.insert(0, '_');
+        }
+        name
+    });
+    let records = tidied
+        .into_iter()
+        .zip(records.iter().zip(given))
+        .map(|(mut record, (read, given))| {
+            // The link fields a page leaves out, as fields of the stored result.
+            for key in &aside {
+                if let Some(value) = read.get(key) {
+                    record.insert(key.clone(), value.clone());
+                }
+            }
+            if let Some(name) = &original {
+                record.insert(name.clone(), Value::Object((*given).clone()));
+            }
+            Value::Object(record)
+        })
+        .collect();
+    Tidied {
+        records,
+        aside,
+        original,
+        said,
+    }
+}
+
+/// `value` with the rules applied inside it.
+fn pruned(
+    value: &Value,
+    rules: &Rules,
+    times: Times,
+    arguments: &BTreeSet<String>,
+    changes: &mut Changes,
+) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (key, value) in map {
+                if rules.links && is_link_key(key) && !arguments.contains(key) {
+                    changes.nested_links = true;
+                    continue;
+                }
+                let value = pruned(value, rules, times, arguments, changes);
+                if rules.empty && is_empty(&value) {
+                    changes.nested_empty = true;
+                    continue;
+                }
+                out.insert(key.clone(), value);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| pruned(v, rules, times, arguments, changes))
+                .collect(),
+        ),
+        Value::String(text) => match shortened(text, times) {
+            Some(short) => {
+                changes.times = true;
+                Value::String(short)
+            }
+            None => value.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
+/// The objects inside each record (not the records themselves), by place (`user`,
+/// `labels[]`, `fields.status`): where some object comes again across the records, every
+/// object there whose name stands for one object only is replaced by its name. Whether
+/// anything was.
+fn by_name(records: &mut [Map<String, Value>]) -> bool {
+    // Per place: how often each object (its compact text) comes, and the objects each name
+    // stands for.
+    #[derive(Default)]
+    struct Place {
+        seen: HashMap<String, usize>,
+        names: HashMap<String, BTreeSet<String>>,
+    }
+    fn survey(value: &Value, place: &mut String, places: &mut HashMap<String, Place>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(name) = name_of(map) {
+                    let text = Value::Object(map.clone()).to_string();
+                    let here = places.entry(place.clone()).or_default();
+                    here.names
+                        .entry(name.to_string())
+                        .or_default()
+                        .insert(text.clone());
+                    *here.seen.entry(text).or_default() += 1;
+                }
+                for (key, value) in map {
+                    let len = place.len();
+                    place.push('.');
+                    place.push_str(key);
+                    survey(value, place, places);
+                    place.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                let len = place.len();
+                place.push_str("[]");
+                items.iter().for_each(|v| survey(v, place, places));
+                place.truncate(len);
+            }
+            _ => {}
+        }
+    }
+    fn replace(value: &mut Value, place: &mut String, named: &HashMap<String, Place>) -> bool {
+        let mut any = false;
+        match value {
+            Value::Object(map) => {
+                if let Some(here) = named.get(place.as_str())
+                    && let Some(name) = name_of(map)
+                    && here
+                        .names
+                        .get(&name.to_string())
+                        .is_some_and(|t| t.len() == 1)
+                {
+                    *value = name.clone();
+                    return true;
+                }
+                for (key, value) in map.iter_mut() {
+                    let len = place.len();
+                    place.push('.');
+                    place.push_str(key);
+                    any |= replace(value, place, named);
+                    place.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                let len = place.len();
+                place.push_str("[]");
+                for item in items {
+                    any |= replace(item, place, named);
+                }
+                place.truncate(len);
+            }
+            _ => {}
+        }
+        any
+    }
+    let mut places: HashMap<String, Place> = HashMap::new();
+    let mut place = String::new();
+    for record in records.iter() {
+        for (key, value) in record {
+            place.clear();
+            place.push_str(key);
+            survey(value, &mut place, &mut places);
+        }
+    }
+    places.retain(|_, p| p.seen.values().any(|&n| n > 1));
+    if places.is_empty() {
+        return false;
+    }
+    let mut any = false;
+    for record in records.iter_mut() {
+        for (key, value) in record.iter_mut() {
+            place.clear();
+            place.push_str(key);
+            any |= replace(value, &mut place, &places);
+        }
+    }
+    any
+}
+
+/// The resources of a JSON:API document (`{"data": [{"type", "id", "attributes",
+/// "relationships"}], "included": […]}`), each read through its attributes: `id`, `type`, its
+/// attributes, and each relationship as the related resource's attributes where `included`
+/// has it (`{"type", "id"}` where it does not). `None` when `value` is no such document.
+/// Each resource's given form (with the resources it names from `included`) is its original.
+pub(crate) fn jsonapi(value: &Value) -> Option<(Vec<Map<String, Value>>, Vec<Map<String, Value>>)> {
+    let doc = value.as_object()?;
+    let data: Vec<&Map<String, Value>> = match doc.get("data")? {
+        Value::Array(items) => items.iter().map(Value::as_object).collect::<Option<_>>()?,
+        Value::Object(one) => vec![one],
+        _ => return None,
+    };
+    let resource = |r: &Map<String, Value>| {
+        r.get("type").is_some_and(Value::is_string)
+            && r.get("id").is_some_and(Value::is_string)
+            && (r.contains_key("attributes") || r.contains_key("relationships"))
+    };
+    if data.is_empty() || !data.iter().all(|r| resource(r)) {
+        return None;
+    }
+    let included: HashMap<(&str, &str), &Map<String, Value>> = doc
+        .get("included")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .filter_map(|r| Some(((r.get("type")?.as_str()?, r.get("id")?.as_str()?), r)))
+        .collect();
+    let mut read = Vec::with_capacity(data.len());
+    let mut originals = Vec::with_capacity(data.len());
+    for item in data {
+        let mut record = Map::new();
+        record.insert("id".into(), item["id"].clone());
+        record.insert("type".into(), item["type"].clone());
+        if let Some(Value::Object(attributes)) = item.get("attributes") {
+            for (k, v) in attributes {
+                if !record.contains_key(k) {
+                    record.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        let mut named: Vec<Value> = Vec::new();
+        let mut related = |linkage: &Value| -> Value {
+            let key = (
+                linkage
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+                linkage
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            );
+            match included.get(&key) {
+                Some(found) => {
+                    named.push(Value::Object((*found).clone()));
+                    match found.get("attributes") {
+                        Some(Value::Object(a)) if !a.is_empty() => Value::Object(a.clone()),
+                        _ => linkage.clone(),
+                    }
+                }
+                None => linkage.clone(),
+            }
+        };
+        if let Some(Value::Object(relationships)) = item.get("relationships") {
+            for (name, relationship) in relationships {
+                let value = match relationship.get("data") {
+                    Some(Value::Array(items)) => {
+                        Value::Array(items.iter().map(&mut related).collect())
+                    }
+                    Some(one @ Value::Object(_)) => related(one),
+                    Some(Value::Null) => Value::Null,
+                    _ => continue,
+                };
+                if !record.contains_key(name) {
+                    record.insert(name.clone(), value);
+                }
+            }
+        }
+        let mut original = item.clone();
+        if !named.is_empty() {
+            let mut key = "included".to_owned();
+            while original.contains_key(&key) {
+                key.insert(0, '_');
+            }
+            original.insert(key, Value::Array(named));
+        }
+        read.push(record);
+        originals.push(original);
+    }
+    Some((read, originals))
+}
