@@ -25,6 +25,8 @@ pub enum Answer {
 #[derive(Clone)]
 pub struct Canned {
     answers: Arc<BTreeMap<String, Answer>>,
+    /// The arguments every tool lists besides `q`.
+    arguments: Arc<Vec<String>>,
 }
 
 impl Canned {
@@ -38,7 +40,14 @@ impl Canned {
                     .map(|(k, v)| (k.to_owned(), v))
                     .collect(),
             ),
+            arguments: Arc::default(),
         }
+    }
+
+    /// This server, its tools listing `names` as arguments besides `q`.
+    pub fn arguments(mut self, names: &[&str]) -> Canned {
+        self.arguments = Arc::new(names.iter().map(|n| (*n).to_owned()).collect());
+        self
     }
 }
 
@@ -70,8 +79,12 @@ impl ServerHandler for Canned {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let mut properties = serde_json::Map::new();
+        for name in std::iter::once("q").chain(self.arguments.iter().map(String::as_str)) {
+            properties.insert(name.to_owned(), json!({"type": "string"}));
+        }
         let schema = Arc::new(
-            json!({"type": "object", "properties": {"q": {"type": "string"}}})
+            json!({"type": "object", "properties": properties})
                 .as_object()
                 .cloned()
                 .unwrap_or_default(),

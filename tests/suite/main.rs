@@ -26,6 +26,7 @@ mod quoting;
 mod robustness;
 mod sdk_paths;
 mod session;
+mod tidy;
 mod tokenizers;
 mod untrusted;
 mod untyped;

@@ -421,12 +421,15 @@ fn by_name(records: &mut [Map<String, Value>]) -> bool {
     any
 }
 
+/// Resources of a JSON:API document, each an object.
+pub(crate) type Resources = Vec<Map<String, Value>>;
+
 /// The resources of a JSON:API document (`{"data": [{"type", "id", "attributes",
 /// "relationships"}], "included": […]}`), each read through its attributes: `id`, `type`, its
 /// attributes, and each relationship as the related resource's attributes where `included`
 /// has it (`{"type", "id"}` where it does not). `None` when `value` is no such document.
 /// Each resource's given form (with the resources it names from `included`) is its original.
-pub(crate) fn jsonapi(value: &Value) -> Option<(Vec<Map<String, Value>>, Vec<Map<String, Value>>)> {
+pub(crate) fn jsonapi(value: &Value) -> Option<(Resources, Resources)> {
     let doc = value.as_object()?;
     let data: Vec<&Map<String, Value>> = match doc.get("data")? {
         Value::Array(items) => items.iter().map(Value::as_object).collect::<Option<_>>()?,
@@ -512,4 +515,69 @@ pub(crate) fn jsonapi(value: &Value) -> Option<(Vec<Map<String, Value>>, Vec<Map
         originals.push(original);
     }
     Some((read, originals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_key_is_named_as_a_link_and_a_word_ending_in_its_letters_is_not() {
+        for key in [
+            "url",
+            "URL",
+            "Url",
+            "urls",
+            "href",
+            "links",
+            "_links",
+            "self",
+            "node_id",
+            "html_url",
+            "avatarUrl",
+            "iconUrl",
+            "avatarUrls",
+            "repository_url",
+            "owner_node_id",
+            "nodeId",
+            "image-url",
+        ] {
+            assert!(is_link_key(key), "{key}");
+        }
+        for key in [
+            "curl",
+            "hurl",
+            "urlencoded",
+            "title",
+            "id",
+            "selfie",
+            "Url_kind",
+            "ur",
+            "",
+        ] {
+            assert!(!is_link_key(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn a_timestamp_is_shortened_at_its_edges_and_a_date_alone_is_not() {
+        let day = |t| shortened(t, Times::Date);
+        let minute = |t| shortened(t, Times::Minute);
+        assert_eq!(day("2026-02-11"), None);
+        assert_eq!(day("2026-02-11T"), None);
+        assert_eq!(day("2026-02-11T09:1"), None);
+        assert_eq!(day("2026-02-11T09:14").as_deref(), Some("2026-02-11"));
+        assert_eq!(minute("2026-02-11T09:14"), None);
+        assert_eq!(minute("2026-02-11T09:14Z"), None);
+        assert_eq!(
+            minute("2026-02-11T09:14:00").as_deref(),
+            Some("2026-02-11T09:14")
+        );
+        assert_eq!(
+            minute("2026-10-03T09:14:35.658+0000").as_deref(),
+            Some("2026-10-03T09:14+0000")
+        );
+        assert_eq!(shortened("2026-02-11T09:14:22Z", Times::AsGiven), None);
+        assert_eq!(day("2026-13-11T09:14:22Z"), None);
+    }
 }

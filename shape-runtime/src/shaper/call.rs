@@ -190,6 +190,10 @@ impl<'a> Call<'a> {
     /// keeps them (what the rules for an answer nobody described set aside: reachable through
     /// `open_result`, named in `omitted.fields`). A result with fields aside is always
     /// stored.
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
+    )]
     pub(crate) fn aside(mut self, aside: &'a [String]) -> Self {
         self.aside = aside;
         self.page_hide = (!aside.is_empty()).then(|| {
