@@ -22,7 +22,7 @@ pub struct Inferred {
     pub rules: Rules,
     /// The names of the arguments the server's tools take: a link or node id under one of
     /// them is an argument a model can pass, never set aside.
-    pub arguments: BTreeSet<String>,
+    pub arguments: std::sync::Arc<BTreeSet<String>>,
 }
 
 /// An answer nobody described, read as records ([`JsonProjection::infer`]): the projection,

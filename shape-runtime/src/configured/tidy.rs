@@ -338,7 +338,7 @@ fn by_name(records: &mut [Map<String, Value>]) -> bool {
         match value {
             Value::Object(map) => {
                 if let Some(name) = name_of(map) {
-                    let text = Value::Object(map.clone()).to_string();
+                    let text = serde_json::to_string(map).unwrap_or_default();
                     let here = places.entry(place.clone()).or_default();
                     here.names
                         .entry(name.to_string())

@@ -473,7 +473,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 match arguments {
                     Ok(arguments) if !arguments.is_empty() => {
                         let inferred = Inferred {
-                            arguments: (*arguments).clone(),
+                            arguments,
                             ..plan.inferred.clone()
                         };
                         JsonProjection::infer(tool, value, &inferred)
