@@ -486,13 +486,20 @@ impl<'p> Renderer<'p> {
             buf.push(b',');
         }
         buf.push(b'{');
+        let mut first = true;
         for (i, name) in names.iter().enumerate() {
-            if i > 0 {
+            // A key the record does not have is left out, as its own object leaves it out.
+            let source = self.layout.source_index(i);
+            if !record.shows(source) {
+                continue;
+            }
+            if !first {
                 buf.push(b',');
             }
+            first = false;
             serde_json::to_writer(&mut buf, name).map_err(|e| e.to_string())?;
             buf.push(b':');
-            record.write_json_field(self.layout.source_index(i), &mut buf)?;
+            record.write_json_field(source, &mut buf)?;
         }
         buf.extend_from_slice(b"}\n");
         String::from_utf8(buf).map_err(|e| e.to_string())
