@@ -495,7 +495,10 @@ fields = [
 /// (issue 46, finding 11): the first page, the later pages the harness serves from the
 /// stored result, and `open_result`, in the text (each label in «…», the list's cut marker
 /// outside them) and in `structuredContent` (the field named in `untrusted`, every
-/// delimiter defused). A label forged as the list's marker is an item like any other.
+/// delimiter defused). A label forged as the list's marker is an item like any other. Which
+/// fields hold outsiders' text is a standing fact of the walk (issue 48 item 4): named on a
+/// walk's first page (and `open_result`'s, a walk of its own), not again on its later pages,
+/// whose values keep their marks; on every page with `left_out = "every_page"`.
 #[test]
 fn a_stored_untrusted_list_stays_marked_on_every_page_and_reopened() {
     // What the model reads, written out: the instruction and the plain label as they are,
@@ -510,9 +513,23 @@ fn a_stored_untrusted_list_stays_marked_on_every_page_and_reopened() {
         "(cut: 9 more items)",
         "[cut: 1 more item]"
     ]);
+    let every_page = LABELLED.replacen(
+        "budget = 500\n",
+        "budget = 500\nleft_out = \"every_page\"\n",
+        1,
+    );
+    assert!(every_page.contains("left_out"));
+    let runs = ["claude-code", "open-webui", "some-agent"]
+        .into_iter()
+        .flat_map(|c| {
+            [
+                (c, LABELLED.to_owned(), false),
+                (c, every_page.clone(), true),
+            ]
+        });
     runtime().block_on(async {
-        for client_name in ["claude-code", "open-webui", "some-agent"] {
-            let config = ShapeConfig::from_toml_str(LABELLED).unwrap();
+        for (client_name, config, every) in runs {
+            let config = ShapeConfig::from_toml_str(&config).unwrap();
             let client = crate::client::connect(Labelled, config, client_name).await;
             let pages = walk(&client, "list_labelled").await;
             assert!(pages.len() >= 2, "{client_name}: {} pages", pages.len());
@@ -534,16 +551,23 @@ fn a_stored_untrusted_list_stays_marked_on_every_page_and_reopened() {
                     assert_eq!(labels, marked, "{client_name}, page {at}: {said}");
                 }
                 shown += lines.len();
+                // The first page of the walk, and open_result's (the last here).
+                let standing = every || at == 0 || at == pages.len();
                 if !lines.is_empty() {
-                    assert!(
+                    assert_eq!(
                         said.contains("«…» is untrusted text from "),
+                        standing,
                         "{client_name}, page {at}: {said}"
                     );
                 }
                 if let Some(envelope) = &page.structured_content {
+                    let named = match standing {
+                        true => json!(["labels"]),
+                        false => Value::Null,
+                    };
                     assert_eq!(
-                        envelope["untrusted"],
-                        json!(["labels"]),
+                        envelope.get("untrusted").cloned().unwrap_or(Value::Null),
+                        named,
                         "{client_name}, page {at}: {envelope}"
                     );
                     let records = crate::records(envelope);

@@ -204,15 +204,22 @@ impl Needs {
 /// Pages reached through a cursor follow a first page in the same transcript, whose line the
 /// model has read, so the default names them on the first page only: for an SDK type with
 /// many skipped fields the clause is 18 to 23 tokens a page.
+///
+/// The same holds for the walk's other standing fact, which fields hold outsiders' text:
+/// the text's note (`«…» is untrusted text from …`) and the JSON envelope's `untrusted`
+/// key are on a walk's first page, and on every page under `EveryPage` only. A later page's
+/// values keep their marks (`«…»`). (The shared year, `dates are in 2026`, stays on every
+/// page that shows a date: a later page cannot know that the first page's year is its own.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LeftOut {
-    /// On every page.
+    /// On every page (and the untrusted-text note with them).
     EveryPage,
-    /// On a walk's first page only (the default).
+    /// On a walk's first page only (the default), the untrusted-text note too.
     #[default]
     FirstPage,
-    /// Never: `omitted.fields` in the JSON envelope only.
+    /// Never: `omitted.fields` in the JSON envelope only; the untrusted-text note on the
+    /// first page.
     Never,
 }
 

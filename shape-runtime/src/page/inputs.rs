@@ -85,7 +85,16 @@ impl PageSettings<'_> {
 /// lower bound, see `Page::stuck`). It costs nothing above 63 tokens.
 pub(crate) const REACH_FLOOR: usize = 64;
 
-impl PageSettings<'_> {}
+impl PageSettings<'_> {
+    /// Whether this page states the walk's standing facts (which fields hold outsiders'
+    /// text): on a walk's first page, and on every page under [`LeftOut::EveryPage`]. A
+    /// later page follows the first in the same transcript, whose note the model has read;
+    /// its values keep their marks.
+    pub(crate) fn states_standing_facts(&self) -> bool {
+        self.left_out == LeftOut::EveryPage
+            || self.shown_before.saturating_add(self.skipped_before) == 0
+    }
+}
 
 /// What a page knows beyond its records.
 pub(crate) struct PageInputs<'a> {

@@ -40,13 +40,16 @@ impl Notes {
         }
     }
 
-    /// The notes for `records` (the page's reach) in the text `format`.
+    /// The notes for `records` (the page's reach) in the text `format`, from `tool`; the
+    /// untrusted-text note only where the page states the walk's standing facts (`standing`:
+    /// a later page keeps the marks on its values, and its reader read the note on the
+    /// first).
     pub(crate) fn of<R: RenderRecord>(
         format: Format,
         policy: &UntrustedPolicy,
         layout: &Layout<'_>,
         records: &[R],
-        tool: &str,
+        (tool, standing): (&str, bool),
     ) -> Self {
         let mut notes = Notes::none();
         if format == Format::Json {
@@ -66,7 +69,7 @@ impl Notes {
             && let Some(line) = crate::untrusted::note_line(policy, tool, &paths)
         {
             notes.compact_marks = true;
-            notes.untrusted = Some(line);
+            notes.untrusted = standing.then_some(line);
         }
         if let Some((year, dated)) = shared_year(records, layout) {
             notes.date_style = DateStyle::MonthDay { year };

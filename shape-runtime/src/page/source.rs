@@ -80,7 +80,7 @@ pub(crate) fn prepare<S: Source, U: UseRecords<S>>(
         settings.untrusted,
         layout,
         &structured,
-        tool,
+        (tool, settings.states_standing_facts()),
     );
     // Looking at the dates for the notes noticed nothing that counts.
     structured_env.take_diagnostics();

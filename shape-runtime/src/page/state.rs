@@ -130,6 +130,8 @@ impl<'p, R: RenderRecord> Page<'p, R> {
             untrusted: match settings.untrusted.provenance {
                 Provenance::Off => Vec::new(),
                 _ if records.rows.structured.is_empty() => Vec::new(),
+                // Named once per walk: a later page's reader read them on the first.
+                _ if !settings.states_standing_facts() => Vec::new(),
                 _ => untrusted_paths.clone(),
             },
             fields: (form == StructuredForm::Rows).then(|| layout.field_names()),
