@@ -13,34 +13,34 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// How records nobody described are read.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Inferred {
+pub(crate) struct Inferred {
     /// Keys whose text is the system's own, shown as it is (not outsiders' text).
-    pub trusted: Vec<String>,
+    pub(crate) trusted: Vec<String>,
     /// The cap in tokens of each value's text (`None`: no cap).
-    pub max_tokens: Option<u32>,
+    pub(crate) max_tokens: Option<u32>,
     /// How the records are tidied for a model ([`Rules`]; all on by default).
-    pub rules: Rules,
+    pub(crate) rules: Rules,
     /// The names of the arguments the server's tools take: a link or node id under one of
     /// them is an argument a model can pass, never set aside.
-    pub arguments: std::sync::Arc<BTreeSet<String>>,
+    pub(crate) arguments: std::sync::Arc<BTreeSet<String>>,
 }
 
 /// An answer nobody described, read as records ([`JsonProjection::infer`]): the projection,
 /// the value it reads them from, and what the summary's first page states of its parts.
 #[derive(Debug, Clone)]
-pub struct InferredAnswer<'v> {
+pub(crate) struct InferredAnswer<'v> {
     /// The records' projection: every key they have.
-    pub projection: JsonProjection,
+    pub(crate) projection: JsonProjection,
     /// What the projection reads: the answer itself, or, for an answer of several parts,
     /// its records one after another, each naming its part (`section`).
-    pub value: Cow<'v, Value>,
+    pub(crate) value: Cow<'v, Value>,
     /// For an answer of several parts, each part with its count and its place among the
     /// records (`sections in order: …`), and what the rules changed, for the walk's first
     /// page.
-    pub sections: Option<String>,
+    pub(crate) sections: Option<String>,
     /// The fields the rules set aside: a page leaves them out, the stored result keeps them
     /// (the records' link fields, and `original`, each record as the tool gave it).
-    pub aside: Vec<String>,
+    pub(crate) aside: Vec<String>,
 }
 
 impl JsonProjection {
@@ -66,23 +66,7 @@ impl JsonProjection {
     /// record that has one has a text or integer `id`, is the record's id. The records keep
     /// the answer's order (the harness states none).
     ///
-    /// ```
-    /// use toolshape::configured::{Inferred, JsonProjection};
-    ///
-    /// let value = serde_json::json!({"total_count": 2, "items": [
-    ///     {"id": 7, "title": "Crash on save", "comments": 3},
-    ///     {"id": 9, "title": "Docs typo", "labels": ["docs"]}
-    /// ]});
-    /// let answer = JsonProjection::infer("search", &value, &Inferred::default()).unwrap();
-    /// assert_eq!(
-    ///     answer.sections.as_deref(),
-    ///     Some("sections in order: the answer's own fields (record 1), items 2 (records 2–3)")
-    /// );
-    /// let names: Vec<&str> = answer.projection.projection().output_names().collect();
-    /// assert_eq!(names[0], "section");
-    /// assert!(["total_count", "id", "title", "comments", "labels"].iter().all(|k| names.contains(k)));
-    /// ```
-    pub fn infer<'v>(
+    pub(crate) fn infer<'v>(
         tool: &str,
         value: &'v Value,
         options: &Inferred,
@@ -554,5 +538,30 @@ impl JsonProjection {
             ),
         };
         described(tool, &[], false, names, Some(prose), outputs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_of_several_parts_names_them_and_shows_every_key() {
+        let value = serde_json::json!({"total_count": 2, "items": [
+            {"id": 7, "title": "Crash on save", "comments": 3},
+            {"id": 9, "title": "Docs typo", "labels": ["docs"]}
+        ]});
+        let answer = JsonProjection::infer("search", &value, &Inferred::default()).unwrap();
+        assert_eq!(
+            answer.sections.as_deref(),
+            Some("sections in order: the answer's own fields (record 1), items 2 (records 2–3)")
+        );
+        let names: Vec<&str> = answer.projection.projection().output_names().collect();
+        assert_eq!(names[0], "section");
+        assert!(
+            ["total_count", "id", "title", "comments", "labels"]
+                .iter()
+                .all(|k| names.contains(k))
+        );
     }
 }

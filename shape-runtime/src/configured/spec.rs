@@ -100,8 +100,8 @@ pub enum OutputKind {
     Nested(Box<RecordSpec>),
     /// Whatever the value is, shown as it is, its text as outsiders' text: a string capped,
     /// sanitised and marked; an object or a list as its compact JSON, the same way; numbers,
-    /// booleans and `null` as they are. What records nobody described get
-    /// ([`JsonProjection::infer`](super::JsonProjection::infer)).
+    /// booleans and `null` as they are. What records nobody described get through the
+    /// harness.
     Any {
         /// The cap in tokens of its text.
         max_tokens: Option<u32>,
