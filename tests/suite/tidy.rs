@@ -332,6 +332,46 @@ fn a_jsonapi_document_reads_through_its_attributes_and_keeps_each_resource_as_gi
     });
 }
 
+/// An empty value left off the page is kept as given: `null` and `""` are not the same
+/// answer, and `open_result` tells them apart.
+#[test]
+fn an_empty_value_left_off_the_page_is_kept_as_given() {
+    let answer = json!([
+        {"id": 1, "assignee": null, "note": "", "tags": []},
+        {"id": 2, "assignee": "ann", "note": "x", "tags": ["a"]},
+    ]);
+    runtime().block_on(async {
+        let server = Canned::new([("list", Answer::Structured(answer.clone()))]);
+        let client = connect(server, "").await;
+        let page = call(&client, "list", json!({})).await;
+        let env = envelope(&page);
+        let records = crate::records(env);
+        for key in ["assignee", "note", "tags"] {
+            assert!(!records[0].contains_key(key), "{key}: {env}");
+            assert!(records[1].contains_key(key), "{key}: {env}");
+        }
+        let handle = crate::omitted_of(env)["handle"]
+            .as_str()
+            .expect("stored")
+            .to_owned();
+        let opened = call(
+            &client,
+            "open_result",
+            json!({"handle": handle, "select": ["id", "original"]}),
+        )
+        .await;
+        for (record, given) in crate::records(envelope(&opened))
+            .iter()
+            .zip(answer.as_array().unwrap())
+        {
+            let original: Value =
+                serde_json::from_str(record["original"].as_str().expect("JSON text")).unwrap();
+            assert_eq!(&original, given);
+        }
+        client.cancel().await.unwrap();
+    });
+}
+
 #[test]
 fn with_every_rule_off_an_answer_passes_as_given() {
     let answer = issues(2);

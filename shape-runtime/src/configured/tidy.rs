@@ -88,7 +88,7 @@ pub(crate) struct Tidied {
     /// result, first met first.
     pub aside: Vec<String>,
     /// The key holding each record as the tool gave it, when a rule changed more than which
-    /// of a record's own fields a page shows.
+    /// of a record's own link fields a page shows.
     pub original: Option<String>,
     /// What the rules did, for the summary (`links and node ids, empty values, times of day
     /// left out; repeated objects by name`); empty when nothing changed.
@@ -244,12 +244,15 @@ fn finish(
     if changes.named {
         said.push("repeated objects shown by name");
     }
-    let inside = changes.nested_links
+    // Anything beyond the record's own link fields (kept as fields of their own) is kept as
+    // the record was given: an empty value too (`null` and `""` are not the same answer).
+    let values_changed = changes.empty
+        || changes.nested_links
         || changes.nested_empty
         || changes.times
         || changes.named
         || changes.jsonapi;
-    let original = inside.then(|| {
+    let original = values_changed.then(|| {
         let mut name = "original".to_owned();
         while tidied.iter().any(|r| r.contains_key(&name)) || aside.contains(&name) {
             name.insert(0, '_');
