@@ -45,6 +45,17 @@ fn issues(n: usize) -> Value {
     )
 }
 
+/// `records`, each with a `notes` text long enough that the answer passes the 2 KB an answer
+/// must have for the rules to pay (smaller ones pass as given).
+fn padded(records: Value) -> Value {
+    let mut records = records;
+    for record in records.as_array_mut().unwrap() {
+        record["notes"] = json!("lorem ipsum dolor sit amet ".repeat(40));
+    }
+    assert!(records.to_string().len() >= 2_048);
+    records
+}
+
 /// Every page of `tool`'s walk.
 async fn walk(client: &Client, tool: &str) -> Vec<CallToolResult> {
     let pages = crate::client::walk(client, tool, json!({"q": "x"})).await;
@@ -155,10 +166,12 @@ fn what_a_model_cannot_use_is_set_aside_and_open_result_reaches_it() {
 
 #[test]
 fn a_link_a_tool_takes_as_an_argument_stays_on_the_page() {
-    let answer = json!([
+    let answer = padded(json!([
         {"title": "Rust", "url": "https://www.rust-lang.org/", "html_url": "https://a.example/1"},
         {"title": "Tokio", "url": "https://tokio.rs/", "html_url": "https://a.example/2"},
-    ]);
+        {"title": "Serde", "url": "https://serde.rs/", "html_url": "https://a.example/3"},
+        {"title": "Axum", "url": "https://docs.rs/axum", "html_url": "https://a.example/4"},
+    ]));
     runtime().block_on(async {
         let server =
             Canned::new([("search", Answer::Structured(answer.clone()))]).arguments(&["url"]);
@@ -167,7 +180,7 @@ fn a_link_a_tool_takes_as_an_argument_stays_on_the_page() {
         client.list_all_tools().await.unwrap();
         let page = call(&client, "search", json!({"q": "x"})).await;
         let records = crate::records(envelope(&page));
-        assert_eq!(records.len(), 2);
+        assert_eq!(records.len(), 4);
         for (record, given) in records.iter().zip(answer.as_array().unwrap()) {
             assert_eq!(record["url"], given["url"], "{record:?}");
             assert!(shown(record, "html_url").is_none(), "{record:?}");
@@ -178,13 +191,13 @@ fn a_link_a_tool_takes_as_an_argument_stays_on_the_page() {
 
 /// The `created` values a page shows for `stamps`, a list's records, under `config`.
 fn times_shown(stamps: &[&str], config: &'static str) -> Vec<Value> {
-    let answer = Value::Array(
+    let answer = padded(Value::Array(
         stamps
             .iter()
             .enumerate()
             .map(|(i, s)| json!({"id": i, "created": s}))
             .collect(),
-    );
+    ));
     runtime().block_on(async {
         let server = Canned::new([("events", Answer::Structured(answer))]);
         let client = connect(server, config).await;
@@ -238,12 +251,12 @@ fn a_lists_times_follow_the_precision_chosen_and_what_is_no_time_is_left_as_it_i
 #[test]
 fn a_repeated_object_is_named_only_where_its_name_stands_for_one_object() {
     let ann = json!({"login": "ann", "id": 1});
-    let answer = json!([
+    let answer = padded(json!([
         {"id": 1, "user": ann, "reviewer": {"login": "bob", "id": 2, "site_admin": false}},
         {"id": 2, "user": ann, "reviewer": {"login": "bob", "id": 2, "site_admin": true}},
         {"id": 3, "user": ann, "reviewer": {"login": "cy", "id": 3}},
         {"id": 4, "user": {"login": "dee", "id": 4}, "reviewer": {"login": "cy", "id": 3}},
-    ]);
+    ]));
     runtime().block_on(async {
         let server = Canned::new([("list", Answer::Structured(answer.clone()))]);
         let client = connect(server, "").await;
@@ -272,11 +285,11 @@ fn a_jsonapi_document_reads_through_its_attributes_and_keeps_each_resource_as_gi
     let doc = json!({
         "links": {"self": "https://api.example.com/articles"},
         "data": [
-            {"type": "articles", "id": "1", "attributes": {"title": "JSON:API paints my bikeshed!"},
+            {"type": "articles", "id": "1", "attributes": {"title": "JSON:API paints my bikeshed!", "body": "lorem ipsum dolor sit amet ".repeat(40)},
              "relationships": {"author": {"links": {"self": "https://api.example.com/articles/1/relationships/author"},
                                           "data": {"type": "people", "id": "9"}}},
              "links": {"self": "https://api.example.com/articles/1"}},
-            {"type": "articles", "id": "2", "attributes": {"title": "Rails is Omakase"},
+            {"type": "articles", "id": "2", "attributes": {"title": "Rails is Omakase", "body": "lorem ipsum dolor sit amet ".repeat(40)},
              "relationships": {"author": {"data": {"type": "people", "id": "404"}}}}
         ],
         "included": [
@@ -336,10 +349,10 @@ fn a_jsonapi_document_reads_through_its_attributes_and_keeps_each_resource_as_gi
 /// answer, and `open_result` tells them apart.
 #[test]
 fn an_empty_value_left_off_the_page_is_kept_as_given() {
-    let answer = json!([
+    let answer = padded(json!([
         {"id": 1, "assignee": null, "note": "", "tags": []},
         {"id": 2, "assignee": "ann", "note": "x", "tags": ["a"]},
-    ]);
+    ]));
     runtime().block_on(async {
         let server = Canned::new([("list", Answer::Structured(answer.clone()))]);
         let client = connect(server, "").await;
@@ -399,4 +412,35 @@ fn a_rules_table_with_an_unknown_rule_is_refused_with_its_name() {
     assert!(err.to_string().contains("linkz"), "{err}");
     let err = ShapeConfig::from_toml_str("[defaults.rules]\ntimes = \"hour\"\n").unwrap_err();
     assert!(err.to_string().contains("hour"), "{err}");
+}
+
+/// The rules pay from 2,048 bytes: an answer one byte shorter passes as given (its link on
+/// the page, nothing stored), one of exactly 2,048 bytes is tidied.
+#[test]
+fn the_rules_apply_from_two_kilobytes_and_not_one_byte_before() {
+    let sized = |bytes: usize| {
+        let mut answer = json!([{"id": 1, "url": "https://api.example.com/1", "pad": ""}]);
+        let short = answer.to_string().len();
+        answer[0]["pad"] = json!("x".repeat(bytes - short));
+        assert_eq!(answer.to_string().len(), bytes);
+        answer
+    };
+    runtime().block_on(async {
+        for (bytes, tidied) in [(2_047, false), (2_048, true)] {
+            let answer = sized(bytes);
+            let server = Canned::new([("one", Answer::Structured(answer.clone()))]);
+            let client = connect(server, "").await;
+            let page = call(&client, "one", json!({})).await;
+            let env = envelope(&page);
+            let records = crate::records(env);
+            assert_eq!(records.len(), 1, "{env}");
+            assert_eq!(
+                records[0].contains_key("url"),
+                !tidied,
+                "{bytes} bytes: {env}"
+            );
+            assert_eq!(env.get("omitted").is_some(), tidied, "{bytes} bytes: {env}");
+            client.cancel().await.unwrap();
+        }
+    });
 }

@@ -40,6 +40,11 @@ pub const CURSOR_ARGUMENT: &str = "cursor";
 /// The cap in tokens of each value's text in records nobody described, unless configured.
 pub const DEFAULT_MAX_TOKENS: u32 = 200;
 
+/// An answer nobody described of fewer bytes than this passes as given, every key shown: the
+/// rules ([`Rules`](crate::configured::Rules)) would save less than saying what they did and
+/// naming the handle costs (about 50 tokens).
+const TIDY_FROM_BYTES: usize = 2_048;
+
 /// A layer over any rmcp server through which every `tools/call` is shaped, by tool name, with the budgets and projections of a [`ShapeConfig`], without
 /// the tool's author opting in. "Enforce it in the layer that dispatches tool calls, so a new
 /// tool inherits budgets, markers and cursors."
@@ -471,6 +476,13 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             (None, None, Some(value)) => {
                 let arguments = self.state.arguments.lock().map(|a| Arc::clone(&a));
                 match arguments {
+                    _ if raw.len() < TIDY_FROM_BYTES => {
+                        let as_given = Inferred {
+                            rules: crate::configured::Rules::NONE,
+                            ..plan.inferred.clone()
+                        };
+                        JsonProjection::infer(tool, value, &as_given)
+                    }
                     Ok(arguments) if !arguments.is_empty() => {
                         let inferred = Inferred {
                             arguments,
