@@ -523,6 +523,215 @@ pub(crate) fn jsonapi(value: &Value) -> Option<(Resources, Resources)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// `records` tidied as a list (`several`) under `rules`, with `arguments`.
+    fn tidied(records: &Value, several: bool, rules: &Rules, arguments: &[&str]) -> Tidied {
+        let maps: Vec<&Map<String, Value>> = records
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_object().unwrap())
+            .collect();
+        let arguments = arguments.iter().map(|a| (*a).to_owned()).collect();
+        tidy(&maps, &maps, several, false, rules, &arguments)
+    }
+
+    fn without(record: &Value, key: &str) -> Value {
+        let mut record = record.clone();
+        record.as_object_mut().unwrap().remove(key);
+        record
+    }
+
+    #[test]
+    fn links_go_aside_as_fields_of_their_own_unless_a_tool_takes_them() {
+        let records = json!([
+            {"id": 1, "url": "u1", "html_url": "h1", "title": "a"},
+            {"id": 2, "node_id": "N2", "url": "u2", "title": "b"},
+        ]);
+        let t = tidied(&records, true, &Rules::default(), &[]);
+        assert_eq!(t.aside, ["url", "html_url", "node_id"]);
+        assert_eq!(t.original, None);
+        assert_eq!(t.said, ["links and node ids left out"]);
+        // The stored record keeps each link field it had, after what a page shows.
+        assert_eq!(
+            t.records[0],
+            json!({"id": 1, "title": "a", "url": "u1", "html_url": "h1"})
+        );
+        assert_eq!(
+            t.records[1],
+            json!({"id": 2, "title": "b", "url": "u2", "node_id": "N2"})
+        );
+        let kept = tidied(&records, true, &Rules::default(), &["url"]);
+        assert_eq!(kept.aside, ["html_url", "node_id"]);
+        assert_eq!(kept.records[0]["url"], json!("u1"));
+        let off = Rules {
+            links: false,
+            ..Rules::default()
+        };
+        let t = tidied(&records, true, &off, &[]);
+        assert!(t.aside.is_empty() && t.said.is_empty(), "{:?}", t.said);
+        assert_eq!(t.records, records.as_array().unwrap().clone());
+    }
+
+    #[test]
+    fn a_change_inside_a_value_keeps_the_record_as_given() {
+        let records = json!([
+            {"id": 1, "user": {"login": "ann", "avatar_url": "a"}},
+            {"id": 2, "user": {"login": "bob", "avatar_url": "b"}},
+        ]);
+        let t = tidied(&records, true, &Rules::default(), &[]);
+        assert_eq!(t.said, ["links and node ids left out"]);
+        assert_eq!(t.original.as_deref(), Some("original"));
+        assert!(t.aside.is_empty());
+        assert_eq!(
+            without(&t.records[0], "original"),
+            json!({"id": 1, "user": {"login": "ann"}})
+        );
+        assert_eq!(t.records[0]["original"], records[0]);
+        // A record with a key of that name: the original takes another.
+        let named = json!([{"original": true, "at": "2026-02-11T09:14:00Z"}, {"original": false}]);
+        let t = tidied(&named, true, &Rules::default(), &[]);
+        assert_eq!(t.original.as_deref(), Some("_original"));
+        assert_eq!(t.records[0]["_original"], named[0]);
+        assert_eq!(t.records[0]["original"], json!(true));
+    }
+
+    #[test]
+    fn empty_values_leave_the_page_and_zero_and_false_stay() {
+        let records = json!([
+            {"id": 1, "a": null, "b": "", "c": [], "d": {}, "e": 0, "f": false,
+             "g": {"h": null, "i": 1}, "j": [null, ""]},
+        ]);
+        let t = tidied(&records, false, &Rules::default(), &[]);
+        assert_eq!(t.said, ["empty values left out"]);
+        assert_eq!(
+            without(&t.records[0], "original"),
+            json!({"id": 1, "e": 0, "f": false, "g": {"i": 1}, "j": [null, ""]})
+        );
+        assert_eq!(t.records[0]["original"], records[0]);
+        // Only empty inside: said the same way.
+        let inside = json!([{"id": 1, "g": {"h": []}}]);
+        let t = tidied(&inside, false, &Rules::default(), &[]);
+        assert_eq!(t.said, ["empty values left out"]);
+        assert_eq!(without(&t.records[0], "original"), json!({"id": 1}));
+    }
+
+    #[test]
+    fn a_lists_times_are_shortened_at_every_depth_and_a_lone_objects_are_not() {
+        let records = json!([
+            {"id": 1, "at": "2026-02-11T09:14:22Z", "in": {"at": "2026-03-01T00:00:00+01:00"}},
+            {"id": 2, "at": "2026-02-12"},
+        ]);
+        let t = tidied(&records, true, &Rules::default(), &[]);
+        assert_eq!(t.said, ["times shortened"]);
+        assert_eq!(t.records[0]["at"], json!("2026-02-11"));
+        assert_eq!(t.records[0]["in"], json!({"at": "2026-03-01"}));
+        assert_eq!(t.records[1]["at"], json!("2026-02-12"));
+        let lone = json!([{"id": 1, "at": "2026-02-11T09:14:22Z"}]);
+        let t = tidied(&lone, false, &Rules::default(), &[]);
+        assert!(t.said.is_empty(), "{:?}", t.said);
+        assert_eq!(t.records[0]["at"], json!("2026-02-11T09:14:22Z"));
+    }
+
+    #[test]
+    fn a_repeated_object_is_named_where_its_place_repeats_one() {
+        let records = json!([
+            {"id": 1, "user": {"login": "ann", "id": 1}, "labels": [{"name": "bug", "id": 9}],
+             "meta": {"login": "x", "n": 1}, "n": {"id": 5}},
+            {"id": 2, "user": {"login": "ann", "id": 1}, "labels": [{"name": "ux", "id": 8}],
+             "meta": {"login": "y", "n": 2}, "n": {"id": 5}},
+            {"id": 3, "user": {"login": "cy", "id": 3}, "labels": [{"name": "bug", "id": 9}]},
+        ]);
+        let t = tidied(&records, true, &Rules::default(), &[]);
+        assert_eq!(t.said, ["repeated objects shown by name"]);
+        let page: Vec<Value> = t.records.iter().map(|r| without(r, "original")).collect();
+        // `user` and `labels[]` repeat an object: every object there by its name; `meta`
+        // repeats none and stays whole; a number names too.
+        assert_eq!(
+            page[0],
+            json!({"id": 1, "user": "ann", "labels": ["bug"], "meta": {"login": "x", "n": 1}, "n": 5})
+        );
+        assert_eq!(page[1]["labels"], json!(["ux"]));
+        assert_eq!(page[2]["user"], json!("cy"));
+        assert_eq!(t.records[2]["original"], records[2]);
+        // One record: nothing can come again.
+        let one = json!([records[0].clone()]);
+        let t = tidied(&one, false, &Rules::default(), &[]);
+        assert!(t.said.is_empty(), "{:?}", t.said);
+    }
+
+    #[test]
+    fn a_name_shared_by_two_objects_names_neither_and_a_blank_name_is_no_name() {
+        let records = json!([
+            {"id": 1, "u": {"login": "bob", "admin": false}},
+            {"id": 2, "u": {"login": "bob", "admin": true}},
+            {"id": 3, "u": {"login": "cy"}},
+            {"id": 4, "u": {"login": "cy"}},
+            {"id": 5, "u": {"login": " ", "name": "Dee"}},
+            {"id": 6, "u": {"login": " ", "name": "Dee"}},
+        ]);
+        let t = tidied(&records, true, &Rules::default(), &[]);
+        let shown: Vec<&Value> = t.records.iter().map(|r| &r["u"]).collect();
+        assert_eq!(shown[0], &records[0]["u"]);
+        assert_eq!(shown[1], &records[1]["u"]);
+        assert_eq!(shown[2], &json!("cy"));
+        assert_eq!(shown[4], &json!("Dee"));
+        let off = Rules {
+            repeated: false,
+            ..Rules::default()
+        };
+        let t = tidied(&records, true, &off, &[]);
+        assert!(t.said.is_empty(), "{:?}", t.said);
+    }
+
+    #[test]
+    fn every_rule_says_what_it_did_in_one_order() {
+        let records = json!([
+            {"id": 1, "url": "u", "x": null, "at": "2026-02-11T09:14:22Z", "u": {"login": "a"}},
+            {"id": 2, "url": "v", "at": "2026-02-11T09:14:22Z", "u": {"login": "a"}},
+        ]);
+        let t = tidied(&records, true, &Rules::default(), &[]);
+        assert_eq!(
+            t.said,
+            [
+                "links and node ids left out",
+                "empty values left out",
+                "times shortened",
+                "repeated objects shown by name"
+            ]
+        );
+        let none = tidied(&records, true, &Rules::NONE, &[]);
+        assert!(none.said.is_empty() && none.aside.is_empty() && none.original.is_none());
+    }
+
+    #[test]
+    fn a_jsonapi_document_is_read_through_its_attributes_and_nothing_else_is() {
+        assert!(jsonapi(&json!([{"type": "a", "id": "1"}])).is_none());
+        assert!(jsonapi(&json!({"data": [{"id": "1", "attributes": {}}]})).is_none());
+        assert!(jsonapi(&json!({"data": [{"type": "a", "id": 1, "attributes": {}}]})).is_none());
+        assert!(jsonapi(&json!({"data": [{"type": "a", "id": "1"}]})).is_none());
+        assert!(jsonapi(&json!({"data": []})).is_none());
+        assert!(jsonapi(&json!({"data": "x"})).is_none());
+        let doc = json!({
+            "data": {"type": "a", "id": "1", "attributes": {"t": "x", "id": "shadow"},
+                     "relationships": {"p": {"data": {"type": "people", "id": "9"}},
+                                       "q": {"data": [{"type": "people", "id": "8"}]},
+                                       "r": {"data": null},
+                                       "s": {"links": {"self": "l"}}}},
+            "included": [{"type": "people", "id": "9", "attributes": {"n": "Dan"}},
+                         {"type": "people", "id": "8"}]
+        });
+        let (read, originals) = jsonapi(&doc).unwrap();
+        assert_eq!(
+            Value::Object(read[0].clone()),
+            json!({"id": "1", "type": "a", "t": "x", "p": {"n": "Dan"},
+                   "q": [{"type": "people", "id": "8"}], "r": null})
+        );
+        let mut given = doc["data"].clone();
+        given["included"] = doc["included"].clone();
+        assert_eq!(Value::Object(originals[0].clone()), given);
+    }
 
     #[test]
     fn a_link_key_is_named_as_a_link_and_a_word_ending_in_its_letters_is_not() {
