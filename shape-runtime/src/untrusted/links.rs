@@ -10,9 +10,9 @@ use std::sync::LazyLock;
 static LINKS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"(?xi)
-        (?P<img> !\[ (?P<alt>[^\]]*) \]\( \s* <? (?P<img_url>[^)\s>]*) >?
+        (?P<img> !\[ (?P<alt>[^\[\]]*) \]\( \s* <? (?P<img_url>[^)\s>]*) >?
                  (?: \s+ (?: "[^"]*" | '[^']*' | \([^)]*\) ) )? \s* \) )
-      | (?P<link> \[ (?P<text>[^\]]*) \]\( \s* <? (?P<link_url>[^)\s>]*) >?
+      | (?P<link> \[ (?P<text>[^\[\]]*) \]\( \s* <? (?P<link_url>[^)\s>]*) >?
                  (?: \s+ (?: "[^"]*" | '[^']*' | \([^)]*\) ) )? \s* \) )
       | (?P<def> (?m:^) [\x20\t]{0,3} \[ (?P<label>[^\]\n]+) \]: [\x20\t]* <? (?P<def_url>[^\s>]+) >? )
       | (?P<html> </? (?P<tag>img|image|picture|source|video|audio|a|iframe|frame|script|link
@@ -187,4 +187,28 @@ pub fn apply_url_policy(text: &str, policy: UrlPolicy) -> (Cow<'_, str>, u32) {
     let mut links = 0;
     let out = apply_links(text, policy, &mut links);
     (out, links)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `[` with no `]` before a later link's `[text](url)` is a bracket, not the start of
+    /// that link: the link is the innermost `[…](…)`, so a window that ends before the link
+    /// reads the bracket as the whole text does (found by the windowed-cap property test).
+    #[test]
+    fn an_unclosed_bracket_before_a_link_stays_a_bracket() {
+        let text = "A<[ü한국\n\n [x https://a.example/y and [t](https://b.example) end";
+        let (out, links) = apply_url_policy(text, UrlPolicy::Flag);
+        assert_eq!(
+            out,
+            "A<[ü한국\n\n [x [link removed: a.example] and t [link removed: b.example] end"
+        );
+        assert_eq!(links, 2);
+        // Nested brackets are not link text; the URL is still flagged, as a bare one.
+        let (out, _) = apply_url_policy("[a [b] c](https://c.example)", UrlPolicy::Flag);
+        assert_eq!(out, "[a [b] c]([link removed: c.example])");
+        let (out, _) = apply_url_policy("![x [y]](https://d.example/p.png)", UrlPolicy::Flag);
+        assert_eq!(out, "![x [y]]([link removed: d.example])");
+    }
 }
