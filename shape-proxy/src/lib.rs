@@ -14,6 +14,9 @@
 //! # Replicas behind one address (with --http): stored results in Redis, one cursor key
 //! # redis = "redis://127.0.0.1:6379/"   # or TOOLSHAPE_REDIS_URL (feature `redis`)
 //! # cursor_key = "…"                    # or TOOLSHAPE_CURSOR_KEY, the same on every replica
+//! # With --http: the Host names and browser origins served (default: this machine's own)
+//! # allowed_hosts = ["proxy.internal"]
+//! # allowed_origins = ["https://app.example.com"]
 //!
 //! [upstreams.fs]
 //! command = "npx"
@@ -84,7 +87,26 @@ pub struct ProxySettings {
     /// name is a warning on stderr.
     #[serde(default)]
     pub strict: bool,
+    /// With `--http`, the `Host` names requests may carry (`"proxy.internal"`,
+    /// `"proxy.internal:8080"`); a request naming another host is refused (403), against DNS
+    /// rebinding. Default: the loopback names (`localhost`, `127.0.0.1`, `::1`).
+    pub allowed_hosts: Option<Vec<String>>,
+    /// With `--http`, the browser origins a request carrying an `Origin` header may come
+    /// from (`"https://app.example.com"`, `"http://localhost:*"`: scheme, host, and a port or
+    /// `*`); a request from another origin is refused (403), as the MCP transport
+    /// specification requires. A request without `Origin` (a client that is no browser)
+    /// passes. Default: the loopback origins on any port.
+    pub allowed_origins: Option<Vec<String>>,
 }
+
+/// The browser origins a proxy served over HTTP accepts unless configured: its own machine's.
+pub const LOOPBACK_ORIGINS: [&str; 5] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+];
 
 /// `[upstreams.<name>]`: an MCP server the proxy starts and speaks to over stdio.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -153,6 +175,14 @@ pub enum ProxyError {
     /// The harness could not be made.
     #[error(transparent)]
     Harness(#[from] toolshape::mcp::HarnessError),
+    /// `allowed_hosts` or `allowed_origins` cannot be used.
+    #[error("`{key}` under [proxy]: {message}")]
+    Allowed {
+        /// The setting.
+        key: &'static str,
+        /// What is wrong, and what to write.
+        message: String,
+    },
     /// The cursor key is too short.
     #[error("the cursor key must be at least 16 bytes")]
     CursorKey,
@@ -831,29 +861,94 @@ pub async fn serve_http(
         addr: addr.to_owned(),
         source,
     };
+    let checks = http_checks(&config.proxy)?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(listen)?;
     let app = match harness(config, shape).await? {
-        Shaped::Memory(h) => http_app(h),
+        Shaped::Memory(h) => http_app(h, checks),
         #[cfg(feature = "redis")]
-        Shaped::Redis(h) => http_app(h),
+        Shaped::Redis(h) => http_app(h, checks),
     };
     tracing::info!(addr, "serving MCP over streamable HTTP at /mcp");
     axum::serve(listener, app).await.map_err(listen)
 }
 
+/// The `Host` names and `Origin`s an HTTP proxy accepts, checked: `None` for the hosts is
+/// rmcp's loopback default.
+#[cfg(feature = "http")]
+type HttpChecks = (Option<Vec<String>>, Vec<String>);
+
+/// The hosts and origins of `settings`, or why they cannot be used: an empty list (which
+/// would turn the check off, or refuse every browser), an origin without its scheme.
+#[cfg(feature = "http")]
+fn http_checks(settings: &ProxySettings) -> Result<HttpChecks, ProxyError> {
+    let hosts = match &settings.allowed_hosts {
+        Some(hosts) if hosts.iter().all(|h| h.trim().is_empty()) => {
+            return Err(ProxyError::Allowed {
+                key: "allowed_hosts",
+                message: "the list is empty: name the hosts clients reach the proxy by \
+                          (`allowed_hosts = [\"proxy.internal\"]`), or leave it out for \
+                          the loopback names"
+                    .to_owned(),
+            });
+        }
+        hosts => hosts.clone(),
+    };
+    let origins = match &settings.allowed_origins {
+        None => LOOPBACK_ORIGINS.iter().map(|o| (*o).to_owned()).collect(),
+        Some(origins) => {
+            if origins.is_empty() {
+                return Err(ProxyError::Allowed {
+                    key: "allowed_origins",
+                    message: "the list is empty: name the origins browsers may call from \
+                              (`allowed_origins = [\"https://app.example.com\"]`), or leave \
+                              it out for the loopback origins"
+                        .to_owned(),
+                });
+            }
+            for origin in origins {
+                let rest = origin
+                    .strip_prefix("https://")
+                    .or_else(|| origin.strip_prefix("http://"));
+                let host = rest.map(|r| r.trim_end_matches(":*"));
+                let plain = |h: &str| {
+                    !h.is_empty() && !h.contains(['/', '?', '#', '@', ' ']) && !h.starts_with(':')
+                };
+                if origin != "null" && !host.is_some_and(plain) {
+                    return Err(ProxyError::Allowed {
+                        key: "allowed_origins",
+                        message: format!(
+                            "{origin:?} is no origin: write a scheme and a host, and a port or \
+                             `*` (`https://app.example.com`, `http://localhost:*`), nothing \
+                             after them"
+                        ),
+                    });
+                }
+            }
+            origins.clone()
+        }
+    };
+    Ok((hosts, origins))
+}
+
 #[cfg(feature = "http")]
 fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
     harness: toolshape::mcp::Harness<Proxy, S>,
+    (hosts, origins): HttpChecks,
 ) -> axum::Router {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
     };
+    let mut http = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_allowed_origins(origins);
+    if let Some(hosts) = hosts {
+        http = http.with_allowed_hosts(hosts);
+    }
     let service = StreamableHttpService::new(
         move || Ok(harness.clone()),
         Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true),
+        http,
     );
     axum::Router::new().nest_service("/mcp", service)
 }

@@ -334,3 +334,148 @@ fn two_upstreams_without_prefixes_each_answer_their_own_tools() {
         }
     });
 }
+
+/// The status a proxy served over HTTP at `port` answers an `initialize` POST carrying
+/// `headers` with (raw HTTP over TCP: no client library decides for the test).
+async fn status_of(port: u16, headers: &[(&str, &str)]) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}})
+    .to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| *k == "Host") {
+        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {answer}"))
+}
+
+/// Served over HTTP, the proxy refuses a browser page from another origin and a request
+/// naming another host (403: DNS rebinding, the transport specification's `Origin` rule),
+/// and serves its own machine's origins and clients that send no `Origin`; configured
+/// lists replace the defaults; an empty list or an origin without its scheme is refused at
+/// start with what to write.
+#[test]
+fn over_http_another_origin_or_host_is_refused_and_its_own_are_served() {
+    runtime().block_on(async {
+        let clock = serve_clock().await;
+        let free_port = || {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        };
+        let mut served = config(&clock);
+        served.upstreams.remove("broken");
+        let start = |config: ProxyConfig, port: u16| {
+            tokio::spawn(async move {
+                toolshape_proxy::serve_http(
+                    &config,
+                    ShapeConfig::default(),
+                    &format!("127.0.0.1:{port}"),
+                )
+                .await
+            })
+        };
+        let ready = |port: u16| async move {
+            for _ in 0..200 {
+                if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .is_ok()
+                {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("the proxy did not listen on {port}");
+        };
+        let port = free_port();
+        let server = start(served.clone(), port);
+        ready(port).await;
+        assert_eq!(status_of(port, &[]).await, 200);
+        assert_eq!(
+            status_of(port, &[("Origin", &format!("http://localhost:{port}"))]).await,
+            200
+        );
+        assert_eq!(
+            status_of(port, &[("Origin", "http://127.0.0.1:9")]).await,
+            200
+        );
+        assert_eq!(
+            status_of(port, &[("Origin", "http://evil.example")]).await,
+            403
+        );
+        assert_eq!(status_of(port, &[("Origin", "null")]).await, 403);
+        assert_eq!(status_of(port, &[("Host", "evil.example")]).await, 403);
+        server.abort();
+
+        let mut own = served.clone();
+        own.proxy.allowed_origins = Some(vec!["https://app.example.com".to_owned()]);
+        own.proxy.allowed_hosts = Some(vec!["127.0.0.1".to_owned(), "proxy.internal".to_owned()]);
+        let port = free_port();
+        let server = start(own, port);
+        ready(port).await;
+        assert_eq!(
+            status_of(port, &[("Origin", "https://app.example.com")]).await,
+            200
+        );
+        assert_eq!(
+            status_of(port, &[("Origin", "http://app.example.com")]).await,
+            403
+        );
+        assert_eq!(
+            status_of(port, &[("Origin", "http://localhost:3000")]).await,
+            403
+        );
+        assert_eq!(status_of(port, &[("Host", "proxy.internal")]).await, 200);
+        assert_eq!(status_of(port, &[("Host", "localhost")]).await, 403);
+        server.abort();
+
+        for (hosts, origins, key, says) in [
+            (Some(vec![]), None, "allowed_hosts", "the list is empty"),
+            (None, Some(vec![]), "allowed_origins", "the list is empty"),
+            (
+                None,
+                Some(vec!["app.example.com".to_owned()]),
+                "allowed_origins",
+                "is no origin",
+            ),
+            (
+                None,
+                Some(vec!["https://a.example/path".to_owned()]),
+                "allowed_origins",
+                "is no origin",
+            ),
+        ] {
+            let mut wrong = served.clone();
+            wrong.proxy.allowed_hosts = hosts;
+            wrong.proxy.allowed_origins = origins;
+            let said = toolshape_proxy::serve_http(&wrong, ShapeConfig::default(), "127.0.0.1:0")
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(said.contains(key) && said.contains(says), "{said}");
+        }
+    });
+}
