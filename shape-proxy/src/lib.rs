@@ -97,6 +97,9 @@ pub struct ProxySettings {
     /// specification requires. A request without `Origin` (a client that is no browser)
     /// passes. Default: the loopback origins on any port.
     pub allowed_origins: Option<Vec<String>>,
+    /// With `--http`, the largest request body served, in bytes (default 4 MiB); a larger
+    /// one is refused (413) before it is read whole.
+    pub max_body_bytes: Option<usize>,
 }
 
 /// The browser origins a proxy served over HTTP accepts unless configured: its own machine's.
@@ -175,7 +178,7 @@ pub enum ProxyError {
     /// The harness could not be made.
     #[error(transparent)]
     Harness(#[from] toolshape::mcp::HarnessError),
-    /// `allowed_hosts` or `allowed_origins` cannot be used.
+    /// `allowed_hosts`, `allowed_origins` or `max_body_bytes` cannot be used.
     #[error("`{key}` under [proxy]: {message}")]
     Allowed {
         /// The setting.
@@ -872,10 +875,10 @@ pub async fn serve_http(
     axum::serve(listener, app).await.map_err(listen)
 }
 
-/// The `Host` names and `Origin`s an HTTP proxy accepts, checked: `None` for the hosts is
-/// rmcp's loopback default.
+/// What an HTTP proxy accepts, checked: the `Host` names (`None`: rmcp's loopback default),
+/// the `Origin`s, the largest body (`None`: rmcp's 4 MiB).
 #[cfg(feature = "http")]
-type HttpChecks = (Option<Vec<String>>, Vec<String>);
+type HttpChecks = (Option<Vec<String>>, Vec<String>, Option<usize>);
 
 /// The hosts and origins of `settings`, or why they cannot be used: an empty list (which
 /// would turn the check off, or refuse every browser), an origin without its scheme.
@@ -927,13 +930,21 @@ fn http_checks(settings: &ProxySettings) -> Result<HttpChecks, ProxyError> {
             origins.clone()
         }
     };
-    Ok((hosts, origins))
+    if settings.max_body_bytes == Some(0) {
+        return Err(ProxyError::Allowed {
+            key: "max_body_bytes",
+            message: "0 refuses every request: give the largest body in bytes (an \
+                      `initialize` is about 200), or leave it out for 4 MiB"
+                .to_owned(),
+        });
+    }
+    Ok((hosts, origins, settings.max_body_bytes))
 }
 
 #[cfg(feature = "http")]
 fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
     harness: toolshape::mcp::Harness<Proxy, S>,
-    (hosts, origins): HttpChecks,
+    (hosts, origins, max_body): HttpChecks,
 ) -> axum::Router {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
@@ -944,6 +955,9 @@ fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
         .with_allowed_origins(origins);
     if let Some(hosts) = hosts {
         http = http.with_allowed_hosts(hosts);
+    }
+    if let Some(bytes) = max_body {
+        http = http.with_max_request_body_bytes(bytes);
     }
     let service = StreamableHttpService::new(
         move || Ok(harness.clone()),

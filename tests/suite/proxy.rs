@@ -335,14 +335,23 @@ fn two_upstreams_without_prefixes_each_answer_their_own_tools() {
     });
 }
 
+/// An `initialize` request's body.
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}})
+    .to_string()
+}
+
 /// The status a proxy served over HTTP at `port` answers an `initialize` POST carrying
 /// `headers` with (raw HTTP over TCP: no client library decides for the test).
 async fn status_of(port: u16, headers: &[(&str, &str)]) -> u16 {
+    status_of_body(port, headers, &initialize_body()).await
+}
+
+/// [`status_of`] with `body` as the request's body.
+async fn status_of_body(port: u16, headers: &[(&str, &str)], body: &str) -> u16 {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}})
-    .to_string();
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -355,7 +364,7 @@ async fn status_of(port: u16, headers: &[(&str, &str)]) -> u16 {
         request.push_str(&format!("{k}: {v}\r\n"));
     }
     request.push_str("\r\n");
-    request.push_str(&body);
+    request.push_str(body);
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .unwrap();
@@ -452,6 +461,22 @@ fn over_http_another_origin_or_host_is_refused_and_its_own_are_served() {
         assert_eq!(status_of(port, &[("Host", "localhost")]).await, 403);
         server.abort();
 
+        // The body limit at its edge: an initialize padded (JSON whitespace) to the limit is
+        // served, one byte more is refused before it is read.
+        let limit = 400;
+        let mut small = served.clone();
+        small.proxy.max_body_bytes = Some(limit);
+        let port = free_port();
+        let server = start(small, port);
+        ready(port).await;
+        let padded = |bytes: usize| {
+            let body = initialize_body();
+            format!("{body}{}", " ".repeat(bytes - body.len()))
+        };
+        assert_eq!(status_of_body(port, &[], &padded(limit)).await, 200);
+        assert_eq!(status_of_body(port, &[], &padded(limit + 1)).await, 413);
+        server.abort();
+
         for (hosts, origins, key, says) in [
             (Some(vec![]), None, "allowed_hosts", "the list is empty"),
             (None, Some(vec![]), "allowed_origins", "the list is empty"),
@@ -467,8 +492,10 @@ fn over_http_another_origin_or_host_is_refused_and_its_own_are_served() {
                 "allowed_origins",
                 "is no origin",
             ),
+            (None, None, "max_body_bytes", "refuses every request"),
         ] {
             let mut wrong = served.clone();
+            wrong.proxy.max_body_bytes = (key == "max_body_bytes").then_some(0);
             wrong.proxy.allowed_hosts = hosts;
             wrong.proxy.allowed_origins = origins;
             let said = toolshape_proxy::serve_http(&wrong, ShapeConfig::default(), "127.0.0.1:0")
