@@ -65,6 +65,21 @@ async fn walk(client: &Client, tool: &str) -> Vec<CallToolResult> {
     pages
 }
 
+/// The records of the result `env` stored, reopened with their ids and as given.
+async fn reopened_originals(client: &Client, env: &Value) -> Vec<Map<String, Value>> {
+    let handle = crate::omitted_of(env)["handle"]
+        .as_str()
+        .expect("stored")
+        .to_owned();
+    let opened = call(
+        client,
+        "open_result",
+        json!({"handle": handle, "select": ["id", "original"]}),
+    )
+    .await;
+    crate::records(envelope(&opened))
+}
+
 fn envelope(page: &CallToolResult) -> &Value {
     page.structured_content
         .as_ref()
@@ -321,21 +336,12 @@ fn a_jsonapi_document_reads_through_its_attributes_and_keeps_each_resource_as_gi
         // A relationship `included` does not hold is shown as its linkage, not guessed.
         let unknown: Value = serde_json::from_str(records[1]["author"].as_str().unwrap()).unwrap();
         assert_eq!(unknown, json!({"type": "people", "id": "404"}));
-        let handle = crate::omitted_of(env)["handle"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let opened = call(
-            &client,
-            "open_result",
-            json!({"handle": handle, "select": ["id", "original"]}),
-        )
-        .await;
-        let records: Vec<_> = crate::records(envelope(&opened))
+        let records: Vec<_> = reopened_originals(&client, env)
+            .await
             .into_iter()
             .filter(|r| r.get("id") == Some(&json!("1")))
             .collect();
-        assert_eq!(records.len(), 1, "{}", text(&opened));
+        assert_eq!(records.len(), 1, "{records:?}");
         let original: Value =
             serde_json::from_str(records[0]["original"].as_str().unwrap()).unwrap();
         let mut given = doc["data"][0].clone();
@@ -363,17 +369,8 @@ fn an_empty_value_left_off_the_page_is_kept_as_given() {
             assert!(!records[0].contains_key(key), "{key}: {env}");
             assert!(records[1].contains_key(key), "{key}: {env}");
         }
-        let handle = crate::omitted_of(env)["handle"]
-            .as_str()
-            .expect("stored")
-            .to_owned();
-        let opened = call(
-            &client,
-            "open_result",
-            json!({"handle": handle, "select": ["id", "original"]}),
-        )
-        .await;
-        for (record, given) in crate::records(envelope(&opened))
+        for (record, given) in reopened_originals(&client, env)
+            .await
             .iter()
             .zip(answer.as_array().unwrap())
         {

@@ -194,51 +194,83 @@ fn tidied<'v>(
     options: &Inferred,
 ) -> Option<InferredAnswer<'v>> {
     let at: Vec<String> = at.cloned().into_iter().collect();
-    let tidy = (options.rules != Rules::NONE || jsonapi).then(|| {
-        tidy::tidy(
-            records,
-            given,
-            !one && records.len() > 1,
-            jsonapi,
-            &options.rules,
-            &options.arguments,
-        )
-    });
-    match tidy {
-        Some(t) if !t.said.is_empty() => {
-            let tidied: Vec<&Map<String, Value>> =
-                t.records.iter().filter_map(Value::as_object).collect();
-            let aside = aside_of(&t);
-            let projection = projection_of(
-                tool,
-                &tidied,
-                &[],
-                one,
-                names,
-                options,
-                (&aside, t.original.as_deref()),
-            )?;
-            let value = match one {
-                true => t.records.into_iter().next()?,
-                false => Value::Array(t.records),
-            };
-            Some(InferredAnswer {
-                projection,
-                value: Cow::Owned(value),
-                sections: Some(said(&t.said, t.original.as_deref())),
-                aside,
-            })
-        }
-        _ => {
-            let projection = projection_of(tool, records, &at, one, names, options, (&[], None))?;
-            Some(InferredAnswer {
-                projection,
-                value: Cow::Borrowed(value),
-                sections: None,
-                aside: Vec::new(),
-            })
-        }
+    let several = !one && records.len() > 1;
+    if let Some(t) = tidy_records(
+        tool,
+        (records, given),
+        (one, several, jsonapi),
+        names.clone(),
+        options,
+    ) {
+        let value = match one {
+            true => t.records.into_iter().next()?,
+            false => Value::Array(t.records),
+        };
+        return Some(InferredAnswer {
+            projection: t.projection?,
+            value: Cow::Owned(value),
+            sections: Some(t.said),
+            aside: t.aside,
+        });
     }
+    let projection = projection_of(tool, records, &at, one, names, options, (&[], None))?;
+    Some(InferredAnswer {
+        projection,
+        value: Cow::Borrowed(value),
+        sections: None,
+        aside: Vec::new(),
+    })
+}
+
+/// A JSON object: a record.
+type Object = Map<String, Value>;
+
+/// Records the rules changed, with their projection.
+struct Tidy {
+    /// The projection of what a page shows and the stored result keeps (`None`: no key).
+    projection: Option<JsonProjection>,
+    /// The records, tidied, each with what is set aside.
+    records: Vec<Value>,
+    /// What the rules did, for the summary.
+    said: String,
+    /// What a page leaves out and the stored result keeps.
+    aside: Vec<String>,
+}
+
+/// `records` (each as `given`: itself, or a JSON:API resource) tidied by the rules, and their
+/// projection; `None` when no rule changed anything (they are read as given). `several`: the
+/// records of a list, whose times are shortened.
+fn tidy_records(
+    tool: &str,
+    (records, given): (&[&Object], &[&Object]),
+    (one, several, jsonapi): (bool, bool, bool),
+    names: Option<(String, String)>,
+    options: &Inferred,
+) -> Option<Tidy> {
+    if options.rules == Rules::NONE && !jsonapi {
+        return None;
+    }
+    let t = tidy::tidy(
+        records,
+        given,
+        several,
+        jsonapi,
+        &options.rules,
+        &options.arguments,
+    );
+    if t.said.is_empty() {
+        return None;
+    }
+    let tidied: Vec<&Map<String, Value>> = t.records.iter().filter_map(Value::as_object).collect();
+    let aside = aside_of(&t);
+    let original = t.original.as_deref();
+    let projection = projection_of(tool, &tidied, &[], one, names, options, (&aside, original));
+    Some(Tidy {
+        projection,
+        said: said(&t.said, original),
+        records: t.records,
+        aside,
+    })
 }
 
 /// The fields a tidied answer sets aside: the records' link fields, then `original`.
@@ -341,51 +373,24 @@ fn sectioned<'v>(
         }
         None => objects.clone(),
     };
-    let tidy = (options.rules != Rules::NONE || jsonapi.is_some()).then(|| {
-        tidy::tidy(
-            &objects,
-            &given,
-            true,
-            jsonapi.is_some(),
-            &options.rules,
-            &options.arguments,
-        )
-    });
-    match tidy {
-        Some(t) if !t.said.is_empty() => {
-            let tidied: Vec<&Map<String, Value>> =
-                t.records.iter().filter_map(Value::as_object).collect();
-            let aside = aside_of(&t);
-            let projection = projection_of(
-                tool,
-                &tidied,
-                &[],
-                false,
-                None,
-                &trusted,
-                (&aside, t.original.as_deref()),
-            )
-            .unwrap_or_else(|| empty(tool, "record", "records").projection);
-            InferredAnswer {
-                projection,
-                value: Cow::Owned(Value::Array(t.records)),
-                sections: Some(format!(
-                    "{sections}; {}",
-                    said(&t.said, t.original.as_deref())
-                )),
-                aside,
-            }
-        }
-        _ => {
-            let projection = projection_of(tool, &objects, &[], false, None, &trusted, (&[], None))
-                .unwrap_or_else(|| empty(tool, "record", "records").projection);
-            InferredAnswer {
-                projection,
-                value: Cow::Owned(Value::Array(records)),
-                sections: Some(sections),
-                aside: Vec::new(),
-            }
-        }
+    let kinds = (false, true, jsonapi.is_some());
+    if let Some(t) = tidy_records(tool, (&objects, &given), kinds, None, &trusted) {
+        return InferredAnswer {
+            projection: t
+                .projection
+                .unwrap_or_else(|| empty(tool, "record", "records").projection),
+            value: Cow::Owned(Value::Array(t.records)),
+            sections: Some(format!("{sections}; {}", t.said)),
+            aside: t.aside,
+        };
+    }
+    let projection = projection_of(tool, &objects, &[], false, None, &trusted, (&[], None))
+        .unwrap_or_else(|| empty(tool, "record", "records").projection);
+    InferredAnswer {
+        projection,
+        value: Cow::Owned(Value::Array(records)),
+        sections: Some(sections),
+        aside: Vec::new(),
     }
 }
 
