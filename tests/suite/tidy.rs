@@ -441,3 +441,37 @@ fn the_rules_apply_from_two_kilobytes_and_not_one_byte_before() {
         }
     });
 }
+
+/// An answer of several lists: each record's `original` is the item as the tool gave it
+/// (without the `section` the reading adds), the answer's own fields as given too.
+#[test]
+fn in_an_answer_of_several_lists_each_original_is_the_item_as_given() {
+    let items = padded(json!([
+        {"id": 1, "url": "https://api.example.com/1", "at": "2026-02-11T09:14:22Z"},
+        {"id": 2, "url": "https://api.example.com/2", "at": "2026-02-12T09:14:22Z"},
+    ]));
+    let users = json!([{"id": 7, "login": "ann", "html_url": "https://example.com/ann"}]);
+    let answer = json!({"total": 2, "items": items, "users": users});
+    runtime().block_on(async {
+        let server = Canned::new([("search", Answer::Structured(answer.clone()))]);
+        let client = connect(server, "").await;
+        let page = call(&client, "search", json!({})).await;
+        let env = envelope(&page);
+        let reopened = reopened_originals(&client, env).await;
+        assert_eq!(reopened.len(), 4, "{env}");
+        let originals: Vec<Value> = reopened
+            .iter()
+            .map(|r| serde_json::from_str(r["original"].as_str().expect("JSON text")).unwrap())
+            .collect();
+        assert_eq!(
+            originals,
+            [
+                json!({"total": 2}),
+                answer["items"][0].clone(),
+                answer["items"][1].clone(),
+                answer["users"][0].clone()
+            ]
+        );
+        client.cancel().await.unwrap();
+    });
+}

@@ -326,10 +326,11 @@ fn sectioned<'v>(
     let mut records = Vec::with_capacity(lists.iter().map(|(_, r)| r.len()).sum::<usize>() + 1);
     let mut parts = Vec::new();
     let mut place = 1usize;
-    if !fields.is_empty() {
-        let mut record = Map::with_capacity(fields.len() + 1);
+    let own_fields = fields;
+    if !own_fields.is_empty() {
+        let mut record = Map::with_capacity(own_fields.len() + 1);
         record.insert(section.clone(), Value::String(own));
-        record.extend(fields);
+        record.extend(own_fields.iter().map(|(k, v)| (k.clone(), v.clone())));
         records.push(Value::Object(record));
         parts.push(format!("the answer's own fields (record {place})"));
         place += 1;
@@ -359,20 +360,19 @@ fn sectioned<'v>(
     let mut trusted = options.clone();
     trusted.trusted.push(section.clone());
     let sections = format!("sections in order: {}", parts.join(", "));
-    // Each record as given: a JSON:API resource as the document wrote it.
-    let given: Vec<&Map<String, Value>> = match jsonapi {
-        Some(resources) => {
-            let mut resources = resources.iter();
-            objects
+    // Each record as the tool gave it, without the section this reading adds: the answer's
+    // own fields, each list's items (a JSON:API resource as the document wrote it).
+    let own_given = (!own_fields.is_empty()).then_some(&own_fields);
+    let given: Vec<&Map<String, Value>> = own_given
+        .into_iter()
+        .chain(lists.iter().flat_map(|(key, items)| {
+            let resources = jsonapi.filter(|_| key.as_str() == "data");
+            items
                 .iter()
-                .map(|r| match r.get(&section).and_then(Value::as_str) {
-                    Some("data") => resources.next().copied().unwrap_or(r),
-                    _ => r,
-                })
-                .collect()
-        }
-        None => objects.clone(),
-    };
+                .enumerate()
+                .map(move |(i, item)| resources.and_then(|r| r.get(i)).copied().unwrap_or(item))
+        }))
+        .collect();
     let kinds = (false, true, jsonapi.is_some());
     if let Some(t) = tidy_records(tool, (&objects, &given), kinds, None, &trusted) {
         return InferredAnswer {
