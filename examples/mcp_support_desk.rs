@@ -13,9 +13,12 @@
 //!   full id.
 //! - `open_result(handle, …)`: reopens a stored result: filter, select, sort, page, aggregate.
 //!
-//! The principal handles are bound to is fixed, [`OWNER`]: a stdio server serves exactly one
-//! client, the process that started it, so the session is the principal. A server over HTTP
-//! would bind handles to the authenticated user instead.
+//! Over stdio the principal handles and cursors are bound to is fixed, [`OWNER`]: a stdio
+//! server serves exactly one client, the process that started it. Over HTTP, with
+//! `SHAPE_TOKENS=alice=…,bob=…`, each request needs `Authorization: Bearer <token>` and is
+//! made for its token's principal ([`mcp::Access`]): a principal's handles and cursors open
+//! for it alone (another's read as ones that never existed). Without `SHAPE_TOKENS` every
+//! request is one principal, `anonymous`.
 //!
 //! stdout is the MCP channel; every log line (shape's call reports, and one line per call
 //! with the SQL statements it ran and the session's follow-up lookups and hedges so far) goes
@@ -61,7 +64,7 @@ use toolshape::{
 };
 use toolshape_eval::session::Session;
 
-/// The principal every handle of this stdio session belongs to (see the module docs).
+/// The principal every handle of a stdio session belongs to (see the module docs).
 const OWNER: &str = "stdio-session";
 /// Tokens per search or lookup answer, envelope included (o200k_base).
 const BUDGET: usize = 1_500;
@@ -235,7 +238,7 @@ impl DeskServer {
                     .format(Format::Prose),
                 &context,
             ))
-            .call_on(OWNER, Value::Object(args), desk.today)
+            .call_on(&owner(&context), Value::Object(args), desk.today)
             .await;
         desk.record(&shaped);
         log_call(&shaped, 0);
@@ -340,8 +343,10 @@ impl Desk {
         } else {
             base.call().query(words.join(", "))
         };
+        // Bound to the caller: another principal's cursor reads as an altered one.
+        let owner = owner(context);
         let hash = match QueryHash::of("search_tickets", &asked) {
-            Ok(hash) => hash,
+            Ok(hash) => hash.for_principal(&owner),
             Err(e) => return base.error(&e.to_string(), "call again"),
         };
         let shaper =
@@ -361,7 +366,7 @@ impl Desk {
             status_code: status.map(|(code, _)| code),
         };
         let before = self.db.queries();
-        let answer = self.search_page(shaper, &filter).await;
+        let answer = self.search_page(shaper, &filter, &owner).await;
         let queries = self.db.queries() - before;
         let shaped = answer.unwrap_or_else(|e| base.error(&e, "call again"));
         log_call(&shaped, queries);
@@ -370,7 +375,12 @@ impl Desk {
 
     /// One page: `COUNT(*)`, the page's rows (or, for a broad first page, the whole match to
     /// store), then one lookup per resolver inside the shaper.
-    async fn search_page(&self, shaper: Call<'_>, filter: &TicketFilter) -> Result<Shaped, String> {
+    async fn search_page(
+        &self,
+        shaper: Call<'_>,
+        filter: &TicketFilter,
+        owner: &str,
+    ) -> Result<Shaped, String> {
         let text = |e: DbError| format!("the ticket database failed: {e}");
         let total = self.db.count(filter).map_err(text)?;
         let shaper = shaper.total(total);
@@ -386,7 +396,7 @@ impl Desk {
                 .recent("last_update", 30);
             let keep = Keep {
                 store: &self.store,
-                owner: OWNER,
+                owner,
                 policy: &self.policy,
                 aggregate: Some(&summary),
                 today: Some(self.today),
@@ -617,17 +627,42 @@ async fn serve_http(server: DeskServer, addr: &str) -> Result<(), Box<dyn std::e
     };
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
-        .with_json_response(true);
+        .with_json_response(true)
+        .with_allowed_origins(mcp::Access::LOOPBACK_ORIGINS);
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(NeverSessionManager::default()),
         config,
     );
-    let app = axum::Router::new().nest_service("/mcp", service);
+    let app = access()?.protect(axum::Router::new().nest_service("/mcp", service));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!(target: "mcp_support_desk", addr, "serving MCP over streamable HTTP at /mcp");
     axum::serve(listener, app).await?;
     Ok(())
+}
+
+/// Who may call: each principal of `SHAPE_TOKENS` (`alice=token,bob=token`) by its bearer
+/// token, its results and cursors its own; without it, anyone (the server is for its own
+/// machine: loopback Host names and origins only), as one principal.
+#[cfg(feature = "http")]
+fn access() -> Result<mcp::Access, Box<dyn std::error::Error>> {
+    let Ok(listed) = std::env::var("SHAPE_TOKENS") else {
+        return Ok(mcp::Access::anyone());
+    };
+    let mut access = mcp::Access::new();
+    for pair in listed.split(',').filter(|p| !p.trim().is_empty()) {
+        let (principal, token) = pair
+            .split_once('=')
+            .ok_or("SHAPE_TOKENS is principal=token pairs separated by commas")?;
+        access = access.token(principal.trim(), token.trim())?;
+    }
+    Ok(access)
+}
+
+/// The principal a request is made for (its bearer token's, over HTTP), else the one client of
+/// this stdio process.
+fn owner(context: &RequestContext<RoleServer>) -> String {
+    mcp::Principal::of(context).map_or_else(|| OWNER.to_owned(), |p| p.as_str().to_owned())
 }
 
 /// The key the Redis store tags owners with, derived from `SHAPE_CURSOR_KEY`, which every

@@ -100,16 +100,45 @@ pub struct ProxySettings {
     /// With `--http`, the largest request body served, in bytes (default 4 MiB); a larger
     /// one is refused (413) before it is read whole.
     pub max_body_bytes: Option<usize>,
+    /// With `--http`, the most requests one principal may have in flight at once; one more
+    /// is refused (429) until one is answered. Default: no limit.
+    pub concurrent_calls: Option<u32>,
+    /// With `--http`, the most requests one principal may make a minute (a bucket that
+    /// refills evenly); one more is refused (429, `Retry-After`). Default: no limit.
+    pub calls_per_minute: Option<u32>,
+    /// With `--http`, who may call and as whom (`[proxy.auth]`).
+    #[serde(default)]
+    pub auth: AuthSettings,
+}
+
+/// `[proxy.auth]`: the credentials a proxy served over HTTP admits, each naming the principal
+/// whose stored results and cursors are its own. Without any, a proxy on a loopback address
+/// admits every request as principal `anonymous`, and one on any other address does not
+/// start.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSettings {
+    /// Each principal and its bearer token (at least 16 bytes; `"env:NAME"` reads it from the
+    /// environment variable `NAME`). `TOOLSHAPE_TOKENS` (`alice=…,ci=…`) adds more.
+    #[serde(default)]
+    pub tokens: BTreeMap<String, String>,
+    /// A JSON Web Key Set file (relative to the configuration) whose keys sign the JWTs an
+    /// authorization server issues: a JWT of [`issuer`](Self::issuer) for
+    /// [`audience`](Self::audience), unexpired, names principal `jwt:` and its subject.
+    pub jwks: Option<PathBuf>,
+    /// The issuer (`iss`) a JWT must name.
+    pub issuer: Option<String>,
+    /// The audience (`aud`) a JWT must name: this proxy's resource URI.
+    pub audience: Option<String>,
+    /// Admit every request, with no credentials, as principal `anonymous` (they then share
+    /// one another's results), on any address.
+    #[serde(default)]
+    pub anyone: bool,
 }
 
 /// The browser origins a proxy served over HTTP accepts unless configured: its own machine's.
-pub const LOOPBACK_ORIGINS: [&str; 5] = [
-    "http://localhost:*",
-    "https://localhost:*",
-    "http://127.0.0.1:*",
-    "https://127.0.0.1:*",
-    "http://[::1]:*",
-];
+#[cfg(feature = "http")]
+pub const LOOPBACK_ORIGINS: [&str; 5] = toolshape::mcp::Access::LOOPBACK_ORIGINS;
 
 /// `[upstreams.<name>]`: an MCP server the proxy starts and speaks to over stdio.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -186,6 +215,19 @@ pub enum ProxyError {
         /// What is wrong, and what to write.
         message: String,
     },
+    /// `[proxy.auth]` or a limit cannot be used.
+    #[error("[proxy.auth] or a limit under [proxy]: {0}")]
+    Auth(String),
+    /// Served over HTTP on an address other machines reach, with no credentials configured.
+    #[error(
+        "{addr} is reachable from other machines and [proxy.auth] admits no one by name: set \
+         `tokens` (or TOOLSHAPE_TOKENS) or `jwks`, `issuer` and `audience`, so that each caller \
+         is a principal with results of its own; or `anyone = true` to serve every caller as one"
+    )]
+    Unauthenticated {
+        /// The address bound.
+        addr: String,
+    },
     /// The cursor key is too short.
     #[error("the cursor key must be at least 16 bytes")]
     CursorKey,
@@ -253,6 +295,10 @@ impl ProxyConfig {
                 name: name.clone(),
                 which,
             });
+        }
+        let mut config = config;
+        if let Some(jwks) = &config.proxy.auth.jwks {
+            config.proxy.auth.jwks = Some(path.parent().unwrap_or(Path::new(".")).join(jwks));
         }
         let shape = match &config.proxy.shape {
             Some(file) => {
@@ -866,11 +912,17 @@ pub async fn serve_http(
     };
     let checks = http_checks(&config.proxy)?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(listen)?;
+    let loopback = listener.local_addr().map_err(listen)?.ip().is_loopback();
+    let access =
+        http_access(&config.proxy, loopback)?.ok_or_else(|| ProxyError::Unauthenticated {
+            addr: addr.to_owned(),
+        })?;
     let app = match harness(config, shape).await? {
         Shaped::Memory(h) => http_app(h, checks),
         #[cfg(feature = "redis")]
         Shaped::Redis(h) => http_app(h, checks),
     };
+    let app = access.protect(app);
     tracing::info!(addr, "serving MCP over streamable HTTP at /mcp");
     axum::serve(listener, app).await.map_err(listen)
 }
@@ -939,6 +991,76 @@ fn http_checks(settings: &ProxySettings) -> Result<HttpChecks, ProxyError> {
         });
     }
     Ok((hosts, origins, settings.max_body_bytes))
+}
+
+/// Who the proxy admits over HTTP and how much, from `settings` and `TOOLSHAPE_TOKENS`;
+/// `None` when no credentials are configured and the address is not `loopback`.
+#[cfg(feature = "http")]
+pub fn http_access(
+    settings: &ProxySettings,
+    loopback: bool,
+) -> Result<Option<toolshape::mcp::Access>, ProxyError> {
+    use toolshape::mcp::Access;
+    let auth = &settings.auth;
+    let wrong = |e: toolshape::mcp::AccessError| ProxyError::Auth(e.to_string());
+    let mut tokens: Vec<(String, String)> = Vec::new();
+    for (principal, token) in &auth.tokens {
+        let token = match token.strip_prefix("env:") {
+            Some(name) => std::env::var(name).map_err(|_| {
+                ProxyError::Auth(format!(
+                    "the token of principal {principal:?} is read from ${name}, which is not set"
+                ))
+            })?,
+            None => token.clone(),
+        };
+        tokens.push((principal.clone(), token));
+    }
+    if let Ok(listed) = std::env::var("TOOLSHAPE_TOKENS") {
+        for pair in listed.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((principal, token)) = pair.split_once('=') else {
+                return Err(ProxyError::Auth(
+                    "TOOLSHAPE_TOKENS is a list of principal=token, separated by commas".to_owned(),
+                ));
+            };
+            tokens.push((principal.trim().to_owned(), token.trim().to_owned()));
+        }
+    }
+    let jwt = match (&auth.jwks, &auth.issuer, &auth.audience) {
+        (None, None, None) => None,
+        (Some(jwks), Some(issuer), Some(audience)) => Some((jwks, issuer, audience)),
+        _ => {
+            return Err(ProxyError::Auth(
+                "JWTs need all three of `jwks` (the key set file), `issuer` and `audience`"
+                    .to_owned(),
+            ));
+        }
+    };
+    let named = !tokens.is_empty() || jwt.is_some();
+    if auth.anyone && named {
+        return Err(ProxyError::Auth(
+            "`anyone = true` admits every caller as one principal, so tokens and JWTs would \
+             name no one: keep one or the other"
+                .to_owned(),
+        ));
+    }
+    let mut access = match (named, auth.anyone || loopback) {
+        (true, _) => Access::new(),
+        (false, true) => Access::anyone(),
+        (false, false) => return Ok(None),
+    };
+    for (principal, token) in tokens {
+        access = access.token(principal, token).map_err(wrong)?;
+    }
+    if let Some((jwks, issuer, audience)) = jwt {
+        access = access.jwks_file(jwks, issuer, audience).map_err(wrong)?;
+    }
+    if let Some(calls) = settings.concurrent_calls {
+        access = access.concurrent_calls(calls).map_err(wrong)?;
+    }
+    if let Some(calls) = settings.calls_per_minute {
+        access = access.calls_per_minute(calls).map_err(wrong)?;
+    }
+    Ok(Some(access))
 }
 
 #[cfg(feature = "http")]

@@ -121,6 +121,32 @@ impl QueryHash {
         Ok(QueryHash(hasher.finalize().into()))
     }
 
+    /// The hash bound to `principal`, the one the call is made for
+    /// ([`mcp::Principal`](crate::mcp::Principal) over HTTP): a cursor issued to one
+    /// principal fails its signature when another presents it, and reads exactly as an
+    /// altered one does ([`CursorError::Tampered`](crate::cursor::CursorError::Tampered)),
+    /// not as another query's: the fingerprint a cursor carries (which tells "another query"
+    /// from "altered") is the unbound hash's, so it says nothing of who holds the cursor.
+    ///
+    /// ```
+    /// use toolshape::cursor::QueryHash;
+    ///
+    /// let query = QueryHash::of("search", &serde_json::json!({"q": "crash"}))?;
+    /// assert_ne!(query.for_principal("alice"), query.for_principal("bob"));
+    /// assert_eq!(query.for_principal("alice"), query.for_principal("alice"));
+    /// # Ok::<(), toolshape::cursor::CursorSetupError>(())
+    /// ```
+    pub fn for_principal(self, principal: &str) -> Self {
+        let mut hasher = Sha256::new();
+        hasher.update(b"shape.query.owner.v1\0");
+        hasher.update(self.0);
+        hasher.update((principal.len() as u64).to_le_bytes());
+        hasher.update(principal.as_bytes());
+        let mut bound: [u8; 32] = hasher.finalize().into();
+        bound[..FINGERPRINT_LEN].copy_from_slice(&self.0[..FINGERPRINT_LEN]);
+        QueryHash(bound)
+    }
+
     /// The 32 bytes of the hash.
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0

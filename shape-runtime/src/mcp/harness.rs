@@ -222,7 +222,10 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
         self.with_state(|s| s.codec = Arc::new(CursorCodec::clone(&s.codec).held_in(store)))
     }
 
-    /// The principal stored results are kept for (default `mcp`: one client a process).
+    /// The principal stored results are kept for when a request names none (default `mcp`:
+    /// one client a process). Over HTTP behind an `Access` layer (or any layer that sets a
+    /// [`Principal`](super::Principal)), each request's principal owns what its calls store
+    /// and the cursors they hand out.
     pub fn owner(self, owner: impl Into<String>) -> Self {
         let owner = owner.into();
         self.with_state(|s| s.owner = owner)
@@ -282,6 +285,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request.name.to_string();
         let client = super::client_name(&context);
+        // The principal the call is made for: its stored results and cursors are its own.
+        let owner = super::owner_of(&context, &self.state.owner);
         let plan = self.plan(&tool)?;
         let shaper = self.shaper(&plan, &tool, client.as_deref());
         let mut arguments = request.arguments.clone().unwrap_or_default();
@@ -310,7 +315,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             }
         };
         let query = QueryHash::of(&tool, &arguments)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .for_principal(&owner);
         let call =
             match shaper
                 .call()
@@ -331,12 +337,15 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     let CallToolResponse::Complete(result) = response else {
                         return Ok(response);
                     };
-                    return Ok(self.shape_result(&plan, &tool, &call, result).await.into());
+                    return Ok(self
+                        .shape_result(&plan, &tool, &owner, &call, result)
+                        .await
+                        .into());
                 }
                 Err(e) => return Ok(answered(&shaper.cursor_error(&e)).into()),
             };
         if let Some(handle) = call.walk_handle() {
-            let page = match self.state.store.get(&self.state.owner, &handle).await {
+            let page = match self.state.store.get(&owner, &handle).await {
                 Ok(stored) => call
                     .shape_stored(&stored, handle)
                     .unwrap_or_else(|e| shaper.error(&e.to_string(), "call again without cursor")),
@@ -351,7 +360,10 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let CallToolResponse::Complete(result) = response else {
             return Ok(response);
         };
-        Ok(self.shape_result(&plan, &tool, &call, result).await.into())
+        Ok(self
+            .shape_result(&plan, &tool, &owner, &call, result)
+            .await
+            .into())
     }
 
     /// The name `tool` is shaped under, which its answers show: its own when the
@@ -409,6 +421,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         &self,
         plan: &ToolPlan,
         tool: &str,
+        owner: &str,
         call: &Call<'_>,
         result: CallToolResult,
     ) -> CallToolResult {
@@ -459,7 +472,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 .to_owned(),
             _ => joined,
         };
-        let keep = Keep::new(&self.state.store, &self.state.owner, &plan.policy);
+        let keep = Keep::new(&self.state.store, owner, &plan.policy);
         let configured = plan.configured.as_ref();
         // A configured tool's JSON text is read as text, as strictly as serde reads it: a key
         // written twice, a second document after the first, are errors a `Value` would hide
@@ -578,12 +591,13 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         &self,
         request: CallToolRequestParams,
         client: Option<&str>,
+        owner: &str,
     ) -> Result<CallToolResponse, ErrorData> {
         let plan = self.plan(OPEN_RESULT)?;
         let shaper = self.shaper(&plan, OPEN_RESULT, client);
         let open = OpenResult::new(&self.state.store, Arc::clone(&self.state.codec)).shaper(shaper);
         let input = Value::Object(request.arguments.unwrap_or_default());
-        Ok(answered(&open.call(&self.state.owner, input).await).into())
+        Ok(answered(&open.call(owner, input).await).into())
     }
 
     /// `tools`, as `client` should see them through the harness.
@@ -920,7 +934,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S>
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name == OPEN_RESULT {
             let client = super::client_name(&context);
-            return self.open_result(request, client.as_deref()).await;
+            let owner = super::owner_of(&context, &self.state.owner);
+            return self.open_result(request, client.as_deref(), &owner).await;
         }
         self.answer(request, context).await
     }

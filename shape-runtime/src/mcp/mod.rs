@@ -62,6 +62,7 @@
 //! assert_eq!(mcp::size_hint_meta(Budget::tokens(200)).0["anthropic/maxResultSizeChars"], 1_600);
 //! ```
 
+mod access;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod harness;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
@@ -70,6 +71,10 @@ pub(crate) mod lines;
 pub(crate) mod listing;
 mod pages;
 
+pub use access::Principal;
+pub(crate) use access::owner_of;
+#[cfg(feature = "http")]
+pub use access::{Access, AccessError};
 pub(crate) use harness::SHAPED_META_KEY;
 pub use harness::{Harness, HarnessError};
 pub use lines::{Guarded, guarded};

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 /// What a typed rmcp server needs to page its tools' answers, store what a page cut and answer
 /// `open_result` on it: the cursor keys, the store of results (in memory by default), the
-/// policy of when to store, the principal results belong to (one client a process by
-/// default) and how `open_result` answers. Held once by the server and shared.
+/// policy of when to store, the principal results belong to (each request's, else one client
+/// a process) and how `open_result` answers. Held once by the server and shared.
 ///
 /// A tool answers with [`page`](Pages::page); the server's router gets the `open_result` tool
 /// from [`open_result_route`](Pages::open_result_route).
@@ -94,9 +94,11 @@ impl<S: HandleStore> Pages<S> {
         self
     }
 
-    /// The principal stored results belong to. One `Pages` serves one principal (default
-    /// `mcp`: the client that started a stdio process); a server whose callers must not
-    /// open one another's results holds a `Pages` per principal.
+    /// The principal stored results belong to when a request names none (default `mcp`:
+    /// the client that started a stdio process). Over HTTP behind an
+    /// [`Access`](super::Access) layer (or any layer that sets a [`Principal`](super::Principal)),
+    /// each request's principal owns what its calls store and the cursors they hand out;
+    /// another principal's handle reads as one that never existed.
     pub fn owner(mut self, owner: impl Into<String>) -> Self {
         self.owner = owner.into();
         self
@@ -129,8 +131,10 @@ impl<S: HandleStore> Pages<S> {
         A: Serialize + ?Sized,
         R: Stored,
     {
-        let client = super::client_name(context);
-        self.page_for(shaper, client.as_deref(), args, source).await
+        match self.call(shaper, context, args) {
+            Ok(call) => self.shape(call, source).await,
+            Err(page) => *page,
+        }
     }
 
     /// [`page`](Self::page) for the client that sent `client` as `clientInfo.name` (`None`:
@@ -184,6 +188,21 @@ impl<S: HandleStore> Pages<S> {
     where
         A: Serialize + ?Sized,
     {
+        self.call_as(shaper, client, &self.owner, args)
+    }
+
+    /// [`call_for`](Self::call_for) made for `principal`: its cursor bound to it, what it
+    /// cuts stored for it.
+    fn call_as<'a, A>(
+        &self,
+        shaper: &Shaper,
+        client: Option<&str>,
+        principal: &str,
+        args: &A,
+    ) -> Result<Call<'a>, Box<Shaped>>
+    where
+        A: Serialize + ?Sized,
+    {
         let shaper = super::for_client(shaper, client);
         let mut args = match serde_json::to_value(args) {
             Ok(Value::Object(args)) => args,
@@ -205,11 +224,14 @@ impl<S: HandleStore> Pages<S> {
             }
         };
         let query = QueryHash::of(shaper.tool(), &args)
-            .map_err(|e| Box::new(shaper.error(&e.to_string(), "call again")))?;
-        shaper
+            .map_err(|e| Box::new(shaper.error(&e.to_string(), "call again")))?
+            .for_principal(principal);
+        let mut call = shaper
             .call()
             .paginate(Arc::clone(&self.codec), query, cursor.as_deref())
-            .map_err(|e| Box::new(shaper.cursor_error(&e)))
+            .map_err(|e| Box::new(shaper.cursor_error(&e)))?;
+        call.principal = Some(principal.to_owned());
+        Ok(call)
     }
 
     /// [`call_for`](Self::call_for) for the client of `context`.
@@ -222,13 +244,15 @@ impl<S: HandleStore> Pages<S> {
     where
         A: Serialize + ?Sized,
     {
-        self.call_for(shaper, super::client_name(context).as_deref(), args)
+        let owner = super::owner_of(context, &self.owner);
+        self.call_as(shaper, super::client_name(context).as_deref(), &owner, args)
     }
 
     /// The page of `call` (from [`call`](Self::call)) over `source`, what it cuts stored as
     /// [`page`](Self::page) stores it.
     pub async fn shape<R: Stored>(&self, call: Call<'_>, source: R) -> Shaped {
-        let keep = Keep::new(&self.store, &self.owner, &self.policy);
+        let owner = call.principal.clone().unwrap_or_else(|| self.owner.clone());
+        let keep = Keep::new(&self.store, &owner, &self.policy);
         let shaper = call.shaper().clone();
         match call.shape_or_store(source, keep).await {
             Ok(page) => page,
@@ -245,7 +269,7 @@ impl<S: HandleStore> Pages<S> {
         let shaper = super::shaper_for(&self.open, context);
         OpenResult::new(&self.store, Arc::clone(&self.codec))
             .shaper(shaper)
-            .call(&self.owner, Value::Object(args))
+            .call(&super::owner_of(context, &self.owner), Value::Object(args))
             .await
     }
 

@@ -54,6 +54,9 @@ pub struct Call<'a> {
     pub(crate) aside: &'a [String],
     /// What a page leaves out: the shaper's `hide` and `aside`, when there is any `aside`.
     pub(crate) page_hide: Option<Vec<String>>,
+    /// The principal the call is made for, when a request named one (`mcp::Pages`): what
+    /// it cuts is stored for that principal, whatever owner the store was given.
+    pub(crate) principal: Option<String>,
 }
 
 impl std::fmt::Debug for Call<'_> {
@@ -130,6 +133,7 @@ impl Shaper {
             lines: false,
             aside: &[],
             page_hide: None,
+            principal: None,
         }
     }
 }

@@ -1,0 +1,609 @@
+//! Who calls a server over HTTP, and how much: the [`Principal`] a request is made for, and
+//! (feature `http`) the [`Access`] layer that names it from a bearer token or a JWT, refuses
+//! requests without one, and holds each principal to its limits.
+//!
+//! Stored results and cursors belong to the principal that made them: the [`Harness`] and
+//! [`Pages`] read a request's principal ([`Principal::of`]) and keep what it cuts for that
+//! principal alone. Another principal's handle reads exactly as one that never existed, and
+//! another principal's cursor exactly as an altered one. Over stdio there is no layer, and
+//! the client that started the process is the one principal (`mcp`, or the owner given).
+//!
+//! [`Harness`]: super::Harness
+//! [`Pages`]: super::Pages
+
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+use std::fmt;
+use std::sync::Arc;
+
+/// The one a request is made for: what an [`Access`] layer (or a layer of your own, which
+/// inserts a `Principal` into the HTTP request's extensions) named it after checking its
+/// credentials. Stored results and cursors are kept per principal.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Principal(Arc<str>);
+
+impl Principal {
+    /// A principal named `name` (a token's principal as configured, `jwt:` and the subject
+    /// of a JWT).
+    pub fn new(name: impl AsRef<str>) -> Self {
+        Principal(Arc::from(name.as_ref()))
+    }
+
+    /// Its name: what stored results and cursors are kept under.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The principal of the request `context` answers: the one the layer in front of the
+    /// server put into the HTTP request's extensions (rmcp's streamable HTTP server hands the
+    /// request's parts on); `None` over stdio, or over HTTP with no such layer.
+    pub fn of(context: &RequestContext<RoleServer>) -> Option<Principal> {
+        context
+            .extensions
+            .get::<http::request::Parts>()?
+            .extensions
+            .get::<Principal>()
+            .cloned()
+    }
+}
+
+impl fmt::Debug for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Principal({:?})", &*self.0)
+    }
+}
+
+impl fmt::Display for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The owner a request's results are kept for: its principal, else `default` (the one
+/// client of a stdio process).
+pub(crate) fn owner_of(context: &RequestContext<RoleServer>, default: &str) -> String {
+    Principal::of(context).map_or_else(|| default.to_owned(), |p| p.as_str().to_owned())
+}
+
+#[cfg(feature = "http")]
+pub use layer::{Access, AccessError};
+
+#[cfg(feature = "http")]
+mod layer {
+    use super::Principal;
+    use axum::extract::{Request, State};
+    use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+    use axum::middleware::Next;
+    use axum::response::{IntoResponse, Response};
+    use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter, clock::Clock};
+    use sha2::{Digest, Sha256};
+    use std::collections::HashMap;
+    use std::num::NonZeroU32;
+    use std::path::Path;
+    use std::sync::{Arc, Mutex};
+    use subtle::ConstantTimeEq;
+
+    /// The shortest bearer token accepted: 16 bytes, as for a cursor key.
+    const MIN_TOKEN_LEN: usize = 16;
+
+    /// Why an [`Access`] could not be set up. Each message says what to do.
+    #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    #[non_exhaustive]
+    pub enum AccessError {
+        /// A bearer token shorter than 16 bytes, or one given to two principals.
+        #[error("the bearer token of principal {principal:?} {why}")]
+        Token {
+            /// The principal it names.
+            principal: String,
+            /// What is wrong with it.
+            why: String,
+        },
+        /// A principal's name that is empty or has a control character.
+        #[error("{name:?} cannot name a principal: give a name of visible characters")]
+        Name {
+            /// The name given.
+            name: String,
+        },
+        /// The JWT settings cannot be used: the key set could not be read, holds no key this
+        /// layer can check with, or the issuer or audience is empty.
+        #[error("JWT validation cannot be set up: {0}")]
+        Jwt(String),
+        /// A limit of 0, which would refuse every call.
+        #[error("{what} of 0 would refuse every call: give at least 1, or leave the limit out")]
+        ZeroLimit {
+            /// Which limit.
+            what: &'static str,
+        },
+    }
+
+    /// Who may call a server over HTTP, as whom, and how much: an axum layer
+    /// ([`protect`](Self::protect)) in front of rmcp's streamable HTTP service.
+    ///
+    /// Each request must carry `Authorization: Bearer <token>`: a token configured for a
+    /// principal ([`token`](Self::token), compared in constant time against every token
+    /// configured), or a JWT ([`jwt`](Self::jwt)) signed by a key of the configured key set,
+    /// of the configured issuer and audience and not expired, whose subject names the
+    /// principal (`jwt:` and the `sub` claim). A request without one, or with one not
+    /// accepted, is refused with 401 and `WWW-Authenticate: Bearer`, and the body says why.
+    /// [`anyone`](Self::anyone) admits every request as principal `anonymous` instead (a
+    /// server on a machine of its own).
+    ///
+    /// The principal is put into the request's extensions, where [`Principal::of`] reads it:
+    /// the harness and [`Pages`](super::super::Pages) keep each principal's stored results and
+    /// cursors for it alone. Limits hold per principal: [`concurrent_calls`](Self::concurrent_calls)
+    /// requests in flight at once and [`calls_per_minute`](Self::calls_per_minute); a request
+    /// past one is refused with 429 (and `Retry-After` for the rate), the body saying when to
+    /// call again.
+    ///
+    /// ```
+    /// use toolshape::mcp::{Access, Principal};
+    ///
+    /// let access = Access::new()
+    ///     .token("alice", "a token of at least sixteen bytes")?
+    ///     .token("ci", std::env::var("CI_TOKEN").unwrap_or_else(|_| "another long token!".into()))?
+    ///     .concurrent_calls(8)?
+    ///     .calls_per_minute(600)?;
+    /// let app = access.protect(axum::Router::new() /* .nest_service("/mcp", service) */);
+    /// # let _ = app;
+    /// # Ok::<(), toolshape::mcp::AccessError>(())
+    /// ```
+    #[derive(Clone)]
+    pub struct Access {
+        inner: Arc<Inner>,
+    }
+
+    struct Inner {
+        /// The SHA-256 of each token, with its principal: comparing digests in constant time
+        /// takes as long whatever the token's length.
+        tokens: Vec<([u8; 32], Principal)>,
+        jwt: Option<Jwt>,
+        anyone: bool,
+        concurrent: Option<usize>,
+        rate: Option<(NonZeroU32, DefaultKeyedRateLimiter<Principal>)>,
+        in_flight: Mutex<HashMap<Principal, usize>>,
+    }
+
+    struct Jwt {
+        keys: Vec<JwtKey>,
+        issuer: String,
+        audience: String,
+    }
+
+    struct JwtKey {
+        kid: Option<String>,
+        key: jsonwebtoken::DecodingKey,
+        algorithm: jsonwebtoken::Algorithm,
+    }
+
+    impl fmt::Debug for Access {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let principals: Vec<&str> = self.inner.tokens.iter().map(|(_, p)| p.as_str()).collect();
+            f.debug_struct("Access")
+                .field("token_principals", &principals)
+                .field(
+                    "jwt",
+                    &self.inner.jwt.as_ref().map(|j| (&j.issuer, &j.audience)),
+                )
+                .field("anyone", &self.inner.anyone)
+                .field("concurrent_calls", &self.inner.concurrent)
+                .field(
+                    "calls_per_minute",
+                    &self.inner.rate.as_ref().map(|(n, _)| n),
+                )
+                .finish()
+        }
+    }
+
+    use std::fmt;
+
+    impl Default for Access {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl Access {
+        /// The browser origins a server on its own machine accepts (rmcp's
+        /// `StreamableHttpServerConfig::with_allowed_origins`): loopback names on any port. A
+        /// request from another origin is refused (403), as the MCP transport specification
+        /// requires of a server; one without `Origin` (a client that is no browser) passes.
+        pub const LOOPBACK_ORIGINS: [&'static str; 5] = [
+            "http://localhost:*",
+            "https://localhost:*",
+            "http://127.0.0.1:*",
+            "https://127.0.0.1:*",
+            "http://[::1]:*",
+        ];
+
+        /// Admits no one until a [`token`](Self::token) or a [`jwt`](Self::jwt) key set is
+        /// given; no limits.
+        pub fn new() -> Self {
+            Access {
+                inner: Arc::new(Inner {
+                    tokens: Vec::new(),
+                    jwt: None,
+                    anyone: false,
+                    concurrent: None,
+                    rate: None,
+                    in_flight: Mutex::new(HashMap::new()),
+                }),
+            }
+        }
+
+        /// Admits every request, with or without a token, as principal `anonymous` (they
+        /// then share one another's results); the limits still hold. For a server only its
+        /// own machine reaches.
+        pub fn anyone() -> Self {
+            Self::new().with(|i| i.anyone = true)
+        }
+
+        fn with(mut self, f: impl FnOnce(&mut Inner)) -> Self {
+            match Arc::get_mut(&mut self.inner) {
+                Some(inner) => f(inner),
+                None => {
+                    let old = &self.inner;
+                    let mut inner = Inner {
+                        tokens: old.tokens.clone(),
+                        jwt: None,
+                        anyone: old.anyone,
+                        concurrent: old.concurrent,
+                        rate: None,
+                        in_flight: Mutex::new(HashMap::new()),
+                    };
+                    // Not reached through the public API before `protect` (the value is not
+                    // shared until then); kept whole for a clone configured afterwards.
+                    if let Some(jwt) = &old.jwt {
+                        inner.jwt = Some(Jwt {
+                            keys: jwt
+                                .keys
+                                .iter()
+                                .map(|k| JwtKey {
+                                    kid: k.kid.clone(),
+                                    key: k.key.clone(),
+                                    algorithm: k.algorithm,
+                                })
+                                .collect(),
+                            issuer: jwt.issuer.clone(),
+                            audience: jwt.audience.clone(),
+                        });
+                    }
+                    if let Some((n, _)) = &old.rate {
+                        inner.rate = Some((*n, RateLimiter::keyed(Quota::per_minute(*n))));
+                    }
+                    f(&mut inner);
+                    self.inner = Arc::new(inner);
+                }
+            }
+            self
+        }
+
+        /// Admits a request bearing `token` as `principal`. A token is at least 16 bytes,
+        /// and no two principals share one.
+        pub fn token(
+            self,
+            principal: impl AsRef<str>,
+            token: impl AsRef<str>,
+        ) -> Result<Self, AccessError> {
+            let (principal, token) = (principal.as_ref(), token.as_ref());
+            check_name(principal)?;
+            let refused = |why: String| AccessError::Token {
+                principal: principal.to_owned(),
+                why,
+            };
+            if token.len() < MIN_TOKEN_LEN {
+                return Err(refused(format!(
+                    "is {} bytes: give at least {MIN_TOKEN_LEN} (for example `openssl rand -hex 32`)",
+                    token.len()
+                )));
+            }
+            let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+            if let Some((_, other)) = self.inner.tokens.iter().find(|(d, _)| *d == digest) {
+                return Err(refused(format!(
+                    "is also {other}'s: give each principal a token of its own"
+                )));
+            }
+            let principal = Principal::new(principal);
+            Ok(self.with(|i| i.tokens.push((digest, principal))))
+        }
+
+        /// Admits a request bearing a JWT signed by a key of `jwks` (a JSON Web Key Set, as
+        /// an authorization server publishes it), issued by `issuer` for `audience` (this
+        /// server's resource URI), not expired (a minute's leeway) and naming a subject, as
+        /// principal `jwt:` and the subject. Keys are chosen by the token's `kid`, or the
+        /// only key of the set; each key is checked with its own algorithm (its `alg`, else
+        /// RS256 for RSA, ES256 or ES384 for its curve, EdDSA for Ed25519).
+        pub fn jwt(self, jwks: &str, issuer: &str, audience: &str) -> Result<Self, AccessError> {
+            if issuer.trim().is_empty() || audience.trim().is_empty() {
+                return Err(AccessError::Jwt(
+                    "name the issuer (the authorization server's URL) and the audience (this \
+                     server's resource URI): a token of any other is refused"
+                        .to_owned(),
+                ));
+            }
+            let set: jsonwebtoken::jwk::JwkSet = serde_json::from_str(jwks).map_err(|e| {
+                AccessError::Jwt(format!("the key set is not a JSON Web Key Set: {e}"))
+            })?;
+            let mut keys = Vec::new();
+            let mut skipped = Vec::new();
+            for jwk in &set.keys {
+                match jwt_key(jwk) {
+                    Ok(key) => keys.push(key),
+                    Err(why) => skipped.push(why),
+                }
+            }
+            if keys.is_empty() {
+                return Err(AccessError::Jwt(format!(
+                    "the key set holds no key to check signatures with{}",
+                    match skipped.is_empty() {
+                        true => String::new(),
+                        false => format!(" ({})", skipped.join("; ")),
+                    }
+                )));
+            }
+            let jwt = Jwt {
+                keys,
+                issuer: issuer.to_owned(),
+                audience: audience.to_owned(),
+            };
+            Ok(self.with(|i| i.jwt = Some(jwt)))
+        }
+
+        /// [`jwt`](Self::jwt) with the key set read from the file at `path`.
+        pub fn jwks_file(
+            self,
+            path: impl AsRef<Path>,
+            issuer: &str,
+            audience: &str,
+        ) -> Result<Self, AccessError> {
+            let path = path.as_ref();
+            let jwks = std::fs::read_to_string(path).map_err(|e| {
+                AccessError::Jwt(format!(
+                    "the key set {} could not be read: {e}",
+                    path.display()
+                ))
+            })?;
+            self.jwt(&jwks, issuer, audience)
+        }
+
+        /// At most `calls` requests of one principal in flight at once; one more is refused
+        /// (429) until one of them is answered.
+        pub fn concurrent_calls(self, calls: u32) -> Result<Self, AccessError> {
+            if calls == 0 {
+                return Err(AccessError::ZeroLimit {
+                    what: "concurrent_calls",
+                });
+            }
+            Ok(self.with(|i| i.concurrent = Some(calls as usize)))
+        }
+
+        /// At most `calls` requests of one principal a minute, as a bucket of `calls` that
+        /// refills evenly over the minute; one more is refused (429, with `Retry-After`).
+        pub fn calls_per_minute(self, calls: u32) -> Result<Self, AccessError> {
+            let Some(calls) = NonZeroU32::new(calls) else {
+                return Err(AccessError::ZeroLimit {
+                    what: "calls_per_minute",
+                });
+            };
+            Ok(self.with(|i| i.rate = Some((calls, RateLimiter::keyed(Quota::per_minute(calls))))))
+        }
+
+        /// `router` behind this layer: every request checked before it reaches the router.
+        pub fn protect(self, router: axum::Router) -> axum::Router {
+            router.layer(axum::middleware::from_fn_with_state(self, admit))
+        }
+
+        /// The principal `headers` authenticate, or the refusal.
+        fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Box<Response>> {
+            let inner = &self.inner;
+            if inner.anyone {
+                return Ok(Principal::new("anonymous"));
+            }
+            let challenge = |error: Option<&str>, message: String| {
+                let value = match error {
+                    Some(error) => format!("Bearer realm=\"mcp\", error=\"{error}\""),
+                    None => "Bearer realm=\"mcp\"".to_owned(),
+                };
+                let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    response
+                        .headers_mut()
+                        .insert(header::WWW_AUTHENTICATE, value);
+                }
+                Box::new(response)
+            };
+            let bearer = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| {
+                    let (scheme, token) = v.trim().split_once(' ')?;
+                    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+                });
+            let Some(token) = bearer.filter(|t| !t.is_empty()) else {
+                return Err(challenge(
+                    None,
+                    "this server needs credentials: send `Authorization: Bearer <token>` with \
+                     the token you were given"
+                        .to_owned(),
+                ));
+            };
+            // Every configured token is compared, whether or not an earlier one matched.
+            let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+            let mut found = None;
+            for (known, principal) in &inner.tokens {
+                if bool::from(known.ct_eq(&digest)) {
+                    found = Some(principal);
+                }
+            }
+            if let Some(principal) = found {
+                return Ok(principal.clone());
+            }
+            let why = match &inner.jwt {
+                Some(jwt) if token.matches('.').count() == 2 => match jwt.check(token) {
+                    Ok(principal) => return Ok(principal),
+                    Err(why) => why,
+                },
+                _ => "it is not a token this server issued".to_owned(),
+            };
+            Err(challenge(
+                Some("invalid_token"),
+                format!(
+                    "the bearer token was refused: {why}; send a token this server accepts \
+                     (ask for a new one if yours expired)"
+                ),
+            ))
+        }
+
+        /// A place among `principal`'s calls in flight, or the refusal.
+        fn enter(&self, principal: &Principal) -> Result<InFlight, Box<Response>> {
+            let inner = &self.inner;
+            if let Some((per_minute, limiter)) = &inner.rate
+                && let Err(not_until) = limiter.check_key(principal)
+            {
+                let wait = not_until.wait_time_from(limiter.clock().now());
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                let message = format!(
+                    "principal {principal} made more than {per_minute} calls in a minute, the \
+                     most this server takes; call again in {secs} s"
+                );
+                let mut response = (StatusCode::TOO_MANY_REQUESTS, message).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+                return Err(Box::new(response));
+            }
+            let Some(most) = inner.concurrent else {
+                return Ok(InFlight(None));
+            };
+            let mut in_flight = inner.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            let now = in_flight.entry(principal.clone()).or_insert(0);
+            if *now >= most {
+                let message = format!(
+                    "principal {principal} has {most} calls in flight, the most this server \
+                     takes at once; call again when one of them has answered"
+                );
+                return Err(Box::new(
+                    (StatusCode::TOO_MANY_REQUESTS, message).into_response(),
+                ));
+            }
+            *now += 1;
+            Ok(InFlight(Some((Arc::clone(inner), principal.clone()))))
+        }
+    }
+
+    /// A request in flight, counted against its principal until it is answered.
+    struct InFlight(Option<(Arc<Inner>, Principal)>);
+
+    impl Drop for InFlight {
+        fn drop(&mut self) {
+            if let Some((inner, principal)) = self.0.take() {
+                let mut in_flight = inner.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(now) = in_flight.get_mut(&principal) {
+                    *now -= 1;
+                    if *now == 0 {
+                        in_flight.remove(&principal);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The middleware: authenticate, count, and hand the request on with its principal.
+    async fn admit(State(access): State<Access>, mut request: Request, next: Next) -> Response {
+        let principal = match access.authenticate(request.headers()) {
+            Ok(principal) => principal,
+            Err(refusal) => return *refusal,
+        };
+        let _in_flight = match access.enter(&principal) {
+            Ok(in_flight) => in_flight,
+            Err(refusal) => return *refusal,
+        };
+        request.extensions_mut().insert(principal);
+        next.run(request).await
+    }
+
+    fn check_name(name: &str) -> Result<(), AccessError> {
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            return Err(AccessError::Name {
+                name: name.to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    /// A key of a JSON Web Key Set, with the algorithm it checks, or why it cannot be used.
+    fn jwt_key(jwk: &jsonwebtoken::jwk::Jwk) -> Result<JwtKey, String> {
+        use jsonwebtoken::Algorithm;
+        use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve};
+        let kid = jwk.common.key_id.clone();
+        let name = kid.as_deref().unwrap_or("a key without `kid`");
+        let algorithm = match (&jwk.common.key_algorithm, &jwk.algorithm) {
+            (Some(alg), _) => alg
+                .to_string()
+                .parse::<Algorithm>()
+                .map_err(|_| format!("{name}: algorithm {alg} checks no signature"))?,
+            (None, AlgorithmParameters::RSA(_)) => Algorithm::RS256,
+            (None, AlgorithmParameters::EllipticCurve(ec)) => match ec.curve {
+                EllipticCurve::P256 => Algorithm::ES256,
+                EllipticCurve::P384 => Algorithm::ES384,
+                ref other => return Err(format!("{name}: curve {other:?} is not supported")),
+            },
+            (None, AlgorithmParameters::OctetKeyPair(_)) => Algorithm::EdDSA,
+            (None, AlgorithmParameters::OctetKey(_)) => Algorithm::HS256,
+        };
+        let key = jsonwebtoken::DecodingKey::from_jwk(jwk).map_err(|e| format!("{name}: {e}"))?;
+        Ok(JwtKey {
+            kid,
+            key,
+            algorithm,
+        })
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Claims {
+        sub: String,
+    }
+
+    impl Jwt {
+        /// The principal `token` names, or why it is refused.
+        fn check(&self, token: &str) -> Result<Principal, String> {
+            let header =
+                jsonwebtoken::decode_header(token).map_err(|e| format!("it is not a JWT ({e})"))?;
+            let key = match &header.kid {
+                Some(kid) => self.keys.iter().find(|k| k.kid.as_deref() == Some(kid)),
+                None if self.keys.len() == 1 => self.keys.first(),
+                None => None,
+            }
+            .ok_or("it is signed by no key this server knows")?;
+            if header.alg != key.algorithm {
+                return Err(format!(
+                    "it is signed with {:?}, and its key checks {:?}",
+                    header.alg, key.algorithm
+                ));
+            }
+            let mut validation = jsonwebtoken::Validation::new(key.algorithm);
+            validation.set_issuer(&[&self.issuer]);
+            validation.set_audience(&[&self.audience]);
+            validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+            let data =
+                jsonwebtoken::decode::<Claims>(token, &key.key, &validation).map_err(|e| {
+                    use jsonwebtoken::errors::ErrorKind;
+                    match e.kind() {
+                        ErrorKind::ExpiredSignature => "it expired".to_owned(),
+                        ErrorKind::InvalidAudience => "it is for another audience".to_owned(),
+                        ErrorKind::InvalidIssuer => "another issuer issued it".to_owned(),
+                        ErrorKind::InvalidSignature => "its signature does not match".to_owned(),
+                        ErrorKind::ImmatureSignature => "it is not valid yet".to_owned(),
+                        ErrorKind::MissingRequiredClaim(claim) => {
+                            format!("it has no `{claim}` claim")
+                        }
+                        _ => format!("it could not be read ({e})"),
+                    }
+                })?;
+            let sub = data.claims.sub;
+            if sub.trim().is_empty() || sub.chars().any(char::is_control) {
+                return Err("its subject names no one".to_owned());
+            }
+            Ok(Principal::new(format!("jwt:{sub}")))
+        }
+    }
+}
