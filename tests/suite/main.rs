@@ -4,6 +4,7 @@
 
 use shape_examples::{desk, tracker};
 
+mod access;
 mod aggregate;
 mod architecture;
 mod budget;

@@ -560,7 +560,7 @@ mod layer {
 
     #[derive(serde::Deserialize)]
     struct Claims {
-        sub: String,
+        sub: Option<String>,
     }
 
     impl Jwt {
@@ -583,7 +583,7 @@ mod layer {
             let mut validation = jsonwebtoken::Validation::new(key.algorithm);
             validation.set_issuer(&[&self.issuer]);
             validation.set_audience(&[&self.audience]);
-            validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+            validation.set_required_spec_claims(&["exp", "iss", "aud"]);
             let data =
                 jsonwebtoken::decode::<Claims>(token, &key.key, &validation).map_err(|e| {
                     use jsonwebtoken::errors::ErrorKind;
@@ -599,7 +599,7 @@ mod layer {
                         _ => format!("it could not be read ({e})"),
                     }
                 })?;
-            let sub = data.claims.sub;
+            let sub = data.claims.sub.ok_or("it has no `sub` claim")?;
             if sub.trim().is_empty() || sub.chars().any(char::is_control) {
                 return Err("its subject names no one".to_owned());
             }
