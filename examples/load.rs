@@ -44,6 +44,7 @@ use rmcp::model::{
 };
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Map, Value, json};
 use shape_examples::desk::STATUS;
@@ -64,6 +65,12 @@ const REPLICAS: usize = 3;
 const BUDGET: usize = 1_500;
 /// The cursor key every replica shares (it signs cursors and keys the owner tags).
 const CURSOR_KEY: &str = "load-example-shared-cursor-key-2026";
+/// The two principals the sessions call as (half each), and their bearer tokens: each one's
+/// handles and cursors must open for it alone.
+const PRINCIPALS: [(&str, &str); 2] = [
+    ("alice", "load-alice-bearer-token-7f3a9c21"),
+    ("bob", "load-bob-bearer-token-0d94e6b8"),
+];
 /// The longest a call may take before it counts as lost in transport (and is sent elsewhere).
 const CALL_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long a session keeps following a remedy ("try again shortly") before giving up.
@@ -247,6 +254,14 @@ fn start_replica(server: &str, port: u16, redis_url: &str) -> Result<Child, Erro
     let mut child = Command::new(server)
         .args(["--http", &format!("127.0.0.1:{port}"), "--redis", redis_url])
         .env("SHAPE_CURSOR_KEY", CURSOR_KEY)
+        .env(
+            "SHAPE_TOKENS",
+            PRINCIPALS
+                .iter()
+                .map(|(p, t)| format!("{p}={t}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        )
         .env("RUST_LOG", "error")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -305,6 +320,9 @@ struct Tally {
     recovered: u64,
     rerouted: u64,
     after_kill: u64,
+    /// Another principal's handle or cursor tried, and how many of them opened (must be 0).
+    foreign_tried: u64,
+    foreign_opened: u64,
     failures: Vec<String>,
 }
 
@@ -333,6 +351,16 @@ struct Shared {
     tally: Mutex<Tally>,
     o200k: Bpe,
     stop: AtomicBool,
+    /// The latest handles and cursors each principal was given (with their search's
+    /// arguments), for the other to try.
+    issued: Mutex<[Vec<Issued>; 2]>,
+}
+
+/// What a principal was given: a handle, or a cursor with the arguments it continues.
+#[derive(Clone)]
+enum Issued {
+    Handle(String),
+    Cursor(Value, String),
 }
 
 impl Shared {
@@ -347,8 +375,11 @@ impl Shared {
     }
 }
 
-async fn connect(port: u16, name: &str) -> Result<Client, Error> {
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://127.0.0.1:{port}/mcp"));
+async fn connect(port: u16, name: &str, principal: usize) -> Result<Client, Error> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
+            .auth_header(PRINCIPALS[principal].1.to_owned());
+    let transport = StreamableHttpClientTransport::from_config(config);
     let client = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new(name, "1.0"),
@@ -454,6 +485,8 @@ fn classify(summary: &str) -> Option<Class> {
 
 struct Session {
     shared: Arc<Shared>,
+    /// Which of [`PRINCIPALS`] it calls as.
+    principal: usize,
     rng: Rng,
     clients: Vec<Option<(Client, usize)>>,
     /// When this session last failed to reach each replica.
@@ -464,9 +497,10 @@ struct Session {
 }
 
 impl Session {
-    fn new(shared: Arc<Shared>, seed: u64) -> Session {
+    fn new(shared: Arc<Shared>, seed: u64, principal: usize) -> Session {
         Session {
             shared,
+            principal,
             rng: Rng(seed),
             clients: (0..REPLICAS).map(|_| None).collect(),
             down_since: [None; REPLICAS],
@@ -498,7 +532,7 @@ impl Session {
         };
         if stale {
             self.clients[r] = None;
-            let client = connect(self.shared.ports[r], "claude-code").await?;
+            let client = connect(self.shared.ports[r], "claude-code", self.principal).await?;
             self.clients[r] = Some((client, generation));
         }
         Ok(&self.clients[r].as_ref().ok_or("no client")?.0)
@@ -1005,6 +1039,7 @@ impl Session {
         let Some(cursor) = first.next() else {
             return Ok(());
         };
+        self.issue(Issued::Cursor(args.clone(), cursor.clone()));
         let mut bytes = cursor.into_bytes();
         let at = 1 + self.rng.below(bytes.len() as u64 - 1) as usize;
         bytes[at] = if bytes[at] == b'7' { b'3' } else { b'7' };
@@ -1035,6 +1070,96 @@ impl Session {
         }
         self.shared.tally().refused += 1;
         self.follow_remedy(&args, "starting again").await
+    }
+
+    /// Keeps what this session's principal was given, for the other principal to try.
+    fn issue(&self, issued: Issued) {
+        let mut all = self.shared.issued.lock().unwrap_or_else(|e| e.into_inner());
+        let mine = &mut all[self.principal];
+        mine.push(issued);
+        if mine.len() > 16 {
+            mine.remove(0);
+        }
+    }
+
+    /// The other principal's latest handle or cursor, tried as this one: it must not open,
+    /// and must read exactly as one that never existed (a handle never issued; a cursor
+    /// altered in its last digit), so nothing tells "someone else's" from "none".
+    async fn foreign(&mut self) -> Result<(), Error> {
+        let theirs = {
+            let all = self.shared.issued.lock().unwrap_or_else(|e| e.into_inner());
+            let theirs = &all[1 - self.principal];
+            if theirs.is_empty() {
+                return Ok(());
+            }
+            theirs[self.rng.below(theirs.len() as u64) as usize].clone()
+        };
+        // Another digit in each place (a handle), or a smaller last digit (a cursor: its
+        // last bytes are the signature, and a smaller digit stays a number of that width).
+        let (tool, taken, never, secret, made_up) = match theirs {
+            Issued::Handle(handle) => {
+                let made_up: String = handle
+                    .chars()
+                    .map(|c| match c.to_digit(10) {
+                        Some(d) => char::from_digit((d + 1) % 10, 10).unwrap_or(c),
+                        None => c,
+                    })
+                    .collect();
+                (
+                    "open_result",
+                    json!({"handle": handle, "page_size": 1}),
+                    json!({"handle": made_up, "page_size": 1}),
+                    handle,
+                    made_up,
+                )
+            }
+            Issued::Cursor(args, cursor) => {
+                let mut made_up = cursor.clone().into_bytes();
+                if let Some(last) = made_up.last_mut() {
+                    *last = if *last > b'0' { *last - 1 } else { *last + 1 };
+                }
+                let made_up = String::from_utf8(made_up)?;
+                let mut taken = args.clone();
+                taken["cursor"] = json!(cursor);
+                let mut never = args;
+                never["cursor"] = json!(made_up);
+                ("search_tickets", taken, never, cursor, made_up)
+            }
+        };
+        let Some(answer) = self.call_through(None, tool, &taken, "refused").await? else {
+            return Ok(());
+        };
+        {
+            let mut t = self.shared.tally();
+            t.foreign_tried += 1;
+            if !answer.is_error() {
+                t.foreign_opened += 1;
+                t.fail(format!(
+                    "{} opened the other principal's {tool} {secret}",
+                    PRINCIPALS[self.principal].0
+                ));
+                return Ok(());
+            }
+        }
+        // The same words as for one that never existed (unless the store was unavailable
+        // for one of the two calls: that answer is about the store, not the handle).
+        let Some(none) = self.call_through(None, tool, &never, "refused").await? else {
+            return Ok(());
+        };
+        let unavailable = |a: &Answer| classify(a.summary()) == Some(Class::Unavailable);
+        if !unavailable(&answer)
+            && !unavailable(&none)
+            && answer.summary().replace(&secret, "…") != none.summary().replace(&made_up, "…")
+        {
+            let mut t = self.shared.tally();
+            t.wrong += 1;
+            t.fail(format!(
+                "another principal's {tool} reads {:?}, one never issued {:?}",
+                answer.summary(),
+                none.summary()
+            ));
+        }
+        Ok(())
     }
 
     /// Follows a refusal's remedy, a search that must then work: counted as recovered, or
@@ -1178,6 +1303,7 @@ impl Session {
                     };
                     if let Some((handle, issuer)) = self.walk(args.clone()).await? {
                         self.use_handle(&handle, &args, issuer).await?;
+                        self.issue(Issued::Handle(handle.clone()));
                         self.handles.push((handle, args, issuer));
                         if self.handles.len() > 8 {
                             self.handles.remove(0);
@@ -1190,7 +1316,8 @@ impl Session {
                     self.tamper(args).await?;
                 }
                 80..=89 => self.stale().await?,
-                _ => self.malformed().await?,
+                90..=95 => self.malformed().await?,
+                _ => self.foreign().await?,
             }
         }
         Ok(())
@@ -1211,6 +1338,74 @@ fn find_counts(summary: &str) -> Option<BTreeMap<String, u64>> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The door: what a replica answers a request without a token, with a wrong one, and with a
+// good one from another Host or Origin, read from raw HTTP.
+
+/// The status `port` answers an `initialize` POST with `headers`.
+fn status(port: u16, headers: &[(&str, &str)]) -> Result<u16, Error> {
+    use std::io::{Read, Write};
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "door", "version": "1"}}})
+    .to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, \
+         text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| *k == "Host") {
+        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(CALL_TIMEOUT))?;
+    stream.write_all(request.as_bytes())?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    let answer = String::from_utf8_lossy(&answer);
+    Ok(answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no status line in {answer:.80}"))?)
+}
+
+/// Each request a replica must refuse, refused with its status, and a good one served; what
+/// the figures print. An error when any is not.
+fn refusals(port: u16) -> Result<String, Error> {
+    let good = format!("Bearer {}", PRINCIPALS[0].1);
+    let wrong = format!("Bearer {}", PRINCIPALS[0].1.replace('7', "8"));
+    let cases: [(&str, Vec<(&str, &str)>, u16); 5] = [
+        ("no token", vec![], 401),
+        ("a wrong token", vec![("Authorization", &wrong)], 401),
+        (
+            "another Host",
+            vec![("Authorization", &good), ("Host", "evil.example")],
+            403,
+        ),
+        (
+            "another Origin",
+            vec![("Authorization", &good), ("Origin", "http://evil.example")],
+            403,
+        ),
+        ("a good token", vec![("Authorization", &good)], 200),
+    ];
+    let mut said = Vec::new();
+    for (what, headers, want) in cases {
+        let got = status(port, &headers)?;
+        if got != want {
+            return Err(format!("{what}: HTTP {got}, not {want}").into());
+        }
+        said.push(format!("{what} {got}"));
+    }
+    Ok(said.join(", "))
+}
+
+// ---------------------------------------------------------------------------------------------
 // The text profile, from `_meta` alone.
 
 async fn text_probe(shared: &Shared, rng: &mut Rng) -> Result<(), Error> {
@@ -1218,7 +1413,7 @@ async fn text_probe(shared: &Shared, rng: &mut Rng) -> Result<(), Error> {
     if !shared.up[r].load(Ordering::SeqCst) {
         return Ok(());
     }
-    let client = connect(shared.ports[r], "langchain-mcp-adapters").await?;
+    let client = connect(shared.ports[r], "langchain-mcp-adapters", 0).await?;
     let tools = client.list_all_tools().await?;
     let search = tools
         .iter()
@@ -1336,11 +1531,13 @@ async fn main() -> Result<(), Error> {
         tally: Mutex::new(Tally::default()),
         o200k: Bpe::o200k_base(),
         stop: AtomicBool::new(false),
+        issued: Mutex::new([Vec::new(), Vec::new()]),
     });
+    let refusals = refusals(ports[0])?;
 
     // A warm-up on each replica (the start figures are of a replica at work), then its RSS.
     for (r, replica) in replicas.iter_mut().enumerate() {
-        let mut s = Session::new(Arc::clone(&shared), 7 + r as u64);
+        let mut s = Session::new(Arc::clone(&shared), 7 + r as u64, r % 2);
         s.call_on(
             Some(r),
             "search_tickets",
@@ -1358,7 +1555,7 @@ async fn main() -> Result<(), Error> {
     // The sessions.
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..o.sessions {
-        let session = Session::new(Arc::clone(&shared), 20_261_204 + i as u64 * 7_919);
+        let session = Session::new(Arc::clone(&shared), 20_261_204 + i as u64 * 7_919, i % 2);
         tasks.spawn(session.run());
     }
     // The text-profile probes, now and then.
@@ -1579,6 +1776,14 @@ async fn main() -> Result<(), Error> {
          handles of the killed replica opened elsewhere {}",
         t.unavailable, t.gone, t.refused, t.recovered, t.rerouted, t.after_kill
     );
+    println!(
+        "  principals: {} ({} sessions each); the other's handles and cursors tried {}, opened \
+         {}; at the door: {refusals}",
+        PRINCIPALS.map(|(p, _)| p).join(", "),
+        o.sessions / 2,
+        t.foreign_tried,
+        t.foreign_opened
+    );
     for f in &t.failures {
         println!("  FAILED: {f}");
     }
@@ -1586,16 +1791,23 @@ async fn main() -> Result<(), Error> {
         println!("  SESSION FAILED: {e}");
     }
     println!(
-        "load: calls={} lost={} duplicated={} wrong={} over_budget={} unrecoverable={}",
+        "load: calls={} lost={} duplicated={} wrong={} over_budget={} unrecoverable={} \
+         foreign_opened={}",
         shared.calls.load(Ordering::SeqCst),
         t.lost,
         t.duplicated,
         t.wrong,
         t.over_budget,
-        t.unrecoverable
+        t.unrecoverable,
+        t.foreign_opened
     );
     let faults_seen = !o.faults || t.after_kill > 0;
-    if t.lost + t.duplicated + t.wrong + t.over_budget + t.unrecoverable > 0
+    let foreign_seen = t.foreign_tried > 0;
+    if !foreign_seen {
+        println!("  FAILED: no session tried the other principal's handle or cursor");
+    }
+    if t.lost + t.duplicated + t.wrong + t.over_budget + t.unrecoverable + t.foreign_opened > 0
+        || !foreign_seen
         || !session_errors.is_empty()
         || !t.failures.is_empty()
         || !faults_seen

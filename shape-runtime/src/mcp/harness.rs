@@ -286,7 +286,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let tool = request.name.to_string();
         let client = super::client_name(&context);
         // The principal the call is made for: its stored results and cursors are its own.
-        let owner = super::owner_of(&context, &self.state.owner);
+        let owner = super::access::owner_of(&context, &self.state.owner);
         let plan = self.plan(&tool)?;
         let shaper = self.shaper(&plan, &tool, client.as_deref());
         let mut arguments = request.arguments.clone().unwrap_or_default();
@@ -934,7 +934,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> ServerHandler for Harness<H, S>
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name == OPEN_RESULT {
             let client = super::client_name(&context);
-            let owner = super::owner_of(&context, &self.state.owner);
+            let owner = super::access::owner_of(&context, &self.state.owner);
             return self.open_result(request, client.as_deref(), &owner).await;
         }
         self.answer(request, context).await

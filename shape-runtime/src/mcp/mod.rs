@@ -72,7 +72,6 @@ pub(crate) mod listing;
 mod pages;
 
 pub use access::Principal;
-pub(crate) use access::owner_of;
 #[cfg(feature = "http")]
 pub use access::{Access, AccessError};
 pub(crate) use harness::SHAPED_META_KEY;

@@ -244,7 +244,7 @@ impl<S: HandleStore> Pages<S> {
     where
         A: Serialize + ?Sized,
     {
-        let owner = super::owner_of(context, &self.owner);
+        let owner = super::access::owner_of(context, &self.owner);
         self.call_as(shaper, super::client_name(context).as_deref(), &owner, args)
     }
 
@@ -269,7 +269,10 @@ impl<S: HandleStore> Pages<S> {
         let shaper = super::shaper_for(&self.open, context);
         OpenResult::new(&self.store, Arc::clone(&self.codec))
             .shaper(shaper)
-            .call(&super::owner_of(context, &self.owner), Value::Object(args))
+            .call(
+                &super::access::owner_of(context, &self.owner),
+                Value::Object(args),
+            )
             .await
     }
 
