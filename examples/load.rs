@@ -1379,7 +1379,8 @@ fn status(port: u16, headers: &[(&str, &str)]) -> Result<u16, Error> {
 fn refusals(port: u16) -> Result<String, Error> {
     let good = format!("Bearer {}", PRINCIPALS[0].1);
     let wrong = format!("Bearer {}", PRINCIPALS[0].1.replace('7', "8"));
-    let cases: [(&str, Vec<(&str, &str)>, u16); 5] = [
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16);
+    let cases: [Case; 5] = [
         ("no token", vec![], 401),
         ("a wrong token", vec![("Authorization", &wrong)], 401),
         (

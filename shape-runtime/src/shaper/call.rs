@@ -56,6 +56,7 @@ pub struct Call<'a> {
     pub(crate) page_hide: Option<Vec<String>>,
     /// The principal the call is made for, when a request named one (`mcp::Pages`): what
     /// it cuts is stored for that principal, whatever owner the store was given.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) principal: Option<String>,
 }
 
