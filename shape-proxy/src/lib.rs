@@ -17,6 +17,18 @@
 //! # With --http: the Host names and browser origins served (default: this machine's own)
 //! # allowed_hosts = ["proxy.internal"]
 //! # allowed_origins = ["https://app.example.com"]
+//! # With --http: each principal's calls in flight and calls a minute (429 past them)
+//! # concurrent_calls = 8
+//! # calls_per_minute = 600
+//!
+//! # With --http: who may call, each as a principal whose results and cursors are its own.
+//! # Without any, a loopback address serves everyone as `anonymous`; another does not start.
+//! [proxy.auth]
+//! tokens = { alice = "env:ALICE_TOKEN" }   # 16+ bytes each; TOOLSHAPE_TOKENS adds more
+//! # jwks = "jwks.json"                     # JWTs of an authorization server: its key set,
+//! # issuer = "https://auth.example.com"    # the issuer,
+//! # audience = "https://proxy.example.com/mcp"   # and this proxy's resource URI
+//! # anyone = true                          # no credentials, on any address
 //!
 //! [upstreams.fs]
 //! command = "npx"
