@@ -108,9 +108,20 @@ async fn post(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, Vec<(String, String)>, String) {
+    send(port, "POST", path, headers, body).await
+}
+
+/// [`post`] with another method.
+async fn send(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut request = format!(
-        "POST {path} HTTP/1.1\r\nContent-Type: application/json\r\n\
+        "{method} {path} HTTP/1.1\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
@@ -516,6 +527,31 @@ fn a_jwt_names_its_subject_and_each_wrong_one_is_refused_with_its_reason() {
         };
         let (status, _, body) = answer(jwt(good.clone(), SECRET, Some("k1"))).await;
         assert_eq!((status, body.as_str()), (200, "jwt:user-7"));
+        // The Protected Resource Metadata (RFC 9728), served without credentials at the
+        // well-known path and at it followed by the audience's path, and named by each 401.
+        for path in [
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+        ] {
+            let (status, _, body) = send(port, "GET", path, &[], "").await;
+            assert_eq!(status, 200, "{path}: {body}");
+            let metadata: Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(metadata["resource"], AUDIENCE);
+            assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
+        }
+        let (status, headers, _) = post(port, "/mcp", &[], "").await;
+        assert_eq!(status, 401);
+        let challenge = headers
+            .iter()
+            .find(|(k, _)| k == "www-authenticate")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        assert!(
+            challenge.contains(
+                "resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
+            ),
+            "{challenge}"
+        );
         let (status, _, body) = answer("a token for the CI, 16+".to_owned()).await;
         assert_eq!((status, body.as_str()), (200, "ci"));
         // Within the minute's leeway an expired token is still taken; past it, refused.

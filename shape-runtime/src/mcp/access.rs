@@ -388,8 +388,37 @@ mod layer {
         }
 
         /// `router` behind this layer: every request checked before it reaches the router.
+        ///
+        /// With JWTs, the server is an OAuth resource server as the MCP authorization
+        /// specification describes it: its Protected Resource Metadata (RFC 9728: the
+        /// resource, which is the audience, and the authorization server, which is the
+        /// issuer) is served without credentials at `/.well-known/oauth-protected-resource`
+        /// and at that path followed by the audience's path (`…/oauth-protected-resource/mcp`
+        /// for `https://host/mcp`), and every 401 names it (`resource_metadata` in
+        /// `WWW-Authenticate`), so a client can find where to get a token.
         pub fn protect(self, router: axum::Router) -> axum::Router {
-            router.layer(axum::middleware::from_fn_with_state(self, admit))
+            let metadata = self.inner.jwt.as_ref().map(|jwt| {
+                serde_json::json!({
+                    "resource": jwt.audience,
+                    "authorization_servers": [jwt.issuer],
+                    "bearer_methods_supported": ["header"],
+                })
+                .to_string()
+            });
+            let paths = self.inner.jwt.as_ref().map(|jwt| jwt.metadata_paths());
+            let router = router.layer(axum::middleware::from_fn_with_state(self, admit));
+            match (metadata, paths) {
+                (Some(metadata), Some(paths)) => {
+                    let answer = move || {
+                        let metadata = metadata.clone();
+                        async move { ([(header::CONTENT_TYPE, "application/json")], metadata) }
+                    };
+                    paths.into_iter().fold(router, |router, path| {
+                        router.route(&path, axum::routing::get(answer.clone()))
+                    })
+                }
+                _ => router,
+            }
         }
 
         /// The principal `headers` authenticate, or the refusal.
@@ -399,10 +428,13 @@ mod layer {
                 return Ok(Principal::new("anonymous"));
             }
             let challenge = |error: Option<&str>, message: String| {
-                let value = match error {
-                    Some(error) => format!("Bearer realm=\"mcp\", error=\"{error}\""),
-                    None => "Bearer realm=\"mcp\"".to_owned(),
-                };
+                let mut value = "Bearer realm=\"mcp\"".to_owned();
+                if let Some(url) = inner.jwt.as_ref().and_then(Jwt::metadata_url) {
+                    value.push_str(&format!(", resource_metadata=\"{url}\""));
+                }
+                if let Some(error) = error {
+                    value.push_str(&format!(", error=\"{error}\""));
+                }
                 let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
                 if let Ok(value) = HeaderValue::from_str(&value) {
                     response
@@ -563,7 +595,43 @@ mod layer {
         sub: Option<String>,
     }
 
+    /// Where RFC 9728 puts a resource's metadata: this path, then the resource's own path.
+    const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
     impl Jwt {
+        /// The audience split into its origin and its path (`https://host:8080`, `/mcp`), when
+        /// it is a URL.
+        fn audience_parts(&self) -> Option<(&str, &str)> {
+            let rest = self
+                .audience
+                .strip_prefix("https://")
+                .or_else(|| self.audience.strip_prefix("http://"))?;
+            let origin_len =
+                self.audience.len() - rest.len() + rest.find('/').unwrap_or(rest.len());
+            let (origin, path) = self.audience.split_at(origin_len);
+            Some((origin, path.trim_end_matches('/')))
+        }
+
+        /// The paths the metadata is served at: the well-known one, and it followed by the
+        /// audience's path.
+        fn metadata_paths(&self) -> Vec<String> {
+            let mut paths = vec![METADATA_PATH.to_owned()];
+            if let Some((_, path)) = self.audience_parts()
+                && !path.is_empty()
+                && !path.contains(['?', '#', '{', '}', '*'])
+            {
+                paths.push(format!("{METADATA_PATH}{path}"));
+            }
+            paths
+        }
+
+        /// The metadata's URL a 401 names: the audience's origin, the well-known path, the
+        /// audience's path (RFC 9728 section 3.1).
+        fn metadata_url(&self) -> Option<String> {
+            let (origin, path) = self.audience_parts()?;
+            Some(format!("{origin}{METADATA_PATH}{path}"))
+        }
+
         /// The principal `token` names, or why it is refused.
         fn check(&self, token: &str) -> Result<Principal, String> {
             let header =
