@@ -16,7 +16,10 @@
 // throw is a failed check. Last, every answer received is validated again under each of the
 // SDKs' validators (Ajv and @cfworker/json-schema, 1.x and 2.x), and answers made wrong on
 // purpose (a wrong type at each row position, a row one value too long or too short, an
-// object with a wrong, extra or missing field) must be rejected by every one of them.
+// object with a wrong, extra or missing field) must be rejected by every one of them. And over
+// streamable HTTP with a bearer token per principal (`SHAPE_TOKENS`), under each SDK: no
+// token or a wrong one is refused with the server's reason, and one principal's handle and
+// cursor read for the other exactly as ones that never existed.
 //
 // Run by hand (the README's test section):
 //
@@ -25,15 +28,18 @@
 //
 // The last line is `interop-ts: N passed, M failed`; the exit code is 1 when anything failed.
 
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as Stdio1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as Http1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AjvJsonSchemaValidator as Ajv1 } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CfWorkerJsonSchemaValidator as CfWorker1 } from '@modelcontextprotocol/sdk/validation/cfworker';
-import { Client as Client2 } from '@modelcontextprotocol/client';
+import { Client as Client2, StreamableHTTPClientTransport as Http2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as Stdio2 } from '@modelcontextprotocol/client/stdio';
 import { AjvJsonSchemaValidator as Ajv2 } from '@modelcontextprotocol/client/validators/ajv';
 import { CfWorkerJsonSchemaValidator as CfWorker2 } from '@modelcontextprotocol/client/validators/cf-worker';
@@ -68,12 +74,14 @@ const SDKS = [
     label: `@modelcontextprotocol/sdk ${version('@modelcontextprotocol/sdk')}`,
     Client: Client1,
     Stdio: Stdio1,
+    Http: Http1,
     callTool: (client, params, options) => client.callTool(params, undefined, options),
   },
   {
     label: `@modelcontextprotocol/client ${version('@modelcontextprotocol/client')}`,
     Client: Client2,
     Stdio: Stdio2,
+    Http: Http2,
     callTool: (client, params, options) => client.callTool(params, options),
   },
 ];
@@ -427,6 +435,109 @@ function validatorMatrix(schemas, answers, checks) {
   }
 }
 
+// ---- Principals over HTTP (issue 50): the server started with `--http` and two bearer tokens.
+const PRINCIPALS = { alice: 'interop-alice-token-5b1e0c77', bob: 'interop-bob-token-9d26f4a3' };
+
+const freePort = () =>
+  new Promise((done, fail) => {
+    const probe = createServer();
+    probe.on('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => done(port));
+    });
+  });
+
+const listening = (port) =>
+  new Promise((done) => {
+    const socket = createConnection({ port, host: '127.0.0.1' }, () => {
+      socket.end();
+      done(true);
+    });
+    socket.on('error', () => done(false));
+  });
+
+/** The example server over streamable HTTP with a token per principal, under each SDK: a
+ * client without a token cannot connect; Alice's search stores its result and hands her a
+ * cursor, both of which work for her; Bob's reading of her handle is his reading of a handle
+ * never issued, and his reading of her cursor his reading of it altered. */
+async function principalsScenario(server, checks) {
+  const port = await freePort();
+  const child = spawn(server, ['--http', `127.0.0.1:${port}`], {
+    env: { ...process.env, RUST_LOG: 'error', SHAPE_TOKENS: Object.entries(PRINCIPALS).map(([p, t]) => `${p}=${t}`).join(',') },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  try {
+    let up = false;
+    for (let i = 0; i < 600 && !up; i += 1) {
+      up = await listening(port);
+      if (!up) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!checks.check('principals: the server listens over HTTP', up, `nothing on ${port}`)) return;
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    for (const sdk of SDKS) {
+      const tag = `${sdk.label} over HTTP`;
+      const as = async (token) => {
+        const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+        const client = new sdk.Client({ name: 'claude-code', version: '1.0' });
+        await client.connect(new sdk.Http(url, { requestInit }));
+        return client;
+      };
+      const call = async (client, name, args) => sdk.callTool(client, { name, arguments: args }, { timeout: CALL_TIMEOUT_MS });
+      let refused = null;
+      try {
+        const client = await as(null);
+        await client.close();
+      } catch (e) {
+        refused = e;
+      }
+      checks.check(`${tag}: a client without a token cannot connect`, refused !== null && /needs credentials: send `Authorization: Bearer/.test(String(refused?.message ?? refused)), refused ? refused.message : 'it connected');
+      let wrong = null;
+      try {
+        const client = await as('a-token-nobody-was-given-00');
+        await client.close();
+      } catch (e) {
+        wrong = e;
+      }
+      checks.check(`${tag}: a client with a wrong token cannot connect, told why`, wrong !== null && /bearer token was refused/.test(String(wrong?.message ?? wrong)), wrong ? wrong.message : 'it connected');
+      const alice = await as(PRINCIPALS.alice);
+      const bob = await as(PRINCIPALS.bob);
+      try {
+        const first = await call(alice, 'search_tickets', {});
+        const handle = first.structuredContent?.omitted?.handle;
+        const cursor = first.structuredContent?.next;
+        if (!checks.check(`${tag}: Alice's search stores its result and gives a cursor`, typeof handle === 'string' && typeof cursor === 'string', JSON.stringify(first.structuredContent).slice(0, 300))) continue;
+        const opened = await call(alice, 'open_result', { handle, page_size: 5 });
+        checks.check(`${tag}: Alice opens her handle`, !opened.isError, textOf(opened));
+        const second = await call(alice, 'search_tickets', { cursor });
+        checks.check(`${tag}: Alice follows her cursor`, !second.isError && recordsOf(second.structuredContent).length > 0, textOf(second));
+        const madeUp = handle.replace(/[0-9]/g, (d) => String((Number(d) + 1) % 10));
+        const taken = await call(bob, 'open_result', { handle, page_size: 5 });
+        const never = await call(bob, 'open_result', { handle: madeUp, page_size: 5 });
+        checks.check(
+          `${tag}: Bob's reading of Alice's handle is his reading of one never issued`,
+          taken.isError === true && textOf(taken).replaceAll(handle, 'H') === textOf(never).replaceAll(madeUp, 'H'),
+          `${textOf(taken)} | ${textOf(never)}`,
+        );
+        const last = cursor.at(-1);
+        const altered = cursor.slice(0, -1) + (last > '0' ? String(Number(last) - 1) : '1');
+        const followed = await call(bob, 'search_tickets', { cursor });
+        const forged = await call(bob, 'search_tickets', { cursor: altered });
+        checks.check(
+          `${tag}: Bob's reading of Alice's cursor is his reading of it altered`,
+          followed.isError === true && textOf(followed) === textOf(forged),
+          `${textOf(followed)} | ${textOf(forged)}`,
+        );
+      } finally {
+        await alice.close();
+        await bob.close();
+      }
+    }
+  } finally {
+    child.kill();
+  }
+}
+
 async function main() {
   const at = process.argv.indexOf('--server');
   const server = at > 0 ? process.argv[at + 1] : process.env.MCP_SUPPORT_DESK || defaultServer();
@@ -445,6 +556,7 @@ async function main() {
       }
     }
     validatorMatrix(schemas, answers, checks);
+    await principalsScenario(server, checks);
   }
   console.log(`interop-ts: ${checks.passed} passed, ${checks.failed} failed`);
   process.exitCode = checks.failed > 0 || checks.passed === 0 ? 1 : 0;
