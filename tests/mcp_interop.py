@@ -11,7 +11,10 @@ server's log (stderr) for the SQL statements each page cost. Then it connects on
 each client name of a channel profile and pages the whole search again by the `next` that
 profile's model reads; answers made wrong on purpose (a wrong type at each row position, a
 row one value too long or too short, an object with a wrong, extra or missing field) must
-fail validation. `tests/mcp_interop_ts/` does the same with the TypeScript SDK.
+fail validation. Last, over streamable HTTP with a bearer token per principal
+(`SHAPE_TOKENS`): no token or a wrong one is refused, and one principal's handle and cursor
+read for the other exactly as ones that never existed. `tests/mcp_interop_ts/` does the same
+with the TypeScript SDK.
 
 Run by hand (the README's test section):
 
@@ -41,6 +44,8 @@ import jsonschema
 from jsonschema.validators import validator_for
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import Implementation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,6 +204,7 @@ async def run(server: Path, log_path: Path, checks: Checks) -> None:
                 counts[name] = await profile_scenario(client, name, profile, checks, seen)
         first_page_figures(profile_log, name, profile)
     wrong_answer_checks(seen, checks)
+    await principals(server, checks)
     await readme_server(server.parent / "mcp_minimal", checks)
     print("     first page's tickets by client: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
     both = counts["an-agent-nobody-knows"]
@@ -207,6 +213,93 @@ async def run(server: Path, log_path: Path, checks: Checks) -> None:
         all(counts[n] >= both for n, p in PROFILE_CLIENTS if p == "text"),
         str(counts),
     )
+
+
+# Two principals and their bearer tokens, as the server takes them (`SHAPE_TOKENS`).
+PRINCIPALS = {"alice": "py-interop-alice-token-3c8e1f40", "bob": "py-interop-bob-token-7a05d2b9"}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+
+
+async def principals(server: Path, checks: Checks) -> None:
+    """The server over streamable HTTP with a bearer token per principal (issue 50), through
+    the SDK's own HTTP client: no token or a wrong one is refused with the server's reason;
+    Alice's handle and cursor work for her, and read for Bob exactly as a handle never issued
+    and a cursor altered."""
+    import subprocess
+
+    port = free_port()
+    env = {**os.environ, "RUST_LOG": "error", "SHAPE_TOKENS": ",".join(f"{p}={t}" for p, t in PRINCIPALS.items())}
+    child = subprocess.Popen([str(server), "--http", f"127.0.0.1:{port}"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        import socket
+
+        for _ in range(600):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            await asyncio.sleep(0.1)
+        hello = Implementation(name="claude-code", version="1.0")
+
+        def connect(token: str | None) -> Client:
+            headers = {"Authorization": f"Bearer {token}"} if token else None
+            return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)), read_timeout_seconds=CALL_TIMEOUT_S, client_info=hello)
+
+        # The SDK turns the 401 into "Server returned an error response" (the server's
+        # reason, in the body, is not shown); what is checked is that nothing is served.
+        for token, what in [(None, "no token"), ("a-token-nobody-was-given-01", "a wrong token")]:
+            refused = ""
+            try:
+                async with connect(token) as client:
+                    await asyncio.wait_for(client.list_tools(), CALL_TIMEOUT_S)
+            except BaseException as e:  # noqa: BLE001 - the refusal, whatever the SDK wraps it in
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                refused = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            checks.check(f"over HTTP, {what}: refused before any tool is listed", "error response" in refused, refused[-300:] or "it connected and listed the tools")
+        async with connect(PRINCIPALS["alice"]) as alice, connect(PRINCIPALS["bob"]) as bob:
+            call = lambda client, tool, args: asyncio.wait_for(client.call_tool(tool, args), CALL_TIMEOUT_S)  # noqa: E731
+            first = await call(alice, "search_tickets", {})
+            env_first = first.structured_content or {}
+            handle = env_first.get("omitted", {}).get("handle")
+            cursor = env_first.get("next")
+            if not checks.check("over HTTP: Alice's search stores its result and gives a cursor", isinstance(handle, str) and isinstance(cursor, str), json.dumps(env_first)[:300]):
+                return
+            opened = await call(alice, "open_result", {"handle": handle, "page_size": 5})
+            checks.check("over HTTP: Alice opens her handle", not opened.is_error, text_of(opened)[:300])
+            second = await call(alice, "search_tickets", {"cursor": cursor})
+            checks.check("over HTTP: Alice follows her cursor", not second.is_error, text_of(second)[:300])
+            made_up = re.sub(r"[0-9]", lambda m: str((int(m.group()) + 1) % 10), handle)
+            taken = await call(bob, "open_result", {"handle": handle, "page_size": 5})
+            never = await call(bob, "open_result", {"handle": made_up, "page_size": 5})
+            checks.check(
+                "over HTTP: Bob's reading of Alice's handle is his reading of one never issued",
+                taken.is_error and text_of(taken).replace(handle, "H") == text_of(never).replace(made_up, "H"),
+                f"{text_of(taken)[:200]} | {text_of(never)[:200]}",
+            )
+            last = cursor[-1]
+            altered = cursor[:-1] + (str(int(last) - 1) if last > "0" else "1")
+            followed = await call(bob, "search_tickets", {"cursor": cursor})
+            forged = await call(bob, "search_tickets", {"cursor": altered})
+            checks.check(
+                "over HTTP: Bob's reading of Alice's cursor is his reading of it altered",
+                followed.is_error and text_of(followed) == text_of(forged),
+                f"{text_of(followed)[:200]} | {text_of(forged)[:200]}",
+            )
+    finally:
+        child.kill()
+        child.wait()
 
 
 async def readme_server(server: Path, checks: Checks) -> None:
