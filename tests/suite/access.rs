@@ -286,72 +286,80 @@ fn over_http_each_principal_opens_only_its_own_results_and_cursors() {
             assert_eq!(status, 403, "{header}: {body}");
         }
 
-        let alice = client(port, ALICE).await;
-        let bob = client(port, BOB).await;
-        let first = call(&alice, "log", json!({})).await;
-        let envelope = structured(&first);
-        let handle = envelope["omitted"]["handle"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no handle: {envelope}"))
-            .to_owned();
-        let cursor = envelope["next"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no cursor: {envelope}"))
-            .to_owned();
-
-        // Alice's own: the handle opens, the cursor continues.
-        let opened = call(&alice, "open_result", json!({"handle": handle})).await;
-        assert_ne!(opened.is_error, Some(true), "{}", text(&opened));
-        let second = call(&alice, "log", json!({"cursor": cursor})).await;
-        assert_ne!(second.is_error, Some(true), "{}", text(&second));
-        assert!(text(&second).contains("line "), "{}", text(&second));
-
-        // Bob's view of Alice's handle, and of a handle never issued (the same length).
-        let taken = call(&bob, "open_result", json!({"handle": handle})).await;
-        let digits: String = handle
-            .chars()
-            .map(|c| match c {
-                '0'..='8' => char::from(c as u8 + 1),
-                '9' => '0',
-                other => other,
-            })
-            .collect();
-        let never = call(&bob, "open_result", json!({"handle": digits})).await;
-        assert_eq!(taken.is_error, Some(true), "{}", text(&taken));
-        assert_eq!(
-            text(&taken).replace(&handle, "H"),
-            text(&never).replace(&digits, "H"),
-            "another's handle must read as one never issued"
-        );
-        assert_eq!(
-            structured(&taken).to_string().replace(&handle, "H"),
-            structured(&never).to_string().replace(&digits, "H")
-        );
-
-        // Bob's view of Alice's cursor, and of Alice's cursor altered in one digit.
-        let followed = call(&bob, "log", json!({"cursor": cursor})).await;
-        // A smaller last digit (a larger one could make a number too wide for its bytes,
-        // which reads as unreadable, not as altered).
-        let mut altered = cursor.clone().into_bytes();
-        if let Some(last) = altered.last_mut() {
-            *last = if *last > b'0' { *last - 1 } else { *last + 1 };
-        }
-        let altered = String::from_utf8(altered).unwrap();
-        let forged = call(&bob, "log", json!({"cursor": altered})).await;
-        assert_eq!(followed.is_error, Some(true), "{}", text(&followed));
-        assert_eq!(text(&followed), text(&forged));
-        assert_eq!(structured(&followed), structured(&forged));
-        // And Bob's own walk is his: his handle is not Alice's, and Alice cannot open it.
-        let his = structured(&call(&bob, "log", json!({})).await);
-        let his_handle = his["omitted"]["handle"].as_str().unwrap().to_owned();
-        assert_ne!(his_handle, handle);
-        let refused = call(&alice, "open_result", json!({"handle": his_handle})).await;
-        assert_eq!(refused.is_error, Some(true));
-
-        let _ = alice.cancel().await;
-        let _ = bob.cancel().await;
+        owned_by_their_principal(port, "log", "line ").await;
         server.abort();
     });
+}
+
+/// Alice (rmcp's client with her bearer token) calls `tool` at `port`, which must store its
+/// result and hand out a cursor: her handle opens and her cursor continues (its page says
+/// `says`); Bob's reading of her handle is his reading of a handle never issued, his reading
+/// of her cursor his reading of it altered; and Alice cannot open Bob's handle.
+async fn owned_by_their_principal(port: u16, tool: &str, says: &str) {
+    let alice = client(port, ALICE).await;
+    let bob = client(port, BOB).await;
+    let first = call(&alice, tool, json!({})).await;
+    let envelope = structured(&first);
+    let handle = envelope["omitted"]["handle"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no handle: {envelope}"))
+        .to_owned();
+    let cursor = envelope["next"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no cursor: {envelope}"))
+        .to_owned();
+
+    // Alice's own: the handle opens, the cursor continues.
+    let opened = call(&alice, "open_result", json!({"handle": handle})).await;
+    assert_ne!(opened.is_error, Some(true), "{}", text(&opened));
+    let second = call(&alice, tool, json!({"cursor": cursor})).await;
+    assert_ne!(second.is_error, Some(true), "{}", text(&second));
+    assert!(text(&second).contains(says), "{}", text(&second));
+
+    // Bob's view of Alice's handle, and of a handle never issued (the same length).
+    let taken = call(&bob, "open_result", json!({"handle": handle})).await;
+    let digits: String = handle
+        .chars()
+        .map(|c| match c {
+            '0'..='8' => char::from(c as u8 + 1),
+            '9' => '0',
+            other => other,
+        })
+        .collect();
+    let never = call(&bob, "open_result", json!({"handle": digits})).await;
+    assert_eq!(taken.is_error, Some(true), "{}", text(&taken));
+    assert_eq!(
+        text(&taken).replace(&handle, "H"),
+        text(&never).replace(&digits, "H"),
+        "another's handle must read as one never issued"
+    );
+    assert_eq!(
+        structured(&taken).to_string().replace(&handle, "H"),
+        structured(&never).to_string().replace(&digits, "H")
+    );
+
+    // Bob's view of Alice's cursor, and of Alice's cursor altered in one digit.
+    let followed = call(&bob, tool, json!({"cursor": cursor})).await;
+    // A smaller last digit (a larger one could make a number too wide for its bytes,
+    // which reads as unreadable, not as altered).
+    let mut altered = cursor.clone().into_bytes();
+    if let Some(last) = altered.last_mut() {
+        *last = if *last > b'0' { *last - 1 } else { *last + 1 };
+    }
+    let altered = String::from_utf8(altered).unwrap();
+    let forged = call(&bob, tool, json!({"cursor": altered})).await;
+    assert_eq!(followed.is_error, Some(true), "{}", text(&followed));
+    assert_eq!(text(&followed), text(&forged));
+    assert_eq!(structured(&followed), structured(&forged));
+    // And Bob's own walk is his: his handle is not Alice's, and Alice cannot open it.
+    let his = structured(&call(&bob, tool, json!({})).await);
+    let his_handle = his["omitted"]["handle"].as_str().unwrap().to_owned();
+    assert_ne!(his_handle, handle);
+    let refused = call(&alice, "open_result", json!({"handle": his_handle})).await;
+    assert_eq!(refused.is_error, Some(true));
+
+    let _ = alice.cancel().await;
+    let _ = bob.cancel().await;
 }
 
 /// The proxy's settings: with no credentials it serves a loopback address to anyone and
@@ -714,5 +722,94 @@ fn each_principal_is_held_to_its_calls_a_minute_and_its_calls_in_flight() {
         ] {
             assert!(limit.to_string().contains("of 0"), "{limit}");
         }
+    });
+}
+
+/// A row of the typed server below.
+#[derive(Clone, toolshape::ToolResult)]
+#[shape(name = "row", plural = "rows", prose = "{id}: {text}")]
+struct Row {
+    #[shape(id)]
+    id: String,
+    #[shape(show)]
+    text: String,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct RowArgs {
+    cursor: Option<String>,
+}
+
+/// A typed rmcp server whose one tool pages 300 rows through `mcp::Pages`.
+#[derive(Clone)]
+struct Rows {
+    pages: Arc<toolshape::mcp::Pages>,
+    tool_router: rmcp::handler::server::router::tool::ToolRouter<Self>,
+}
+
+#[rmcp::tool_router]
+impl Rows {
+    #[rmcp::tool(description = "300 rows")]
+    async fn rows(
+        &self,
+        context: RequestContext<RoleServer>,
+        rmcp::handler::server::wrapper::Parameters(args): rmcp::handler::server::wrapper::Parameters<RowArgs>,
+    ) -> toolshape::Shaped {
+        let rows: Vec<Row> = (0..300)
+            .map(|i| Row {
+                id: format!("row_{i:03}"),
+                text: format!("row {i} of the typed server"),
+            })
+            .collect();
+        let shaper = toolshape::Shaper::for_tool("rows").budget(toolshape::Budget::tokens(400));
+        self.pages.page(&shaper, &context, &args, &rows).await
+    }
+}
+
+impl ServerHandler for Rows {
+    toolshape::mcp::tool_handler!(tool_router);
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// The typed path: a server of its own over `mcp::Pages`, behind `mcp::Access` with a token
+/// per principal: each principal's stored result and cursor are its own, as through the
+/// proxy.
+#[test]
+fn through_pages_each_principal_opens_only_its_own_results_and_cursors() {
+    use toolshape::cursor::CursorKeys;
+    use toolshape::mcp::Pages;
+    runtime().block_on(async {
+        use rmcp::transport::streamable_http_server::{
+            StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+        };
+        let pages = Arc::new(Pages::new(CursorKeys::new([3u8; 32]).unwrap()));
+        let server = Rows {
+            pages: Arc::clone(&pages),
+            tool_router: Rows::tool_router()
+                .with_route(Pages::open_result_route(|r: &Rows| &r.pages)),
+        };
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(NeverSessionManager::default()),
+            StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(false)
+                .with_json_response(true),
+        );
+        let access = Access::new()
+            .token("alice", ALICE)
+            .unwrap()
+            .token("bob", BOB)
+            .unwrap();
+        let app = access.protect(axum::Router::new().nest_service("/mcp", service));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let served = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        owned_by_their_principal(port, "rows", "row_").await;
+        served.abort();
     });
 }
