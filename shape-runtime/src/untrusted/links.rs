@@ -175,10 +175,8 @@ fn parts(m: &str) -> Link<'_> {
         // A definition's URL is at least one character: where none follows a `<`, the `<`
         // is the URL's first.
         let run = |rest: &str| {
-            let end = rest
-                .find(|c: char| c == '>' || c.is_whitespace())
-                .unwrap_or(rest.len());
-            end
+            rest.find(|c: char| c == '>' || c.is_whitespace())
+                .unwrap_or(rest.len())
         };
         let url = match rest.strip_prefix('<') {
             Some(inner) if run(inner) > 0 => &inner[..run(inner)],
