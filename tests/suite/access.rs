@@ -813,3 +813,26 @@ fn through_pages_each_principal_opens_only_its_own_results_and_cursors() {
         served.abort();
     });
 }
+
+/// `Access::anyone` serves a request with no token as principal `anonymous`; what a log
+/// prints of an `Access` names its principals and never a token.
+#[test]
+fn anyone_is_anonymous_and_a_log_shows_no_token() {
+    runtime().block_on(async {
+        let (port, _) =
+            serve_access(Access::anyone(), Arc::new(tokio::sync::Semaphore::new(0))).await;
+        let (status, _, body) = post(port, "/mcp", &[], "").await;
+        assert_eq!((status, body.as_str()), (200, "anonymous"));
+        let access = Access::new().token("alice", ALICE).unwrap();
+        let printed = format!("{access:?}");
+        assert!(
+            printed.contains("alice") && !printed.contains(ALICE),
+            "{printed}"
+        );
+        assert_eq!(
+            format!("{:?}", Principal::new("alice")),
+            "Principal(\"alice\")"
+        );
+        assert_eq!(Principal::new("alice").to_string(), "alice");
+    });
+}
