@@ -102,7 +102,7 @@ async fn wait_for(port: u16) {
 
 /// The status line's code, the headers (lower-cased names) and the body of a raw HTTP POST
 /// of `body` to `path` at `port` with `headers`.
-async fn post(
+pub(crate) async fn post(
     port: u16,
     path: &str,
     headers: &[(&str, &str)],
