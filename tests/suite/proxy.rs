@@ -66,8 +66,8 @@ impl ServerHandler for Toolbox {
     }
 }
 
-/// Serves `toolbox` over streamable HTTP on a free port; its URL.
-async fn serve(toolbox: Toolbox) -> String {
+/// Serves `toolbox` (any server) over streamable HTTP on a free port; its URL.
+pub(crate) async fn serve<H: ServerHandler + Clone + Send + Sync + 'static>(toolbox: H) -> String {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
     };
