@@ -63,7 +63,7 @@ async fn serve_log() -> String {
     crate::proxy::serve(Log).await
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -71,7 +71,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-async fn wait_for(port: u16) {
+pub(crate) async fn wait_for(port: u16) {
     for _ in 0..200 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await

@@ -363,13 +363,7 @@ async fn status_of_body(port: u16, headers: &[(&str, &str)], body: &str) -> u16 
 fn over_http_another_origin_or_host_is_refused_and_its_own_are_served() {
     runtime().block_on(async {
         let clock = serve_clock().await;
-        let free_port = || {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port()
-        };
+        let free_port = crate::access::free_port;
         let mut served = config(&clock);
         served.upstreams.remove("broken");
         let start = |config: ProxyConfig, port: u16| {
@@ -382,18 +376,7 @@ fn over_http_another_origin_or_host_is_refused_and_its_own_are_served() {
                 .await
             })
         };
-        let ready = |port: u16| async move {
-            for _ in 0..200 {
-                if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                    .await
-                    .is_ok()
-                {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            panic!("the proxy did not listen on {port}");
-        };
+        let ready = crate::access::wait_for;
         let port = free_port();
         let server = start(served.clone(), port);
         ready(port).await;
