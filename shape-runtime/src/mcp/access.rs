@@ -83,6 +83,9 @@ mod layer {
     use std::sync::{Arc, Mutex};
     use subtle::ConstantTimeEq;
 
+    /// Principals the rate limiter keeps before it forgets those whose bucket is full again.
+    const MAX_RATE_KEYS: usize = 10_000;
+
     /// The shortest bearer token accepted: 16 bytes, as for a cursor key.
     const MIN_TOKEN_LEN: usize = 16;
 
@@ -488,6 +491,13 @@ mod layer {
         /// A place among `principal`'s calls in flight, or the refusal.
         fn enter(&self, principal: &Principal) -> Result<InFlight, Box<Response>> {
             let inner = &self.inner;
+            // Principals whose bucket is full again are forgotten once there are many (a
+            // JWT's subjects are as many as the authorization server issues).
+            if let Some((_, limiter)) = &inner.rate
+                && limiter.len() > MAX_RATE_KEYS
+            {
+                limiter.retain_recent();
+            }
             if let Some((per_minute, limiter)) = &inner.rate
                 && let Err(not_until) = limiter.check_key(principal)
             {
