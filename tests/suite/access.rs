@@ -560,9 +560,12 @@ fn a_jwt_names_its_subject_and_each_wrong_one_is_refused_with_its_reason() {
         ))
         .await;
         assert_eq!(status, 200);
+        // No `kid`, and the set holds one key: that key.
+        let (status, _, body) = answer(jwt(good.clone(), SECRET, None)).await;
+        assert_eq!((status, body.as_str()), (200, "jwt:user-7"));
         for (why, claims, secret, kid) in [
             (
-                "expired",
+                "it expired;",
                 with(&|c| {
                     c.insert("exp".into(), json!(now() - 3600));
                 }),
@@ -596,6 +599,22 @@ fn a_jwt_names_its_subject_and_each_wrong_one_is_refused_with_its_reason() {
                 "no `sub` claim",
                 with(&|c| {
                     c.remove("sub");
+                }),
+                SECRET,
+                Some("k1"),
+            ),
+            (
+                "not valid yet",
+                with(&|c| {
+                    c.insert("nbf".into(), json!(now() + 3600));
+                }),
+                SECRET,
+                Some("k1"),
+            ),
+            (
+                "names no one",
+                with(&|c| {
+                    c.insert("sub".into(), json!(""));
                 }),
                 SECRET,
                 Some("k1"),
@@ -711,6 +730,10 @@ fn each_principal_is_held_to_its_calls_a_minute_and_its_calls_in_flight() {
         let (status, _, body) = post(port, "/mcp", &[("Authorization", &bearer(ALICE))], "").await;
         assert_eq!((status, body.as_str()), (200, "alice"));
 
+        for name in ["", " ", "al\nice"] {
+            let said = Access::new().token(name, ALICE).unwrap_err().to_string();
+            assert!(said.contains("cannot name a principal"), "{name:?}: {said}");
+        }
         for limit in [
             Access::new().concurrent_calls(0).unwrap_err(),
             Access::new().calls_per_minute(0).unwrap_err(),

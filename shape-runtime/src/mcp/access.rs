@@ -662,6 +662,9 @@ mod layer {
             validation.set_issuer(&[&self.issuer]);
             validation.set_audience(&[&self.audience]);
             validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+            // `nbf`, where a token has one, is checked too (jsonwebtoken leaves it out by
+            // default): a token not valid yet is refused.
+            validation.validate_nbf = true;
             let data =
                 jsonwebtoken::decode::<Claims>(token, &key.key, &validation).map_err(|e| {
                     use jsonwebtoken::errors::ErrorKind;
