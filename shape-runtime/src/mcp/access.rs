@@ -152,17 +152,27 @@ mod layer {
     /// ```
     #[derive(Clone)]
     pub struct Access {
-        inner: Arc<Inner>,
+        inner: Settings,
     }
 
-    struct Inner {
+    /// What an [`Access`] is configured with; the counts it keeps are a [`Gate`]'s, made
+    /// by [`Access::protect`].
+    #[derive(Clone, Default)]
+    struct Settings {
         /// The SHA-256 of each token, with its principal: comparing digests in constant time
         /// takes as long whatever the token's length.
         tokens: Vec<([u8; 32], Principal)>,
-        jwt: Option<Jwt>,
+        jwt: Option<Arc<Jwt>>,
         anyone: bool,
         concurrent: Option<usize>,
-        rate: Option<(NonZeroU32, DefaultKeyedRateLimiter<Principal>)>,
+        per_minute: Option<NonZeroU32>,
+    }
+
+    /// A protected router's door: the settings, and the calls each principal made this
+    /// minute and has in flight.
+    struct Gate {
+        inner: Settings,
+        rate: Option<DefaultKeyedRateLimiter<Principal>>,
         in_flight: Mutex<HashMap<Principal, usize>>,
     }
 
@@ -189,10 +199,7 @@ mod layer {
                 )
                 .field("anyone", &self.inner.anyone)
                 .field("concurrent_calls", &self.inner.concurrent)
-                .field(
-                    "calls_per_minute",
-                    &self.inner.rate.as_ref().map(|(n, _)| n),
-                )
+                .field("calls_per_minute", &self.inner.per_minute)
                 .finish()
         }
     }
@@ -222,14 +229,7 @@ mod layer {
         /// given; no limits.
         pub fn new() -> Self {
             Access {
-                inner: Arc::new(Inner {
-                    tokens: Vec::new(),
-                    jwt: None,
-                    anyone: false,
-                    concurrent: None,
-                    rate: None,
-                    in_flight: Mutex::new(HashMap::new()),
-                }),
+                inner: Settings::default(),
             }
         }
 
@@ -240,43 +240,8 @@ mod layer {
             Self::new().with(|i| i.anyone = true)
         }
 
-        fn with(mut self, f: impl FnOnce(&mut Inner)) -> Self {
-            match Arc::get_mut(&mut self.inner) {
-                Some(inner) => f(inner),
-                None => {
-                    let old = &self.inner;
-                    let mut inner = Inner {
-                        tokens: old.tokens.clone(),
-                        jwt: None,
-                        anyone: old.anyone,
-                        concurrent: old.concurrent,
-                        rate: None,
-                        in_flight: Mutex::new(HashMap::new()),
-                    };
-                    // Not reached through the public API before `protect` (the value is not
-                    // shared until then); kept whole for a clone configured afterwards.
-                    if let Some(jwt) = &old.jwt {
-                        inner.jwt = Some(Jwt {
-                            keys: jwt
-                                .keys
-                                .iter()
-                                .map(|k| JwtKey {
-                                    kid: k.kid.clone(),
-                                    key: k.key.clone(),
-                                    algorithm: k.algorithm,
-                                })
-                                .collect(),
-                            issuer: jwt.issuer.clone(),
-                            audience: jwt.audience.clone(),
-                        });
-                    }
-                    if let Some((n, _)) = &old.rate {
-                        inner.rate = Some((*n, RateLimiter::keyed(Quota::per_minute(*n))));
-                    }
-                    f(&mut inner);
-                    self.inner = Arc::new(inner);
-                }
-            }
+        fn with(mut self, f: impl FnOnce(&mut Settings)) -> Self {
+            f(&mut self.inner);
             self
         }
 
@@ -348,7 +313,7 @@ mod layer {
                 issuer: issuer.to_owned(),
                 audience: audience.to_owned(),
             };
-            Ok(self.with(|i| i.jwt = Some(jwt)))
+            Ok(self.with(|i| i.jwt = Some(Arc::new(jwt))))
         }
 
         /// [`jwt`](Self::jwt) with the key set read from the file at `path`.
@@ -387,7 +352,7 @@ mod layer {
                     what: "calls_per_minute",
                 });
             };
-            Ok(self.with(|i| i.rate = Some((calls, RateLimiter::keyed(Quota::per_minute(calls))))))
+            Ok(self.with(|i| i.per_minute = Some(calls)))
         }
 
         /// `router` behind this layer: every request checked before it reaches the router.
@@ -409,7 +374,15 @@ mod layer {
                 .to_string()
             });
             let paths = self.inner.jwt.as_ref().map(|jwt| jwt.metadata_paths());
-            let router = router.layer(axum::middleware::from_fn_with_state(self, admit));
+            let gate = Arc::new(Gate {
+                rate: self
+                    .inner
+                    .per_minute
+                    .map(|n| RateLimiter::keyed(Quota::per_minute(n))),
+                inner: self.inner,
+                in_flight: Mutex::new(HashMap::new()),
+            });
+            let router = router.layer(axum::middleware::from_fn_with_state(gate, admit));
             match (metadata, paths) {
                 (Some(metadata), Some(paths)) => {
                     let answer = move || {
@@ -423,7 +396,9 @@ mod layer {
                 _ => router,
             }
         }
+    }
 
+    impl Gate {
         /// The principal `headers` authenticate, or the refusal.
         fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Box<Response>> {
             let inner = &self.inner;
@@ -432,7 +407,7 @@ mod layer {
             }
             let challenge = |error: Option<&str>, message: String| {
                 let mut value = "Bearer realm=\"mcp\"".to_owned();
-                if let Some(url) = inner.jwt.as_ref().and_then(Jwt::metadata_url) {
+                if let Some(url) = inner.jwt.as_deref().and_then(Jwt::metadata_url) {
                     value.push_str(&format!(", resource_metadata=\"{url}\""));
                 }
                 if let Some(error) = error {
@@ -489,34 +464,33 @@ mod layer {
         }
 
         /// A place among `principal`'s calls in flight, or the refusal.
-        fn enter(&self, principal: &Principal) -> Result<InFlight, Box<Response>> {
-            let inner = &self.inner;
-            // Principals whose bucket is full again are forgotten once there are many (a
-            // JWT's subjects are as many as the authorization server issues).
-            if let Some((_, limiter)) = &inner.rate
-                && limiter.len() > MAX_RATE_KEYS
-            {
-                limiter.retain_recent();
+        fn enter(self: &Arc<Self>, principal: &Principal) -> Result<InFlight, Box<Response>> {
+            if let Some(limiter) = &self.rate {
+                // Principals whose bucket is full again are forgotten once there are many
+                // (a JWT's subjects are as many as the authorization server issues).
+                if limiter.len() > MAX_RATE_KEYS {
+                    limiter.retain_recent();
+                }
+                if let Err(not_until) = limiter.check_key(principal) {
+                    let wait = not_until.wait_time_from(limiter.clock().now());
+                    // Whole seconds, rounded up: the one figure the body and the header say.
+                    let secs = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+                    let per_minute = self.inner.per_minute.map_or(0, NonZeroU32::get);
+                    let message = format!(
+                        "principal {principal} made more than {per_minute} calls in a minute, \
+                         the most this server takes; call again in {secs} s"
+                    );
+                    let mut response = (StatusCode::TOO_MANY_REQUESTS, message).into_response();
+                    response
+                        .headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+                    return Err(Box::new(response));
+                }
             }
-            if let Some((per_minute, limiter)) = &inner.rate
-                && let Err(not_until) = limiter.check_key(principal)
-            {
-                let wait = not_until.wait_time_from(limiter.clock().now());
-                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                let message = format!(
-                    "principal {principal} made more than {per_minute} calls in a minute, the \
-                     most this server takes; call again in {secs} s"
-                );
-                let mut response = (StatusCode::TOO_MANY_REQUESTS, message).into_response();
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
-                return Err(Box::new(response));
-            }
-            let Some(most) = inner.concurrent else {
+            let Some(most) = self.inner.concurrent else {
                 return Ok(InFlight(None));
             };
-            let mut in_flight = inner.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
             let now = in_flight.entry(principal.clone()).or_insert(0);
             if *now >= most {
                 let message = format!(
@@ -528,17 +502,17 @@ mod layer {
                 ));
             }
             *now += 1;
-            Ok(InFlight(Some((Arc::clone(inner), principal.clone()))))
+            Ok(InFlight(Some((Arc::clone(self), principal.clone()))))
         }
     }
 
     /// A request in flight, counted against its principal until it is answered.
-    struct InFlight(Option<(Arc<Inner>, Principal)>);
+    struct InFlight(Option<(Arc<Gate>, Principal)>);
 
     impl Drop for InFlight {
         fn drop(&mut self) {
-            if let Some((inner, principal)) = self.0.take() {
-                let mut in_flight = inner.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((gate, principal)) = self.0.take() {
+                let mut in_flight = gate.in_flight.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(now) = in_flight.get_mut(&principal) {
                     *now -= 1;
                     if *now == 0 {
@@ -550,7 +524,7 @@ mod layer {
     }
 
     /// The middleware: authenticate, count, and hand the request on with its principal.
-    async fn admit(State(access): State<Access>, mut request: Request, next: Next) -> Response {
+    async fn admit(State(access): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
         let principal = match access.authenticate(request.headers()) {
             Ok(principal) => principal,
             Err(refusal) => return *refusal,
