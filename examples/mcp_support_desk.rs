@@ -649,14 +649,7 @@ fn access() -> Result<mcp::Access, Box<dyn std::error::Error>> {
     let Ok(listed) = std::env::var("SHAPE_TOKENS") else {
         return Ok(mcp::Access::anyone());
     };
-    let mut access = mcp::Access::new();
-    for pair in listed.split(',').filter(|p| !p.trim().is_empty()) {
-        let (principal, token) = pair
-            .split_once('=')
-            .ok_or("SHAPE_TOKENS is principal=token pairs separated by commas")?;
-        access = access.token(principal.trim(), token.trim())?;
-    }
-    Ok(access)
+    Ok(mcp::Access::new().tokens(&listed)?)
 }
 
 /// The principal a request is made for (its bearer token's, over HTTP), else the one client of

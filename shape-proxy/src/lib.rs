@@ -1027,16 +1027,7 @@ pub fn http_access(
         };
         tokens.push((principal.clone(), token));
     }
-    if let Ok(listed) = std::env::var("TOOLSHAPE_TOKENS") {
-        for pair in listed.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let Some((principal, token)) = pair.split_once('=') else {
-                return Err(ProxyError::Auth(
-                    "TOOLSHAPE_TOKENS is a list of principal=token, separated by commas".to_owned(),
-                ));
-            };
-            tokens.push((principal.trim().to_owned(), token.trim().to_owned()));
-        }
-    }
+    let listed = std::env::var("TOOLSHAPE_TOKENS").unwrap_or_default();
     let jwt = match (&auth.jwks, &auth.issuer, &auth.audience) {
         (None, None, None) => None,
         (Some(jwks), Some(issuer), Some(audience)) => Some((jwks, issuer, audience)),
@@ -1047,7 +1038,8 @@ pub fn http_access(
             ));
         }
     };
-    let named = !tokens.is_empty() || jwt.is_some();
+    let named =
+        !tokens.is_empty() || listed.split(',').any(|p| !p.trim().is_empty()) || jwt.is_some();
     if auth.anyone && named {
         return Err(ProxyError::Auth(
             "`anyone = true` admits every caller as one principal, so tokens and JWTs would \
@@ -1063,6 +1055,7 @@ pub fn http_access(
     for (principal, token) in tokens {
         access = access.token(principal, token).map_err(wrong)?;
     }
+    access = access.tokens(&listed).map_err(wrong)?;
     if let Some((jwks, issuer, audience)) = jwt {
         access = access.jwks_file(jwks, issuer, audience).map_err(wrong)?;
     }

@@ -730,6 +730,23 @@ fn each_principal_is_held_to_its_calls_a_minute_and_its_calls_in_flight() {
         let (status, _, body) = post(port, "/mcp", &[("Authorization", &bearer(ALICE))], "").await;
         assert_eq!((status, body.as_str()), (200, "alice"));
 
+        // A list as an environment variable carries it: blanks and empty entries ignored,
+        // a pair without `=` refused with what to write.
+        let (port, _) = serve_access(
+            Access::new()
+                .tokens(&format!(" alice={ALICE} , ,bob={BOB},"))
+                .unwrap(),
+            Arc::new(tokio::sync::Semaphore::new(0)),
+        )
+        .await;
+        for (token, principal) in [(ALICE, "alice"), (BOB, "bob")] {
+            let (status, _, body) =
+                post(port, "/mcp", &[("Authorization", &bearer(token))], "").await;
+            assert_eq!((status, body.as_str()), (200, principal));
+        }
+        let said = Access::new().tokens(ALICE).unwrap_err().to_string();
+        assert!(said.contains("alice=…,ci=…"), "{said}");
+        assert!(format!("{:?}", Access::new().tokens(" , ").unwrap()).contains("[]"));
         for name in ["", " ", "al\nice"] {
             let said = Access::new().token(name, ALICE).unwrap_err().to_string();
             assert!(said.contains("cannot name a principal"), "{name:?}: {said}");

@@ -111,6 +111,9 @@ mod layer {
         /// layer can check with, or the issuer or audience is empty.
         #[error("JWT validation cannot be set up: {0}")]
         Jwt(String),
+        /// A list of tokens that is not `principal=token` pairs separated by commas.
+        #[error("{0:?} is no principal=token pair: write `alice=…,ci=…`")]
+        List(String),
         /// A limit of 0, which would refuse every call.
         #[error("{what} of 0 would refuse every call: give at least 1, or leave the limit out")]
         ZeroLimit {
@@ -272,6 +275,19 @@ mod layer {
             }
             let principal = Principal::new(principal);
             Ok(self.with(|i| i.tokens.push((digest, principal))))
+        }
+
+        /// [`token`](Self::token) for each `principal=token` of `listed`, separated by commas
+        /// (as an environment variable carries them: `alice=…,ci=…`); blanks around each are
+        /// ignored, an empty list adds none.
+        pub fn tokens(mut self, listed: &str) -> Result<Self, AccessError> {
+            for pair in listed.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let (principal, token) = pair
+                    .split_once('=')
+                    .ok_or_else(|| AccessError::List(pair.chars().take(40).collect()))?;
+                self = self.token(principal.trim(), token.trim())?;
+            }
+            Ok(self)
         }
 
         /// Admits a request bearing a JWT signed by a key of `jwks` (a JSON Web Key Set, as
