@@ -121,6 +121,10 @@ pub struct ToolConfig {
     /// ([`Rules`](crate::configured::Rules): `links`, `empty`, `times`, `repeated`,
     /// `jsonapi`; all on by default).
     pub rules: Option<crate::configured::Rules>,
+    /// For answers a layer shapes (a harness, the proxy), what is redacted before anything
+    /// of the answer is read, stored or shown ([`Redaction`](crate::untrusted::Redaction):
+    /// `secrets` on by default, `emails` and `phones` off).
+    pub redact: Option<crate::untrusted::Redaction>,
 }
 
 /// What one client's view of a tool leaves out (`[tools.<name>.clients."<client>"]`).
@@ -563,6 +567,7 @@ impl ShapeConfig {
             trusted: own.trusted.clone(),
             max_tokens: own.max_tokens.or(d.max_tokens),
             rules: own.rules.or(d.rules),
+            redact: own.redact.or(d.redact),
         }
     }
 

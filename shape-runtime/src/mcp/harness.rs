@@ -10,6 +10,7 @@ use crate::handle::id::OPEN_RESULT;
 use crate::handle::{HandlePolicy, HandleStore, Keep, MemoryStore, OpenResult};
 use crate::page::Shaped;
 use crate::shaper::{Call, Shaper};
+use crate::untrusted::redact::{Redacted, Redactor};
 #[allow(deprecated)] // SetLevelRequestParams: forwarded as it is
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
@@ -33,6 +34,10 @@ use std::sync::{Arc, Mutex};
 /// The `_meta` key an answer shaped by this library carries: the harness passes such an
 /// answer through untouched.
 pub const SHAPED_META_KEY: &str = "io.toolshape/shaped";
+
+/// The `_meta` key of an answer from which redaction took something out: its counts,
+/// `{"secrets": 2, "emails": 0, "phones": 0}` ([`Redaction`](crate::untrusted::Redaction)).
+pub(crate) const REDACTED_META_KEY: &str = "io.toolshape/redacted";
 
 /// The argument a shaped tool's next page is asked for with.
 pub const CURSOR_ARGUMENT: &str = "cursor";
@@ -121,6 +126,8 @@ struct ToolPlan {
     policy: HandlePolicy,
     inferred: Inferred,
     configured: Option<JsonProjection>,
+    /// What is redacted from its answers.
+    redact: crate::untrusted::Redaction,
 }
 
 impl ToolPlan {
@@ -140,6 +147,7 @@ impl ToolPlan {
                 arguments: Default::default(),
             },
             configured: config.json_projection(tool),
+            redact: settings.redact.unwrap_or_default(),
         })
     }
 }
@@ -433,9 +441,48 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             return result;
         }
         let (texts, media) = split_content(&result.content);
+        // Redacted at the door, whole (a private key's lines are one secret, and a line is cut
+        // into parts later): nothing after this reads, stores or shows what was taken out.
+        let arguments = self
+            .state
+            .arguments
+            .lock()
+            .map(|a| Arc::clone(&a))
+            .unwrap_or_default();
+        let redactor = Redactor::new(plan.redact, &arguments);
+        // Counted in the part the answer is read from: a server that writes its records both
+        // as text and as structured content has each secret twice, and the model reads one.
+        let (mut in_texts, mut in_structured, mut redacted) = Default::default();
+        let texts: Vec<String> = texts
+            .into_iter()
+            .map(|text| {
+                let new = match redactor.block(&text, &mut in_texts) {
+                    Cow::Owned(new) => Some(new),
+                    Cow::Borrowed(_) => None,
+                };
+                new.unwrap_or(text)
+            })
+            .collect();
+        let media: Vec<ContentBlock> = media
+            .into_iter()
+            .map(|block| redact_block(block, &redactor, &mut redacted))
+            .collect();
+        let mut structured = result.structured_content.clone();
+        if let Some(value) = &mut structured {
+            redactor.value(value, &mut in_structured);
+        }
+        let wrapper = matches!(&structured, Some(Value::Object(map)) if map.len() == 1 && map.values().all(Value::is_string));
+        let read = match (&structured, texts.is_empty()) {
+            (None, _) => in_texts,
+            (Some(_), true) => in_structured,
+            // Text beside a wrapper of text (or an error's text) is what is read.
+            (Some(_), false) if wrapper || result.is_error == Some(true) => in_texts,
+            (Some(_), false) => in_structured,
+        };
+        redacted.add(read);
         let shaper = call.shaper();
         if result.is_error == Some(true) {
-            let what = match (&texts[..], &result.structured_content) {
+            let what = match (&texts[..], &structured) {
                 ([], Some(value)) => value.to_string(),
                 (texts, _) => texts.join("\n"),
             };
@@ -443,7 +490,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             // cannot take the words after it with it (an escape sequence runs to its end).
             let answer =
                 shaper.tool_error(&format!("{} answered an error", shaper.tool()), &what, "");
-            return with_media(answered(&answer), media);
+            return with_redacted(with_media(answered(&answer), media), redacted);
         }
         let joined = texts.join("\n");
         let raw = result
@@ -451,7 +498,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             .as_ref()
             .map_or_else(|| joined.clone(), Value::to_string);
         let call = call.with_raw(&raw);
-        let value = match &result.structured_content {
+        let value = match &structured {
             // `{"content": "…"}`: text in a structured wrapper (as the reference filesystem
             // server answers); its text is the answer.
             Some(Value::Object(map)) if map.len() == 1 && map.values().all(Value::is_string) => {
@@ -463,7 +510,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                 _ => None,
             },
         };
-        let joined = match (&result.structured_content, texts.is_empty()) {
+        let joined = match (&structured, texts.is_empty()) {
             (Some(Value::Object(map)), true) if map.len() == 1 => map
                 .values()
                 .next()
@@ -477,7 +524,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         // A configured tool's JSON text is read as text, as strictly as serde reads it: a key
         // written twice, a second document after the first, are errors a `Value` would hide
         // (it keeps the last key; it stops at the first document).
-        let text_json = match (configured, &result.structured_content) {
+        let text_json = match (configured, &structured) {
             (Some(projection), None) if joined.trim_start().starts_with(['[', '{']) => {
                 Some(projection)
             }
@@ -534,7 +581,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                     // that its lines page.
                     Some(value) => {
                         // The structured value's compact text is the raw payload, written once.
-                        let written = match &result.structured_content {
+                        let written = match &structured {
                             Some(_) => raw.as_str(),
                             None => joined.trim(),
                         };
@@ -581,9 +628,12 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             raw_bytes = raw.len(),
             media = media.len(),
             media_bytes = media.iter().map(media_bytes).sum::<usize>(),
+            redacted_secrets = redacted.secrets,
+            redacted_emails = redacted.emails,
+            redacted_phones = redacted.phones,
             "the harness shaped a tool's answer"
         );
-        with_media(answered(&shaped), media)
+        with_redacted(with_media(answered(&shaped), media), redacted)
     }
 
     /// The answer of `open_result`.
@@ -762,6 +812,37 @@ fn split_content(content: &[ContentBlock]) -> (Vec<String>, Vec<ContentBlock>) {
         }
     }
     (texts, media)
+}
+
+/// `result` with what redaction took out counted in its `_meta` ([`REDACTED_META_KEY`]),
+/// when it took out anything.
+fn with_redacted(mut result: CallToolResult, redacted: Redacted) -> CallToolResult {
+    if redacted.total() > 0 {
+        let counts = serde_json::to_value(redacted).unwrap_or_default();
+        result
+            .meta
+            .get_or_insert_with(Default::default)
+            .0
+            .insert(REDACTED_META_KEY.to_owned(), counts);
+    }
+    result
+}
+
+/// A block that is not text, its text redacted where it has some (an embedded text
+/// resource).
+fn redact_block(
+    mut block: ContentBlock,
+    redactor: &Redactor<'_>,
+    redacted: &mut Redacted,
+) -> ContentBlock {
+    if let ContentBlock::Resource(embedded) = &mut block
+        && let rmcp::model::ResourceContents::TextResourceContents { text, .. } =
+            &mut embedded.resource
+        && let Cow::Owned(new) = redactor.block(text, redacted)
+    {
+        *text = new;
+    }
+    block
 }
 
 fn with_media(mut result: CallToolResult, media: Vec<ContentBlock>) -> CallToolResult {

@@ -56,6 +56,8 @@ mod list;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod neutralise;
 mod policy;
+#[cfg(feature = "rmcp")]
+pub(crate) mod redact;
 mod render;
 #[cfg_attr(not(feature = "test-seams"), allow(unreachable_pub))]
 pub(crate) mod sanitise;
@@ -66,7 +68,7 @@ pub(crate) use bound::attacker_bound;
 pub use bound::{AttackerBound, Unbounded};
 pub use cap::{Prepared, Truncation, prepare};
 pub(crate) use list::{ItemsCut, fit_items, is_items_cut};
-pub use policy::{Provenance, UntrustedPolicy, UrlPolicy};
+pub use policy::{Provenance, Redaction, UntrustedPolicy, UrlPolicy};
 pub use render::UntrustedStats;
 pub(crate) use render::{UntrustedCall, as_shown, nonce, note_line, serialize_untrusted};
 pub use sanitise::Removed;

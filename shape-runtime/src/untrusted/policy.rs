@@ -69,3 +69,40 @@ pub struct UntrustedPolicy {
     /// What happens to links, in both channels.
     pub urls: UrlPolicy,
 }
+
+/// What is redacted from the answers a layer shapes (a harness, so the proxy): each finding
+/// replaced by a marker naming what was there (`[redacted: github-pat]`), counted in the
+/// harness's report and in the answer's `_meta` (`io.toolshape/redacted`). Loadable from
+/// configuration (`redact = { emails = true }` in a tool's or the defaults' table):
+///
+/// ```
+/// use toolshape::untrusted::Redaction;
+///
+/// let policy: Redaction = toml::from_str("emails = true").unwrap();
+/// assert_eq!(policy, Redaction { secrets: true, emails: true, phones: false });
+/// assert_eq!(Redaction::default(), Redaction { secrets: true, emails: false, phones: false });
+/// assert!(toml::from_str::<Redaction>("email = true").is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Redaction {
+    /// Secrets in their known formats (gitleaks' rules: provider keys and tokens, private key
+    /// blocks, JWTs, connection strings, `password = …` in text) and high-entropy values under
+    /// key-like names in JSON (`client_secret`, `apiKey`). On by default.
+    pub secrets: bool,
+    /// E-mail addresses. Off by default: an address is often what a tool takes next.
+    pub emails: bool,
+    /// Phone numbers written as people write them (`+44 20 7946 0958`, `(555) 123-4567`),
+    /// not runs of digits. Off by default.
+    pub phones: bool,
+}
+
+impl Default for Redaction {
+    fn default() -> Self {
+        Redaction {
+            secrets: true,
+            emails: false,
+            phones: false,
+        }
+    }
+}
