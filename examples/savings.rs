@@ -46,6 +46,7 @@ fn raw_of(answer: &Answer) -> String {
     match answer {
         Answer::Structured(v) => v.to_string(),
         Answer::Text(t) => t.clone(),
+        Answer::Result(r) => shape_examples::read::text(r),
     }
 }
 
@@ -54,6 +55,7 @@ fn json_of(answer: &Answer) -> Option<Value> {
     match answer {
         Answer::Structured(v) => Some(v.clone()),
         Answer::Text(t) => serde_json::from_str(t.trim()).ok(),
+        Answer::Result(r) => r.structured_content.clone(),
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Answer {
     Structured(Value),
     /// A text block only.
     Text(String),
+    /// A whole result as written (an error, an embedded resource, several blocks).
+    Result(Box<CallToolResult>),
 }
 
 /// A server whose tools answer as written, knowing nothing of shaping.
@@ -64,6 +66,7 @@ impl ServerHandler for Canned {
                 r
             }
             Some(Answer::Text(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Some(Answer::Result(result)) => (**result).clone(),
             None => {
                 return Err(ErrorData::invalid_params(
                     format!("no tool {}", request.name),

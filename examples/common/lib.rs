@@ -21,6 +21,7 @@ pub mod github;
 pub mod github_minimal;
 #[cfg(feature = "rmcp")]
 pub mod read;
+pub mod secrets;
 pub mod tracker;
 
 /// The path of the `mcp_support_desk` example beside the running example's binary (the same

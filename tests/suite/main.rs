@@ -24,6 +24,7 @@ mod paging;
 mod proxy;
 mod questions;
 mod quoting;
+mod redaction;
 mod robustness;
 mod sdk_paths;
 mod session;

@@ -341,6 +341,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
                         .call()
                         .paginate(Arc::clone(&self.state.codec), query, None)
                         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                    self.know_tools(&tool, &context).await;
                     let response = self.inner.call_tool(request, context).await?;
                     let CallToolResponse::Complete(result) = response else {
                         return Ok(response);
@@ -364,6 +365,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         if stripped {
             request.arguments = Some(arguments);
         }
+        self.know_tools(&tool, &context).await;
         let response = self.inner.call_tool(request, context).await?;
         let CallToolResponse::Complete(result) = response else {
             return Ok(response);
@@ -404,24 +406,57 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     /// Whether `tool` takes a `cursor` of its own: as the latest `tools/list` said, else as
     /// the server says now (a client may call a tool it listed in an earlier session).
     async fn takes_cursor(&self, tool: &str, context: &RequestContext<RoleServer>) -> bool {
-        let known = |state: &State<S>| {
-            state
-                .own_cursor
-                .lock()
-                .ok()
-                .and_then(|m| m.get(tool).copied())
-        };
-        if let Some(known) = known(&self.state) {
-            return known;
+        self.know_tools(tool, context).await;
+        self.known_cursor(tool).unwrap_or(false)
+    }
+
+    /// Whether `tool` takes a `cursor` of its own, as far as a listing told.
+    fn known_cursor(&self, tool: &str) -> Option<bool> {
+        self.state
+            .own_cursor
+            .lock()
+            .ok()
+            .and_then(|m| m.get(tool).copied())
+    }
+
+    /// Makes sure the server's tools were listed once before `tool`'s answer is read (a
+    /// client may call a tool it did not list): whether it takes a cursor of its own, and
+    /// the argument names of every tool, whose values redaction and the rules keep. A tool
+    /// the listing does not name is known as taking none, so it is listed only once.
+    async fn know_tools(&self, tool: &str, context: &RequestContext<RoleServer>) {
+        if self.known_cursor(tool).is_some() {
+            return;
         }
-        if let Ok(page) = self.inner.list_tools(None, context.clone()).await
-            && let Ok(mut cache) = self.state.own_cursor.lock()
+        if let Ok(page) = self.inner.list_tools(None, context.clone()).await {
+            self.learn(&page.tools);
+        }
+        if let Ok(mut cache) = self.state.own_cursor.lock() {
+            cache.entry(tool.to_owned()).or_insert(false);
+        }
+    }
+
+    /// What a listing of the server's tools tells: which take a cursor of their own, and
+    /// the names of their arguments.
+    fn learn(&self, tools: &[Tool]) {
+        if let Ok(mut cache) = self.state.own_cursor.lock() {
+            cache.extend(
+                tools
+                    .iter()
+                    .map(|tool| (tool.name.to_string(), has_cursor_argument(tool))),
+            );
+        }
+        let arguments: std::collections::BTreeSet<String> = tools
+            .iter()
+            .filter_map(|tool| tool.input_schema.get("properties")?.as_object())
+            .flat_map(|p| p.keys().cloned())
+            .collect();
+        if let Ok(mut known) = self.state.arguments.lock()
+            && !known.is_superset(&arguments)
         {
-            for t in &page.tools {
-                cache.insert(t.name.to_string(), has_cursor_argument(t));
-            }
+            let mut all = (**known).clone();
+            all.extend(arguments);
+            *known = Arc::new(all);
         }
-        known(&self.state).unwrap_or(false)
     }
 
     /// What the tool answered, shaped.
@@ -655,25 +690,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let profile = crate::budget::clients::reader(client, &self.state.config.clients).profile;
         let mut out = Vec::with_capacity(tools.len() + 1);
         // Listed first: a tool the server lists keeps its plan.
-        if let Ok(mut cache) = self.state.own_cursor.lock() {
-            cache.extend(
-                tools
-                    .iter()
-                    .map(|tool| (tool.name.to_string(), has_cursor_argument(tool))),
-            );
-        }
-        let arguments: std::collections::BTreeSet<String> = tools
-            .iter()
-            .filter_map(|tool| tool.input_schema.get("properties")?.as_object())
-            .flat_map(|p| p.keys().cloned())
-            .collect();
-        if let Ok(mut known) = self.state.arguments.lock()
-            && !known.is_superset(&arguments)
-        {
-            let mut all = (**known).clone();
-            all.extend(arguments);
-            *known = Arc::new(all);
-        }
+        self.learn(&tools);
         for mut tool in tools {
             let name = tool.name.to_string();
             let has_cursor = has_cursor_argument(&tool);

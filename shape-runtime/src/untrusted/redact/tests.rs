@@ -3,74 +3,20 @@
 
 use super::*;
 
-/// A deterministic "random" string of `n` characters from `alphabet`.
-pub(crate) fn random(seed: u64, n: usize, alphabet: &str) -> String {
-    let chars: Vec<char> = alphabet.chars().collect();
-    let mut x = seed
-        .wrapping_mul(6_364_136_223_846_793_005)
-        .wrapping_add(1_442_695_040_888_963_407);
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chars[(x % chars.len() as u64) as usize]
-        })
-        .collect()
-}
+// Fake secrets in every well-known format, through the harness in every position and under
+// every client profile: tests/suite/redaction.rs. Here, how the parts work.
 
-const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const PAT: &str = "ghp_Zq8kL2vN9xR4wT6yB3mJ7pD1sF5hK0cG2aE4";
+const GITLAB: &str = "glpat-Xk29fLq8Vz3mWp7RtY5u";
 
-/// Fake secrets, one per well-known format, with the rule that must find each.
-pub(crate) fn fakes(seed: u64) -> Vec<(&'static str, String)> {
-    let r = |n, k: u64| random(seed.wrapping_add(k), n, ALNUM);
-    let upper = |n, k: u64| random(seed.wrapping_add(k), n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
-    let digits = |n, k: u64| random(seed.wrapping_add(k), n, "0123456789");
-    let key_body: String = (0..20)
-        .map(|k| random(seed.wrapping_add(100 + k), 64, ALNUM))
-        .collect::<Vec<_>>()
-        .join("\n");
-    vec![
-        ("github-pat", format!("ghp_{}", r(36, 1))),
-        (
-            "github-fine-grained-pat",
-            format!("github_pat_{}", r(82, 2)),
-        ),
-        ("gitlab-pat", format!("glpat-{}", r(20, 3))),
-        ("aws-access-token", format!("AKIA{}", upper(16, 4))),
-        (
-            "slack-bot-token",
-            format!("xoxb-{}-{}-{}", digits(12, 5), digits(13, 6), r(24, 7)),
-        ),
-        (
-            "openai-api-key",
-            format!("sk-proj-{}T3BlbkFJ{}", r(58, 8), r(58, 9)),
-        ),
-        ("anthropic-api-key", format!("sk-ant-api03-{}AA", r(93, 10))),
-        ("stripe-access-token", format!("sk_live_{}", r(32, 11))),
-        ("gcp-api-key", format!("AIza{}", r(35, 12))),
-        (
-            "jwt",
-            format!(
-                "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{}.{}",
-                r(40, 13),
-                r(43, 14)
-            ),
-        ),
-        (
-            "private-key",
-            format!("-----BEGIN RSA PRIVATE KEY-----\n{key_body}\n-----END RSA PRIVATE KEY-----"),
-        ),
-        (
-            "slack-webhook-url",
-            format!(
-                "https://hooks.slack.com/services/T{}/B{}/{}",
-                upper(8, 15),
-                upper(8, 16),
-                r(24, 17)
-            ),
-        ),
-    ]
+fn pem() -> String {
+    let body: Vec<String> = (0..12)
+        .map(|i| format!("MII{i:02}Zq8kL2vN9xR4wT6yB3mJ7pD1sF5hK0cG2aE4Xk29fLq8Vz3mWp7RtY5u1"))
+        .collect();
+    format!(
+        "-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----",
+        body.join("\n")
+    )
 }
 
 fn on(policy: Redaction) -> (Redaction, BTreeSet<String>) {
@@ -78,53 +24,39 @@ fn on(policy: Redaction) -> (Redaction, BTreeSet<String>) {
 }
 
 #[test]
-fn each_format_is_found_where_it_stands_in_text() {
+fn a_text_keeps_its_words_and_loses_its_secrets() {
     let (policy, args) = on(Redaction::default());
     let redactor = Redactor::new(policy, &args);
-    for seed in 0..20 {
-        for (rule, secret) in fakes(seed) {
-            for text in [
-                secret.clone(),
-                format!("the key is {secret} and that is all"),
-                format!("export TOKEN='{secret}'\nnext line"),
-                format!("line one\n\"{secret}\"\nline three"),
-            ] {
-                let mut counts = Redacted::default();
-                let out = redactor.text(&text, None, &mut counts);
-                assert!(
-                    !out.contains(&secret),
-                    "{rule} (seed {seed}) passed in {text:?}: {out}"
-                );
-                assert!(out.contains("[redacted: "), "{rule}: {out}");
-                assert_eq!(counts.secrets, 1, "{rule} (seed {seed}) in {text:?}: {out}");
-                // The words around it stay.
-                for word in ["the key is", "and that is all", "next line", "line three"] {
-                    assert_eq!(text.contains(word), out.contains(word), "{out}");
-                }
-            }
+    let text = format!("use {PAT} here\nkey:\n{}\nthen {GITLAB}.", pem());
+    let mut counts = Redacted::default();
+    let out = redactor.text(&text, None, &mut counts);
+    assert_eq!(
+        out,
+        "use [redacted: github-pat] here\nkey:\n[redacted: private-key]\nthen [redacted: gitlab-pat]."
+    );
+    assert_eq!(
+        counts,
+        Redacted {
+            secrets: 3,
+            emails: 0,
+            phones: 0
         }
-    }
-}
-
-#[test]
-fn the_marker_names_the_rule() {
-    let (policy, args) = on(Redaction::default());
-    let redactor = Redactor::new(policy, &args);
-    for (rule, secret) in fakes(7) {
-        let mut counts = Redacted::default();
-        let text = format!("x {secret} y");
-        let out = redactor.text(&text, None, &mut counts);
-        assert_eq!(out, format!("x [redacted: {rule}] y"), "{rule}");
-    }
+    );
+    let off = Redaction {
+        secrets: false,
+        emails: false,
+        phones: false,
+    };
+    let out = Redactor::new(off, &args).text(&text, None, &mut counts);
+    assert!(matches!(out, Cow::Borrowed(_)));
+    assert_eq!(counts.total(), 3);
 }
 
 #[test]
 fn json_text_keeps_its_bytes_but_the_secrets() {
     let (policy, args) = on(Redaction::default());
     let redactor = Redactor::new(policy, &args);
-    let fakes = fakes(3);
-    let (_, pat) = &fakes[0];
-    let (_, pem) = &fakes[10];
+    let (pat, pem) = (PAT, &pem());
     let text = format!(
         "{{\"id\": 42, \"id\": 43, \"note\": \"{pat}\", \"nested\": [{{\"key\": {}}}, 1.50e3],\n \"{pat}\": true, \"client_secret\": \"Zq8kL2vN9xR4wT6y\", \"page_token\": \"Zq8kL2vN9xR4wT6y\"}}",
         serde_json::to_string(pem).unwrap()
@@ -163,8 +95,7 @@ fn json_text_keeps_its_bytes_but_the_secrets() {
 fn structured_values_and_keys_are_redacted_and_two_secret_keys_stay_two() {
     let (policy, args) = on(Redaction::default());
     let redactor = Redactor::new(policy, &args);
-    let fakes = fakes(5);
-    let (a, b) = (&fakes[0].1, &fakes[2].1);
+    let (a, b) = (PAT.to_owned(), GITLAB.to_owned());
     let mut value = serde_json::json!({
         "id": "MDQ6VXNlcjU4MzIzMQ==",
         "items": [{"body": format!("use {a}"), "sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e"}],
