@@ -877,6 +877,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
     );
     http_check(&me, &config, &proxy, &tree, &o200k, &mut tally).await?;
     replicas_check(&me, &config, &tree, &o200k, &mut tally).await?;
+    secrets_check(&me, &config, setup, &direct, &mut tally).await?;
     for (_, client) in direct {
         let _ = client.cancel().await;
     }
@@ -891,6 +892,195 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         tally.lost
     );
     Ok(tally)
+}
+
+/// Fake secrets of every well-known format (`shape_examples::secrets`) where real servers
+/// answer them: a file of `KEY=value` lines with a private key block, a JSON file (values,
+/// a list of records, a key), a SQL row, a SQL error echoing the query, a knowledge graph's
+/// nested observations, a file server's error naming the path. Read through the proxy by a
+/// client of each channel profile (the default `both`, `claude-code`'s structured,
+/// `open-webui`'s text): no secret, nor any 12 characters of one, in what any page or
+/// `open_result` shows; the count in each answer's `_meta` equal to the times the secrets
+/// stand in the upstream's own answer (called directly: the oracle is not the redactor);
+/// the ids and names beside them kept.
+async fn secrets_check(
+    me: &Path,
+    config: &Path,
+    setup: &Setup,
+    direct: &[(&str, Client)],
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    let fakes = shape_examples::secrets::fakes(2026);
+    let dir = setup.tree.join("secrets");
+    std::fs::create_dir_all(&dir)?;
+    let env: Vec<String> = fakes
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("KEY_{i}={}", f.text))
+        .chain([
+            "HOST=db.internal".to_owned(),
+            "BUILD_ID=1234567890".to_owned(),
+        ])
+        .collect();
+    std::fs::write(dir.join("app.env"), env.join("\n") + "\n")?;
+    let services: Vec<Value> = fakes
+        .iter()
+        .enumerate()
+        .map(|(i, f)| json!({"id": format!("svc-{i}"), "owner": format!("team{i}"), "credential": f.text}))
+        .collect();
+    let document = json!({"services": services, "keys": {fakes[0].text.clone(): "primary"}});
+    std::fs::write(
+        dir.join("config.json"),
+        serde_json::to_string_pretty(&document)?,
+    )?;
+    let dir = dir.display().to_string();
+    let sql_row = format!("SELECT 7 AS id, 'deploy with {}' AS note", fakes[0].text);
+    let sql_error = format!("SELECT * FROM \"{}\"", fakes[7].text);
+    let observations: Vec<String> = fakes.iter().map(|f| format!("uses {}", f.text)).collect();
+    let reads: Vec<(&str, Value, &[&str])> = vec![
+        (
+            "fs_read_text_file",
+            json!({"path": format!("{dir}/app.env")}),
+            &["db.internal", "1234567890", "KEY_11"],
+        ),
+        (
+            "fs_read_text_file",
+            json!({"path": format!("{dir}/config.json")}),
+            &["svc-0", "svc-11", "team5", "primary"],
+        ),
+        (
+            "fs_read_text_file",
+            json!({"path": format!("{dir}/{}.txt", fakes[2].text)}),
+            &[],
+        ),
+        ("sql_query", json!({"sql": sql_row}), &["deploy with"]),
+        ("sql_query", json!({"sql": sql_error}), &[]),
+        ("kg_open_nodes", json!({"names": ["Vault"]}), &["Vault"]),
+    ];
+    let mut planted = false;
+    let mut checked = 0;
+    for name in ["proxy-check", "claude-code", "open-webui"] {
+        let (proxy, _) = spawn_client(
+            name,
+            me,
+            &["--serve-proxy".to_owned(), config.display().to_string()],
+        )
+        .await?;
+        let _ = proxy.list_all_tools().await?;
+        if !planted {
+            let created = call(
+                &proxy,
+                "kg_create_entities",
+                &json!({"entities": [{"name": "Vault", "entityType": "service", "observations": observations}]}),
+            )
+            .await?;
+            if created.is_error == Some(true) {
+                tally.fail(format!(
+                    "secrets: the graph refused the entity: {}",
+                    text(&created)
+                ));
+            }
+            planted = true;
+        }
+        for (tool, args, kept) in &reads {
+            let Some((prefix, upstream)) = direct.iter().find(|(p, _)| tool.starts_with(*p)) else {
+                tally.fail(format!("secrets: no upstream for {tool}"));
+                continue;
+            };
+            let raw = call(upstream, &tool[prefix.len()..], args).await?;
+            // The part a model reads of the upstream's answer: its text, else its structure.
+            let raw_text = match text(&raw) {
+                t if !t.is_empty() => t,
+                _ => raw
+                    .structured_content
+                    .as_ref()
+                    .map(Value::to_string)
+                    .unwrap_or_default(),
+            };
+            let stand: usize = fakes
+                .iter()
+                .map(|f| {
+                    let escaped = serde_json::to_string(&f.text).unwrap_or_default();
+                    raw_text
+                        .matches(f.text.as_str())
+                        .count()
+                        .max(raw_text.matches(escaped.trim_matches('"')).count())
+                })
+                .sum();
+            if stand == 0 {
+                tally.fail(format!(
+                    "secrets: {tool} {args}: the upstream answered no secret: {raw_text:.200}"
+                ));
+                continue;
+            }
+            let pages = walk(&proxy, tool, args).await?;
+            let mut seen = String::new();
+            for page in &pages {
+                seen.push_str(&text(page));
+                if let Some(s) = &page.structured_content {
+                    seen.push_str(&s.to_string());
+                }
+            }
+            if pages.len() > 1 {
+                let handle = pages[0]
+                    .structured_content
+                    .as_ref()
+                    .and_then(|s| s["omitted"]["handle"].as_str().map(str::to_owned))
+                    .or_else(|| {
+                        let t = text(&pages[0]);
+                        let at = t.find("handle=h_")? + "handle=".len();
+                        Some(
+                            t[at..]
+                                .chars()
+                                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                                .collect(),
+                        )
+                    });
+                if let Some(handle) = handle {
+                    let opened = call(&proxy, "open_result", &json!({"handle": handle})).await?;
+                    seen.push_str(&text(&opened));
+                    if let Some(s) = &opened.structured_content {
+                        seen.push_str(&s.to_string());
+                    }
+                }
+            }
+            let counted = pages[0]
+                .meta
+                .as_ref()
+                .and_then(|m| m.0.get("io.toolshape/redacted"))
+                .and_then(|r| r["secrets"].as_u64())
+                .unwrap_or(0);
+            if counted != stand as u64 {
+                tally.fail(format!("secrets ({name}): {tool} {args}: {counted} counted, {stand} in the upstream's answer"));
+            }
+            for fake in &fakes {
+                if let Some(piece) = fake
+                    .pieces()
+                    .into_iter()
+                    .find(|p| seen.contains(p.as_str()))
+                {
+                    tally.fail(format!(
+                        "secrets ({name}): {tool}: {} reached the model ({piece})",
+                        fake.rule
+                    ));
+                }
+            }
+            for k in kept.iter() {
+                if !seen.contains(k) {
+                    tally.fail(format!("secrets ({name}): {tool}: {k} was lost"));
+                }
+            }
+            checked += 1;
+        }
+        let _ = proxy.cancel().await;
+    }
+    println!(
+        "secrets: {} fake secrets of {} formats in {} answers, read through the proxy under 3 profiles ({checked} reads): none shown, each counted",
+        fakes.len(),
+        fakes.len(),
+        reads.len()
+    );
+    Ok(())
 }
 
 /// The proxy over streamable HTTP (`--http`, stateless): a file read walked to its end by a
