@@ -27,7 +27,7 @@
 mod json;
 mod rules;
 
-use crate::untrusted::Redaction;
+use super::policy::Redaction;
 use regex::Regex;
 use rules::{Found, RuleSet};
 use serde_json::Value;
