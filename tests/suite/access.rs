@@ -531,6 +531,32 @@ fn a_jwt_names_its_subject_and_each_wrong_one_is_refused_with_its_reason() {
             assert_eq!(metadata["resource"], AUDIENCE);
             assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
         }
+        // A server with a route of its own at the well-known path: the metadata shadows it
+        // (no panic on the overlap), and its other routes are still behind the gate.
+        let own = axum::Router::new()
+            .route("/mcp", axum::routing::post(|| async { "served" }))
+            .route(
+                "/.well-known/oauth-protected-resource",
+                axum::routing::get(|| async { "the server's own" }),
+            );
+        let jwks_again = jwks.to_string();
+        let app = Access::new()
+            .jwt(&jwks_again, ISSUER, AUDIENCE)
+            .unwrap()
+            .protect(own);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let other = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        let (status, _, body) =
+            send(other, "GET", "/.well-known/oauth-protected-resource", &[], "").await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["resource"], AUDIENCE);
+        assert_eq!(post(other, "/mcp", &[], "").await.0, 401);
+        let token = jwt(good.clone(), SECRET, Some("k1"));
+        let (status, _, body) = post(other, "/mcp", &[("Authorization", &bearer(&token))], "").await;
+        assert_eq!((status, body.as_str()), (200, "served"));
         let (status, headers, _) = post(port, "/mcp", &[], "").await;
         assert_eq!(status, 401);
         let challenge = headers

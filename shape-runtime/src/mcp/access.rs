@@ -379,7 +379,8 @@ mod layer {
         /// issuer) is served without credentials at `/.well-known/oauth-protected-resource`
         /// and at that path followed by the audience's path (`…/oauth-protected-resource/mcp`
         /// for `https://host/mcp`), and every 401 names it (`resource_metadata` in
-        /// `WWW-Authenticate`), so a client can find where to get a token.
+        /// `WWW-Authenticate`), so a client can find where to get a token. A route `router`
+        /// has at one of those paths is shadowed by the metadata.
         pub fn protect(self, router: axum::Router) -> axum::Router {
             let metadata = self.inner.jwt.as_ref().map(|jwt| {
                 serde_json::json!({
@@ -400,14 +401,20 @@ mod layer {
             });
             let router = router.layer(axum::middleware::from_fn_with_state(gate, admit));
             match (metadata, paths) {
+                // The metadata's routes in a router of their own, the server's behind it as
+                // its fallback: a server that has a route at one of these paths keeps it
+                // shadowed rather than making axum panic on the overlap.
                 (Some(metadata), Some(paths)) => {
                     let answer = move || {
                         let metadata = metadata.clone();
                         async move { ([(header::CONTENT_TYPE, "application/json")], metadata) }
                     };
-                    paths.into_iter().fold(router, |router, path| {
-                        router.route(&path, axum::routing::get(answer.clone()))
-                    })
+                    paths
+                        .into_iter()
+                        .fold(axum::Router::new(), |outer, path| {
+                            outer.route(&path, axum::routing::get(answer.clone()))
+                        })
+                        .fallback_service(router)
                 }
                 _ => router,
             }
