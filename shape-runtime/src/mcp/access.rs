@@ -684,4 +684,42 @@ mod layer {
             Ok(Principal::new(format!("jwt:{sub}")))
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The rate limiter at its edge: holding `MAX_RATE_KEYS` principals it forgets none;
+        /// one past, the next call forgets every principal whose bucket is full again.
+        #[test]
+        fn the_rate_limiter_forgets_principals_only_past_its_limit() {
+            // 6,000,000 calls a minute: a bucket is full again 10 µs after a call.
+            let n = NonZeroU32::new(6_000_000).unwrap();
+            let gate = Arc::new(Gate {
+                inner: Settings {
+                    tokens: Vec::new(),
+                    jwt: None,
+                    anyone: true,
+                    concurrent: None,
+                    per_minute: Some(n),
+                },
+                rate: Some(RateLimiter::keyed(Quota::per_minute(n))),
+                in_flight: Mutex::new(HashMap::new()),
+            });
+            let limiter = gate.rate.as_ref().unwrap();
+            for i in 0..MAX_RATE_KEYS {
+                assert!(gate.enter(&Principal::new(format!("p{i}"))).is_ok());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert_eq!(limiter.len(), MAX_RATE_KEYS);
+            assert!(gate.enter(&Principal::new("one more")).is_ok());
+            assert_eq!(limiter.len(), MAX_RATE_KEYS + 1, "forgotten at the limit");
+            assert!(gate.enter(&Principal::new("and another")).is_ok());
+            assert!(
+                limiter.len() <= 2,
+                "{} kept one past the limit",
+                limiter.len()
+            );
+        }
+    }
 }
