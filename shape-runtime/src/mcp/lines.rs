@@ -396,7 +396,7 @@ impl Top {
                     }
                 }
                 b'"' => {
-                    let end = string_end(line, i);
+                    let end = crate::text::json_string_end(line, i);
                     if depth == 1 {
                         let text = &line[i..end];
                         match expect {
@@ -475,27 +475,13 @@ impl Top {
     }
 }
 
-/// Where the string starting at `start` (a `"`) ends: the index after its closing quote, or
-/// the end of the line.
-fn string_end(line: &[u8], start: usize) -> usize {
-    let mut i = start + 1;
-    while i < line.len() {
-        match line[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    line.len()
-}
-
 /// The deepest nesting of arrays and objects in `line`, strings skipped.
 fn max_depth(line: &[u8]) -> usize {
     let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
     while i < line.len() {
         match line[i] {
             b'"' => {
-                i = string_end(line, i);
+                i = crate::text::json_string_end(line, i);
                 continue;
             }
             b'{' | b'[' => {

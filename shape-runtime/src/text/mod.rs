@@ -399,6 +399,27 @@ impl<T, S> MayBeAbsent for std::collections::HashSet<T, S> {}
 impl<T> MayBeAbsent for std::collections::VecDeque<T> {}
 
 /// `1412` as `1,412`.
+/// Where the JSON string starting at `start` (a `"`) ends: the index after its closing
+/// quote, or the end of `bytes` for one never closed. A backslash escapes the byte after it.
+#[cfg_attr(
+    not(feature = "rmcp"),
+    expect(
+        dead_code,
+        reason = "the line transport and redaction (feature `rmcp`) read JSON text"
+    )
+)]
+pub(crate) fn json_string_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
 pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);

@@ -43,7 +43,7 @@ pub(super) fn redact<'t>(
                 i += 1;
             }
             b'"' => {
-                let end = literal_end(bytes, i);
+                let end = crate::text::json_string_end(bytes, i);
                 let literal = &text[i..end];
                 let is_key = matches!(stack.last(), Some(Frame::Object(_)))
                     && bytes[end..]
@@ -99,17 +99,4 @@ fn current_key(stack: &[Frame]) -> Option<String> {
     match stack.last()? {
         Frame::Object(key) | Frame::Array(key) => key.clone(),
     }
-}
-
-/// The end (one past the closing quote) of the string literal starting at `start`.
-fn literal_end(bytes: &[u8], start: usize) -> usize {
-    let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
 }

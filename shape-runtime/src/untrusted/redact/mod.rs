@@ -29,7 +29,7 @@ mod rules;
 
 use super::policy::Redaction;
 use regex::Regex;
-use rules::{Found, RuleSet};
+use rules::RuleSet;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -204,26 +204,19 @@ fn key_like(key: &str) -> bool {
         "token",
         "credential",
         "credentials",
+        "authorization",
+    ];
+    // Kinds of key that are secrets, written as one word or two (`apikey`, `api_key`).
+    const KEYS: &[&str] = &[
         "apikey",
         "privatekey",
         "accesskey",
         "secretkey",
         "signingkey",
         "sessionkey",
-        "authorization",
     ];
     let joined = words.concat();
-    words.iter().any(|w| SECRET.contains(&w.as_str()))
-        || [
-            "apikey",
-            "privatekey",
-            "accesskey",
-            "secretkey",
-            "signingkey",
-            "sessionkey",
-        ]
-        .iter()
-        .any(|k| joined.contains(k))
+    words.iter().any(|w| SECRET.contains(&w.as_str())) || KEYS.iter().any(|k| joined.contains(k))
 }
 
 /// Redacts the answers of one tool under its policy; `arguments` are the names the server's
@@ -259,7 +252,7 @@ impl<'a> Redactor<'a> {
         let mut spans = Vec::new();
         if self.policy.secrets {
             let set = RuleSet::bundled();
-            for Found { start, end, rule } in set.find(text) {
+            for rules::Found { start, end, rule } in set.find(text) {
                 spans.push(Span {
                     start,
                     end,
@@ -311,6 +304,8 @@ impl<'a> Redactor<'a> {
                 }
             }
         }
+        // Overlapping findings (two rules on one secret, an address inside a secret) are one
+        // span, named by the first.
         if spans.len() > 1 {
             spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
             let mut joined: Vec<Span> = Vec::with_capacity(spans.len());

@@ -52,6 +52,48 @@ fn a_text_keeps_its_words_and_loses_its_secrets() {
     assert_eq!(counts.total(), 3);
 }
 
+/// Two rules on one secret (`github-pat` and `generic-api-key` on `api_key = ghp_…`), an
+/// address inside a secret's span: one marker, counted once.
+#[test]
+fn overlapping_findings_are_one() {
+    let all = Redaction {
+        secrets: true,
+        emails: true,
+        phones: true,
+    };
+    let args = BTreeSet::new();
+    let redactor = Redactor::new(all, &args);
+    let mut counts = Redacted::default();
+    let text = format!("api_key = {PAT}\nthen {PAT} again");
+    let out = redactor.text(&text, None, &mut counts);
+    assert_eq!(out.matches("[redacted: ").count(), 2, "{out}");
+    assert!(out.ends_with("then [redacted: github-pat] again"), "{out}");
+    assert_eq!(
+        counts,
+        Redacted {
+            secrets: 2,
+            emails: 0,
+            phones: 0
+        }
+    );
+    let mut counts = Redacted::default();
+    let url = "https://hooks.slack.com/services/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";
+    let text = format!("hook {url} by ana@example.com");
+    let out = redactor.text(&text, None, &mut counts);
+    assert_eq!(
+        out,
+        "hook [redacted: slack-webhook-url] by [redacted: e-mail]"
+    );
+    assert_eq!(
+        counts,
+        Redacted {
+            secrets: 1,
+            emails: 1,
+            phones: 0
+        }
+    );
+}
+
 #[test]
 fn json_text_keeps_its_bytes_but_the_secrets() {
     let (policy, args) = on(Redaction::default());
