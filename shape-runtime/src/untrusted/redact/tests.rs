@@ -94,6 +94,38 @@ fn overlapping_findings_are_one() {
     );
 }
 
+/// Two secrets side by side are two (spans that touch are not joined); one policy of the
+/// three on alone is on.
+#[test]
+fn touching_secrets_stay_two_and_each_policy_alone_is_on() {
+    let args = BTreeSet::new();
+    let mut counts = Redacted::default();
+    let text = format!("{PAT}{PAT}");
+    let out = Redactor::new(Redaction::default(), &args).text(&text, None, &mut counts);
+    assert_eq!(out, "[redacted: github-pat][redacted: github-pat]");
+    assert_eq!(counts.secrets, 2);
+    let emails = Redaction {
+        secrets: false,
+        emails: true,
+        phones: false,
+    };
+    let out = Redactor::new(emails, &args).text("ana@example.com", None, &mut counts);
+    assert_eq!(out, "[redacted: e-mail]");
+    let phones = Redaction {
+        secrets: false,
+        emails: false,
+        phones: true,
+    };
+    let out = Redactor::new(phones, &args).text("call 555-123-4567", None, &mut counts);
+    assert_eq!(out, "call [redacted: phone]");
+    // Shaped like a number with a country code but of 5 digits, or of 16: no phone number.
+    for text in ["dial +1 23 45 now", "ref +12 3456 7890 1234 5678 x"] {
+        let out = Redactor::new(phones, &args).text(text, None, &mut counts);
+        assert_eq!(out, text);
+    }
+    assert_eq!((counts.emails, counts.phones), (1, 1));
+}
+
 #[test]
 fn json_text_keeps_its_bytes_but_the_secrets() {
     let (policy, args) = on(Redaction::default());
