@@ -126,6 +126,39 @@ fn touching_secrets_stay_two_and_each_policy_alone_is_on() {
     assert_eq!((counts.emails, counts.phones), (1, 1));
 }
 
+/// Text that only looks like JSON is read as text; in JSON, an item of a list after a nested
+/// object is still under the list's key; two keys that hold secrets of one kind stay two,
+/// numbered in order.
+#[test]
+fn json_edges() {
+    let args = BTreeSet::new();
+    let redactor = Redactor::new(Redaction::default(), &args);
+    let mut counts = Redacted::default();
+    let text = format!("{{ deploy with {PAT} }}");
+    assert_eq!(
+        redactor.block(&text, &mut counts),
+        "{ deploy with [redacted: github-pat] }"
+    );
+    let text = r#"{"secret": [{"a": "x"}, "Zq8kL2vN9xR4wT6y"], "b": "Zq8kL2vN9xR4wT6y"}"#;
+    assert_eq!(
+        redactor.block(text, &mut counts),
+        r#"{"secret": [{"a": "x"}, "[redacted: secret]"], "b": "Zq8kL2vN9xR4wT6y"}"#
+    );
+    let other = PAT.replace("Zq8", "Wx7");
+    let text = format!(r#"{{"{PAT}": 1, "{other}": 2}}"#);
+    assert_eq!(
+        redactor.block(&text, &mut counts),
+        r#"{"[redacted: github-pat] #1": 1, "[redacted: github-pat] #2": 2}"#
+    );
+    let mut value = serde_json::json!({ PAT: 1, other.clone(): 2 });
+    redactor.value(&mut value, &mut counts);
+    assert_eq!(
+        value,
+        serde_json::json!({"[redacted: github-pat] #1": 1, "[redacted: github-pat] #2": 2})
+    );
+    assert_eq!(counts.secrets, 6);
+}
+
 #[test]
 fn json_text_keeps_its_bytes_but_the_secrets() {
     let (policy, args) = on(Redaction::default());
