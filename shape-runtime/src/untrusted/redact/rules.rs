@@ -420,6 +420,8 @@ mod tests {
             re2_braces(r"a{2}b{1,}c{0,3}[{]\{é{"),
             r"a{2}b{1,}c{0,3}[{]\{é\{"
         );
+        // An escaped character of several bytes is kept whole.
+        assert_eq!(re2_braces(r"\é{x"), r"\é\{x");
         for p in [r"^\$(?:\d+|{\d+})$", r"^\${(?:[A-Z_]+|[a-z_]+)}$"] {
             assert!(build(p).is_some(), "{p}");
         }
