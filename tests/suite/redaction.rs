@@ -88,6 +88,11 @@ fn server(seed: u64) -> (Canned, Planted, Vec<Fake>) {
         ("search_users", Answer::Text(users.to_string())),
         ("call_api", Answer::Result(Box::new(error))),
         ("read_env", Answer::Result(Box::new(resource))),
+        // Structured content holding no records: shown as its JSON text, line by line.
+        (
+            "list_tags",
+            Answer::Structured(json!([format!("tag {}", fakes[4].text), "v1.2.3", 7])),
+        ),
     ])
     .arguments(&["session_token"]);
     // Each record: its bio's secret, its comment's, its api_key; the first its key's.
@@ -96,6 +101,7 @@ fn server(seed: u64) -> (Canned, Planted, Vec<Fake>) {
         "6dcb09b5b57875f334f61aebed695e2e4193db5e".to_owned(),
         "1234567890".to_owned(),
         "/home/user0".to_owned(),
+        "v1.2.3".to_owned(),
     ];
     for i in 0..n {
         kept.push(format!("user{i}"));
@@ -110,6 +116,7 @@ fn server(seed: u64) -> (Canned, Planted, Vec<Fake>) {
             ("search_users", in_records),
             ("call_api", 1),
             ("read_env", 1),
+            ("list_tags", 1),
         ],
     };
     (canned, planted, fakes)

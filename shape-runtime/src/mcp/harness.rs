@@ -506,6 +506,8 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         if let Some(value) = &mut structured {
             redactor.value(value, &mut in_structured);
         }
+        // `{"content": "…"}`: text in a structured wrapper (as the reference filesystem server
+        // answers); its text is the answer.
         let wrapper = matches!(&structured, Some(Value::Object(map)) if map.len() == 1 && map.values().all(Value::is_string));
         let read = match (&structured, texts.is_empty()) {
             (None, _) => in_texts,
@@ -528,17 +530,13 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             return with_redacted(with_media(answered(&answer), media), redacted);
         }
         let joined = texts.join("\n");
-        let raw = result
-            .structured_content
+        // Of the redacted answer: a structured value holding no records is shown as this text.
+        let raw = structured
             .as_ref()
             .map_or_else(|| joined.clone(), Value::to_string);
         let call = call.with_raw(&raw);
         let value = match &structured {
-            // `{"content": "…"}`: text in a structured wrapper (as the reference filesystem
-            // server answers); its text is the answer.
-            Some(Value::Object(map)) if map.len() == 1 && map.values().all(Value::is_string) => {
-                None
-            }
+            Some(_) if wrapper => None,
             Some(value) => Some(value.clone()),
             None => match serde_json::from_str::<Value>(joined.trim()) {
                 Ok(value @ (Value::Object(_) | Value::Array(_))) => Some(value),
