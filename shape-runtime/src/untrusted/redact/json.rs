@@ -55,15 +55,7 @@ pub(super) fn redact<'t>(
                     continue;
                 };
                 let replaced = if is_key {
-                    let mut scratch = Redacted::default();
-                    match redactor.text(&decoded, None, &mut scratch) {
-                        Cow::Borrowed(_) => None,
-                        Cow::Owned(new) => {
-                            counts.add(scratch);
-                            keys += 1;
-                            Some(format!("{new} #{keys}"))
-                        }
-                    }
+                    redactor.key(&decoded, counts, &mut keys)
                 } else {
                     let key = current_key(&stack);
                     match redactor.text(&decoded, key.as_deref(), counts) {

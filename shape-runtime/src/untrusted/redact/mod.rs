@@ -391,18 +391,14 @@ impl<'a> Redactor<'a> {
                 }
             }
             Value::Object(map) => {
-                let changed = map
-                    .keys()
-                    .any(|k| !self.key(k, counts, keys, true).is_empty());
-                if changed {
+                // Each key read once: what it becomes, where it held a secret.
+                let renamed: Vec<Option<String>> =
+                    map.keys().map(|k| self.key(k, counts, keys)).collect();
+                if renamed.iter().any(Option::is_some) {
                     let old = std::mem::take(map);
-                    for (k, mut v) in old {
-                        let new = self.key(&k, counts, keys, false);
+                    for ((k, mut v), new) in old.into_iter().zip(renamed) {
                         self.value_under(&mut v, Some(&k), counts, keys);
-                        match new.is_empty() {
-                            true => map.insert(k, v),
-                            false => map.insert(new, v),
-                        };
+                        map.insert(new.unwrap_or(k), v);
                     }
                 } else {
                     for (k, v) in map.iter_mut() {
@@ -414,18 +410,15 @@ impl<'a> Redactor<'a> {
         }
     }
 
-    /// The marker a key that holds a secret becomes, numbered (`[redacted: github-pat #2]`) so
-    /// two such keys of one object stay two; empty when the key holds none. `dry`: only
-    /// whether it does (nothing counted).
-    fn key(&self, key: &str, counts: &mut Redacted, keys: &mut u32, dry: bool) -> String {
-        let mut scratch = Redacted::default();
-        let found = self.text(key, None, if dry { &mut scratch } else { counts });
-        match found {
-            Cow::Borrowed(_) => String::new(),
-            Cow::Owned(new) if dry => new,
+    /// The marker a key that holds a secret becomes, numbered in the order keys are read
+    /// (`[redacted: github-pat] #2`) so two such keys of one object stay two; `None` when the
+    /// key holds none. JSON text and structured content alike.
+    pub(super) fn key(&self, key: &str, counts: &mut Redacted, keys: &mut u32) -> Option<String> {
+        match self.text(key, None, counts) {
+            Cow::Borrowed(_) => None,
             Cow::Owned(new) => {
                 *keys += 1;
-                format!("{new} #{keys}")
+                Some(format!("{new} #{keys}"))
             }
         }
     }

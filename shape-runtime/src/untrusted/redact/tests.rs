@@ -124,6 +124,16 @@ fn touching_secrets_stay_two_and_each_policy_alone_is_on() {
         assert_eq!(out, text);
     }
     assert_eq!((counts.emails, counts.phones), (1, 1));
+    // 7 and 15 digits are a phone number; 6 and 16 are not.
+    for (text, phone) in [
+        ("+1 23 4567", true),
+        ("+1 23 456", false),
+        ("+123 4567 8901 2345", true),
+        ("+123 4567 8901 23456", false),
+    ] {
+        let out = Redactor::new(phones, &args).text(text, None, &mut counts);
+        assert_eq!(out == "[redacted: phone]", phone, "{text}: {out}");
+    }
 }
 
 /// Text that only looks like JSON is read as text; in JSON, an item of a list after a nested
@@ -286,11 +296,20 @@ fn key_like_names_and_names_passed_back() {
         redactor.text("aabbccdd", Some("password"), &mut counts),
         "aabbccdd"
     );
+    // Entropy at its edge: 8 distinct characters are 3 bits each (taken), 2.75 not.
+    assert_eq!(
+        redactor.text("abcdefgh", Some("password"), &mut counts),
+        "[redacted: secret]"
+    );
+    assert_eq!(
+        redactor.text("abcdefgg", Some("password"), &mut counts),
+        "abcdefgg"
+    );
     assert_eq!(
         redactor.text("two words", Some("password"), &mut counts),
         "two words"
     );
-    assert_eq!(counts.secrets, 2);
+    assert_eq!(counts.secrets, 3);
 }
 
 #[test]
