@@ -10,44 +10,63 @@
 //! impl can still name the fields a caller refers to.
 
 use crate::ast::{Container, Field};
-use crate::attr::{FieldAttrs, PathStep, RankSpec, unraw};
+use crate::attr::{FieldAttrs, PathStep, unraw};
 use crate::ctxt::Ctxt;
 use crate::model::{self, Rank, Record, Segment, Transform};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
-use toolshape_internals::template;
+use toolshape_internals::rules::{self, Output, Syntax};
 
 pub fn check<'c>(cx: &Ctxt, container: &'c Container<'_>) -> Record<'c> {
     check_container_names(cx, container);
+    let mut report = |span: Span, msg: String| cx.error(span, msg);
     for field in &container.fields {
         check_decision(cx, container, field);
-        check_combinations(cx, &field.attrs);
+        if field.views.is_empty() {
+            rules::check_output(Syntax::Derive, &output(field, &field.attrs), &mut report);
+        }
         for view in &field.views {
-            check_combinations(cx, view);
+            rules::check_output(Syntax::Derive, &output(field, view), &mut report);
         }
         for output in field.outputs() {
             check_path(cx, field, output);
         }
     }
-    check_unique_outputs(cx, container);
-    check_single(
-        cx,
-        container,
-        |a| a.rank.span(),
-        "rank",
-        "the record is ranked by one key; remove `rank` from one of them",
-    );
-    check_single(
-        cx,
-        container,
-        |a| a.id.span(),
-        "id",
-        "a record has one id; keep `id` on the field other tools take as an argument",
-    );
+    let outputs: Vec<Output<'_, Span>> = container
+        .fields
+        .iter()
+        .flat_map(|f| f.outputs().into_iter().map(move |a| output(f, a)))
+        .collect();
+    rules::check_record(Syntax::Derive, &outputs, &mut report);
+    check_handles(cx, container, &outputs);
     let mut record = resolve(container);
     record.prose = check_prose(cx, container, &record.fields);
     record
+}
+
+/// One output's decisions as the rulebook reads them.
+fn output<'a>(field: &'a Field<'_>, attrs: &'a FieldAttrs) -> Output<'a, Span> {
+    let mut keys = attrs.non_skip_keys();
+    if let Some(span) = attrs.skip.span() {
+        keys.push((attrs.skip.name(), span));
+    }
+    Output {
+        name: field.output_name(attrs),
+        source: field.ident.to_string(),
+        at: field.output_span(attrs),
+        keys,
+        rename: attrs.rename.get().map(|lit| (lit.value(), lit.span())),
+        absent: attrs.absent.get().map(|lit| (lit.value(), lit.span())),
+        fold: attrs.rank.get().and_then(|r| r.fold.map(|(_, span)| span)),
+        has_path: attrs.from.is_set(),
+        each: attrs.from.get().and_then(|path| {
+            path.steps.iter().find_map(|s| match s {
+                PathStep::Each(span) => Some(*span),
+                _ => None,
+            })
+        }),
+    }
 }
 
 /// The record as `expand` needs it. Where the rules above found a conflict, the first key wins.
@@ -131,23 +150,10 @@ fn resolve<'c>(container: &'c Container<'_>) -> Record<'c> {
     record
 }
 
-/// A `from` path starts at its own field; an id is one value, so its path has no `[]` (a `?`
-/// is allowed: a record without its id pages by count); a rank key is one value, so a path
-/// through `[]` needs a fold and a fold needs one; `nested` shows the whole field.
+/// A `from` path starts at its own field; `nested` shows the whole field (the rules a path
+/// shares with configuration are the rulebook's).
 fn check_path(cx: &Ctxt, field: &Field, attrs: &FieldAttrs) {
     let Some(path) = attrs.from.get() else {
-        if let Some(RankSpec {
-            fold: Some((_, span)),
-            ..
-        }) = attrs.rank.get()
-        {
-            cx.error(
-                *span,
-                "a rank fold reads the values of a `from` path through `[]` \
-                 (`from = statuses[].restarts`); this field has no path: \
-                 write `rank = asc` or `rank = desc`",
-            );
-        }
         return;
     };
     let field_name = unraw(field.ident);
@@ -160,39 +166,6 @@ fn check_path(cx: &Ctxt, field: &Field, attrs: &FieldAttrs) {
                 unraw(&path.root)
             ),
         );
-    }
-    let first = |want: fn(&PathStep) -> Option<Span>| path.steps.iter().find_map(want);
-    let each = first(|s| match s {
-        PathStep::Each(span) => Some(*span),
-        _ => None,
-    });
-    if attrs.id.is_set()
-        && let Some(span) = each
-    {
-        cx.error(
-            span,
-            "an `id` path cannot go through `[]`: a record has exactly one id; \
-             put `id` on a path to one value (`?` is allowed)",
-        );
-    }
-    match (attrs.rank.get(), each) {
-        (Some(RankSpec { fold: None, .. }), Some(span)) => cx.error(
-            span,
-            "a `rank` path through `[]` needs a fold that makes its values one key: \
-             `rank(desc, max)`, or sum, min, count",
-        ),
-        (
-            Some(RankSpec {
-                fold: Some((_, span)),
-                ..
-            }),
-            None,
-        ) => cx.error(
-            *span,
-            "a rank fold reads the values of a path through `[]`; this path has none: \
-             write `rank = asc` or `rank = desc`",
-        ),
-        _ => {}
     }
     if let Some(span) = attrs.nested.span() {
         cx.error(
@@ -249,46 +222,21 @@ fn transform<'c>(
     }
 }
 
-/// An absence word is shown as is inside a prose line or a table cell.
-fn check_absent_word(cx: &Ctxt, lit: &syn::LitStr) {
-    let value = lit.value();
-    if value.trim().is_empty() {
-        cx.error(
-            lit.span(),
-            "`absent` must not be empty: write the word a reader should see, such as \
-             \"unassigned\" or \"no labels\"",
-        );
-    } else if value.chars().any(|c| c.is_control() || c == '|') {
-        cx.error(
-            lit.span(),
-            "`absent` must be plain words: no pipes or control characters",
-        );
-    }
-}
-
 fn check_container_names(cx: &Ctxt, container: &Container) {
-    if let Some(lit) = container.absent.get() {
-        check_absent_word(cx, lit);
+    if let Some(lit) = container.absent.get()
+        && let Err(msg) = rules::absent_word(&lit.value())
+    {
+        cx.error(lit.span(), msg);
     }
     for slot in [&container.name, &container.plural] {
         if let Some(lit) = slot.get()
-            && lit.value().trim().is_empty()
+            && let Err(msg) = rules::record_name(slot.name(), &lit.value())
         {
-            cx.error(
-                lit.span(),
-                format!(
-                    "`{}` must not be empty: it is how summaries name the records",
-                    slot.name()
-                ),
-            );
+            cx.error(lit.span(), msg);
         }
     }
     if container.fields.iter().all(|f| f.is_skipped()) {
-        cx.error_spanned(
-            container.ident,
-            "every field is skipped: a tool result needs at least one field marked `show` \
-             (or shaped by rename, legend, resolve, id, date, untrusted or rank)",
-        );
+        cx.error_spanned(container.ident, rules::all_skipped(Syntax::Derive));
     }
 }
 
@@ -305,149 +253,26 @@ fn check_decision(cx: &Ctxt, container: &Container, field: &Field) {
     }
 }
 
-fn check_combinations(cx: &Ctxt, attrs: &FieldAttrs) {
-    if attrs.is_skipped() {
-        for (name, span) in attrs.non_skip_keys() {
-            cx.error(
-                span,
-                format!(
-                    "`skip` cannot be combined with `{name}`: a skipped field is not shown; \
-                     remove `{name}`, or remove `skip` to show the field"
-                ),
-            );
-        }
-        return;
-    }
-    let transforms = attrs.transforms();
-    if let Some(((first, _), rest)) = transforms.split_first() {
-        for (name, span) in rest {
-            cx.error(
-                *span,
-                format!(
-                    "`{first}` and `{name}` cannot be combined on one field: a field gets one \
-                     value transform; keep one of them"
-                ),
-            );
-        }
-    }
-    if let Some(span) = attrs.rank.span() {
-        for (name, why) in [
-            (
-                "resolve",
-                "it would order by opaque keys, not by the names shown",
-            ),
-            (
-                "untrusted",
-                "attacker-controlled text must not decide what survives a cut",
-            ),
-        ] {
-            if transforms.iter().any(|(n, _)| *n == name) {
-                cx.error(
-                    span,
-                    format!(
-                        "`rank` cannot be used on a `{name}` field: {why}; rank by another field"
-                    ),
-                );
-            }
-        }
-    }
-    if let Some(lit) = attrs.absent.get() {
-        check_absent_word(cx, lit);
-    }
-    if let Some(span) = attrs.empty_is_absent.span() {
-        // #[shape(empty_is_absent)]: the value is text or a list shown as it is.
-        if let Some((name, _)) = transforms.iter().find(|(n, _)| !matches!(*n, "untrusted")) {
-            cx.error(
-                span,
-                format!(
-                    "`empty_is_absent` cannot be combined with `{name}`: it reads an empty text or \
-                     list as absent, for a value shown as it is or as `untrusted` text; remove one \
-                     of them"
-                ),
-            );
-        }
-    }
-    if let Some(lit) = attrs.rename.get() {
-        let value = lit.value();
-        if value.trim().is_empty() {
-            cx.error(
-                lit.span(),
-                "`rename` must not be empty: write the name the model should read",
-            );
-        } else if value
-            .chars()
-            .any(|c| c.is_control() || c == '"' || c == '{' || c == '}' || c == '|')
-        {
-            cx.error(
-                lit.span(),
-                "`rename` must be a plain name: no quotes, braces, pipes or control characters",
-            );
-        }
-    }
-}
-
-fn check_unique_outputs(cx: &Ctxt, container: &Container) {
-    let mut seen: HashMap<String, &Field> = HashMap::new();
-    // `FIELDS` members, which two different names can share (`last-seen`, `last_seen`).
-    let mut handles: HashMap<String, String> = HashMap::new();
-    for (field, attrs) in container
-        .fields
-        .iter()
-        .flat_map(|f| f.outputs().into_iter().map(move |a| (f, a)))
-    {
-        let name = field.output_name(attrs);
-        if let Some(first) = seen.get(&name) {
-            cx.error(
-                field.output_span(attrs),
-                format!(
-                    "two fields are shown as `{name}` (`{}` and `{}`): output names must be \
-                     unique; give one of them #[shape(rename = \"...\")]",
-                    first.ident, field.ident
-                ),
-            );
+/// Two names that the rulebook lets stand (`last-seen`, `last_seen`) would both be one member
+/// of the generated `FIELDS`: a rule of Rust code, so the derive's own.
+fn check_handles(cx: &Ctxt, container: &Container, outputs: &[Output<'_, Span>]) {
+    let mut handles: HashMap<String, &str> = HashMap::new();
+    for (i, output) in outputs.iter().enumerate() {
+        if outputs[..i].iter().any(|o| o.name == output.name) {
             continue;
         }
-        let handle = model::handle(&name).to_string();
+        let handle = model::handle(&output.name).to_string();
         if let Some(other) = handles.get(&handle) {
             cx.error(
-                field.output_span(attrs),
+                output.at,
                 format!(
-                    "`{other}` and `{name}` would both be `{}::FIELDS.{handle}` in Rust code: \
+                    "`{other}` and `{}` would both be `{}::FIELDS.{handle}` in Rust code: \
                      give one of them #[shape(rename = \"...\")]",
-                    container.ident
+                    output.name, container.ident
                 ),
             );
         } else {
-            handles.insert(handle, name.clone());
-        }
-        seen.insert(name, field);
-    }
-}
-
-fn check_single(
-    cx: &Ctxt,
-    container: &Container,
-    span_of: impl Fn(&FieldAttrs) -> Option<proc_macro2::Span>,
-    key: &str,
-    remedy: &str,
-) {
-    let mut first: Option<&Field> = None;
-    let outputs = container
-        .fields
-        .iter()
-        .flat_map(|f| f.outputs().into_iter().map(move |a| (f, a)));
-    for (field, attrs) in outputs {
-        if let Some(span) = span_of(attrs) {
-            match first {
-                None => first = Some(field),
-                Some(first) => cx.error(
-                    span,
-                    format!(
-                        "`{key}` is on two fields (`{}` and `{}`): {remedy}",
-                        first.ident, field.ident
-                    ),
-                ),
-            }
+            handles.insert(handle, &output.name);
         }
     }
 }
@@ -455,51 +280,20 @@ fn check_single(
 /// The prose template as segments over the output fields, parsed once.
 fn check_prose(cx: &Ctxt, container: &Container, fields: &[model::Field]) -> Option<Vec<Segment>> {
     let lit = container.prose.get()?;
-    let pieces = match template::parse(&lit.value()) {
-        Ok(pieces) => pieces,
-        Err(msg) => {
-            cx.error(lit.span(), msg);
-            return None;
-        }
+    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+    let skipped = |name: &str| {
+        container
+            .fields
+            .iter()
+            .any(|f| f.is_skipped() && f.ident == name)
     };
-    if !pieces
-        .iter()
-        .any(|p| matches!(p, template::Piece::Field(_)))
-    {
-        cx.error(
-            lit.span(),
-            "prose template names no field: add placeholders such as `{id}`",
-        );
-    }
-    let mut segments = Vec::with_capacity(pieces.len());
-    for piece in pieces {
-        match piece {
-            template::Piece::Text(text) => segments.push(Segment::Text(text)),
-            template::Piece::Field(name) => match fields.iter().position(|f| f.name == name) {
-                Some(index) => segments.push(Segment::Field(index)),
-                None => {
-                    let skipped = container
-                        .fields
-                        .iter()
-                        .any(|f| f.is_skipped() && f.ident == name.as_str());
-                    let why = if skipped {
-                        format!("`{name}` is skipped, so it is not in the output")
-                    } else {
-                        format!("`{name}` is not an output field")
-                    };
-                    let outputs: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-                    cx.error(
-                        lit.span(),
-                        format!(
-                            "prose placeholder `{{{name}}}`: {why}; output fields are: {}",
-                            outputs.join(", ")
-                        ),
-                    );
-                }
-            },
-        }
-    }
-    Some(segments)
+    rules::prose(&lit.value(), &names, skipped)
+        .map_err(|mistakes| {
+            for msg in mistakes {
+                cx.error(lit.span(), msg);
+            }
+        })
+        .ok()
 }
 
 fn snake_case(name: &str) -> String {

@@ -74,11 +74,8 @@ impl Field<'_> {
     }
 }
 
-pub enum Segment {
-    Text(String),
-    /// An index into [`Record::fields`].
-    Field(usize),
-}
+/// A piece of the prose template: text, or an index into [`Record::fields`].
+pub use toolshape_internals::rules::Segment;
 
 pub struct Rank {
     /// An index into [`Record::fields`].

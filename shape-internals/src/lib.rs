@@ -9,4 +9,5 @@
 #![deny(missing_docs, unreachable_pub)]
 
 pub mod english;
+pub mod rules;
 pub mod template;
