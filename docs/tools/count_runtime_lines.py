@@ -17,7 +17,7 @@ for d,_,fs in os.walk(root):
             if j<0: out.append(s[i:]);break
             out.append(s[i:j])
             k=s.find('{',j); semi=s.find(';',j)
-            if semi!=-1 and semi<k: i=semi+1; continue
+            if semi!=-1 and (k<0 or semi<k): i=semi+1; continue
             depth=0;m=k
             while m<len(s):
                 if s[m]=='{':depth+=1

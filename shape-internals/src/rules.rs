@@ -121,6 +121,7 @@ pub fn check_output<L: Copy>(
         }
     }
     let rank = output.key("rank");
+    let mut refused = false;
     if let Some(at) = rank {
         for (name, why) in [
             (
@@ -140,6 +141,7 @@ pub fn check_output<L: Copy>(
                         "`rank` cannot be used on a `{name}` field: {why}; rank by another field"
                     ),
                 );
+                refused = true;
             }
         }
     }
@@ -172,8 +174,10 @@ pub fn check_output<L: Copy>(
             ),
         );
     }
+    // A rank refused has no path to fold: one message is enough.
     match (rank, output.fold, output.each) {
-        (Some(_), None, Some(at)) => report(
+        _ if refused => {}
+        (Some(at), None, Some(_)) => report(
             at,
             format!(
                 "a `rank` path through `[]` needs a fold that makes its values one key: {}, or \
@@ -207,7 +211,8 @@ pub fn check_record<L: Copy>(
     report: &mut impl FnMut(L, String),
 ) {
     for (i, output) in outputs.iter().enumerate() {
-        if let Some(first) = outputs[..i].iter().find(|o| o.name == output.name) {
+        let before = &outputs[..i];
+        if let Some(first) = before.iter().find(|o| o.name == output.name) {
             report(
                 output.at,
                 format!(
@@ -220,28 +225,27 @@ pub fn check_record<L: Copy>(
                 ),
             );
         }
-    }
-    for (key, remedy) in [
-        (
-            "rank",
-            "the record is ranked by one key; remove `rank` from one of them",
-        ),
-        (
-            "id",
-            "a record has one id; keep `id` on the field other tools take as an argument",
-        ),
-    ] {
-        let mut having = outputs
-            .iter()
-            .filter_map(|o| o.key(key).map(|at| (o.source.as_str(), at)));
-        let Some((first, _)) = having.next() else {
-            continue;
-        };
-        for (source, at) in having {
-            report(
-                at,
-                format!("`{key}` is on two fields (`{first}` and `{source}`): {remedy}"),
-            );
+        for (key, remedy) in [
+            (
+                "id",
+                "a record has one id; keep `id` on the field other tools take as an argument",
+            ),
+            (
+                "rank",
+                "the record is ranked by one key; remove `rank` from one of them",
+            ),
+        ] {
+            if let Some(at) = output.key(key)
+                && let Some(first) = before.iter().find(|o| o.key(key).is_some())
+            {
+                report(
+                    at,
+                    format!(
+                        "`{key}` is on two fields (`{}` and `{}`): {remedy}",
+                        first.source, output.source
+                    ),
+                );
+            }
         }
     }
 }

@@ -64,6 +64,7 @@ use crate::fields::rank::Order;
 use crate::record::{Owned, Segment};
 use std::collections::BTreeMap;
 use std::fmt;
+use toolshape_internals::rules;
 
 /// A table of the configuration read when it loads (a tool's `records`, a legend), as serde
 /// sees it: accepted as written, checked by [`ShapeConfig`](super::ShapeConfig)'s loaders
@@ -142,8 +143,6 @@ const FIELD_KEYS: &[&str] = &[
     "absent",
     "empty_is_absent",
 ];
-/// The value transforms, in the derive's order: one a field.
-const TRANSFORMS: &[&str] = &["nested", "legend", "id", "date", "untrusted"];
 
 /// Collects the mistakes of one place.
 struct Errors<'a> {
@@ -415,15 +414,9 @@ fn record(
     let mut names = [("name", None), ("plural", None)];
     for (key, value) in &mut names {
         if let Some((text, line)) = text(key, e) {
-            if text.trim().is_empty() {
-                e.push(
-                    here.as_deref(),
-                    Some(key),
-                    line,
-                    format!("`{key}` must not be empty: it is how summaries name the records"),
-                );
-            } else {
-                *value = Some(text);
+            match rules::record_name(key, &text) {
+                Ok(()) => *value = Some(text),
+                Err(msg) => e.push(here.as_deref(), Some(key), line, msg),
             }
         }
     }
@@ -433,18 +426,15 @@ fn record(
         .take()
         .unwrap_or_else(|| crate::text::plural_of(&name));
     let absent = text("absent", e).and_then(|(word, line)| {
-        absent_word(&word)
+        rules::absent_word(&word)
             .map_err(|msg| e.push(here.as_deref(), Some("absent"), line, msg))
             .ok()
             .map(|()| word)
     });
 
     let mut outputs: Vec<Output> = Vec::new();
+    let mut decided: Vec<rules::Output<'_, At<'_>>> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
-    // (output, source path) of each output, for the unique-name check.
-    let mut seen: Vec<(String, String)> = Vec::new();
-    let mut id_at: Option<String> = None;
-    let mut rank_at: Option<String> = None;
     match table.get("fields") {
         None => e.push(
             here.as_deref(),
@@ -457,65 +447,27 @@ fn record(
         Some(fields) => match &fields.node.value {
             Value::List(items) => {
                 for item in items {
-                    if let Some(field) = field(item, prefix, legends, e, &mut skipped) {
-                        let shown = output(&field.name);
-                        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == field.name) {
-                            e.push(
-                                Some(&shown),
-                                Some(if field.name == field.from.root() {
-                                    "from"
-                                } else {
-                                    "rename"
-                                }),
-                                item.line,
-                                format!(
-                                    "two fields are shown as `{}` (`{first}` and `{}`): output \
-                                     names must be unique; give one of them `rename`",
-                                    field.name, field.from.text
-                                ),
-                            );
-                        }
-                        seen.push((field.name.clone(), field.from.text.clone()));
-                        for (is, slot, key, remedy) in [
-                            (
-                                matches!(field.kind, OutputKind::Id { .. }),
-                                &mut id_at,
-                                "id",
-                                "a record has one id; keep `id` on the value other tools take \
-                                 as an argument",
-                            ),
-                            (
-                                field.rank.is_some(),
-                                &mut rank_at,
-                                "rank",
-                                "the record is ranked by one key; remove `rank` from one of them",
-                            ),
-                        ] {
-                            if !is {
-                                continue;
-                            }
-                            match slot {
-                                None => *slot = Some(field.from.text.clone()),
-                                Some(first) => e.push(
-                                    Some(&shown),
-                                    Some(key),
-                                    item.line,
-                                    format!(
-                                        "`{key}` is on two fields (`{first}` and `{}`): {remedy}",
-                                        field.from.text
-                                    ),
-                                ),
-                            }
-                        }
+                    if let Some((decisions, field)) =
+                        field(item, outputs.len(), prefix, legends, e, &mut skipped)
+                    {
+                        decided.push(decisions);
                         outputs.push(field);
                     }
                 }
+                rules::check_record(rules::Syntax::Config, &decided, &mut |at, msg| {
+                    e.push(
+                        Some(&output(&outputs[at.index].name)),
+                        Some(at.key),
+                        at.line,
+                        msg,
+                    )
+                });
                 if items.is_empty() || (outputs.is_empty() && !skipped.is_empty()) {
                     e.push(
                         here.as_deref(),
                         Some("fields"),
                         fields.line,
-                        "every field is skipped: a record needs at least one output".to_owned(),
+                        rules::all_skipped(rules::Syntax::Config).to_owned(),
                     );
                 }
             }
@@ -550,13 +502,14 @@ fn record(
 }
 
 /// One output entry; `None` when it is a skip (recorded in `skipped`) or has mistakes.
-fn field(
-    item: &Node,
+fn field<'a>(
+    item: &'a Node,
+    index: usize,
     prefix: &str,
     legends: &BTreeMap<String, ConfiguredLegend>,
     e: &mut Errors<'_>,
     skipped: &mut Vec<String>,
-) -> Option<Output> {
+) -> Option<(rules::Output<'a, At<'a>>, Output)> {
     let before = e.list.len();
     if !matches!(item.value, Value::Table(_)) {
         e.push(
@@ -658,22 +611,7 @@ fn field(
                 format!("`skip` is {}; write `skip = true`", skip.node.value),
             );
         }
-        for entry in item.entries() {
-            if !matches!(entry.key.as_str(), "skip" | "from")
-                && FIELD_KEYS.contains(&entry.key.as_str())
-            {
-                e.push(
-                    shown,
-                    Some(&entry.key),
-                    entry.line,
-                    format!(
-                        "`skip` cannot be combined with `{0}`: a skipped field is not shown; \
-                         remove `{0}`, or remove `skip` to show the field",
-                        entry.key
-                    ),
-                );
-            }
-        }
+        decisions(item, index, &name, path.as_ref(), None, shown, e);
         if let Some(path) = &path {
             if path.steps.len() == 1 {
                 skipped.push(path.text.clone());
@@ -705,54 +643,17 @@ fn field(
             ),
         );
     }
-    if let Some((text, line)) = &rename {
-        if text.trim().is_empty() {
-            e.push(
-                shown,
-                Some("rename"),
-                *line,
-                "`rename` must not be empty: write the name the model should read".to_owned(),
-            );
-        } else if text
-            .chars()
-            .any(|c| c.is_control() || c == '"' || c == '{' || c == '}' || c == '|')
-        {
-            e.push(
-                shown,
-                Some("rename"),
-                *line,
-                "`rename` must be a plain name: no quotes, braces, pipes or control characters"
-                    .to_owned(),
-            );
-        }
-    }
-    let transforms: Vec<&Entry> = TRANSFORMS.iter().filter_map(|key| item.get(key)).collect();
-    if let Some((first, rest)) = transforms.split_first() {
-        for other in rest {
-            e.push(
-                shown,
-                Some(&other.key),
-                other.line,
-                format!(
-                    "`{}` and `{}` cannot be combined on one field: a field gets one value \
-                     transform; keep one of them",
-                    first.key, other.key
-                ),
-            );
-        }
-    }
+    let transforms: Vec<&Entry> = rules::TRANSFORMS
+        .iter()
+        .filter_map(|key| item.get(key))
+        .collect();
     let kind = match transforms.first() {
         None => Some(OutputKind::Show),
         Some(t) => transform(t, path.as_ref(), prefix, shown, legends, e),
     };
-    let rank = item
-        .get("rank")
-        .and_then(|r| rank(r, path.as_ref(), &kind, shown, e));
+    let rank = item.get("rank").and_then(|r| rank(r, shown, e));
     let absent = item.get("absent").and_then(|a| match a.node.as_text() {
-        Some(word) => absent_word(word)
-            .map_err(|msg| e.push(shown, Some("absent"), a.line, msg))
-            .ok()
-            .map(|()| word.to_owned()),
+        Some(word) => Some(word.to_owned()),
         None => {
             e.push(
                 shown,
@@ -766,22 +667,7 @@ fn field(
     let empty_is_absent = match item.get("empty_is_absent") {
         None => false,
         Some(entry) => match entry.node.value {
-            Value::Bool(b) => {
-                if b && let Some(t) = transforms.iter().find(|t| t.key != "untrusted") {
-                    e.push(
-                        shown,
-                        Some("empty_is_absent"),
-                        entry.line,
-                        format!(
-                            "`empty_is_absent` cannot be combined with `{}`: it reads an empty \
-                             text or list as absent, for a value shown as it is or as \
-                             `untrusted` text; remove one of them",
-                            t.key
-                        ),
-                    );
-                }
-                b
-            }
+            Value::Bool(b) => b,
             ref other => {
                 e.push(
                     shown,
@@ -793,18 +679,90 @@ fn field(
             }
         },
     };
+    let fold = rank.and_then(|r| r.fold).and(item.get("rank")).map(|r| At {
+        index,
+        key: "rank",
+        line: r.line,
+    });
+    let decisions = decisions(item, index, &name, path.as_ref(), fold, shown, e);
     if e.list.len() != before {
         return None;
     }
-    Some(Output {
-        name,
-        from: path?,
-        kind: kind?,
-        rank,
-        absent,
-        empty_is_absent,
-        line: item.line,
-    })
+    Some((
+        decisions,
+        Output {
+            name,
+            from: path?,
+            kind: kind?,
+            rank,
+            absent,
+            empty_is_absent,
+            line: item.line,
+        },
+    ))
+}
+
+/// Where a decision is written: the output (its index among the record's outputs), the key,
+/// the line.
+#[derive(Clone, Copy, Debug)]
+struct At<'a> {
+    index: usize,
+    key: &'a str,
+    line: Option<usize>,
+}
+
+/// One output's decisions as the rulebook reads them, checked by it.
+fn decisions<'a>(
+    item: &'a Node,
+    index: usize,
+    name: &str,
+    path: Option<&JsonPath>,
+    fold: Option<At<'a>>,
+    shown: Option<&str>,
+    e: &mut Errors<'_>,
+) -> rules::Output<'a, At<'a>> {
+    let at = |entry: &'a Entry| At {
+        index,
+        key: &entry.key,
+        line: entry.line,
+    };
+    let text = |key: &str| {
+        let entry = item.get(key)?;
+        Some((entry.node.as_text()?.to_owned(), at(entry)))
+    };
+    let from = item.get("from");
+    let output = rules::Output {
+        name: name.to_owned(),
+        source: path.map(|p| p.text.clone()).unwrap_or_default(),
+        at: At {
+            index,
+            key: if item.get("rename").is_some() {
+                "rename"
+            } else {
+                "from"
+            },
+            line: item.line,
+        },
+        keys: item
+            .entries()
+            .iter()
+            .filter(|x| x.key != "from" && FIELD_KEYS.contains(&x.key.as_str()))
+            .map(|x| (x.key.as_str(), at(x)))
+            .collect(),
+        rename: text("rename"),
+        absent: text("absent"),
+        fold,
+        has_path: path.is_some(),
+        each: path.filter(|p| p.through_each()).map(|_| At {
+            index,
+            key: "from",
+            line: from.and_then(|f| f.line),
+        }),
+    };
+    rules::check_output(rules::Syntax::Config, &output, &mut |at, msg| {
+        e.push(shown, Some(at.key), at.line, msg)
+    });
+    output
 }
 
 /// The message for a key an output does not take, with a hint for the likely intent.
@@ -826,21 +784,6 @@ fn unknown_field_key(key: &str) -> String {
         "unknown field key `{key}`{hint}; expected one of: {}",
         FIELD_KEYS.join(", ")
     )
-}
-
-/// An absence word is shown as is inside a prose line or a table cell.
-fn absent_word(word: &str) -> Result<(), String> {
-    if word.trim().is_empty() {
-        Err(
-            "`absent` must not be empty: write the word a reader should see, such as \
-             \"unassigned\" or \"no labels\""
-                .to_owned(),
-        )
-    } else if word.chars().any(|c| c.is_control() || c == '|') {
-        Err("`absent` must be plain words: no pipes or control characters".to_owned())
-    } else {
-        Ok(())
-    }
 }
 
 /// The output kind of the field's (first) transform.
@@ -873,21 +816,6 @@ fn transform(
                     );
                 }
             };
-            if let Some(path) = path
-                && path.through_each()
-            {
-                e.push(
-                    shown,
-                    Some("from"),
-                    t.line,
-                    format!(
-                        "`{}`: an `id` path cannot go through `[]`: a record has exactly one id; \
-                         put `id` on a path to one value (`?` is allowed)",
-                        path.text
-                    ),
-                );
-                return None;
-            }
             Some(OutputKind::Id { short })
         }
         "date" => match &t.node.value {
@@ -1054,13 +982,7 @@ fn transform(
 }
 
 /// The rank key of an output.
-fn rank(
-    r: &Entry,
-    path: Option<&JsonPath>,
-    kind: &Option<OutputKind>,
-    shown: Option<&str>,
-    e: &mut Errors<'_>,
-) -> Option<RankSpec> {
+fn rank(r: &Entry, shown: Option<&str>, e: &mut Errors<'_>) -> Option<RankSpec> {
     let order = |text: &str| match text {
         "asc" => Some(Order::Asc),
         "desc" => Some(Order::Desc),
@@ -1123,54 +1045,7 @@ fn rank(
         );
         return None;
     };
-    for (is, name, why) in [
-        (
-            matches!(kind, Some(OutputKind::Untrusted { .. })),
-            "untrusted",
-            "attacker-controlled text must not decide what survives a cut",
-        ),
-        (
-            matches!(kind, Some(OutputKind::Nested(_))),
-            "nested",
-            "records of their own have no one key to order by",
-        ),
-    ] {
-        if is {
-            e.push(
-                shown,
-                Some("rank"),
-                r.line,
-                format!("`rank` cannot be used on a `{name}` field: {why}; rank by another field"),
-            );
-            return None;
-        }
-    }
-    let each = path.is_some_and(JsonPath::through_each);
-    match (spec.fold, each) {
-        (None, true) => {
-            e.push(
-                shown,
-                Some("rank"),
-                r.line,
-                "a `rank` path through `[]` needs a fold that makes its values one key: \
-                 `rank = { order = \"desc\", fold = \"max\" }`, or sum, min, count"
-                    .to_owned(),
-            );
-            None
-        }
-        (Some(_), false) => {
-            e.push(
-                shown,
-                Some("rank"),
-                r.line,
-                "a rank fold reads the values of a path through `[]`; this path has none: \
-                 write `rank = \"asc\"` or `rank = \"desc\"`"
-                    .to_owned(),
-            );
-            None
-        }
-        _ => Some(spec),
-    }
+    Some(spec)
 }
 
 /// A value as an error quotes it: text in quotes, else its kind.
@@ -1187,40 +1062,15 @@ fn prose(
     outputs: &[Output],
     skipped: &[String],
 ) -> Result<Vec<Segment<Owned>>, Vec<String>> {
-    use crate::text::prose::Piece;
-    let pieces = crate::text::prose::parse_template(template).map_err(|msg| vec![msg])?;
-    if !pieces.iter().any(|p| matches!(p, Piece::Field(_))) {
-        return Err(vec![
-            "prose template names no field: add placeholders such as `{id}`".to_owned(),
-        ]);
-    }
     let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
-    let mut segments = Vec::with_capacity(pieces.len());
-    let mut mistakes = Vec::new();
-    for piece in pieces {
-        match piece {
-            Piece::Text(text) => segments.push(Segment::Text(text)),
-            Piece::Field(name) => match names.iter().position(|n| *n == name) {
-                Some(index) => segments.push(Segment::Field(index)),
-                None => {
-                    let why = if skipped.contains(&name) {
-                        format!("`{name}` is skipped, so it is not in the output")
-                    } else {
-                        format!("`{name}` is not an output field")
-                    };
-                    mistakes.push(format!(
-                        "prose placeholder `{{{name}}}`: {why}; output fields are: {}",
-                        names.join(", ")
-                    ));
-                }
-            },
-        }
-    }
-    if mistakes.is_empty() {
-        Ok(segments)
-    } else {
-        Err(mistakes)
-    }
+    let segments = rules::prose(template, &names, |name| skipped.iter().any(|s| s == name))?;
+    Ok(segments
+        .into_iter()
+        .map(|segment| match segment {
+            rules::Segment::Text(text) => Segment::Text(text),
+            rules::Segment::Field(index) => Segment::Field(index),
+        })
+        .collect())
 }
 
 /// Checks every path of `records` against `schema`, a JSON Schema of the tool's whole result

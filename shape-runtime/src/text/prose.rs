@@ -88,7 +88,3 @@ pub(crate) fn fill_shown<S: Storage, E>(
     }
     Ok(())
 }
-
-/// The prose-template language, shared with the derive (`toolshape-internals`): one parser,
-/// one set of messages, for templates written in code and in configuration.
-pub(crate) use toolshape_internals::template::{Piece, parse as parse_template};
