@@ -438,10 +438,58 @@ mod tests {
     }
 
     #[test]
+    fn each_syntax_reads_its_own_remedies() {
+        let mut o = output(&["rank"]);
+        o.fold = Some("fold");
+        assert!(
+            broken(Syntax::Derive, &o)[0]
+                .1
+                .ends_with("write `rank = asc` or `rank = desc`")
+        );
+        assert!(
+            broken(Syntax::Config, &o)[0]
+                .1
+                .ends_with("write `rank = \"asc\"` or `rank = \"desc\"`")
+        );
+        let mut o = output(&["id"]);
+        o.source = "assignees[].login".into();
+        o.each = Some("each");
+        assert!(
+            broken(Syntax::Config, &o)[0]
+                .1
+                .starts_with("`assignees[].login`: an `id` path cannot go through `[]`")
+        );
+        assert!(broken(Syntax::Derive, &o)[0].1.starts_with("an `id` path"));
+        assert!(all_skipped(Syntax::Derive).starts_with("every field is skipped: "));
+        assert!(all_skipped(Syntax::Config).starts_with("every field is skipped: "));
+        assert_ne!(all_skipped(Syntax::Derive), all_skipped(Syntax::Config));
+    }
+
+    #[test]
+    fn empty_is_absent_stands_with_untrusted_text_only() {
+        assert!(broken(Syntax::Derive, &output(&["empty_is_absent", "untrusted"])).is_empty());
+        assert!(broken(Syntax::Derive, &output(&["empty_is_absent"])).is_empty());
+        let errs = broken(Syntax::Derive, &output(&["empty_is_absent", "legend"]));
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].0, "empty_is_absent");
+    }
+
+    #[test]
+    fn a_refused_rank_is_named_once() {
+        let mut o = output(&["rank", "nested"]);
+        o.each = Some("each");
+        let errs = broken(Syntax::Config, &o);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].1.contains("a `nested` field"));
+    }
+
+    #[test]
     fn words_at_their_edges() {
         assert!(rename("a").is_ok());
         assert!(rename(" ").is_err());
-        assert!(rename("a|b").is_err());
+        for bad in ["a|b", "a\"b", "a{b", "a}b", "a\nb"] {
+            assert!(rename(bad).is_err(), "{bad:?}");
+        }
         assert!(absent_word("none").is_ok());
         assert!(absent_word("").is_err());
         assert!(absent_word("a\tb").is_err());
