@@ -74,7 +74,8 @@ impl Field<'_> {
     }
 }
 
-/// A piece of the prose template: text, or an index into [`Record::fields`].
+// A piece of the prose template: text, or an index into `Record::fields`. (A doc comment
+// with a link on this re-export made rustdoc 1.95 panic: "no resolutions for a doc link".)
 pub use toolshape_internals::rules::Segment;
 
 pub struct Rank {
