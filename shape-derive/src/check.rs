@@ -59,13 +59,15 @@ fn output<'a>(field: &'a Field<'_>, attrs: &'a FieldAttrs) -> Output<'a, Span> {
         rename: attrs.rename.get().map(|lit| (lit.value(), lit.span())),
         absent: attrs.absent.get().map(|lit| (lit.value(), lit.span())),
         fold: attrs.rank.get().and_then(|r| r.fold.map(|(_, span)| span)),
-        has_path: attrs.from.is_set(),
-        each: attrs.from.get().and_then(|path| {
-            path.steps.iter().find_map(|s| match s {
-                PathStep::Each(span) => Some(*span),
-                _ => None,
-            })
-        }),
+        path: match attrs.from.get() {
+            None => rules::Path::None,
+            Some(path) => rules::Path::Read {
+                each: path.steps.iter().find_map(|s| match s {
+                    PathStep::Each(span) => Some(*span),
+                    _ => None,
+                }),
+            },
+        },
     }
 }
 

@@ -66,10 +66,23 @@ pub struct Output<'a, L> {
     pub absent: Option<(String, L)>,
     /// Where the rank's fold is written, when it has one.
     pub fold: Option<L>,
-    /// Whether the value is reached by a path of its own (`from`).
-    pub has_path: bool,
-    /// Where that path goes through `[]`, when it does.
-    pub each: Option<L>,
+    /// What is known of the output's path (`from`).
+    pub path: Path<L>,
+}
+
+/// What the rules know of an output's path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path<L> {
+    /// No path of its own: the value is the field itself.
+    None,
+    /// A path written that could not be read (its own mistake is reported where it is read):
+    /// the rules about paths say nothing of it, rather than something false.
+    Unread,
+    /// A path, and where it goes through `[]` when it does.
+    Read {
+        /// Where the path goes through `[]`.
+        each: Option<L>,
+    },
 }
 
 impl<L: Copy> Output<'_, L> {
@@ -162,9 +175,14 @@ pub fn check_output<L: Copy>(
             ),
         );
     }
+    let (has_path, each) = match output.path {
+        Path::Unread => return,
+        Path::None => (false, None),
+        Path::Read { each } => (true, each),
+    };
     let path = syntax.path(&output.source);
     if output.key("id").is_some()
-        && let Some(at) = output.each
+        && let Some(at) = each
     {
         report(
             at,
@@ -175,7 +193,7 @@ pub fn check_output<L: Copy>(
         );
     }
     // A rank refused has no path to fold: one message is enough.
-    match (rank, output.fold, output.each) {
+    match (rank, output.fold, each) {
         _ if refused => {}
         (Some(at), None, Some(_)) => report(
             at,
@@ -185,7 +203,7 @@ pub fn check_output<L: Copy>(
                 syntax.rank_fold()
             ),
         ),
-        (_, Some(at), None) if !output.has_path => report(
+        (_, Some(at), None) if !has_path => report(
             at,
             format!(
                 "a rank fold reads the values of a `from` path through `[]` (`from = \
@@ -376,8 +394,7 @@ mod tests {
             rename: None,
             absent: None,
             fold: None,
-            has_path: false,
-            each: None,
+            path: Path::None,
         }
     }
 
@@ -414,7 +431,7 @@ mod tests {
             assert_eq!(errs[0].0, "rank");
         }
         let mut o = output(&["rank"]);
-        o.each = Some("each");
+        o.path = Path::Read { each: Some("each") };
         assert!(broken(Syntax::Config, &o)[0].1.contains("fold = \"max\""));
         assert!(
             broken(Syntax::Derive, &o)[0]
@@ -423,18 +440,24 @@ mod tests {
         );
         o.fold = Some("fold");
         assert!(broken(Syntax::Derive, &o).is_empty());
-        o.each = None;
+        o.path = Path::None;
         assert!(
             broken(Syntax::Derive, &o)[0]
                 .1
                 .contains("this field has no path")
         );
-        o.has_path = true;
+        o.path = Path::Read { each: None };
         assert!(
             broken(Syntax::Config, &o)[0]
                 .1
                 .contains("this path has none")
         );
+        // A path that could not be read: nothing said of it (its own mistake is said).
+        o.path = Path::Unread;
+        assert!(broken(Syntax::Config, &o).is_empty());
+        let mut id = output(&["id"]);
+        id.path = Path::Unread;
+        assert!(broken(Syntax::Config, &id).is_empty());
     }
 
     #[test]
@@ -453,7 +476,7 @@ mod tests {
         );
         let mut o = output(&["id"]);
         o.source = "assignees[].login".into();
-        o.each = Some("each");
+        o.path = Path::Read { each: Some("each") };
         assert!(
             broken(Syntax::Config, &o)[0]
                 .1
@@ -477,7 +500,7 @@ mod tests {
     #[test]
     fn a_refused_rank_is_named_once() {
         let mut o = output(&["rank", "nested"]);
-        o.each = Some("each");
+        o.path = Path::Read { each: Some("each") };
         let errs = broken(Syntax::Config, &o);
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(errs[0].1.contains("a `nested` field"));

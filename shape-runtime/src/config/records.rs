@@ -752,12 +752,18 @@ fn decisions<'a>(
         rename: text("rename"),
         absent: text("absent"),
         fold,
-        has_path: path.is_some(),
-        each: path.filter(|p| p.through_each()).map(|_| At {
-            index,
-            key: "from",
-            line: from.and_then(|f| f.line),
-        }),
+        // Every output names a path (no `from` is a mistake of its own); one that could not be
+        // read is `Unread`, and the rules say nothing of it.
+        path: match path {
+            None => rules::Path::Unread,
+            Some(path) => rules::Path::Read {
+                each: path.through_each().then(|| At {
+                    index,
+                    key: "from",
+                    line: from.and_then(|f| f.line),
+                }),
+            },
+        },
     };
     rules::check_output(rules::Syntax::Config, &output, &mut |at, msg| {
         e.push(shown, Some(at.key), at.line, msg)
