@@ -19,6 +19,15 @@ fn pem() -> String {
     )
 }
 
+/// A policy: which of secrets, e-mail addresses and phone numbers are redacted.
+fn kinds(secrets: bool, emails: bool, phones: bool) -> Redaction {
+    Redaction {
+        secrets,
+        emails,
+        phones,
+    }
+}
+
 fn on(policy: Redaction) -> (Redaction, BTreeSet<String>) {
     (policy, BTreeSet::new())
 }
@@ -42,11 +51,7 @@ fn a_text_keeps_its_words_and_loses_its_secrets() {
             phones: 0
         }
     );
-    let off = Redaction {
-        secrets: false,
-        emails: false,
-        phones: false,
-    };
+    let off = kinds(false, false, false);
     let out = Redactor::new(off, &args).text(&text, None, &mut counts);
     assert!(matches!(out, Cow::Borrowed(_)));
     assert_eq!(counts.total(), 3);
@@ -56,11 +61,7 @@ fn a_text_keeps_its_words_and_loses_its_secrets() {
 /// address inside a secret's span: one marker, counted once.
 #[test]
 fn overlapping_findings_are_one() {
-    let all = Redaction {
-        secrets: true,
-        emails: true,
-        phones: true,
-    };
+    let all = kinds(true, true, true);
     let args = BTreeSet::new();
     let redactor = Redactor::new(all, &args);
     let mut counts = Redacted::default();
@@ -104,18 +105,10 @@ fn touching_secrets_stay_two_and_each_policy_alone_is_on() {
     let out = Redactor::new(Redaction::default(), &args).text(&text, None, &mut counts);
     assert_eq!(out, "[redacted: github-pat][redacted: github-pat]");
     assert_eq!(counts.secrets, 2);
-    let emails = Redaction {
-        secrets: false,
-        emails: true,
-        phones: false,
-    };
+    let emails = kinds(false, true, false);
     let out = Redactor::new(emails, &args).text("ana@example.com", None, &mut counts);
     assert_eq!(out, "[redacted: e-mail]");
-    let phones = Redaction {
-        secrets: false,
-        emails: false,
-        phones: true,
-    };
+    let phones = kinds(false, false, true);
     let out = Redactor::new(phones, &args).text("call 555-123-4567", None, &mut counts);
     assert_eq!(out, "call [redacted: phone]");
     // Shaped like a number with a country code but of 5 digits, or of 16: no phone number.
@@ -320,11 +313,7 @@ fn emails_and_phones_by_policy() {
     let mut counts = Redacted::default();
     let off = Redactor::new(Redaction::default(), &args).text(text, None, &mut counts);
     assert_eq!(off, text);
-    let all = Redaction {
-        secrets: true,
-        emails: true,
-        phones: true,
-    };
+    let all = kinds(true, true, true);
     let out = Redactor::new(all, &args).text(text, None, &mut counts);
     assert_eq!(
         out,
@@ -344,11 +333,7 @@ fn emails_and_phones_by_policy() {
 /// them is taken for one.
 #[test]
 fn real_payloads_lose_nothing() {
-    let all = Redaction {
-        secrets: true,
-        emails: false,
-        phones: true,
-    };
+    let all = kinds(true, false, true);
     let args = BTreeSet::new();
     let redactor = Redactor::new(all, &args);
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data");
