@@ -264,44 +264,30 @@ fn key_like_names_and_names_passed_back() {
     ] {
         assert!(!key_like(key), "{key}");
     }
-    // A tool's argument is passed back whatever it is called.
+    // A tool's argument (`sessionToken`) is passed back whatever it is called.
     let args: BTreeSet<String> = ["sessionToken".to_owned()].into();
     let redactor = Redactor::new(Redaction::default(), &args);
     let mut counts = Redacted::default();
-    assert_eq!(
-        redactor.text("Zq8kL2vN9xR4wT6y", Some("session_token"), &mut counts),
-        "Zq8kL2vN9xR4wT6y"
-    );
-    assert_eq!(
-        redactor.text("Zq8kL2vN9xR4wT6y", Some("auth_token"), &mut counts),
-        "[redacted: secret]"
-    );
-    // At the edges: 8 characters and 3 bits a character are enough, 7 or less random not.
-    assert_eq!(
-        redactor.text("Zq8kL2vN", Some("password"), &mut counts),
-        "[redacted: secret]"
-    );
-    assert_eq!(
-        redactor.text("Zq8kL2v", Some("password"), &mut counts),
-        "Zq8kL2v"
-    );
-    assert_eq!(
-        redactor.text("aabbccdd", Some("password"), &mut counts),
-        "aabbccdd"
-    );
-    // Entropy at its edge: 8 distinct characters are 3 bits each (taken), 2.75 not.
-    assert_eq!(
-        redactor.text("abcdefgh", Some("password"), &mut counts),
-        "[redacted: secret]"
-    );
-    assert_eq!(
-        redactor.text("abcdefgg", Some("password"), &mut counts),
-        "abcdefgg"
-    );
-    assert_eq!(
-        redactor.text("two words", Some("password"), &mut counts),
-        "two words"
-    );
+    let cases = [
+        // A tool's argument is passed back whatever it is called.
+        ("Zq8kL2vN9xR4wT6y", "session_token", "Zq8kL2vN9xR4wT6y"),
+        ("Zq8kL2vN9xR4wT6y", "auth_token", "[redacted: secret]"),
+        // At the edges: 8 characters and 3 bits a character are enough, 7 or less random not.
+        ("Zq8kL2vN", "password", "[redacted: secret]"),
+        ("Zq8kL2v", "password", "Zq8kL2v"),
+        ("aabbccdd", "password", "aabbccdd"),
+        // Entropy at its edge: 8 distinct characters are 3 bits each (taken), 2.75 not.
+        ("abcdefgh", "password", "[redacted: secret]"),
+        ("abcdefgg", "password", "abcdefgg"),
+        ("two words", "password", "two words"),
+    ];
+    for (value, key, shown) in cases {
+        assert_eq!(
+            redactor.text(value, Some(key), &mut counts),
+            shown,
+            "{value} under {key}"
+        );
+    }
     assert_eq!(counts.secrets, 3);
 }
 
