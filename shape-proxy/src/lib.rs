@@ -121,6 +121,11 @@ pub struct ProxySettings {
     /// With `--http`, who may call and as whom (`[proxy.auth]`).
     #[serde(default)]
     pub auth: AuthSettings,
+    /// Serve this upstream alone (`--upstream <name>`, as a client entry `wrap` rewrote
+    /// starts it): the others are not started, and the shaping configuration's tools are not
+    /// checked against the one upstream's (they may be the others').
+    #[serde(skip)]
+    pub only: Option<String>,
 }
 
 /// `[proxy.auth]`: the credentials a proxy served over HTTP admits, each naming the principal
@@ -270,6 +275,14 @@ pub enum ProxyError {
         .0.join("; ")
     )]
     Unlisted(Vec<String>),
+    /// `--upstream` names an upstream the configuration does not have.
+    #[error("--upstream {name}: the configuration has no such upstream (it has: {})", .known.join(", "))]
+    NoSuchUpstream {
+        /// The name given.
+        name: String,
+        /// The upstreams it has.
+        known: Vec<String>,
+    },
     /// The address to serve HTTP on could not be bound or served.
     #[error("cannot serve HTTP on {addr}: {source}")]
     Listen {
@@ -320,6 +333,19 @@ impl ProxyConfig {
             None => ShapeConfig::default(),
         };
         Ok((config, shape))
+    }
+
+    /// Keeps the upstream `name` alone (`--upstream <name>`).
+    pub fn only(&mut self, name: &str) -> Result<(), ProxyError> {
+        if !self.upstreams.contains_key(name) {
+            return Err(ProxyError::NoSuchUpstream {
+                name: name.to_owned(),
+                known: self.upstreams.keys().cloned().collect(),
+            });
+        }
+        self.upstreams.retain(|k, _| k == name);
+        self.proxy.only = Some(name.to_owned());
+        Ok(())
     }
 }
 
@@ -853,7 +879,11 @@ async fn harness(config: &ProxyConfig, shape: ShapeConfig) -> Result<Shaped, Pro
         _ => None,
     };
     let proxy = Proxy::start(config, Duration::from_secs(60)).await;
-    let unlisted = proxy.unlisted(&shape).await;
+    let unlisted = match config.proxy.only {
+        // The shaping configuration may name the other upstreams' tools.
+        Some(_) => Vec::new(),
+        None => proxy.unlisted(&shape).await,
+    };
     if config.proxy.strict && !unlisted.is_empty() {
         return Err(ProxyError::Unlisted(unlisted));
     }
@@ -1093,6 +1123,9 @@ fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
     );
     axum::Router::new().nest_service("/mcp", service)
 }
+
+pub mod cli;
+pub mod wrap;
 
 #[cfg(test)]
 mod order_tests;

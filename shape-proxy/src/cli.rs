@@ -1,0 +1,175 @@
+//! The command line: `toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>`
+//! serves; `wrap`, `unwrap` and `discover` put a client's servers behind the proxy and take
+//! them out ([`crate::wrap`]).
+
+use crate::wrap::{self, Client, Places, WrapOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>
+       toolshape-proxy wrap [--client NAME]... [--file PATH]... [--server NAME]... [--dry-run]
+       toolshape-proxy unwrap [--file PATH]... [--dry-run]
+       toolshape-proxy discover [--client NAME]... [--file PATH]...
+
+An MCP server in front of the MCP servers the configuration names, every answer shaped to its
+token budget: on stdio, or with --http (e.g. 127.0.0.1:8080) over streamable HTTP at /mcp.
+With --strict it does not start when the shaping configuration names a tool no upstream lists
+(else a warning says so). With --upstream it serves that upstream alone.
+
+wrap: the MCP servers of Claude Code, Codex, VS Code and Cursor (or --client claude, codex,
+vscode, cursor; or the files given) put behind the proxy: each an upstream of
+$TOOLSHAPE_HOME/proxy.toml (default ~/.toolshape), its client entry rewritten to start the
+proxy, a backup kept. --server wraps those named only; --dry-run prints the diff and writes
+nothing. unwrap puts the files back (byte for byte when untouched since). discover lists the
+configured servers and whether each is behind the proxy.";
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("toolshape-proxy: {message}\n\n{USAGE}");
+    ExitCode::from(2)
+}
+
+/// Runs the command line `args` (without the program's name).
+pub async fn run(args: Vec<String>) -> ExitCode {
+    if let Some("wrap" | "unwrap" | "discover") = args.first().map(String::as_str) {
+        return manage(&args[0], &args[1..]);
+    }
+    let mut path = None;
+    let mut http = None;
+    let mut strict = false;
+    let mut upstream = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+            "--strict" => strict = true,
+            "--http" => match args.next() {
+                Some(addr) => http = Some(addr),
+                None => return usage_error("--http needs an address, like 127.0.0.1:8080"),
+            },
+            wrap::UPSTREAM_FLAG => match args.next() {
+                Some(name) => upstream = Some(name),
+                None => return usage_error("--upstream needs an upstream's name"),
+            },
+            _ if path.is_none() => path = Some(arg),
+            _ => return usage_error(&format!("unexpected argument {arg:?}")),
+        }
+    }
+    let Some(path) = path else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let (mut config, shape) = match crate::ProxyConfig::load(&path) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("toolshape-proxy: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    config.proxy.strict |= strict;
+    if let Some(name) = upstream
+        && let Err(e) = config.only(&name)
+    {
+        eprintln!("toolshape-proxy: {e}");
+        return ExitCode::from(2);
+    }
+    let served = match http {
+        #[cfg(feature = "http")]
+        Some(addr) => crate::serve_http(&config, shape, &addr).await,
+        #[cfg(not(feature = "http"))]
+        Some(_) => return usage_error("--http needs the proxy built with feature `http`"),
+        None => crate::serve(&config, shape).await,
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolshape-proxy: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `wrap`, `unwrap` or `discover`.
+fn manage(command: &str, args: &[String]) -> ExitCode {
+    let mut clients = Vec::new();
+    let mut files = Vec::new();
+    let mut servers = Vec::new();
+    let mut program = None;
+    let mut dry_run = false;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| {
+            args.next()
+                .cloned()
+                .ok_or_else(|| usage_error(&format!("{flag} needs a value")))
+        };
+        let taken = match arg.as_str() {
+            "--dry-run" if command != "discover" => {
+                dry_run = true;
+                Ok(())
+            }
+            "--file" => value("--file").map(|v| files.push(PathBuf::from(v))),
+            "--client" if command != "unwrap" => value("--client").and_then(|v| {
+                for word in v.split(',') {
+                    match Client::from_word(word.trim()) {
+                        Some(client) => clients.push(client),
+                        None => {
+                            return Err(usage_error(&format!(
+                                "--client {word:?}: name claude, codex, vscode or cursor"
+                            )));
+                        }
+                    }
+                }
+                Ok(())
+            }),
+            "--server" if command == "wrap" => value("--server").map(|v| {
+                servers.extend(v.split(',').map(|s| s.trim().to_owned()));
+            }),
+            "--program" if command == "wrap" => value("--program").map(|v| program = Some(v)),
+            "--help" | "-h" => {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+            _ => Err(usage_error(&format!(
+                "{command}: unexpected argument {arg:?}"
+            ))),
+        };
+        if let Err(code) = taken {
+            return code;
+        }
+    }
+    let done = Places::from_env().and_then(|places| match command {
+        "wrap" => {
+            let program = match program {
+                Some(p) => PathBuf::from(p),
+                None => std::env::current_exe().map_err(|source| wrap::WrapError::Read {
+                    path: "this program's path".to_owned(),
+                    source,
+                })?,
+            };
+            let options = WrapOptions {
+                clients,
+                files,
+                servers,
+                program,
+                dry_run,
+            };
+            wrap::wrap(&places, &options)
+        }
+        "unwrap" => wrap::unwrap(&places, &files, dry_run),
+        _ => wrap::discover(&places, &clients, &files),
+    });
+    match done {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("toolshape-proxy {command}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
