@@ -630,6 +630,9 @@ fn chosen(
                 .filter(|f| f.path.is_file()),
         );
     }
+    // A file named twice (given, and a client's; or a link to another) is read once.
+    let mut seen = std::collections::BTreeSet::new();
+    out.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     Ok(out)
 }
 

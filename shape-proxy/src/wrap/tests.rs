@@ -466,7 +466,7 @@ fn a_file_given_by_path_is_read_by_its_layout() {
     let codex = root.path().join("elsewhere/codex.toml");
     put(&codex, CODEX);
     let mut given = options(&[]);
-    given.files = vec![vscode.clone(), codex.clone()];
+    given.files = vec![vscode.clone(), codex.clone(), vscode.clone()];
     let report = wrap(&places, &given).unwrap();
     assert!(report.contains("  wrapped   Perplexity"), "{report}");
     assert!(report.contains("  wrapped   context7"), "{report}");
