@@ -468,7 +468,7 @@ fn a_file_given_by_path_is_read_by_its_layout() {
     let mut given = options(&[]);
     given.files = vec![vscode.clone(), codex.clone(), vscode.clone()];
     let report = wrap(&places, &given).unwrap();
-    assert!(report.contains("  wrapped   Perplexity"), "{report}");
+    assert_eq!(report.matches("  wrapped   Perplexity").count(), 1, "{report}");
     assert!(report.contains("  wrapped   context7"), "{report}");
     unwrap(&places, &[], false).unwrap();
     assert_eq!(std::fs::read_to_string(&vscode).unwrap(), VSCODE);
