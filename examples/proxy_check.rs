@@ -927,6 +927,7 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
     http_check(&me, &config, &proxy, &tree, &o200k, &mut tally).await?;
     replicas_check(&me, &config, &tree, &o200k, &mut tally).await?;
     secrets_check(&me, &config, setup, &direct, &mut tally).await?;
+    wrap_check(&me, setup, &mut tally).await?;
     for (_, client) in direct {
         let _ = client.cancel().await;
     }
@@ -941,6 +942,180 @@ async fn check(setup: &Setup) -> Result<Tally, Error> {
         tally.lost
     );
     Ok(tally)
+}
+
+/// `toolshape-proxy wrap` as a new user runs it (issue 49): a home whose Claude Code
+/// configuration (`~/.claude.json`, the client's own state around its servers) has three of
+/// the real servers. `wrap --dry-run` writes nothing; `wrap`, run as a command with that home
+/// (this program started as the proxy's command line), puts the three behind the proxy. Each
+/// rewritten entry is started as Claude Code starts it (its command, args and env, in its
+/// folder): it lists the tools the server itself lists (and `open_result`), answers a call
+/// through the proxy, and the env its entry kept reaches the server. `unwrap` gives the file
+/// back byte for byte.
+async fn wrap_check(me: &Path, setup: &Setup, tally: &mut Tally) -> Result<(), Error> {
+    println!(
+        "\nwrap: a Claude Code configuration of three servers behind the proxy in one command"
+    );
+    let home = root().join("target/proxy-check/wrap-home");
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home)?;
+    let s = |p: &Path| p.display().to_string();
+    let tree = s(&setup.tree);
+    let repo = s(&setup.repo);
+    let servers = json!({
+        "filesystem": {"type": "stdio", "command": s(&setup.filesystem), "args": [tree], "env": {}},
+        "git": {"command": s(&setup.git), "args": ["--repository", repo]},
+        "everything": {"type": "stdio", "command": s(&setup.everything), "args": [],
+            "env": {"WRAP_CHECK": "kept-by-the-client"}},
+    });
+    let servers_text = serde_json::to_string_pretty(&servers)?.replace('\n', "\n  ");
+    let claude = format!(
+        "{{\n  \"numStartups\": 7,\n  \"mcpServers\": {servers_text},\n  \"userID\": \"0123abcd\"\n}}\n"
+    );
+    let file = home.join(".claude.json");
+    std::fs::write(&file, &claude)?;
+    let run = |args: &[&str]| {
+        std::process::Command::new(me)
+            .args(args)
+            .env("HOME", &home)
+            .env_remove("TOOLSHAPE_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CODEX_HOME")
+            .current_dir(&home)
+            .output()
+    };
+    let dry = run(&["wrap", "--dry-run"])?;
+    let said = String::from_utf8_lossy(&dry.stdout).into_owned();
+    if !dry.status.success() || !said.contains("dry run: 3 servers would be put behind the proxy") {
+        tally.fail(format!(
+            "wrap --dry-run: {said}{}",
+            String::from_utf8_lossy(&dry.stderr)
+        ));
+    }
+    if std::fs::read_to_string(&file)? != claude || home.join(".toolshape").exists() {
+        tally.fail("wrap --dry-run wrote something".to_owned());
+    }
+    let done = run(&["wrap"])?;
+    let said = String::from_utf8_lossy(&done.stdout).into_owned();
+    print!("{said}");
+    if !done.status.success() || !said.contains("3 servers behind the proxy") {
+        tally.fail(format!(
+            "wrap: {said}{}",
+            String::from_utf8_lossy(&done.stderr)
+        ));
+        return Ok(());
+    }
+    let wrapped: Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+    let calls = [
+        (
+            "filesystem",
+            "list_allowed_directories",
+            json!({}),
+            s(&setup.tree),
+        ),
+        (
+            "git",
+            "git_status",
+            json!({"repo_path": s(&setup.repo)}),
+            "branch".to_owned(),
+        ),
+        (
+            "everything",
+            "get-env",
+            json!({}),
+            "kept-by-the-client".to_owned(),
+        ),
+    ];
+    for (name, tool, args, expected) in calls {
+        let entry = &wrapped["mcpServers"][name];
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let command = entry["command"].as_str().unwrap_or_default().to_owned();
+        let entry_args = strings(&entry["args"]);
+        let env: Vec<(String, String)> = entry["env"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        // As Claude Code starts it: the entry's command, args and env.
+        let started = tokio::process::Command::new(&command).configure(|c| {
+            c.args(&entry_args)
+                .envs(env.iter().cloned())
+                .current_dir(&home);
+        });
+        let (transport, _) = TokioChildProcess::builder(started)
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let client = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("claude-code", "2.1.0"),
+        )
+        .serve(transport)
+        .await?;
+        let original = &servers[name];
+        let (direct, _) = spawn_client(
+            "wrap-check-direct",
+            Path::new(original["command"].as_str().unwrap_or_default()),
+            &strings(&original["args"]),
+        )
+        .await?;
+        let mut through: Vec<String> = client
+            .list_all_tools()
+            .await?
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .filter(|n| n != "open_result")
+            .collect();
+        let mut own: Vec<String> = direct
+            .list_all_tools()
+            .await?
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        through.sort();
+        own.sort();
+        if through != own || own.is_empty() {
+            tally.fail(format!(
+                "wrap: {name} lists {through:?} through the proxy, {own:?} itself"
+            ));
+        }
+        let pages = walk(&client, tool, &args).await?;
+        let read: String = pages.iter().map(text).collect::<Vec<_>>().join("\n");
+        if pages.iter().any(|p| p.is_error == Some(true)) || !read.contains(&expected) {
+            tally.fail(format!(
+                "wrap: {name}'s {tool} through the proxy does not show {expected:?}: {}",
+                read.chars().take(300).collect::<String>()
+            ));
+        }
+        println!(
+            "  {name}: {} tools, as the server lists them; {tool} answered through the proxy ({} page{})",
+            own.len(),
+            pages.len(),
+            if pages.len() == 1 { "" } else { "s" }
+        );
+        let _ = client.cancel().await;
+        let _ = direct.cancel().await;
+    }
+    let undone = run(&["unwrap"])?;
+    if !undone.status.success() || std::fs::read_to_string(&file)? != claude {
+        tally.fail(format!(
+            "unwrap did not give the file back byte for byte: {}",
+            String::from_utf8_lossy(&undone.stdout)
+        ));
+    } else {
+        println!("  unwrap: ~/.claude.json as it was, byte for byte");
+    }
+    Ok(())
 }
 
 /// Fake secrets of every well-known format (`shape_examples::secrets`) where real servers
@@ -1423,6 +1598,10 @@ fn main() -> std::process::ExitCode {
                 }
             }
         });
+    }
+    // Started again as the proxy's command line (`wrap`, or an entry `wrap` rewrote).
+    if let Some("wrap" | "unwrap" | "discover" | "--upstream") = args.get(1).map(String::as_str) {
+        return runtime.block_on(toolshape_proxy::cli::run(args[1..].to_vec()));
     }
     // Started again as the proxy itself.
     if args.get(1).map(String::as_str) == Some("--serve-proxy") {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage: toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>
-       toolshape-proxy wrap [--client NAME]... [--file PATH]... [--server NAME]... [--dry-run]
+       toolshape-proxy wrap [--client NAME]... [--file PATH]... [--server NAME]... [--program PATH] [--dry-run]
        toolshape-proxy unwrap [--file PATH]... [--dry-run]
        toolshape-proxy discover [--client NAME]... [--file PATH]...
 
@@ -20,7 +20,8 @@ With --strict it does not start when the shaping configuration names a tool no u
 wrap: the MCP servers of Claude Code, Codex, VS Code and Cursor (or --client claude, codex,
 vscode, cursor; or the files given) put behind the proxy: each an upstream of
 $TOOLSHAPE_HOME/proxy.toml (default ~/.toolshape), its client entry rewritten to start the
-proxy, a backup kept. --server wraps those named only; --dry-run prints the diff and writes
+proxy, a backup kept. --server wraps those named only; --program names the proxy the entries
+start (default: this one); --dry-run prints the diff and writes
 nothing. unwrap puts the files back (byte for byte when untouched since). discover lists the
 configured servers and whether each is behind the proxy.";
 

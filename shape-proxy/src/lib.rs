@@ -44,6 +44,10 @@
 //! env = { GIT_PAGER = "cat" }
 //! ```
 //!
+//! A client starts it as any stdio server (`"command": "toolshape-proxy", "args":
+//! ["/path/to/proxy.toml"]`), or `toolshape-proxy wrap` ([`wrap`]) puts the servers a client
+//! is configured with behind it, one entry each (`--upstream <name>`: that upstream alone).
+//!
 //! Each upstream is started as a child process and watched: when it exits (or is killed mid
 //! call) the calls in flight answer a tool error that says so, the proxy starts it again and
 //! tells the client its tools changed. Progress notifications and cancellation pass through;

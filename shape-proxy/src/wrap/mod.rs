@@ -507,11 +507,7 @@ struct ProxyToml {
 }
 
 const PROXY_TOML_HEAD: &str = "\
-# The proxy's configuration, written by `toolshape-proxy wrap`: an upstream for each MCP server
-# it put behind the proxy. Each client entry it rewrote starts
-# `toolshape-proxy --upstream <name> <this file>` and keeps its own `env` (the client sets it;
-# the proxy passes it on to the server). Budgets and projections per tool: add
-# `shape = \"shape.toml\"` under [proxy] (see the README). `toolshape-proxy unwrap` undoes it.
+# Written by `toolshape-proxy wrap` (undone by `unwrap`): an upstream per server it wrapped.
 
 [proxy]
 ";
@@ -579,6 +575,15 @@ impl ProxyToml {
                 }
             }
         }
+    }
+}
+
+/// "1 server", "3 servers".
+fn servers(n: usize) -> String {
+    if n == 1 {
+        "1 server".to_owned()
+    } else {
+        format!("{n} servers")
     }
 }
 
@@ -748,7 +753,8 @@ pub fn wrap(places: &Places, options: &WrapOptions) -> Result<String, WrapError>
         }
         let _ = writeln!(
             report,
-            "dry run: {count} servers would be put behind the proxy; nothing was written"
+            "dry run: {} would be put behind the proxy; nothing was written",
+            servers(count)
         );
         return Ok(report);
     }
@@ -807,7 +813,8 @@ pub fn wrap(places: &Places, options: &WrapOptions) -> Result<String, WrapError>
     }
     let _ = writeln!(
         report,
-        "{count} servers behind the proxy ({}); restart the clients (or reconnect their MCP servers) to use it; `toolshape-proxy unwrap` undoes it",
+        "{} behind the proxy ({}); restart the clients (or reconnect their MCP servers) to use it; `toolshape-proxy unwrap` undoes it",
+        servers(count),
         places.shown(&proxy_path)
     );
     Ok(report)
@@ -1007,7 +1014,8 @@ pub fn discover(
     }
     let _ = writeln!(
         report,
-        "{ready} servers not yet behind the proxy{}",
+        "{} not yet behind the proxy{}",
+        servers(ready),
         if ready > 0 {
             ": `toolshape-proxy wrap` puts them there (`--dry-run` shows how)"
         } else {

@@ -468,7 +468,11 @@ fn a_file_given_by_path_is_read_by_its_layout() {
     let mut given = options(&[]);
     given.files = vec![vscode.clone(), codex.clone(), vscode.clone()];
     let report = wrap(&places, &given).unwrap();
-    assert_eq!(report.matches("  wrapped   Perplexity").count(), 1, "{report}");
+    assert_eq!(
+        report.matches("  wrapped   Perplexity").count(),
+        1,
+        "{report}"
+    );
     assert!(report.contains("  wrapped   context7"), "{report}");
     unwrap(&places, &[], false).unwrap();
     assert_eq!(std::fs::read_to_string(&vscode).unwrap(), VSCODE);
@@ -556,4 +560,43 @@ fn each_entry_is_judged_as_the_proxy_would_start_it() {
             other => panic!("{entry}: {other:?}"),
         }
     }
+}
+
+/// The README's `wrap --dry-run` is what the command prints for the configuration it was run
+/// on (a home at `/home/me`, shown here in a temporary one).
+#[test]
+fn the_readme_shows_a_dry_run_as_it_is() {
+    let root = tempfile::tempdir().unwrap();
+    let places = places(root.path());
+    let claude = r#"{
+  "numStartups": 12,
+  "mcpServers": {
+    "git": {
+      "command": "uvx",
+      "args": ["mcp-server-git", "--repository", "/home/me/repo"]
+    },
+    "sentry": {
+      "type": "http",
+      "url": "https://mcp.sentry.dev/mcp",
+      "headers": { "Authorization": "Bearer ${SENTRY_TOKEN}" }
+    }
+  }
+}
+"#;
+    put(&places.home.join(".claude.json"), claude);
+    let mut dry = options(&[Client::ClaudeCode]);
+    dry.program = PathBuf::from("/home/me/.cargo/bin/toolshape-proxy");
+    dry.dry_run = true;
+    let printed = wrap(&places, &dry)
+        .unwrap()
+        .replace(&places.home.display().to_string(), "/home/me");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let start = "$ toolshape-proxy wrap --client claude --dry-run\n";
+    let shown = readme
+        .split_once(start)
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(shown, _)| shown)
+        .expect("the README shows `wrap --client claude --dry-run` in a console block");
+    assert_eq!(shown, printed, "print it again into the README");
 }
