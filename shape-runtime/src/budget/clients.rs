@@ -97,11 +97,13 @@ pub const KNOWN_CLIENTS: &[KnownClient] = &[
     },
     KnownClient {
         client: "the MCP Python SDK's default name (Open WebUI, the Agents SDK and the \
-                 langchain adapters send it unless set)",
+                 langchain adapters send it unless set; Kimi Code CLI always, through FastMCP)",
         names: &["mcp"],
         profile: ChannelPolicy::Text,
         limits: ClientLimits::NONE,
-        source: "modelcontextprotocol/python-sdk `ClientSession` default `clientInfo`",
+        source: "modelcontextprotocol/python-sdk `ClientSession` default `clientInfo`; Kimi \
+                 Code CLI: MoonshotAI/kimi-cli `soul/toolset.py` (a `fastmcp.Client` given no \
+                 `client_info`; `convert_mcp_tool_result` reads `content` only)",
     },
 ];
 
