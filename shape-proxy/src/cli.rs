@@ -11,6 +11,7 @@ usage: toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>
        toolshape-proxy wrap [--client NAME]... [--file PATH]... [--server NAME]... [--program PATH] [--dry-run]
        toolshape-proxy unwrap [--file PATH]... [--dry-run]
        toolshape-proxy discover [--client NAME]... [--file PATH]...
+       toolshape-proxy stats [--ledger PATH]
 
 An MCP server in front of the MCP servers the configuration names, every answer shaped to its
 token budget: on stdio, or with --http (e.g. 127.0.0.1:8080) over streamable HTTP at /mcp.
@@ -23,7 +24,10 @@ $TOOLSHAPE_HOME/proxy.toml (default ~/.toolshape), its client entry rewritten to
 proxy, a backup kept. --server wraps those named only; --program names the proxy the entries
 start (default: this one); --dry-run prints the diff and writes
 nothing. unwrap puts the files back (byte for byte when untouched since). discover lists the
-configured servers and whether each is behind the proxy.";
+configured servers and whether each is behind the proxy. stats sums the ledger the proxies
+keep (`ledger` under [proxy]; default $TOOLSHAPE_HOME/ledger.jsonl) per upstream and tool:
+calls, pages, the upstreams' tokens and the tokens read. Over HTTP, /metrics serves the same
+counts in Prometheus' format.";
 
 fn usage_error(message: &str) -> ExitCode {
     eprintln!("toolshape-proxy: {message}\n\n{USAGE}");
@@ -34,6 +38,9 @@ fn usage_error(message: &str) -> ExitCode {
 pub async fn run(args: Vec<String>) -> ExitCode {
     if let Some("wrap" | "unwrap" | "discover") = args.first().map(String::as_str) {
         return manage(&args[0], &args[1..]);
+    }
+    if let Some("stats") = args.first().map(String::as_str) {
+        return stats(&args[1..]);
     }
     let mut path = None;
     let mut http = None;
@@ -170,6 +177,31 @@ fn manage(command: &str, args: &[String]) -> ExitCode {
         }
         Err(e) => {
             eprintln!("toolshape-proxy {command}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `stats [--ledger PATH]`.
+fn stats(args: &[String]) -> ExitCode {
+    let ledger = match args {
+        [] => match Places::from_env() {
+            Ok(places) => crate::metrics::default_ledger(&places.dir),
+            Err(e) => {
+                eprintln!("toolshape-proxy stats: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        [flag, path] if flag == "--ledger" => PathBuf::from(path),
+        _ => return usage_error("stats takes --ledger PATH, or nothing"),
+    };
+    match crate::metrics::stats(&ledger) {
+        Ok(table) => {
+            print!("{table}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("toolshape-proxy stats: {e}");
             ExitCode::FAILURE
         }
     }

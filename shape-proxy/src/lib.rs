@@ -125,6 +125,10 @@ pub struct ProxySettings {
     /// With `--http`, who may call and as whom (`[proxy.auth]`).
     #[serde(default)]
     pub auth: AuthSettings,
+    /// Append each page's counts (tool, upstream, tokens before and after, status) to this
+    /// file, one JSON line each, for `toolshape-proxy stats` (relative to this file; the
+    /// configuration `wrap` writes names `~/.toolshape/ledger.jsonl`). Default: none kept.
+    pub ledger: Option<PathBuf>,
     /// Serve this upstream alone (`--upstream <name>`, as a client entry `wrap` rewrote
     /// starts it): the others are not started, and the shaping configuration's tools are not
     /// checked against the one upstream's (they may be the others').
@@ -279,6 +283,14 @@ pub enum ProxyError {
         .0.join("; ")
     )]
     Unlisted(Vec<String>),
+    /// The ledger (`ledger` under `[proxy]`) cannot be opened for appending.
+    #[error("cannot keep the ledger {path}: {source}")]
+    Ledger {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// `--upstream` names an upstream the configuration does not have.
     #[error("--upstream {name}: the configuration has no such upstream (it has: {})", .known.join(", "))]
     NoSuchUpstream {
@@ -326,6 +338,9 @@ impl ProxyConfig {
             });
         }
         let mut config = config;
+        if let Some(ledger) = &config.proxy.ledger {
+            config.proxy.ledger = Some(path.parent().unwrap_or(Path::new(".")).join(ledger));
+        }
         if let Some(jwks) = &config.proxy.auth.jwks {
             config.proxy.auth.jwks = Some(path.parent().unwrap_or(Path::new(".")).join(jwks));
         }
@@ -789,6 +804,7 @@ impl ServerHandler for Proxy {
         self.remember(&context.peer);
         let name = request.name.to_string();
         if let Some((upstream, own)) = self.route(&name).await {
+            metrics::routed(&name, &upstream.name);
             return self.forward(upstream, request, own, context).await;
         }
         // A tool of an upstream that did not start is not listed: its reason, not "no tool".
@@ -882,6 +898,15 @@ async fn harness(config: &ProxyConfig, shape: ShapeConfig) -> Result<Shaped, Pro
         }
         _ => None,
     };
+    if let Some(ledger) = &config.proxy.ledger {
+        metrics::open_ledger(ledger).map_err(|source| ProxyError::Ledger {
+            path: ledger.display().to_string(),
+            source,
+        })?;
+    }
+    if let Some(name) = &config.proxy.only {
+        metrics::alone(name);
+    }
     let proxy = Proxy::start(config, Duration::from_secs(60)).await;
     let unlisted = match config.proxy.only {
         // The shaping configuration may name the other upstreams' tools.
@@ -1125,10 +1150,19 @@ fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
         Arc::new(NeverSessionManager::default()),
         http,
     );
-    axum::Router::new().nest_service("/mcp", service)
+    axum::Router::new().nest_service("/mcp", service).route(
+        "/metrics",
+        axum::routing::get(|| async {
+            (
+                [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
+                metrics::render(),
+            )
+        }),
+    )
 }
 
 pub mod cli;
+pub mod metrics;
 pub mod wrap;
 
 #[cfg(test)]

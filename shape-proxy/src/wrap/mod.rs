@@ -506,17 +506,23 @@ struct ProxyToml {
     before: String,
 }
 
-const PROXY_TOML_HEAD: &str = "\
-# Written by `toolshape-proxy wrap` (undone by `unwrap`): an upstream per server it wrapped.
-
-[proxy]
-";
+/// A new proxy configuration: what wrote it, and the ledger `stats` reads.
+fn proxy_toml_head(dir: &Path) -> String {
+    let ledger = crate::metrics::default_ledger(dir);
+    format!(
+        "# Written by `toolshape-proxy wrap` (undone by `unwrap`): an upstream per server it wrapped.\n\n\
+         [proxy]\nledger = {}   # read by `toolshape-proxy stats`\n",
+        toml_edit::Value::from(ledger.display().to_string())
+    )
+}
 
 impl ProxyToml {
-    fn load(path: &Path) -> Result<ProxyToml, WrapError> {
+    fn load(path: &Path, dir: &Path) -> Result<ProxyToml, WrapError> {
         let before = read_if_there(path)?.unwrap_or_default();
+        let head;
         let text = if before.trim().is_empty() {
-            PROXY_TOML_HEAD
+            head = proxy_toml_head(dir);
+            &head
         } else {
             &before
         };
@@ -651,7 +657,7 @@ pub fn wrap(places: &Places, options: &WrapOptions) -> Result<String, WrapError>
         ));
     }
     let proxy_path = places.proxy_toml();
-    let mut proxy = ProxyToml::load(&proxy_path)?;
+    let mut proxy = ProxyToml::load(&proxy_path, &places.dir)?;
     let mut manifest = Manifest::load(places)?;
     let program = options.program.display().to_string();
     let args_for = |upstream: &str| {

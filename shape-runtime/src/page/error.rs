@@ -239,6 +239,7 @@ fn finish(
     let over_budget = !fits(&answer);
     let report = Report {
         tool: s.tool.to_owned(),
+        status: answer.frame.status,
         tokenizer: s.tokenizer.name().to_owned(),
         budget: s.budget.max_tokens(),
         raw: None,

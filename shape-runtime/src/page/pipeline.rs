@@ -104,6 +104,7 @@ impl<'p, R: RenderRecord> Page<'p, R> {
         let tokens = envelope_tokens.plus(plan.admission.tokens());
         Report {
             tool: s.tool.to_owned(),
+            status: frame.status,
             tokenizer: s.tokenizer.name().to_owned(),
             budget: s.budget.max_tokens(),
             raw: s.raw.map(|raw| RawSize::measure(raw, s.tokenizer)),

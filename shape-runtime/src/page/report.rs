@@ -134,6 +134,8 @@ pub struct RecordCounts {
 pub struct Report {
     /// The tool.
     pub tool: String,
+    /// The answer's status, as its envelope says.
+    pub status: crate::page::envelope::Status,
     /// The tokenizer the budget is counted in.
     pub tokenizer: String,
     /// The budget in tokens.
@@ -173,6 +175,7 @@ impl Report {
         tracing::info!(
             target: "shape",
             tool = %self.tool,
+            status = self.status.as_str(),
             tokenizer = %self.tokenizer,
             budget = self.budget,
             raw_bytes = self.raw.map(|r| r.bytes),
