@@ -11,7 +11,8 @@
 //!
 //! The figures, per tool and upstream (`open_result`'s pages are counted under the upstream
 //! the proxy serves alone, else under `proxy`):
-//! - `toolshape_calls_total`: upstream answers shaped (a first page, the raw answer measured);
+//! - `toolshape_calls_total`: calls answered: an upstream's answer shaped (a first page, the
+//!   raw answer measured) or an error;
 //! - `toolshape_pages_total` (and `status`): pages served, first and later;
 //! - `toolshape_raw_tokens_total`: the upstream answers' tokens, in the budget's tokenizer;
 //! - `toolshape_shaped_tokens_total` (and `channel`, `text` or `structured`): the pages';
@@ -59,6 +60,12 @@ pub struct Page {
 }
 
 impl Page {
+    /// Whether it answers a call of its own (not a later page of one): an upstream's answer
+    /// shaped (its raw size measured), or an error.
+    pub fn is_call(&self) -> bool {
+        self.raw_tokens.is_some() || self.status == "error"
+    }
+
     /// The tokens a model reads of it at most: the larger channel sent (a client reads one).
     pub fn shaped_tokens(&self) -> u64 {
         self.text_tokens.max(self.structured_tokens.unwrap_or(0))
@@ -148,7 +155,7 @@ impl Counters {
         let opened = Family::<Labels, Counter>::default();
         registry.register(
             "toolshape_calls",
-            "Upstream answers shaped (first pages)",
+            "Calls answered: upstream answers shaped (first pages) and errors",
             calls.clone(),
         );
         registry.register(
@@ -205,8 +212,10 @@ impl Counters {
                 status: page.status.clone(),
             })
             .inc();
-        if let Some(raw) = page.raw_tokens {
+        if page.is_call() {
             self.calls.get_or_create(&labels).inc();
+        }
+        if let Some(raw) = page.raw_tokens {
             self.raw.get_or_create(&labels).inc_by(raw);
         }
         let channel = |channel: &str| ChannelLabels {
@@ -390,10 +399,8 @@ pub fn stats(path: &Path) -> Result<String, String> {
             .or_default();
         sum.pages += 1;
         sum.shaped += page.shaped_tokens();
-        if let Some(raw) = page.raw_tokens {
-            sum.calls += 1;
-            sum.raw += raw;
-        }
+        sum.calls += u64::from(page.is_call());
+        sum.raw += page.raw_tokens.unwrap_or(0);
         sum.cuts += u64::from(page.cut);
         sum.errors += u64::from(page.status == "error");
     }
