@@ -1106,6 +1106,23 @@ async fn wrap_check(me: &Path, setup: &Setup, tally: &mut Tally) -> Result<(), E
         let _ = client.cancel().await;
         let _ = direct.cancel().await;
     }
+    // What each call cost, summed from the ledger the proxies kept (`wrap` turned it on).
+    let stats = run(&["stats"])?;
+    let table = String::from_utf8_lossy(&stats.stdout).into_owned();
+    print!("{table}");
+    for (name, tool) in [
+        ("filesystem", "list_allowed_directories"),
+        ("git", "git_status"),
+        ("everything", "get-env"),
+    ] {
+        let row = table
+            .lines()
+            .find(|l| l.split_whitespace().take(2).eq([name, tool]));
+        let calls = row.and_then(|r| r.split_whitespace().nth(2));
+        if calls != Some("1") {
+            tally.fail(format!("stats: {name} {tool} is not one call: {row:?}"));
+        }
+    }
     let undone = run(&["unwrap"])?;
     if !undone.status.success() || std::fs::read_to_string(&file)? != claude {
         tally.fail(format!(
@@ -1601,6 +1618,7 @@ fn main() -> std::process::ExitCode {
     }
     // Started again as the proxy's command line (`wrap`, or an entry `wrap` rewrote).
     if let Some("wrap" | "unwrap" | "discover" | "--upstream") = args.get(1).map(String::as_str) {
+        toolshape_proxy::cli::init_tracing();
         return runtime.block_on(toolshape_proxy::cli::run(args[1..].to_vec()));
     }
     // Started again as the proxy itself.

@@ -34,6 +34,25 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The program's `tracing`: logs to stderr at `RUST_LOG` (default `warn`), and every call's
+/// report to [`crate::metrics`] (`/metrics`, the ledger) whatever `RUST_LOG` says. Does
+/// nothing when a global subscriber is set already.
+pub fn init_tracing() {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter),
+        )
+        .with(crate::metrics::layer())
+        .try_init();
+}
+
 /// Runs the command line `args` (without the program's name).
 pub async fn run(args: Vec<String>) -> ExitCode {
     if let Some("wrap" | "unwrap" | "discover") = args.first().map(String::as_str) {

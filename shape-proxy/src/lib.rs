@@ -11,6 +11,7 @@
 //! [proxy]
 //! shape = "shape.toml"          # budgets, projections, hide, per tool (optional)
 //! call_timeout_secs = 120       # an upstream that does not answer in time: a tool error
+//! # ledger = "ledger.jsonl"     # a line per page served, for `toolshape-proxy stats`
 //! # Replicas behind one address (with --http): stored results in Redis, one cursor key
 //! # redis = "redis://127.0.0.1:6379/"   # or TOOLSHAPE_REDIS_URL (feature `redis`)
 //! # cursor_key = "…"                    # or TOOLSHAPE_CURSOR_KEY, the same on every replica
@@ -43,6 +44,8 @@
 //! args = ["mcp-server-git", "--repository", "/srv/repo"]
 //! env = { GIT_PAGER = "cat" }
 //! ```
+//!
+//! With `--http` it also serves `/metrics` (Prometheus' format): see [`metrics`].
 //!
 //! A client starts it as any stdio server (`"command": "toolshape-proxy", "args":
 //! ["/path/to/proxy.toml"]`), or `toolshape-proxy wrap` ([`wrap`]) puts the servers a client
