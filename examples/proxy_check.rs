@@ -1617,7 +1617,9 @@ fn main() -> std::process::ExitCode {
         });
     }
     // Started again as the proxy's command line (`wrap`, or an entry `wrap` rewrote).
-    if let Some("wrap" | "unwrap" | "discover" | "--upstream") = args.get(1).map(String::as_str) {
+    if let Some("wrap" | "unwrap" | "discover" | "stats" | "preview" | "--upstream") =
+        args.get(1).map(String::as_str)
+    {
         toolshape_proxy::cli::init_tracing();
         return runtime.block_on(toolshape_proxy::cli::run(args[1..].to_vec()));
     }

@@ -12,6 +12,8 @@ usage: toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>
        toolshape-proxy unwrap [--file PATH]... [--dry-run]
        toolshape-proxy discover [--client NAME]... [--file PATH]...
        toolshape-proxy stats [--ledger PATH]
+       toolshape-proxy preview (--recorded FILE [--shape FILE] | --config FILE) --tool NAME
+                               [--args JSON] [--client NAME]
 
 An MCP server in front of the MCP servers the configuration names, every answer shaped to its
 token budget: on stdio, or with --http (e.g. 127.0.0.1:8080) over streamable HTTP at /mcp.
@@ -27,7 +29,9 @@ nothing. unwrap puts the files back (byte for byte when untouched since). discov
 configured servers and whether each is behind the proxy. stats sums the ledger the proxies
 keep (`ledger` under [proxy]; default $TOOLSHAPE_HOME/ledger.jsonl) per upstream and tool:
 calls, pages, the upstreams' tokens and the tokens read. Over HTTP, /metrics serves the same
-counts in Prometheus' format.";
+counts in Prometheus' format. preview shows what one call becomes through the proxy (a
+recorded answer: an MCP CallToolResult as JSON, or any file as text; or a live call of a
+configured tool), as the client named reads it, with its tokens before and after.";
 
 fn usage_error(message: &str) -> ExitCode {
     eprintln!("toolshape-proxy: {message}\n\n{USAGE}");
@@ -60,6 +64,9 @@ pub async fn run(args: Vec<String>) -> ExitCode {
     }
     if let Some("stats") = args.first().map(String::as_str) {
         return stats(&args[1..]);
+    }
+    if let Some("preview") = args.first().map(String::as_str) {
+        return preview(&args[1..]).await;
     }
     let mut path = None;
     let mut http = None;
@@ -221,6 +228,46 @@ fn stats(args: &[String]) -> ExitCode {
         }
         Err(e) => {
             eprintln!("toolshape-proxy stats: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `preview …`.
+async fn preview(args: &[String]) -> ExitCode {
+    let mut options = crate::preview::PreviewOptions::default();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let Some(value) = args.next() else {
+            return usage_error(&format!("preview: {arg} needs a value"));
+        };
+        match arg.as_str() {
+            "--recorded" => options.recorded = Some(PathBuf::from(value)),
+            "--shape" => options.shape = Some(PathBuf::from(value)),
+            "--config" => options.config = Some(PathBuf::from(value)),
+            "--tool" => options.tool = value.clone(),
+            "--client" => options.client = Some(value.clone()),
+            "--args" => match serde_json::from_str(value) {
+                Ok(serde_json::Value::Object(map)) => options.args = map,
+                _ => {
+                    return usage_error(
+                        "preview: --args takes a JSON object, like '{\"path\": \"a\"}'",
+                    );
+                }
+            },
+            _ => return usage_error(&format!("preview: unexpected argument {arg:?}")),
+        }
+    }
+    if options.tool.is_empty() {
+        return usage_error("preview: name the tool with --tool");
+    }
+    match crate::preview::preview(&options).await {
+        Ok(shown) => {
+            print!("{shown}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("toolshape-proxy preview: {e}");
             ExitCode::FAILURE
         }
     }

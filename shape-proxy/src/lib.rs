@@ -1166,6 +1166,7 @@ fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
 
 pub mod cli;
 pub mod metrics;
+pub mod preview;
 pub mod wrap;
 
 #[cfg(test)]

@@ -1,0 +1,331 @@
+//! `toolshape-proxy preview`: what one call becomes through the proxy, before anyone wires it
+//! in. A recorded answer (`--recorded FILE`: an MCP `CallToolResult` as JSON, or any other
+//! file as its text) or a live call of a configured upstream (`--config proxy.toml`) goes
+//! through the same harness the proxy serves, as the client named by `--client` reads it;
+//! the upstream's own answer is read beside it. It prints the tokens of the answer, of the
+//! first page and of every page to the end (o200k), and the first page as the model reads it.
+
+use crate::{Proxy, ProxyConfig};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use toolshape::ChannelPolicy;
+use toolshape::config::ShapeConfig;
+use toolshape::tokens::{Bpe, Tokenizer};
+
+/// What to preview.
+#[derive(Debug, Clone, Default)]
+pub struct PreviewOptions {
+    /// The proxy's configuration, for a live call of one of its tools.
+    pub config: Option<PathBuf>,
+    /// A recorded answer: an MCP `CallToolResult` as JSON, or any other file as its text.
+    pub recorded: Option<PathBuf>,
+    /// The shaping configuration a recorded answer is shaped with (default: the defaults).
+    pub shape: Option<PathBuf>,
+    /// The tool (a recorded answer is served as this tool's).
+    pub tool: String,
+    /// The call's arguments.
+    pub args: Map<String, Value>,
+    /// The client's `clientInfo.name` (default `preview`: a client of unknown reading).
+    pub client: Option<String>,
+}
+
+/// A server with one tool, answering the recorded result.
+#[derive(Clone)]
+struct Recorded {
+    tool: String,
+    answer: Arc<CallToolResult>,
+}
+
+impl ServerHandler for Recorded {
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(CallToolResult::clone(&self.answer).into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = Arc::new(Map::from_iter([("type".to_owned(), Value::from("object"))]));
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            self.tool.clone(),
+            "the recorded answer",
+            schema,
+        )]))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+async fn connect<H: ServerHandler>(server: H, client: &str) -> Result<Client, String> {
+    let (client_end, server_end) = tokio::io::duplex(1 << 24);
+    tokio::spawn(async move {
+        if let Ok(server) = server.serve(server_end).await {
+            let _ = server.waiting().await;
+        }
+    });
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(client, "1.0"),
+    )
+    .serve(client_end)
+    .await
+    .map_err(|e| format!("could not connect: {e}"))
+}
+
+async fn call(
+    client: &Client,
+    tool: &str,
+    args: &Map<String, Value>,
+) -> Result<CallToolResult, String> {
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args.clone()))
+        .await
+        .map_err(|e| format!("`{tool}`: {e}"))
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A page's cursor to the next: the structured envelope's `next`, else the text's.
+fn next_of(page: &CallToolResult) -> Option<String> {
+    if let Some(next) = page
+        .structured_content
+        .as_ref()
+        .and_then(|s| s["next"].as_str())
+    {
+        return Some(next.to_owned());
+    }
+    text(page)
+        .lines()
+        .find_map(|l| l.strip_prefix("next: same call with cursor="))
+        .map(|c| c.trim().to_owned())
+}
+
+/// What the model reads of `page` in each channel the client is sent: (channel, text).
+fn read(page: &CallToolResult, profile: ChannelPolicy) -> Vec<(&'static str, String)> {
+    let structured = page.structured_content.as_ref().map(Value::to_string);
+    match (profile, structured) {
+        (ChannelPolicy::Structured, Some(s)) if page.is_error != Some(true) => {
+            vec![("structured", s)]
+        }
+        (ChannelPolicy::Both, Some(s)) => vec![("text", text(page)), ("structured", s)],
+        _ => vec![("text", text(page))],
+    }
+}
+
+/// `toolshape-proxy preview`: the report, for a person.
+pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
+    let client = options.client.as_deref().unwrap_or("preview");
+    match (&options.recorded, &options.config) {
+        (Some(file), None) => {
+            let bytes =
+                std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let answer = serde_json::from_slice::<CallToolResult>(&bytes)
+                .ok()
+                .filter(|r| !r.content.is_empty() || r.structured_content.is_some())
+                .unwrap_or_else(|| {
+                    CallToolResult::success(vec![ContentBlock::text(
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                    )])
+                });
+            let shape = match &options.shape {
+                Some(path) => ShapeConfig::from_path(path).map_err(|e| e.to_string())?,
+                None => ShapeConfig::default(),
+            };
+            let server = Recorded {
+                tool: options.tool.clone(),
+                answer: Arc::new(answer),
+            };
+            through(server, shape, options, client).await
+        }
+        (None, Some(config)) => {
+            let (config, shape) = ProxyConfig::load(config).map_err(|e| e.to_string())?;
+            let proxy = Proxy::start(&config, Duration::from_secs(60)).await;
+            through(proxy, shape, options, client).await
+        }
+        _ => Err("give either --recorded FILE or --config proxy.toml".to_owned()),
+    }
+}
+
+/// The call through the harness over `server` and straight to it, side by side.
+async fn through<H: ServerHandler + Clone>(
+    server: H,
+    shape: ShapeConfig,
+    options: &PreviewOptions,
+    client: &str,
+) -> Result<String, String> {
+    let o200k = Bpe::o200k_base();
+    let profile = toolshape::clients::reader(Some(client), &shape.clients).profile;
+    let direct = connect(server.clone(), client).await?;
+    let raw = call(&direct, &options.tool, &options.args).await?;
+    let _ = direct.cancel().await;
+    let raw_text = raw
+        .structured_content
+        .as_ref()
+        .map_or_else(|| text(&raw), Value::to_string);
+    let raw_tokens = o200k.count(&raw_text);
+    let harness = toolshape::mcp::Harness::new(server, shape).map_err(|e| e.to_string())?;
+    let shaped = connect(harness, client).await?;
+    let mut pages = Vec::new();
+    let mut args = options.args.clone();
+    loop {
+        let page = call(&shaped, &options.tool, &args).await?;
+        let next = next_of(&page);
+        pages.push(page);
+        match next {
+            Some(cursor) if pages.len() < 10_000 => {
+                args.insert("cursor".to_owned(), Value::from(cursor));
+            }
+            _ => break,
+        }
+    }
+    let _ = shaped.cancel().await;
+    let profile_name = match profile {
+        ChannelPolicy::Both => "both",
+        ChannelPolicy::Text => "text",
+        ChannelPolicy::Structured => "structured",
+    };
+    let mut out = format!(
+        "`{}` as a client named `{client}` reads it (profile {profile_name}), counted in o200k\n",
+        options.tool
+    );
+    out.push_str(&format!(
+        "the upstream's answer: {raw_tokens} tokens{}\n",
+        if raw.is_error == Some(true) {
+            " (an error)"
+        } else {
+            ""
+        }
+    ));
+    let first = read(&pages[0], profile);
+    for (channel, seen) in &first {
+        let whole: usize = pages
+            .iter()
+            .flat_map(|p| read(p, profile))
+            .filter(|(c, _)| c == channel)
+            .map(|(_, s)| o200k.count(&s))
+            .sum();
+        let ratio = if raw_tokens == 0 {
+            String::new()
+        } else {
+            format!(" ({:.2}× the answer)", whole as f64 / raw_tokens as f64)
+        };
+        out.push_str(&format!(
+            "{channel}: the first page {} tokens; {} page{} to read it whole, {whole} tokens{ratio}\n",
+            o200k.count(seen),
+            pages.len(),
+            if pages.len() == 1 { "" } else { "s" },
+        ));
+    }
+    for (channel, seen) in first {
+        out.push_str(&format!("\n--- the first page, {channel} ---\n{seen}\n"));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorded answer of 300 lines through the harness as Claude Code reads it: the first
+    /// page's JSON, the pages to the end, and every line of the answer among them.
+    #[test]
+    fn a_recorded_answer_is_shown_as_the_model_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines: Vec<String> = (0..300)
+            .map(|i| format!("line {i}: step {i} done"))
+            .collect();
+        let recorded = dir.path().join("answer.json");
+        let answer = CallToolResult::success(vec![ContentBlock::text(lines.join("\n"))]);
+        std::fs::write(&recorded, serde_json::to_string(&answer).unwrap()).unwrap();
+        let shape = dir.path().join("shape.toml");
+        std::fs::write(&shape, "[defaults]\nbudget = 500\n").unwrap();
+        let options = PreviewOptions {
+            recorded: Some(recorded),
+            shape: Some(shape),
+            tool: "build_log".to_owned(),
+            client: Some("claude-code".to_owned()),
+            ..PreviewOptions::default()
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let shown = runtime.block_on(preview(&options)).unwrap();
+        let o200k = Bpe::o200k_base();
+        let raw = o200k.count(&lines.join("\n"));
+        assert!(
+            shown.starts_with(&format!(
+                "`build_log` as a client named `claude-code` reads it (profile structured), counted in o200k\nthe upstream's answer: {raw} tokens\nstructured: the first page "
+            )),
+            "{shown}"
+        );
+        let (head, page) = shown
+            .split_once("\n--- the first page, structured ---\n")
+            .unwrap();
+        let first: usize = head
+            .split("the first page ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert_eq!(first, o200k.count(page.trim_end_matches('\n')), "{head}");
+        assert!(first <= 500, "{head}");
+        let envelope: Value = serde_json::from_str(page.trim_end()).unwrap();
+        assert_eq!(envelope["status"], "partial", "{page}");
+        let pages: usize = head
+            .split("; ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(pages >= 3, "{head}");
+        // An answer as text, not JSON: the same file's text.
+        let plain = dir.path().join("answer.txt");
+        std::fs::write(&plain, lines.join("\n")).unwrap();
+        let options = PreviewOptions {
+            recorded: Some(plain),
+            tool: "build_log".to_owned(),
+            client: Some("open-webui".to_owned()),
+            ..PreviewOptions::default()
+        };
+        let shown = runtime.block_on(preview(&options)).unwrap();
+        assert!(shown.contains("(profile text)"), "{shown}");
+        assert!(
+            shown.contains(&format!(
+                "the upstream's answer: {raw} tokens\ntext: the first page "
+            )),
+            "{shown}"
+        );
+        assert!(shown.contains("--- the first page, text ---\n"), "{shown}");
+        assert!(!shown.contains("--- the first page, structured"), "{shown}");
+        let neither = runtime
+            .block_on(preview(&PreviewOptions::default()))
+            .unwrap_err();
+        assert!(neither.contains("--recorded"), "{neither}");
+    }
+}
