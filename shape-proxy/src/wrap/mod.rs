@@ -920,12 +920,12 @@ pub fn unwrap(places: &Places, files: &[PathBuf], dry_run: bool) -> Result<Strin
             format,
         };
         let current = read(&key)?;
-        let untouched = current == record.wrapped;
-        let start = if untouched {
-            read(&record.backup)?
-        } else {
-            current.clone()
-        };
+        // Untouched since `wrap`: its backup, byte for byte (a backup gone: entry by entry).
+        let backup = (current == record.wrapped)
+            .then(|| std::fs::read_to_string(&record.backup).ok())
+            .flatten();
+        let untouched = backup.is_some();
+        let start = backup.unwrap_or_else(|| current.clone());
         let entries = file.entries(&start)?;
         let mut doc = match format {
             Format::Toml => Some(toml::document(&start, &key.display().to_string())?),
@@ -965,6 +965,12 @@ pub fn unwrap(places: &Places, files: &[PathBuf], dry_run: bool) -> Result<Strin
         };
         if untouched {
             let _ = writeln!(report, "  as it was before `wrap`, byte for byte");
+        } else if current == record.wrapped {
+            let _ = writeln!(
+                report,
+                "  its backup {} is gone: its entries put back one by one",
+                places.shown(&record.backup)
+            );
         } else {
             let _ = writeln!(
                 report,

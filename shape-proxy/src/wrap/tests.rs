@@ -600,3 +600,23 @@ fn the_readme_shows_a_dry_run_as_it_is() {
         .expect("the README shows `wrap --client claude --dry-run` in a console block");
     assert_eq!(shown, printed, "print it again into the README");
 }
+
+/// A backup removed by hand: the entries are put back one by one, and for a JSON file that
+/// is the file as it was.
+#[test]
+fn a_lost_backup_still_unwraps_entry_by_entry() {
+    let root = tempfile::tempdir().unwrap();
+    let places = places(root.path());
+    let file = places.home.join(".cursor/mcp.json");
+    put(&file, CURSOR);
+    wrap(&places, &options(&[Client::Cursor])).unwrap();
+    std::fs::remove_dir_all(places.dir.join("backups")).unwrap();
+    let undone = unwrap(&places, &[], false).unwrap();
+    assert!(undone.contains("  restored  memory"), "{undone}");
+    assert!(undone.contains("  restored  remote"), "{undone}");
+    assert!(
+        undone.contains("is gone: its entries put back one by one"),
+        "{undone}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), CURSOR);
+}
