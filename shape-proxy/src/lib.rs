@@ -192,6 +192,37 @@ pub struct UpstreamSpec {
     /// Put before each of its tools' names (`fs_`), so two upstreams' tools cannot collide.
     #[serde(default)]
     pub prefix: String,
+    /// HTTP headers sent to an upstream over HTTP (`Authorization = "Bearer ${SENTRY_TOKEN}"`):
+    /// each `${NAME}` (or `${NAME:-default}`) is read from the proxy's environment when it
+    /// connects; one not set stops that upstream, naming it.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// `value` with each `${NAME}` replaced by `var(NAME)` and each `${NAME:-default}` by it or
+/// `default`; an unset `${NAME}`, or a `${` not closed, is an error that says so.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn expand(value: &str, var: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let Some(end) = rest[at..].find('}') else {
+            return Err(format!("{value:?}: `${{` is not closed"));
+        };
+        let inner = &rest[at + 2..at + end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        match var(name).or_else(|| default.map(str::to_owned)) {
+            Some(found) => out.push_str(&found),
+            None => return Err(format!("${{{name}}} is not set in the proxy's environment")),
+        }
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// Why the proxy could not start.
@@ -717,7 +748,20 @@ async fn connect(
     if let Some(url) = &spec.url {
         #[cfg(feature = "http")]
         {
-            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+            let mut config =
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                    url.as_str(),
+                );
+            for (name, value) in &spec.headers {
+                let value = expand(value, |v| std::env::var(v).ok())
+                    .map_err(|e| format!("header `{name}`: {e}"))?;
+                let header = axum::http::HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|e| format!("header `{name}`: {e}"))?;
+                let value = axum::http::HeaderValue::from_str(&value)
+                    .map_err(|e| format!("header `{name}`: {e}"))?;
+                config.custom_headers.insert(header, value);
+            }
+            let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
             return Ok(handler.serve(transport).await?);
         }
         #[cfg(not(feature = "http"))]
@@ -1169,5 +1213,7 @@ pub mod metrics;
 pub mod preview;
 pub mod wrap;
 
+#[cfg(all(test, feature = "http"))]
+mod header_tests;
 #[cfg(test)]
 mod order_tests;

@@ -94,6 +94,7 @@ pub(super) fn wrapped_entry(
     range: &Range<usize>,
     program: &str,
     args: &[String],
+    env: &[(String, String)],
 ) -> Result<String, WrapError> {
     let entry = &text[range.clone()];
     let Some(Node::Object(object)) = parsed(entry, "the entry")? else {
@@ -108,9 +109,29 @@ pub(super) fn wrapped_entry(
     let args: Vec<String> = args.iter().map(|a| quoted(a)).collect();
     props.push(format!("\"args\": [{}]", args.join(", ")));
     for prop in &object.properties {
+        if prop.name.as_str() == "env" && !env.is_empty() {
+            continue;
+        }
         if !replaced.contains(&prop.name.as_str()) {
             props.push(entry[prop.range.start..prop.range.end].to_owned());
         }
+    }
+    // The variables the proxy's headers name, set on it by the client as it expands them.
+    if !env.is_empty() {
+        let mut vars = match object.get("env") {
+            Some(prop) => match value(
+                &entry[prop.value.range().start..prop.value.range().end],
+                "env",
+            )? {
+                serde_json::Value::Object(vars) => vars,
+                _ => serde_json::Map::new(),
+            },
+            None => serde_json::Map::new(),
+        };
+        for (name, token) in env {
+            vars.insert(name.clone(), serde_json::Value::from(token.as_str()));
+        }
+        props.push(format!("\"env\": {}", serde_json::Value::Object(vars)));
     }
     if !entry.contains('\n') {
         return Ok(format!("{{ {} }}", props.join(", ")));

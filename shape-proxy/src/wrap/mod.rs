@@ -268,8 +268,9 @@ impl Entry {
 /// What `wrap` can do with an entry.
 #[derive(Debug, Clone, PartialEq)]
 enum State {
-    /// Put it behind the proxy, as this upstream.
-    Ready(UpstreamSpec),
+    /// Put it behind the proxy, as this upstream; `env`: the variables its entry must set on
+    /// the proxy (each name, and the client's own `${…}` the client expands into it).
+    Ready { spec: UpstreamSpec, env: Vars },
     /// It starts the proxy already, for this upstream.
     Wrapped { upstream: String },
     /// Leave it, for this reason.
@@ -314,13 +315,16 @@ fn classify(entry: &Value) -> State {
             {
                 return State::Skipped(expanded(value));
             }
-            State::Ready(UpstreamSpec {
-                command: Some(command.to_owned()),
-                args,
-                // A folder the client expands stays the client's alone: the proxy runs in it.
-                cwd: text("cwd").filter(|c| !c.contains("${")).map(PathBuf::from),
-                ..UpstreamSpec::default()
-            })
+            State::Ready {
+                spec: UpstreamSpec {
+                    command: Some(command.to_owned()),
+                    args,
+                    // A folder the client expands stays the client's alone: the proxy runs in it.
+                    cwd: text("cwd").filter(|c| !c.contains("${")).map(PathBuf::from),
+                    ..UpstreamSpec::default()
+                },
+                env: Vec::new(),
+            }
         }
         (None, Some(url)) => {
             if kind == Some("sse") {
@@ -329,34 +333,107 @@ fn classify(entry: &Value) -> State {
                         .to_owned(),
                 );
             }
-            let sent: Vec<&str> = [
-                "headers",
-                "http_headers",
-                "env_http_headers",
-                "bearer_token_env_var",
-            ]
-            .into_iter()
-            .filter(|key| {
-                map.get(*key)
-                    .is_some_and(|v| !matches!(v, Value::Null) && v != &Value::Object(Map::new()))
-            })
-            .collect();
+            // Codex's: it forwards to a stdio server only the variables `env_vars` names.
+            let sent: Vec<&str> = ["http_headers", "env_http_headers", "bearer_token_env_var"]
+                .into_iter()
+                .filter(|key| {
+                    map.get(*key).is_some_and(|v| {
+                        !matches!(v, Value::Null) && v != &Value::Object(Map::new())
+                    })
+                })
+                .collect();
             if !sent.is_empty() {
                 return State::Skipped(format!(
-                    "the client sends it `{}`, which the proxy does not pass on to an upstream",
+                    "Codex sends it `{}` and gives a server over stdio only the variables \
+                     `env_vars` names: put it behind the proxy by hand (the upstream's \
+                     `headers`, the entry's `env_vars`)",
                     sent.join("`, `")
                 ));
             }
             if url.contains("${") {
                 return State::Skipped(expanded(url));
             }
-            State::Ready(UpstreamSpec {
-                url: Some(url.to_owned()),
-                ..UpstreamSpec::default()
-            })
+            let empty = Map::new();
+            let env = map.get("env").and_then(Value::as_object).unwrap_or(&empty);
+            let headers = match map.get("headers") {
+                None | Some(Value::Null) => Ok((BTreeMap::new(), Vec::new())),
+                Some(Value::Object(headers)) => headers_for_proxy(headers, env),
+                Some(_) => Err("its `headers` is not a table of strings".to_owned()),
+            };
+            match headers {
+                Ok((headers, env)) => State::Ready {
+                    spec: UpstreamSpec {
+                        url: Some(url.to_owned()),
+                        headers,
+                        ..UpstreamSpec::default()
+                    },
+                    env,
+                },
+                Err(why) => State::Skipped(why),
+            }
         }
         (None, None) => State::Skipped("it names neither a command nor a url".to_owned()),
     }
+}
+
+/// Variables an entry sets on the proxy: each name, and the client's `${…}` for it.
+type Vars = Vec<(String, String)>;
+
+/// An HTTP entry's headers as the proxy sends them, and the variables the entry must set on
+/// the proxy for them: each `${…}` the client would expand becomes `${NAME}` (the variable's
+/// own name, `NAME` of `${NAME}`, `${env:NAME}` or `${NAME:-default}`, else
+/// `TOOLSHAPE_HEADER_<n>`), and `NAME` goes into the entry's `env` as that `${…}`, which the
+/// client expands there as it would have in the header.
+fn headers_for_proxy(
+    headers: &Map<String, Value>,
+    env: &Map<String, Value>,
+) -> Result<(BTreeMap<String, String>, Vars), String> {
+    let plain = |n: &str| {
+        !n.is_empty()
+            && !n.starts_with(|c: char| c.is_ascii_digit())
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let mut out = BTreeMap::new();
+    let mut added: Vec<(String, String)> = Vec::new();
+    for (header, value) in headers {
+        let Some(value) = value.as_str() else {
+            return Err(format!("its header `{header}` is not a string"));
+        };
+        let mut sent = String::new();
+        let mut rest = value;
+        while let Some(at) = rest.find("${") {
+            sent.push_str(&rest[..at]);
+            let Some(end) = rest[at..].find('}') else {
+                return Err(format!("its header `{header}` has a `${{` not closed"));
+            };
+            let token = &rest[at..at + end + 1];
+            let inner = &token[2..token.len() - 1];
+            let own = inner.strip_prefix("env:").unwrap_or(inner);
+            let own = own.split_once(":-").map_or(own, |(name, _)| name);
+            let taken = |name: &str| {
+                env.get(name).is_some_and(|v| v.as_str() != Some(token))
+                    || added.iter().any(|(n, t)| n == name && t != token)
+            };
+            let name = if plain(own) && !taken(own) {
+                own.to_owned()
+            } else {
+                (1..)
+                    .map(|n| format!("TOOLSHAPE_HEADER_{n}"))
+                    .find(|n| !taken(n) && !added.iter().any(|(a, _)| a == n))
+                    .unwrap_or_default()
+            };
+            if !added.iter().any(|(n, _)| *n == name)
+                && env.get(&name).and_then(Value::as_str) != Some(token)
+            {
+                added.push((name.clone(), token.to_owned()));
+            }
+            sent.push_str(&format!("${{{name}}}"));
+            rest = &rest[at + end + 1..];
+        }
+        sent.push_str(rest);
+        out.insert(header.clone(), sent);
+    }
+    Ok((out, added))
 }
 
 /// Why `wrap`, `unwrap` or `discover` stopped. Nothing is written when one is returned.
@@ -568,6 +645,14 @@ impl ProxyToml {
                     if let Some(cwd) = &spec.cwd {
                         table["cwd"] = toml_edit::value(cwd.display().to_string());
                     }
+                    if !spec.headers.is_empty() {
+                        let headers: toml_edit::InlineTable = spec
+                            .headers
+                            .iter()
+                            .map(|(k, v)| (k.as_str(), toml_edit::Value::from(v.as_str())))
+                            .collect();
+                        table["headers"] = toml_edit::value(headers);
+                    }
                     let upstreams = self.doc.entry("upstreams").or_insert_with(|| {
                         let mut t = toml_edit::Table::new();
                         t.set_implicit(true);
@@ -685,7 +770,7 @@ pub fn wrap(places: &Places, options: &WrapOptions) -> Result<String, WrapError>
                 continue;
             }
             match &entry.state {
-                State::Ready(spec) => {
+                State::Ready { spec, env } => {
                     let upstream = proxy.add(entry.name(), spec);
                     let args = args_for(&upstream);
                     let mut record = Wrapped {
@@ -701,7 +786,7 @@ pub fn wrap(places: &Places, options: &WrapOptions) -> Result<String, WrapError>
                         (None, Some(range)) => {
                             splices.push((
                                 range.clone(),
-                                json::wrapped_entry(&text, range, &program, &args)?,
+                                json::wrapped_entry(&text, range, &program, &args, env)?,
                             ));
                             record.text = Some(text[range.clone()].to_owned());
                         }
@@ -1012,7 +1097,7 @@ pub fn discover(
         let _ = writeln!(report, "{}", file.label(places));
         for entry in file.entries(&text)? {
             let line = match &entry.state {
-                State::Ready(_) => {
+                State::Ready { .. } => {
                     ready += 1;
                     format!("  not yet   {}", entry.label())
                 }

@@ -128,9 +128,13 @@ fn claude_code_servers_go_behind_the_proxy_and_come_back_byte_for_byte() {
     // The project's server of the same name but another folder is another upstream.
     let project = &value["projects"]["/home/me/repo"]["mcpServers"]["filesystem"];
     assert_eq!(project["args"], upstream_args("filesystem-2"));
+    // The HTTP server with a header: its upstream sends it, the variable set on the proxy by
+    // the entry, which Claude Code expands.
+    assert_eq!(servers["sentry"]["type"], "stdio");
+    assert_eq!(servers["sentry"]["env"]["SENTRY_TOKEN"], "${SENTRY_TOKEN}");
+    assert_eq!(servers["sentry"].get("headers"), None);
     // Left, each with its reason, untouched.
     for (name, why) in [
-        ("sentry", "the client sends it `headers`"),
         ("linear", "served over SSE"),
         ("notes", "holds a variable the client expands"),
     ] {
@@ -150,7 +154,17 @@ fn claude_code_servers_go_behind_the_proxy_and_come_back_byte_for_byte() {
     // The proxy's configuration has the four upstreams, as the client started them.
     let (config, _) = ProxyConfig::load(&proxy_toml).unwrap();
     let names: Vec<&str> = config.upstreams.keys().map(String::as_str).collect();
-    assert_eq!(names, ["filesystem", "filesystem-2", "git", "github"]);
+    assert_eq!(
+        names,
+        ["filesystem", "filesystem-2", "git", "github", "sentry"]
+    );
+    assert_eq!(
+        config.upstreams["sentry"].headers,
+        BTreeMap::from([(
+            "Authorization".to_owned(),
+            "Bearer ${SENTRY_TOKEN}".to_owned()
+        )])
+    );
     assert_eq!(config.upstreams["git"].command.as_deref(), Some("uvx"));
     assert_eq!(
         config.upstreams["git"].args,
@@ -221,7 +235,7 @@ fn a_dry_run_prints_the_diff_and_writes_nothing() {
     assert!(report.contains("+++ ~/.toolshape/proxy.toml\n"), "{report}");
     assert!(report.contains("+[upstreams.git]\n"), "{report}");
     assert!(
-        report.ends_with("dry run: 4 servers would be put behind the proxy; nothing was written\n"),
+        report.ends_with("dry run: 5 servers would be put behind the proxy; nothing was written\n"),
         "{report}"
     );
 }
@@ -266,9 +280,7 @@ fn codex_servers_go_behind_the_proxy_and_come_back_byte_for_byte() {
         "{report}"
     );
     assert!(
-        report.contains(
-            "  left      figma: the client sends it `http_headers`, `bearer_token_env_var`"
-        ),
+        report.contains("  left      figma: Codex sends it `http_headers`, `bearer_token_env_var`"),
         "{report}"
     );
     let after = std::fs::read_to_string(&file).unwrap();
@@ -500,12 +512,13 @@ fn no_configuration_and_a_broken_one_are_errors_that_write_nothing() {
 #[test]
 fn each_entry_is_judged_as_the_proxy_would_start_it() {
     let judged = |v: Value| classify(&v);
-    let ready = |command: &str, args: &[&str]| {
-        State::Ready(UpstreamSpec {
+    let ready = |command: &str, args: &[&str]| State::Ready {
+        spec: UpstreamSpec {
             command: Some(command.to_owned()),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
             ..UpstreamSpec::default()
-        })
+        },
+        env: Vec::new(),
     };
     assert_eq!(judged(serde_json::json!({"command": "x"})), ready("x", &[]));
     assert_eq!(
@@ -521,8 +534,46 @@ fn each_entry_is_judged_as_the_proxy_would_start_it() {
     // An empty headers table sends nothing.
     assert!(matches!(
         judged(serde_json::json!({"url": "http://h/mcp", "headers": {}})),
-        State::Ready(_)
+        State::Ready { .. }
     ));
+    // Headers: each variable the client would expand is set on the proxy by the entry's env
+    // (in the client's own syntax) and read by the proxy under a plain name.
+    let headers = |entry: Value| match judged(entry) {
+        State::Ready { spec, env } => (spec.headers, env),
+        other => panic!("{other:?}"),
+    };
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    let (sent, env) = headers(serde_json::json!({"type": "http", "url": "https://h/mcp",
+        "headers": {"Authorization": "Bearer ${SENTRY_TOKEN}", "X-Org": "acme"}}));
+    assert_eq!(
+        sent,
+        BTreeMap::from([
+            pair("Authorization", "Bearer ${SENTRY_TOKEN}"),
+            pair("X-Org", "acme")
+        ])
+    );
+    assert_eq!(env, [pair("SENTRY_TOKEN", "${SENTRY_TOKEN}")]);
+    let (sent, env) = headers(serde_json::json!({"url": "https://h/mcp", "headers": {
+        "A": "${env:TOKEN}", "B": "${input:api-key}", "C": "${REGION:-eu}", "D": "${input:other}"}}));
+    assert_eq!(sent["A"], "${TOKEN}");
+    assert_eq!(sent["B"], "${TOOLSHAPE_HEADER_1}");
+    assert_eq!(sent["C"], "${REGION}");
+    assert_eq!(sent["D"], "${TOOLSHAPE_HEADER_2}");
+    assert_eq!(
+        env,
+        [
+            pair("TOKEN", "${env:TOKEN}"),
+            pair("TOOLSHAPE_HEADER_1", "${input:api-key}"),
+            pair("REGION", "${REGION:-eu}"),
+            pair("TOOLSHAPE_HEADER_2", "${input:other}")
+        ]
+    );
+    // A name the entry's env gives another value is not reused; one it gives this value is.
+    let (sent, env) = headers(serde_json::json!({"url": "https://h/mcp",
+        "headers": {"A": "${TOKEN}", "B": "${KEY}"}, "env": {"TOKEN": "literal", "KEY": "${KEY}"}}));
+    assert_eq!(sent["A"], "${TOOLSHAPE_HEADER_1}");
+    assert_eq!(sent["B"], "${KEY}");
+    assert_eq!(env, [pair("TOOLSHAPE_HEADER_1", "${TOKEN}")]);
     for (entry, why) in [
         (serde_json::json!("npx"), "not a table"),
         (
@@ -540,6 +591,22 @@ fn each_entry_is_judged_as_the_proxy_would_start_it() {
         (
             serde_json::json!({"type": "http", "command": "x"}),
             "its type is \"http\"",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "headers": {"A": 1}}),
+            "not a string",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "headers": {"A": "${B"}}),
+            "not closed",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "headers": "A: b"}),
+            "not a table",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "bearer_token_env_var": "T"}),
+            "Codex sends it",
         ),
         (
             serde_json::json!({"url": "http://h/sse", "type": "sse"}),
@@ -575,10 +642,9 @@ fn the_readme_shows_a_dry_run_as_it_is() {
       "command": "uvx",
       "args": ["mcp-server-git", "--repository", "/home/me/repo"]
     },
-    "sentry": {
-      "type": "http",
-      "url": "https://mcp.sentry.dev/mcp",
-      "headers": { "Authorization": "Bearer ${SENTRY_TOKEN}" }
+    "linear": {
+      "type": "sse",
+      "url": "https://mcp.linear.app/sse"
     }
   }
 }
