@@ -1,5 +1,5 @@
 //! Savings a person can see. Every page the harness serves is reported as a `tracing` event
-//! (target `shape`, "shaped tool result": the call's [`Report`](toolshape::Report)); the
+//! (target `shape`, "shaped tool result": the call's [`Report`](toolshape::report::Report)); the
 //! [`layer`] counts those reports per tool and upstream, the one source of every figure
 //! here, and:
 //! - serves them in Prometheus' exposition format (OpenMetrics text, `prometheus-client`) at
