@@ -45,19 +45,8 @@ impl ServerHandler for Guarded {
 
 /// Serves `Guarded` at a URL whose every request must carry `Authorization: Bearer s3cret`.
 async fn serve_guarded() -> String {
-    use rmcp::transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
-    };
-    let service = StreamableHttpService::new(
-        || Ok(Guarded),
-        Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true),
-    );
-    let app = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn(
+    crate::test_support::serve_http(Guarded, |app| {
+        app.layer(axum::middleware::from_fn(
             |request: axum::extract::Request, next: axum::middleware::Next| async move {
                 let sent = request
                     .headers()
@@ -69,13 +58,9 @@ async fn serve_guarded() -> String {
                     axum::http::StatusCode::UNAUTHORIZED.into_response()
                 }
             },
-        ));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://127.0.0.1:{port}/mcp")
+        ))
+    })
+    .await
 }
 
 use axum::response::IntoResponse as _;

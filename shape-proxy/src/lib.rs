@@ -1217,3 +1217,5 @@ pub mod wrap;
 mod header_tests;
 #[cfg(test)]
 mod order_tests;
+#[cfg(all(test, feature = "http"))]
+mod test_support;

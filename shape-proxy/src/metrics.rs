@@ -473,5 +473,5 @@ pub fn default_ledger(dir: &Path) -> PathBuf {
     dir.join("ledger.jsonl")
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests;

@@ -101,7 +101,8 @@ async fn call(
         .map_err(|e| format!("`{tool}`: {e}"))
 }
 
-fn text(result: &CallToolResult) -> String {
+/// The text blocks of `result`, joined by newlines.
+pub(crate) fn text(result: &CallToolResult) -> String {
     result
         .content
         .iter()

@@ -4,6 +4,7 @@
 //! `fmt` layer prints them (their tokens, parsed back out of the log's text).
 
 use super::*;
+use crate::preview::text;
 use crate::{ProxyConfig, UpstreamSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
@@ -77,26 +78,6 @@ impl std::io::Write for Log {
     }
 }
 
-async fn serve_upstream() -> String {
-    use rmcp::transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
-    };
-    let service = StreamableHttpService::new(
-        || Ok(Metered),
-        Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true),
-    );
-    let app = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://127.0.0.1:{port}/mcp")
-}
-
 async fn get(port: u16, path: &str) -> (String, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -152,15 +133,6 @@ async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) 
         .unwrap()
 }
 
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn metrics_and_the_ledger_count_what_the_client_saw_and_the_reports_said() {
     let log = Log::default();
@@ -184,7 +156,7 @@ fn metrics_and_the_ledger_count_what_the_client_saw_and_the_reports_said() {
         config.upstreams.insert(
             "metered".to_owned(),
             UpstreamSpec {
-                url: Some(serve_upstream().await),
+                url: Some(crate::test_support::serve_http(Metered, |app| app).await),
                 ..UpstreamSpec::default()
             },
         );
