@@ -88,10 +88,6 @@ impl Visit for Fields<'_> {
         }
     }
 
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.record_u64(field, u64::try_from(value).unwrap_or(0));
-    }
-
     fn record_str(&mut self, field: &Field, value: &str) {
         match field.name() {
             "status" => self.page.status = value.to_owned(),
@@ -105,8 +101,6 @@ impl Visit for Fields<'_> {
             "message" => self.message = format!("{value:?}") == REPORT,
             // `tool = %…`: its Display, through `Debug`.
             "tool" => self.page.tool = format!("{value:?}"),
-            "status" => self.page.status = format!("{value:?}"),
-            "cut_reason" => self.page.cut = true,
             _ => {}
         }
     }
@@ -265,9 +259,7 @@ fn tally() -> &'static Tally {
 
 /// Notes that the proxy routes `tool` to `upstream`: its pages are counted under it.
 pub(crate) fn routed(tool: &str, upstream: &str) {
-    if let Ok(mut routes) = tally().routes.lock()
-        && routes.get(tool).is_none_or(|u| u != upstream)
-    {
+    if let Ok(mut routes) = tally().routes.lock() {
         routes.insert(tool.to_owned(), upstream.to_owned());
     }
 }

@@ -161,6 +161,9 @@ fn metrics_and_the_ledger_count_what_the_client_saw_and_the_reports_said() {
             },
         );
         config.proxy.ledger = Some(ledger.clone());
+        // As `--upstream metered` serves it: pages no call routed (`open_result`'s) count
+        // under the one upstream.
+        config.only("metered").unwrap();
         let shape = toolshape::config::ShapeConfig::from_toml_str(
             "[defaults]\nbudget = 400\n[tools.open_result]\nbudget = 400\n",
         )
@@ -274,7 +277,7 @@ fn metrics_and_the_ledger_count_what_the_client_saw_and_the_reports_said() {
             1,
             "later pages come from the store"
         );
-        let opened_at = "tool=\"open_result\",upstream=\"proxy\"";
+        let opened_at = "tool=\"open_result\",upstream=\"metered\"";
         assert_eq!(
             sample(&metrics, "toolshape_handles_opened_total", opened_at),
             1
