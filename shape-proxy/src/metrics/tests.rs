@@ -371,4 +371,24 @@ fn stats_says_when_there_is_no_ledger_and_skips_what_it_cannot_read() {
         ["fs", "read", "2", "2", "200", "80", "60%", "0", "0"]
     );
     assert!(table.contains("1 lines of "), "{table}");
+    // The whole, over every upstream and tool.
+    let other = Page {
+        tool: "list".to_owned(),
+        upstream: "git".to_owned(),
+        status: "error".to_owned(),
+        raw_tokens: None,
+        text_tokens: 10,
+        structured_tokens: None,
+        cut: true,
+        ..page.clone()
+    };
+    let other = serde_json::to_string(&other).unwrap();
+    std::fs::write(&ledger, format!("{line}\n{line}\n{other}\n")).unwrap();
+    let table = stats(&ledger).unwrap();
+    let all = table.lines().find(|l| l.starts_with("all ")).unwrap();
+    assert_eq!(
+        all.split_whitespace().collect::<Vec<_>>(),
+        ["all", "3", "3", "200", "90", "55%", "1", "1"]
+    );
+    assert!(!table.contains("could not be read"), "{table}");
 }

@@ -105,18 +105,23 @@ pub struct Places {
 impl Places {
     /// The places this process's environment names.
     pub fn from_env() -> Result<Places, WrapError> {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        let home = var("HOME")
-            .or_else(|| var("USERPROFILE"))
-            .ok_or_else(|| WrapError::Usage("neither HOME nor USERPROFILE is set".to_owned()))?;
         let cwd = std::env::current_dir().map_err(|source| WrapError::Read {
             path: ".".to_owned(),
             source,
         })?;
+        Places::from_vars(|name| std::env::var_os(name), cwd)
+    }
+
+    /// The places the variables `var` gives name (an empty one is as unset), with `cwd` as
+    /// the current folder.
+    fn from_vars(
+        var: impl Fn(&str) -> Option<std::ffi::OsString>,
+        cwd: PathBuf,
+    ) -> Result<Places, WrapError> {
+        let var = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let home = var("HOME")
+            .or_else(|| var("USERPROFILE"))
+            .ok_or_else(|| WrapError::Usage("neither HOME nor USERPROFILE is set".to_owned()))?;
         Ok(Places {
             config_home: var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")),
             codex_home: var("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),

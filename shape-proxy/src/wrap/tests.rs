@@ -686,3 +686,51 @@ fn a_lost_backup_still_unwraps_entry_by_entry() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), CURSOR);
 }
+
+#[test]
+fn places_come_from_the_environment_and_clients_from_their_words() {
+    let vars = |set: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            set.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        }
+    };
+    let cwd = PathBuf::from("/work");
+    let places = Places::from_vars(vars(&[("HOME", "/home/me")]), cwd.clone()).unwrap();
+    assert_eq!(places.home, Path::new("/home/me"));
+    assert_eq!(places.config_home, Path::new("/home/me/.config"));
+    assert_eq!(places.codex_home, Path::new("/home/me/.codex"));
+    assert_eq!(places.dir, Path::new("/home/me/.toolshape"));
+    assert_eq!(places.cwd, cwd);
+    // An empty variable is as unset; each override is taken.
+    let places = Places::from_vars(
+        vars(&[
+            ("HOME", ""),
+            ("USERPROFILE", "/u"),
+            ("XDG_CONFIG_HOME", "/cfg"),
+            ("CODEX_HOME", "/cx"),
+            ("TOOLSHAPE_HOME", ""),
+        ]),
+        cwd.clone(),
+    )
+    .unwrap();
+    assert_eq!(places.home, Path::new("/u"));
+    assert_eq!(places.config_home, Path::new("/cfg"));
+    assert_eq!(places.codex_home, Path::new("/cx"));
+    assert_eq!(places.dir, Path::new("/u/.toolshape"));
+    assert!(Places::from_vars(vars(&[]), cwd).is_err());
+    for (word, client) in [
+        ("claude", Client::ClaudeCode),
+        ("Claude-Code", Client::ClaudeCode),
+        ("claude_code", Client::ClaudeCode),
+        ("codex", Client::Codex),
+        ("vscode", Client::VsCode),
+        ("vs-code", Client::VsCode),
+        ("code", Client::VsCode),
+        ("cursor", Client::Cursor),
+    ] {
+        assert_eq!(Client::from_word(word), Some(client), "{word}");
+    }
+    assert_eq!(Client::from_word("zed"), None);
+}
