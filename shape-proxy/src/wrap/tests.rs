@@ -521,6 +521,11 @@ fn each_entry_is_judged_as_the_proxy_would_start_it() {
         env: Vec::new(),
     };
     assert_eq!(judged(serde_json::json!({"command": "x"})), ready("x", &[]));
+    // A folder written out goes to the upstream too (one the client expands stays its own).
+    match judged(serde_json::json!({"command": "x", "cwd": "/srv"})) {
+        State::Ready { spec, .. } => assert_eq!(spec.cwd, Some(PathBuf::from("/srv"))),
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         judged(serde_json::json!({"command": "x", "type": "stdio", "args": ["a"]})),
         ready("x", &["a"])
@@ -733,4 +738,41 @@ fn places_come_from_the_environment_and_clients_from_their_words() {
         assert_eq!(Client::from_word(word), Some(client), "{word}");
     }
     assert_eq!(Client::from_word("zed"), None);
+}
+
+/// The check before writing: an edit that changes anything besides the wrapped entries, or
+/// leaves one not starting the proxy, is refused.
+#[test]
+fn an_edit_that_changes_more_than_its_entries_is_refused() {
+    let file = ClientFile {
+        path: PathBuf::from("mcp.json"),
+        client: None,
+        format: Format::Json("mcpServers"),
+    };
+    let before =
+        r#"{"theme": "dark", "mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#;
+    let wrapped = |upstream: &str| Wrapped {
+        at: vec!["mcpServers".to_owned(), "a".to_owned()],
+        upstream: upstream.to_owned(),
+        text: None,
+        settings: Map::new(),
+    };
+    let good = r#"{"theme": "dark", "mcpServers": {"a": {"command": "p", "args": ["--upstream", "a", "c.toml"]}, "b": {"command": "y"}}}"#;
+    checked(&file, before, good, &[wrapped("a")]).unwrap();
+    for (after, record) in [
+        // Another setting changed.
+        (good.replace("dark", "light"), wrapped("a")),
+        // Another entry changed.
+        (good.replace("\"y\"", "\"z\""), wrapped("a")),
+        // The entry starts the proxy for another upstream.
+        (good.to_owned(), wrapped("b")),
+        // The entry does not start the proxy.
+        (before.to_owned(), wrapped("a")),
+    ] {
+        let refused = checked(&file, before, &after, &[record]).unwrap_err();
+        assert!(
+            matches!(refused, WrapError::Unsafe { .. }),
+            "{after}: {refused}"
+        );
+    }
 }
