@@ -507,6 +507,15 @@ fn no_configuration_and_a_broken_one_are_errors_that_write_nothing() {
     let broken = wrap(&places, &options(&[Client::ClaudeCode])).unwrap_err();
     assert!(matches!(broken, WrapError::Parse(_)), "{broken}");
     assert!(!places.dir.exists());
+    // A proxy configuration that cannot be read is an error, not a file to write anew.
+    put(&places.home.join(".cursor/mcp.json"), CURSOR);
+    std::fs::create_dir_all(places.dir.join("proxy.toml")).unwrap();
+    let unreadable = wrap(&places, &options(&[Client::Cursor])).unwrap_err();
+    assert!(matches!(unreadable, WrapError::Read { .. }), "{unreadable}");
+    assert_eq!(
+        std::fs::read_to_string(places.home.join(".cursor/mcp.json")).unwrap(),
+        CURSOR
+    );
 }
 
 #[test]
