@@ -350,6 +350,8 @@ fn stats_says_when_there_is_no_ledger_and_skips_what_it_cannot_read() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("none.jsonl");
     assert!(stats(&missing).unwrap().starts_with("no ledger at "));
+    // One that cannot be read is an error, not "no ledger".
+    assert!(stats(dir.path()).unwrap_err().starts_with("cannot read "));
     let ledger = dir.path().join("ledger.jsonl");
     let page = Page {
         at: 1,

@@ -626,6 +626,7 @@ impl ProxyToml {
                 && a.args == spec.args
                 && a.url == spec.url
                 && a.cwd == spec.cwd
+                && a.headers == spec.headers
         };
         let mut n = 1;
         loop {

@@ -785,3 +785,38 @@ fn an_edit_that_changes_more_than_its_entries_is_refused() {
         );
     }
 }
+
+/// The same server in two clients' files is one upstream; one that differs in its command,
+/// arguments, folder, URL or headers is another.
+#[test]
+fn the_same_server_twice_is_one_upstream() {
+    let root = tempfile::tempdir().unwrap();
+    let places = places(root.path());
+    let entry = r#"{"command": "npx", "args": ["-y", "m"], "cwd": "/srv"}"#;
+    let server = |name: &str, entry: &str| format!("{{\"mcpServers\": {{\"{name}\": {entry}}}}}\n");
+    let variants = [
+        entry.to_owned(),
+        entry.replace("npx", "bunx"),
+        entry.replace("\"m\"", "\"n\""),
+        entry.replace("/srv", "/tmp"),
+        r#"{"url": "http://h/mcp"}"#.to_owned(),
+        r#"{"url": "http://h/mcp", "headers": {"A": "b"}}"#.to_owned(),
+    ];
+    let mut files = vec![];
+    for (i, variant) in variants.iter().enumerate() {
+        let file = root.path().join(format!("c{i}.json"));
+        put(&file, &server("m", variant));
+        files.push(file);
+    }
+    // The first again, in another file: the same upstream.
+    let again = root.path().join("again.json");
+    put(&again, &server("m", entry));
+    files.push(again);
+    let mut given = options(&[]);
+    given.files = files;
+    let report = wrap(&places, &given).unwrap();
+    let (config, _) = ProxyConfig::load(places.dir.join("proxy.toml")).unwrap();
+    let names: Vec<&str> = config.upstreams.keys().map(String::as_str).collect();
+    assert_eq!(names, ["m", "m-2", "m-3", "m-4", "m-5", "m-6"], "{report}");
+    assert_eq!(report.matches("(upstream m)").count(), 2, "{report}");
+}
