@@ -199,10 +199,13 @@ pub struct UpstreamSpec {
     pub headers: BTreeMap<String, String>,
 }
 
-/// `value` with each `${NAME}` replaced by `var(NAME)` and each `${NAME:-default}` by it or
-/// `default`; an unset `${NAME}`, or a `${` not closed, is an error that says so.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn expand(value: &str, var: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+/// `value` with each `${…}` in it replaced by what `each` makes of it (given the whole
+/// `${…}` and what is inside): the one reader of the `${…}` the clients and the proxy's
+/// configuration write. A `${` not closed is an error.
+pub(crate) fn substitute(
+    value: &str,
+    mut each: impl FnMut(&str, &str) -> Result<String, String>,
+) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = value;
     while let Some(at) = rest.find("${") {
@@ -210,19 +213,27 @@ pub(crate) fn expand(value: &str, var: impl Fn(&str) -> Option<String>) -> Resul
         let Some(end) = rest[at..].find('}') else {
             return Err(format!("{value:?}: `${{` is not closed"));
         };
-        let inner = &rest[at + 2..at + end];
-        let (name, default) = match inner.split_once(":-") {
-            Some((name, default)) => (name, Some(default)),
-            None => (inner, None),
-        };
-        match var(name).or_else(|| default.map(str::to_owned)) {
-            Some(found) => out.push_str(&found),
-            None => return Err(format!("${{{name}}} is not set in the proxy's environment")),
-        }
+        let token = &rest[at..at + end + 1];
+        out.push_str(&each(token, &token[2..token.len() - 1])?);
         rest = &rest[at + end + 1..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// `value` with each `${NAME}` replaced by `var(NAME)` and each `${NAME:-default}` by it or
+/// `default`; an unset `${NAME}`, or a `${` not closed, is an error that says so.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn expand(value: &str, var: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    substitute(value, |_, inner| {
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        var(name)
+            .or_else(|| default.map(str::to_owned))
+            .ok_or_else(|| format!("${{{name}}} is not set in the proxy's environment"))
+    })
 }
 
 /// Why the proxy could not start.

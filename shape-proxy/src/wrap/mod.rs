@@ -404,27 +404,19 @@ fn headers_for_proxy(
         let Some(value) = value.as_str() else {
             return Err(format!("its header `{header}` is not a string"));
         };
-        let mut sent = String::new();
-        let mut rest = value;
-        while let Some(at) = rest.find("${") {
-            sent.push_str(&rest[..at]);
-            let Some(end) = rest[at..].find('}') else {
-                return Err(format!("its header `{header}` has a `${{` not closed"));
-            };
-            let token = &rest[at..at + end + 1];
-            let inner = &token[2..token.len() - 1];
+        let sent = crate::substitute(value, |token, inner| {
             let own = inner.strip_prefix("env:").unwrap_or(inner);
             let own = own.split_once(":-").map_or(own, |(name, _)| name);
-            let taken = |name: &str| {
+            let taken = |name: &str, added: &Vars| {
                 env.get(name).is_some_and(|v| v.as_str() != Some(token))
                     || added.iter().any(|(n, t)| n == name && t != token)
             };
-            let name = if plain(own) && !taken(own) {
+            let name = if plain(own) && !taken(own, &added) {
                 own.to_owned()
             } else {
                 (1..)
                     .map(|n| format!("TOOLSHAPE_HEADER_{n}"))
-                    .find(|n| !taken(n) && !added.iter().any(|(a, _)| a == n))
+                    .find(|n| !taken(n, &added) && !added.iter().any(|(a, _)| a == n))
                     .unwrap_or_default()
             };
             if !added.iter().any(|(n, _)| *n == name)
@@ -432,10 +424,9 @@ fn headers_for_proxy(
             {
                 added.push((name.clone(), token.to_owned()));
             }
-            sent.push_str(&format!("${{{name}}}"));
-            rest = &rest[at + end + 1..];
-        }
-        sent.push_str(rest);
+            Ok(format!("${{{name}}}"))
+        })
+        .map_err(|e| format!("its header `{header}`: {e}"))?;
         out.insert(header.clone(), sent);
     }
     Ok((out, added))
