@@ -21,6 +21,9 @@ use toolshape::ChannelPolicy;
 use toolshape::config::ShapeConfig;
 use toolshape::tokens::{Bpe, Tokenizer};
 
+/// The most pages a preview reads; past it, it says more follow.
+const MAX_PAGES: usize = 10_000;
+
 /// What to preview.
 #[derive(Debug, Clone, Default)]
 pub struct PreviewOptions {
@@ -38,10 +41,12 @@ pub struct PreviewOptions {
     pub client: Option<String>,
 }
 
-/// A server with one tool, answering the recorded result.
+/// A server listing `tools` whose every call answers the recorded result: a recorded file's,
+/// or a live upstream's one answer (so the upstream is called once, not again for the
+/// harness).
 #[derive(Clone)]
 struct Recorded {
-    tool: String,
+    tools: Arc<Vec<Tool>>,
     answer: Arc<CallToolResult>,
 }
 
@@ -59,12 +64,7 @@ impl ServerHandler for Recorded {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let schema = Arc::new(Map::from_iter([("type".to_owned(), Value::from("object"))]));
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            self.tool.clone(),
-            "the recorded answer",
-            schema,
-        )]))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -157,8 +157,13 @@ pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
                 Some(path) => ShapeConfig::from_path(path).map_err(|e| e.to_string())?,
                 None => ShapeConfig::default(),
             };
+            let schema = Arc::new(Map::from_iter([("type".to_owned(), Value::from("object"))]));
             let server = Recorded {
-                tool: options.tool.clone(),
+                tools: Arc::new(vec![Tool::new(
+                    options.tool.clone(),
+                    "the recorded answer",
+                    schema,
+                )]),
                 answer: Arc::new(answer),
             };
             through(server, shape, options, client).await
@@ -173,7 +178,7 @@ pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
 }
 
 /// The call through the harness over `server` and straight to it, side by side.
-async fn through<H: ServerHandler + Clone>(
+async fn through<H: ServerHandler>(
     server: H,
     shape: ShapeConfig,
     options: &PreviewOptions,
@@ -181,7 +186,11 @@ async fn through<H: ServerHandler + Clone>(
 ) -> Result<String, String> {
     let o200k = Bpe::o200k_base();
     let profile = toolshape::clients::reader(Some(client), &shape.clients).profile;
-    let direct = connect(server.clone(), client).await?;
+    let direct = connect(server, client).await?;
+    let tools = direct
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("listing the tools: {e}"))?;
     let raw = call(&direct, &options.tool, &options.args).await?;
     let _ = direct.cancel().await;
     let raw_text = raw
@@ -189,19 +198,29 @@ async fn through<H: ServerHandler + Clone>(
         .as_ref()
         .map_or_else(|| text(&raw), Value::to_string);
     let raw_tokens = o200k.count(&raw_text);
-    let harness = toolshape::mcp::Harness::new(server, shape).map_err(|e| e.to_string())?;
+    // The answer as the upstream gave it, through the harness: the tool is called once.
+    let replay = Recorded {
+        tools: Arc::new(tools),
+        answer: Arc::new(raw.clone()),
+    };
+    let harness = toolshape::mcp::Harness::new(replay, shape).map_err(|e| e.to_string())?;
     let shaped = connect(harness, client).await?;
     let mut pages = Vec::new();
     let mut args = options.args.clone();
+    let mut more = false;
     loop {
         let page = call(&shaped, &options.tool, &args).await?;
         let next = next_of(&page);
         pages.push(page);
         match next {
-            Some(cursor) if pages.len() < 10_000 => {
+            Some(_) if pages.len() == MAX_PAGES => {
+                more = true;
+                break;
+            }
+            Some(cursor) => {
                 args.insert("cursor".to_owned(), Value::from(cursor));
             }
-            _ => break,
+            None => break,
         }
     }
     let _ = shaped.cancel().await;
@@ -235,11 +254,18 @@ async fn through<H: ServerHandler + Clone>(
         } else {
             format!(" ({:.2}× the answer)", whole as f64 / raw_tokens as f64)
         };
+        let walked = if more {
+            format!("its first {MAX_PAGES} pages (more follow, not read), {whole} tokens{ratio}")
+        } else {
+            format!(
+                "{} page{} to read it whole, {whole} tokens{ratio}",
+                pages.len(),
+                if pages.len() == 1 { "" } else { "s" }
+            )
+        };
         out.push_str(&format!(
-            "{channel}: the first page {} tokens; {} page{} to read it whole, {whole} tokens{ratio}\n",
-            o200k.count(seen),
-            pages.len(),
-            if pages.len() == 1 { "" } else { "s" },
+            "{channel}: the first page {} tokens; {walked}\n",
+            o200k.count(seen)
         ));
     }
     for (channel, seen) in first {
@@ -328,5 +354,57 @@ mod tests {
             .block_on(preview(&PreviewOptions::default()))
             .unwrap_err();
         assert!(neither.contains("--recorded"), "{neither}");
+    }
+
+    /// A live upstream is called once: the harness reads its one answer again, never the
+    /// upstream (a tool with effects is not run twice by a preview).
+    #[test]
+    fn the_upstream_is_called_once() {
+        #[derive(Clone, Default)]
+        struct Counting(Arc<std::sync::atomic::AtomicUsize>);
+        impl ServerHandler for Counting {
+            async fn call_tool(
+                &self,
+                _request: CallToolRequestParams,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<CallToolResponse, ErrorData> {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let lines: Vec<String> = (0..300).map(|i| format!("row {i}")).collect();
+                Ok(CallToolResult::success(vec![ContentBlock::text(lines.join("\n"))]).into())
+            }
+            async fn list_tools(
+                &self,
+                _request: Option<PaginatedRequestParams>,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<ListToolsResult, ErrorData> {
+                let schema = Arc::new(Map::from_iter([("type".to_owned(), Value::from("object"))]));
+                Ok(ListToolsResult::with_all_items(vec![Tool::new(
+                    "rows", "rows", schema,
+                )]))
+            }
+            fn get_info(&self) -> ServerConfig {
+                ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            }
+        }
+        let counting = Counting::default();
+        let calls = Arc::clone(&counting.0);
+        let shape = ShapeConfig::from_toml_str("[defaults]\nbudget = 300\n").unwrap();
+        let options = PreviewOptions {
+            tool: "rows".to_owned(),
+            ..PreviewOptions::default()
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let shown = runtime
+            .block_on(through(counting, shape, &options, "preview"))
+            .unwrap();
+        assert!(shown.contains("pages to read it whole"), "{shown}");
+        assert_eq!(
+            calls.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "{shown}"
+        );
     }
 }
