@@ -12,7 +12,7 @@ usage: toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>
        toolshape-proxy unwrap [--file PATH]... [--dry-run]
        toolshape-proxy discover [--client NAME]... [--file PATH]...
        toolshape-proxy stats [--ledger PATH]
-       toolshape-proxy preview (--recorded FILE [--shape FILE] | --config FILE) --tool NAME
+       toolshape-proxy preview (--recorded FILE [--shape FILE] [--server FILE] [--preset NAME] | --config FILE) --tool NAME
                                [--args JSON] [--client NAME]
 
 An MCP server in front of the MCP servers the configuration names, every answer shaped to its
@@ -244,6 +244,8 @@ async fn preview(args: &[String]) -> ExitCode {
         match arg.as_str() {
             "--recorded" => options.recorded = Some(PathBuf::from(value)),
             "--shape" => options.shape = Some(PathBuf::from(value)),
+            "--server" => options.server = Some(PathBuf::from(value)),
+            "--preset" => options.preset = Some(value.clone()),
             "--config" => options.config = Some(PathBuf::from(value)),
             "--tool" => options.tool = value.clone(),
             "--client" => options.client = Some(value.clone()),

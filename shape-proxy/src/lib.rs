@@ -197,6 +197,10 @@ pub struct UpstreamSpec {
     /// connects; one not set stops that upstream, naming it.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// The preset its tools are shaped with ([`presets`]): left out, the one made for the
+    /// server that answers (its `serverInfo.name`); `"none"` for none.
+    #[serde(default)]
+    pub preset: Option<String>,
 }
 
 /// `value` with each `${…}` in it replaced by what `each` makes of it (given the whole
@@ -336,6 +340,14 @@ pub enum ProxyError {
         /// Why.
         source: std::io::Error,
     },
+    /// An upstream's preset cannot be used.
+    #[error("upstream `{name}`: {message}")]
+    Preset {
+        /// The upstream.
+        name: String,
+        /// Why.
+        message: String,
+    },
     /// `--upstream` names an upstream the configuration does not have.
     #[error("--upstream {name}: the configuration has no such upstream (it has: {})", .known.join(", "))]
     NoSuchUpstream {
@@ -381,6 +393,14 @@ impl ProxyConfig {
                 name: name.clone(),
                 which,
             });
+        }
+        for (name, spec) in &config.upstreams {
+            presets::choose(spec.preset.as_deref(), None).map_err(|message| {
+                ProxyError::Preset {
+                    name: name.clone(),
+                    message,
+                }
+            })?;
         }
         let mut config = config;
         if let Some(ledger) = &config.proxy.ledger {
@@ -459,6 +479,58 @@ impl Upstream {
 }
 
 impl Proxy {
+    /// Adds to `shape` each upstream's preset ([`presets`]): the one its configuration names,
+    /// else the one made for the server that answered. Gives a sentence per upstream with a
+    /// preset (what it shapes, what it left out and why), and an error for a preset name no
+    /// preset has.
+    pub async fn apply_presets(&self, shape: &mut ShapeConfig) -> Result<Vec<String>, ProxyError> {
+        let mut out = Vec::new();
+        for upstream in &self.shared.upstreams {
+            let peer = upstream.peer.read().await.clone();
+            let server = peer
+                .as_ref()
+                .and_then(|p| p.peer_info())
+                .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()));
+            let preset = presets::choose(upstream.spec.preset.as_deref(), server.as_deref())
+                .map_err(|message| ProxyError::Preset {
+                    name: upstream.name.clone(),
+                    message,
+                })?;
+            let Some(preset) = preset else {
+                continue;
+            };
+            let tools = upstream.tools.read().await.clone();
+            let listed = (peer.is_some() && !tools.is_empty()).then_some(tools.as_slice());
+            let applied = presets::apply(shape, preset, &upstream.spec.prefix, listed).map_err(
+                |message| ProxyError::Preset {
+                    name: upstream.name.clone(),
+                    message,
+                },
+            )?;
+            let mut sentence = format!(
+                "upstream `{}`: the preset `{}` shapes {} tool{}",
+                upstream.name,
+                preset.name,
+                applied.added.len(),
+                if applied.added.len() == 1 { "" } else { "s" }
+            );
+            if listed.is_none() {
+                sentence.push_str(" (its tools not listed yet, so not checked)");
+            }
+            if !applied.yours.is_empty() {
+                sentence.push_str(&format!(
+                    "; kept as you configured: {}",
+                    applied.yours.join(", ")
+                ));
+            }
+            if !applied.left.is_empty() {
+                sentence.push_str(&format!("; left out: {}", applied.left.join("; ")));
+            }
+            out.push(sentence);
+        }
+        Ok(out)
+    }
+
     /// Starts every upstream (and keeps them running), waiting up to `ready` for each first
     /// connection.
     pub async fn start(config: &ProxyConfig, ready: Duration) -> Proxy {
@@ -977,6 +1049,10 @@ async fn harness(config: &ProxyConfig, shape: ShapeConfig) -> Result<Shaped, Pro
     for sentence in &unlisted {
         tracing::warn!("{sentence}");
     }
+    let mut shape = shape;
+    for sentence in proxy.apply_presets(&mut shape).await? {
+        tracing::info!("{sentence}");
+    }
     let mut harness = toolshape::mcp::Harness::new(proxy, shape)?;
     if let Some(keys) = keys {
         harness = harness.cursor_keys(keys);
@@ -1221,6 +1297,7 @@ fn http_app<S: toolshape::handle::HandleStore + Send + Sync + 'static>(
 
 pub mod cli;
 pub mod metrics;
+pub mod presets;
 pub mod preview;
 pub mod wrap;
 

@@ -39,15 +39,24 @@ pub struct PreviewOptions {
     pub args: Map<String, Value>,
     /// The client's `clientInfo.name` (default `preview`: a client of unknown reading).
     pub client: Option<String>,
+    /// A recorded server (`--server FILE`: its `serverInfo` and `tools`, as `tools/list`
+    /// gives them), for a recorded answer to be served as that server's: the preset made for
+    /// it is chosen and checked as the proxy would.
+    pub server: Option<PathBuf>,
+    /// The preset a recorded answer is shaped with (`--preset NAME`, or `none`); left out,
+    /// the one made for the recorded server, if any.
+    pub preset: Option<String>,
 }
 
 /// A server listing `tools` whose every call answers the recorded result: a recorded file's,
 /// or a live upstream's one answer (so the upstream is called once, not again for the
 /// harness).
 #[derive(Clone)]
-struct Recorded {
-    tools: Arc<Vec<Tool>>,
-    answer: Arc<CallToolResult>,
+pub(crate) struct Recorded {
+    pub(crate) tools: Arc<Vec<Tool>>,
+    pub(crate) answer: Arc<CallToolResult>,
+    /// The recorded server's `serverInfo`, if known.
+    pub(crate) info: Option<Implementation>,
 }
 
 impl ServerHandler for Recorded {
@@ -68,7 +77,32 @@ impl ServerHandler for Recorded {
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        match &self.info {
+            Some(info) => config.with_server_info(info.clone()),
+            None => config,
+        }
+    }
+}
+
+/// A recorded server's file (`--server`): its `serverInfo` and its tools.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RecordedServer {
+    pub(crate) server_info: Implementation,
+    pub(crate) tools: Vec<Tool>,
+}
+
+impl RecordedServer {
+    pub(crate) fn read(path: &std::path::Path) -> Result<RecordedServer, String> {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            format!(
+                "{} is not a server's serverInfo and tools: {e}",
+                path.display()
+            )
+        })
     }
 }
 
@@ -153,37 +187,129 @@ pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
                         String::from_utf8_lossy(&bytes).into_owned(),
                     )])
                 });
-            let shape = match &options.shape {
+            let mut shape = match &options.shape {
                 Some(path) => ShapeConfig::from_path(path).map_err(|e| e.to_string())?,
                 None => ShapeConfig::default(),
             };
-            let schema = Arc::new(Map::from_iter([("type".to_owned(), Value::from("object"))]));
-            let server = Recorded {
-                tools: Arc::new(vec![Tool::new(
-                    options.tool.clone(),
-                    "the recorded answer",
-                    schema,
-                )]),
-                answer: Arc::new(answer),
+            let server = match &options.server {
+                Some(path) => Some(RecordedServer::read(path)?),
+                None => None,
             };
-            through(server, shape, options, client).await
+            let tools = match &server {
+                Some(server) => server.tools.clone(),
+                None => {
+                    let schema =
+                        Arc::new(Map::from_iter([("type".to_owned(), Value::from("object"))]));
+                    vec![Tool::new(
+                        options.tool.clone(),
+                        "the recorded answer",
+                        schema,
+                    )]
+                }
+            };
+            let info = server.map(|s| s.server_info);
+            let mut out = String::new();
+            let name = info.as_ref().map(|i| i.name.as_str());
+            if let Some(preset) = crate::presets::choose(options.preset.as_deref(), name)? {
+                let listed = options.server.is_some().then_some(tools.as_slice());
+                let applied = crate::presets::apply(&mut shape, preset, "", listed)?;
+                let used = if applied.added.contains(&options.tool) {
+                    "shapes this tool"
+                } else if applied.yours.contains(&options.tool) {
+                    "does not shape this tool: your configuration does"
+                } else {
+                    "has nothing for this tool"
+                };
+                out.push_str(&format!("the preset `{}` {used}\n", preset.name));
+            }
+            let server = Recorded {
+                tools: Arc::new(tools),
+                answer: Arc::new(answer),
+                info,
+            };
+            let walk = walk(server, shape, &options.tool, &options.args, client).await?;
+            out.push_str(&report(&walk, &options.tool, client));
+            Ok(out)
         }
         (None, Some(config)) => {
-            let (config, shape) = ProxyConfig::load(config).map_err(|e| e.to_string())?;
+            if options.preset.is_some() || options.server.is_some() {
+                return Err(
+                    "--preset and --server are for a recorded answer; a live upstream's preset is its configuration's"
+                        .to_owned(),
+                );
+            }
+            let (config, mut shape) = ProxyConfig::load(config).map_err(|e| e.to_string())?;
             let proxy = Proxy::start(&config, Duration::from_secs(60)).await;
-            through(proxy, shape, options, client).await
+            let mut out = String::new();
+            for sentence in proxy
+                .apply_presets(&mut shape)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                out.push_str(&sentence);
+                out.push('\n');
+            }
+            let walk = walk(proxy, shape, &options.tool, &options.args, client).await?;
+            out.push_str(&report(&walk, &options.tool, client));
+            Ok(out)
         }
         _ => Err("give either --recorded FILE or --config proxy.toml".to_owned()),
     }
 }
 
-/// The call through the harness over `server` and straight to it, side by side.
-async fn through<H: ServerHandler>(
+/// One call through the harness and straight to the server, side by side.
+pub(crate) struct Walk {
+    /// The server's own answer.
+    pub(crate) raw: CallToolResult,
+    /// Its tokens (o200k): its structured content's JSON when it has some, else its text.
+    pub(crate) raw_tokens: usize,
+    /// The pages through the harness, the first to the last (or the [`MAX_PAGES`]th).
+    pub(crate) pages: Vec<CallToolResult>,
+    /// Whether more pages followed the last one read.
+    pub(crate) more: bool,
+    /// The channels the client reads.
+    pub(crate) profile: ChannelPolicy,
+}
+
+impl Walk {
+    /// The tokens the client reads of the pages in `channel`.
+    pub(crate) fn read_tokens(&self, channel: &str) -> usize {
+        let o200k = Bpe::o200k_base();
+        self.pages
+            .iter()
+            .flat_map(|p| read(p, self.profile))
+            .filter(|(c, _)| *c == channel)
+            .map(|(_, s)| o200k.count(&s))
+            .sum()
+    }
+
+    /// What the client reads of the pages, every channel, in order.
+    #[cfg(test)]
+    pub(crate) fn read_all(&self) -> String {
+        self.pages
+            .iter()
+            .flat_map(|p| read(p, self.profile))
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The channel the client reads first (`structured` or `text`).
+    #[cfg(test)]
+    pub(crate) fn channel(&self) -> &'static str {
+        read(&self.pages[0], self.profile)[0].0
+    }
+}
+
+/// `tool` called with `args` straight to `server`, then its answer through the harness
+/// with `shape`, as `client` reads it, page after page.
+pub(crate) async fn walk<H: ServerHandler>(
     server: H,
     shape: ShapeConfig,
-    options: &PreviewOptions,
+    tool: &str,
+    args: &Map<String, Value>,
     client: &str,
-) -> Result<String, String> {
+) -> Result<Walk, String> {
     let o200k = Bpe::o200k_base();
     let profile = toolshape::clients::reader(Some(client), &shape.clients).profile;
     let direct = connect(server, client).await?;
@@ -191,7 +317,7 @@ async fn through<H: ServerHandler>(
         .list_all_tools()
         .await
         .map_err(|e| format!("listing the tools: {e}"))?;
-    let raw = call(&direct, &options.tool, &options.args).await?;
+    let raw = call(&direct, tool, args).await?;
     let _ = direct.cancel().await;
     let raw_text = raw
         .structured_content
@@ -202,14 +328,15 @@ async fn through<H: ServerHandler>(
     let replay = Recorded {
         tools: Arc::new(tools),
         answer: Arc::new(raw.clone()),
+        info: None,
     };
     let harness = toolshape::mcp::Harness::new(replay, shape).map_err(|e| e.to_string())?;
     let shaped = connect(harness, client).await?;
     let mut pages = Vec::new();
-    let mut args = options.args.clone();
+    let mut args = args.clone();
     let mut more = false;
     loop {
-        let page = call(&shaped, &options.tool, &args).await?;
+        let page = call(&shaped, tool, &args).await?;
         let next = next_of(&page);
         pages.push(page);
         match next {
@@ -224,14 +351,33 @@ async fn through<H: ServerHandler>(
         }
     }
     let _ = shaped.cancel().await;
+    Ok(Walk {
+        raw,
+        raw_tokens,
+        pages,
+        more,
+        profile,
+    })
+}
+
+/// The walk, for a person.
+fn report(walk: &Walk, tool: &str, client: &str) -> String {
+    let o200k = Bpe::o200k_base();
+    let Walk {
+        raw,
+        raw_tokens,
+        pages,
+        more,
+        profile,
+    } = walk;
+    let (raw_tokens, more, profile) = (*raw_tokens, *more, *profile);
     let profile_name = match profile {
         ChannelPolicy::Both => "both",
         ChannelPolicy::Text => "text",
         ChannelPolicy::Structured => "structured",
     };
     let mut out = format!(
-        "`{}` as a client named `{client}` reads it (profile {profile_name}), counted in o200k\n",
-        options.tool
+        "`{tool}` as a client named `{client}` reads it (profile {profile_name}), counted in o200k\n"
     );
     out.push_str(&format!(
         "the upstream's answer: {raw_tokens} tokens{}\n",
@@ -243,12 +389,7 @@ async fn through<H: ServerHandler>(
     ));
     let first = read(&pages[0], profile);
     for (channel, seen) in &first {
-        let whole: usize = pages
-            .iter()
-            .flat_map(|p| read(p, profile))
-            .filter(|(c, _)| c == channel)
-            .map(|(_, s)| o200k.count(&s))
-            .sum();
+        let whole = walk.read_tokens(channel);
         let ratio = if raw_tokens == 0 {
             String::new()
         } else {
@@ -271,7 +412,7 @@ async fn through<H: ServerHandler>(
     for (channel, seen) in first {
         out.push_str(&format!("\n--- the first page, {channel} ---\n{seen}\n"));
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -397,9 +538,16 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        let shown = runtime
-            .block_on(through(counting, shape, &options, "preview"))
+        let walked = runtime
+            .block_on(walk(
+                counting,
+                shape,
+                &options.tool,
+                &options.args,
+                "preview",
+            ))
             .unwrap();
+        let shown = report(&walked, &options.tool, "preview");
         assert!(shown.contains("pages to read it whole"), "{shown}");
         assert_eq!(
             calls.load(std::sync::atomic::Ordering::SeqCst),

@@ -169,6 +169,10 @@ pub enum ConfigError {
     /// The configuration widens a view instead of narrowing it ([`ShapeConfig::check_view`]).
     #[error("{0}")]
     View(String),
+    /// Two configurations joined ([`ShapeConfig::add_absent`]) give one legend name different
+    /// words.
+    #[error("the legends {0} are configured twice with different words")]
+    LegendsClash(String),
     /// Mistakes in configured records, every one found.
     #[error("{}", records::list(.0))]
     Records(Vec<records::RecordsError>),
@@ -333,6 +337,61 @@ impl ShapeConfig {
         } else {
             Err(ConfigError::Records(errors))
         }
+    }
+
+    /// Adds each tool of `other` this configuration does not name (`[tools.<name>]`), with
+    /// `other`'s legends, and gives the names added: what a layer does with a preset (a
+    /// configuration shipped for a known server), which never overrides what a user wrote.
+    /// Tools added take this configuration's `[defaults]`. A legend name both hold with
+    /// different tables is an error naming it, and nothing is added.
+    ///
+    /// ```
+    /// use toolshape::config::ShapeConfig;
+    ///
+    /// let mut mine = ShapeConfig::from_toml_str("[tools.list_issues]\nbudget = 300").unwrap();
+    /// let preset = ShapeConfig::from_toml_str(r#"
+    ///     [tools.list_issues]
+    ///     budget = 900
+    ///     [tools.get_issue.records]
+    ///     one = true
+    ///     name = "issue"
+    ///     fields = [{ from = "number", id = true }, { from = "state", legend = "gh_state" }]
+    ///     [legends.gh_state]
+    ///     open = "open"
+    /// "#).unwrap();
+    /// assert_eq!(mine.add_absent(preset).unwrap(), ["get_issue"]);
+    /// assert_eq!(mine.tool("list_issues").unwrap().budget, Some(toolshape::Budget::tokens(300)));
+    /// assert!(mine.json_projection("get_issue").is_some());
+    /// ```
+    pub fn add_absent(&mut self, other: ShapeConfig) -> Result<Vec<String>, ConfigError> {
+        let clashes: Vec<&str> = other
+            .checked_legends
+            .iter()
+            .filter(|(name, legend)| {
+                self.checked_legends
+                    .get(*name)
+                    .is_some_and(|l| l != *legend)
+            })
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if !clashes.is_empty() {
+            return Err(ConfigError::LegendsClash(clashes.join(", ")));
+        }
+        let mut added = Vec::new();
+        for (name, tool) in other.tools {
+            if self.tools.contains_key(&name) {
+                continue;
+            }
+            if let Some(records) = other.checked.get(&name) {
+                self.checked.insert(name.clone(), records.clone());
+            }
+            self.tools.insert(name.clone(), tool);
+            added.push(name);
+        }
+        for (name, legend) in other.checked_legends {
+            self.checked_legends.entry(name).or_insert(legend);
+        }
+        Ok(added)
     }
 
     /// The configured records of `tool`, checked when the configuration loaded; `None` when

@@ -1,0 +1,476 @@
+//! The presets: each one reads, is chosen for its servers, checked against what a server
+//! lists, and measured on the answers its servers gave (`tests/data/presets/`, recorded by
+//! `tests/proxy/record_presets.py`), with the questions a reader asks of them still
+//! answered.
+
+use super::*;
+use crate::preview::{Recorded, RecordedServer, Walk, walk};
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn recorded_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/presets")
+}
+
+/// A recorded call: the tool, its arguments and the server's answer.
+#[derive(serde::Deserialize)]
+struct Call {
+    tool: String,
+    arguments: Map<String, Value>,
+    result: CallToolResult,
+}
+
+/// The recorded calls of `preset`, by file name.
+fn calls(preset: &str) -> Vec<(String, Call)> {
+    let dir = recorded_dir().join(preset);
+    let mut out: Vec<(String, Call)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "server.json"))
+        .map(|p| {
+            let call: Call = serde_json::from_slice(&std::fs::read(&p).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p.file_stem().unwrap().to_string_lossy().into_owned(), call)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn server(preset: &str) -> RecordedServer {
+    RecordedServer::read(&recorded_dir().join(preset).join("server.json")).unwrap()
+}
+
+#[test]
+fn every_preset_reads_with_and_without_a_prefix() {
+    for preset in PRESETS {
+        let plain = preset.config("").unwrap();
+        let prefixed = preset.config("gh_").unwrap();
+        assert_eq!(plain.tools.len(), prefixed.tools.len(), "{}", preset.name);
+        for name in plain.tools.keys() {
+            assert!(prefixed.tools.contains_key(&format!("gh_{name}")));
+            assert_eq!(
+                plain.json_projection(name).is_some(),
+                prefixed.json_projection(&format!("gh_{name}")).is_some(),
+                "{}: {name}",
+                preset.name
+            );
+        }
+        // Legends are shared by every upstream: a preset's are named after it.
+        let table: toml::Table = toml::from_str(preset.text).unwrap();
+        for legend in table
+            .get("legends")
+            .and_then(|l| l.as_table())
+            .into_iter()
+            .flatten()
+        {
+            assert!(
+                legend.0.starts_with(&format!("{}_", preset.name)),
+                "{}",
+                legend.0
+            );
+        }
+        assert!(!preset.servers.is_empty());
+    }
+}
+
+/// Each preset is chosen for the server its recorded `serverInfo.name` names, and every tool
+/// it configures is one that server lists, with a recorded answer.
+#[test]
+fn each_preset_is_chosen_for_its_server_and_every_tool_has_a_recorded_answer() {
+    for preset in PRESETS {
+        let server = server(preset.name);
+        let chosen = choose(None, Some(&server.server_info.name))
+            .unwrap()
+            .unwrap();
+        assert_eq!(chosen.name, preset.name);
+        let recorded: Vec<String> = calls(preset.name)
+            .into_iter()
+            .map(|(_, c)| c.tool)
+            .collect();
+        for tool in preset.tools() {
+            assert!(
+                server.tools.iter().any(|t| t.name == tool),
+                "{}: {tool} is not listed by {}",
+                preset.name,
+                server.server_info.name
+            );
+            assert!(
+                recorded.contains(&tool),
+                "{}: no recorded answer of {tool}",
+                preset.name
+            );
+        }
+        let mut shape = ShapeConfig::default();
+        let applied = apply(&mut shape, preset, "", Some(&server.tools)).unwrap();
+        assert!(
+            applied.left.is_empty(),
+            "{}: {:?}",
+            preset.name,
+            applied.left
+        );
+        assert_eq!(applied.added, preset.tools());
+    }
+}
+
+#[test]
+fn a_preset_is_named_turned_off_or_unknown() {
+    assert_eq!(
+        choose(Some("github"), Some("mcp-git"))
+            .unwrap()
+            .unwrap()
+            .name,
+        "github"
+    );
+    assert!(choose(Some("none"), Some("mcp-git")).unwrap().is_none());
+    assert!(
+        choose(None, Some("someone-elses-server"))
+            .unwrap()
+            .is_none()
+    );
+    assert!(choose(None, None).unwrap().is_none());
+    let err = choose(Some("gitlab"), None).unwrap_err();
+    let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+    assert_eq!(
+        err,
+        format!(
+            "no preset is called `gitlab`; there are {} (or `none`)",
+            names.join(", ")
+        )
+    );
+}
+
+/// What the user configured wins whole; a tool the server does not list, and one whose
+/// `outputSchema` lacks a path the projection reads, are left out naming why; before the
+/// server lists its tools nothing is checked.
+#[test]
+fn a_preset_never_overrides_the_user_and_is_checked_against_the_tool_list() {
+    let github = choose(Some("github"), None).unwrap().unwrap();
+    let mut listed = server("github").tools;
+    listed.retain(|t| t.name != "search_issues");
+    let get_issue = listed.iter_mut().find(|t| t.name == "get_issue").unwrap();
+    get_issue.output_schema = Some(Arc::new(
+        serde_json::from_value(serde_json::json!({
+            "type": "object",
+            "properties": { "number": { "type": "integer" }, "title": { "type": "string" } }
+        }))
+        .unwrap(),
+    ));
+    let mut shape = ShapeConfig::from_toml_str("[tools.gh_list_issues]\nbudget = 300\n").unwrap();
+    let applied = apply(&mut shape, github, "gh_", Some(&listed)).unwrap();
+    assert_eq!(applied.added, Vec::<String>::new());
+    assert_eq!(applied.yours, ["gh_list_issues"]);
+    assert_eq!(applied.left.len(), 2, "{:?}", applied.left);
+    assert!(
+        applied.left[0].starts_with("gh_get_issue (its outputSchema does not fit: ")
+            && applied.left[0].contains("state"),
+        "{}",
+        applied.left[0]
+    );
+    assert_eq!(
+        applied.left[1],
+        "gh_search_issues (the server does not list it)"
+    );
+    assert!(shape.json_projection("gh_list_issues").is_none());
+    assert_eq!(
+        shape.tool("gh_list_issues").unwrap().budget,
+        Some(toolshape::Budget::tokens(300))
+    );
+    // Not listed yet: added unchecked.
+    let mut shape = ShapeConfig::default();
+    let applied = apply(&mut shape, github, "gh_", None).unwrap();
+    assert_eq!(
+        applied.added,
+        ["gh_get_issue", "gh_list_issues", "gh_search_issues"]
+    );
+    assert!(shape.json_projection("gh_search_issues").is_some());
+}
+
+/// The questions a reader asks of a tool's answer, from the server's documentation (for
+/// GitHub, its REST "list repository issues" and "search issues"): each record's id, where
+/// its records are, and the paths whose values answer them (`@day`: the day a timestamp
+/// names).
+const QUESTIONS: &[(&str, &str, &str, &[&str])] = &[
+    ("github", "list_issues", "number", ISSUE),
+    ("github", "search_issues", "number", ISSUE),
+    ("github", "get_issue", "number", ISSUE),
+];
+
+/// What is issue N titled, who opened it, is it open, which labels, how many comments, on
+/// which day was it opened, last updated, closed, who is assigned, which milestone.
+const ISSUE: &[&str] = &[
+    "title",
+    "user.login",
+    "state",
+    "labels[].name",
+    "comments",
+    "created_at@day",
+    "updated_at@day",
+    "assignees[].login",
+    "milestone.title",
+    "closed_at@day",
+];
+
+/// Whether `row` shows `value`: as written, or a day (`2026-09-30`) as the day of a page
+/// that states the year its dates share (`dates are in 2026`, then `Sep 30`).
+fn shows(row: &str, value: &str, read: &str) -> bool {
+    if row.contains(value) {
+        return true;
+    }
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let parts: Vec<&str> = value.split('-').collect();
+    match parts[..] {
+        [y, m, d] if y.len() == 4 && m.len() == 2 && d.len() == 2 => {
+            let (Ok(m), Ok(d)) = (m.parse::<usize>(), d.parse::<u32>()) else {
+                return false;
+            };
+            let day = format!("{} {d}", MONTHS[(m - 1) % 12]);
+            read.contains(&format!("dates are in {y}"))
+                && row
+                    .match_indices(&day)
+                    .any(|(at, _)| !row[at + day.len()..].starts_with(|c: char| c.is_ascii_digit()))
+        }
+        _ => false,
+    }
+}
+
+/// The values at `path` in `record` (a `[]` step reads each item of a list).
+fn values_at(record: &Value, path: &str) -> Vec<String> {
+    let (path, day) = match path.strip_suffix("@day") {
+        Some(p) => (p, true),
+        None => (path, false),
+    };
+    let mut here = vec![record.clone()];
+    for step in path.split('.') {
+        let (key, each) = match step.strip_suffix("[]") {
+            Some(k) => (k, true),
+            None => (step, false),
+        };
+        here = here
+            .into_iter()
+            .map(|v| v[key].clone())
+            .flat_map(|v| match (each, v) {
+                (true, Value::Array(items)) => items,
+                (_, v) => vec![v],
+            })
+            .collect();
+    }
+    here.into_iter()
+        .filter(|v| !v.is_null())
+        .map(|v| match v {
+            Value::String(s) if day => s[..10].to_owned(),
+            Value::String(s) => s,
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// The records of a recorded answer (its text, read as JSON): the list itself, the list
+/// under `items`, or the one object.
+fn records_of(result: &CallToolResult) -> Vec<Value> {
+    let text = crate::preview::text(result);
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Array(items)) => items,
+        Ok(Value::Object(mut o)) if o.get("items").is_some_and(Value::is_array) => o
+            .remove("items")
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default(),
+        Ok(one @ Value::Object(_)) => vec![one],
+        _ => Vec::new(),
+    }
+}
+
+/// The rows a model reads: each record of a structured page's `data` (as JSON text), each
+/// line of a text page.
+fn rows_read(walk: &Walk) -> Vec<String> {
+    let mut rows = Vec::new();
+    for page in &walk.pages {
+        if walk.channel() == "structured" {
+            let data = &page.structured_content.as_ref().unwrap()["data"];
+            let mut stack = vec![data.clone()];
+            while let Some(v) = stack.pop() {
+                match v {
+                    Value::Array(items) => rows.extend(items.iter().map(Value::to_string)),
+                    Value::Object(o) => stack.extend(o.into_iter().map(|(_, v)| v)),
+                    _ => {}
+                }
+            }
+        } else {
+            rows.extend(crate::preview::text(page).lines().map(str::to_owned));
+        }
+    }
+    rows
+}
+
+/// Of the questions asked of `tool`'s records, (answered, asked): a record's question is
+/// answered when a row holding its id (as a whole word) holds every value the question
+/// needs.
+fn answered(preset: &str, tool: &str, result: &CallToolResult, walk: &Walk) -> (usize, usize) {
+    let Some((_, _, id, paths)) = QUESTIONS.iter().find(|q| q.0 == preset && q.1 == tool) else {
+        return (0, 0);
+    };
+    let rows = rows_read(walk);
+    let read = walk.read_all();
+    let (mut answered, mut asked) = (0, 0);
+    for record in records_of(result) {
+        let id = values_at(&record, id).remove(0);
+        let word = |row: &str| {
+            row.match_indices(&id).any(|(at, _)| {
+                let before = row[..at].chars().next_back();
+                let after = row[at + id.len()..].chars().next();
+                !before.is_some_and(|c| c.is_alphanumeric())
+                    && !after.is_some_and(|c| c.is_alphanumeric())
+            })
+        };
+        let holding: Vec<&String> = rows.iter().filter(|r| word(r)).collect();
+        for path in *paths {
+            let wanted = values_at(&record, path);
+            if wanted.is_empty() {
+                continue;
+            }
+            asked += 1;
+            if holding
+                .iter()
+                .any(|row| wanted.iter().all(|v| shows(row, v, &read)))
+            {
+                answered += 1;
+            }
+        }
+    }
+    (answered, asked)
+}
+
+/// One recorded call of the server recorded in `folder` through the harness, with the
+/// preset chosen for that server (if any) or without one, as `client` reads it.
+fn through(folder: &str, call: &Call, with_preset: bool, client: &str) -> Walk {
+    let server = server(folder);
+    let mut shape = ShapeConfig::default();
+    if with_preset && let Some(chosen) = choose(None, Some(&server.server_info.name)).unwrap() {
+        apply(&mut shape, chosen, "", Some(&server.tools)).unwrap();
+    }
+    let recorded = Recorded {
+        tools: Arc::new(server.tools),
+        answer: Arc::new(call.result.clone()),
+        info: Some(server.server_info),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(walk(recorded, shape, &call.tool, &call.arguments, client))
+        .unwrap()
+}
+
+/// The README's table: per recorded server and call, the answer's tokens, what a model
+/// reads of it whole through the proxy without a preset and with the one chosen for the
+/// server (its `serverInfo.name`), and the questions answered. Every recorded answer with a
+/// preset costs no more than without; every question is answered; and the README shows
+/// this table as it is.
+#[test]
+fn the_presets_save_on_recorded_answers_and_keep_their_facts() {
+    let mut table = String::from(
+        "| server (preset) | recorded call | raw | read whole, no preset | with the preset | ÷ raw | questions answered |\n\
+         |---|---|---:|---:|---:|---:|---|\n",
+    );
+    let mut others = String::new();
+    let mut failures = Vec::new();
+    let mut folders: Vec<String> = std::fs::read_dir(recorded_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    // The servers with a preset first, in the presets' order; then the others by name.
+    folders.sort_by_key(|f| {
+        (
+            PRESETS
+                .iter()
+                .position(|p| p.name == f)
+                .unwrap_or(PRESETS.len()),
+            f.clone(),
+        )
+    });
+    for folder in &folders {
+        let info = server(folder).server_info;
+        let preset = choose(None, Some(&info.name)).unwrap();
+        let shaped = preset.map(Preset::tools).unwrap_or_default();
+        let label = match preset {
+            Some(p) => format!("{} ({})", info.name, p.name),
+            None => format!("{} (none yet)", info.name),
+        };
+        for (name, call) in calls(folder) {
+            // Claude Code reads the structured channel; the text channel's profile (`mcp`) is
+            // checked beside it.
+            for client in ["claude-code", "mcp"] {
+                let plain = through(folder, &call, false, client);
+                let with = through(folder, &call, true, client);
+                let channel = with.channel();
+                let (before, after) = (plain.read_tokens(channel), with.read_tokens(channel));
+                let (answered_before, _) = answered(folder, &call.tool, &call.result, &plain);
+                let (got, asked) = answered(folder, &call.tool, &call.result, &with);
+                if shaped.contains(&call.tool) && after > before {
+                    failures.push(format!("{folder}/{name} ({client}): {before} → {after}"));
+                }
+                if got < asked && std::env::var("PRESETS_DUMP").is_ok() {
+                    eprintln!(
+                        "{}",
+                        rows_read(&with)
+                            .iter()
+                            .take(4)
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    );
+                }
+                if got < asked {
+                    failures.push(format!(
+                        "{folder}/{name} ({client}): {got} of {asked} questions answered ({answered_before} without the preset)"
+                    ));
+                }
+                if client != "claude-code" {
+                    continue;
+                }
+                let questions = match asked {
+                    0 => "–".to_owned(),
+                    n => format!("{got} of {n}"),
+                };
+                let shown = if shaped.contains(&call.tool) {
+                    after.to_string()
+                } else {
+                    "–".to_owned()
+                };
+                let table = if preset.is_some() {
+                    &mut table
+                } else {
+                    &mut others
+                };
+                table.push_str(&format!(
+                    "| {label} | `{name}` | {} | {before} | {shown} | {:.2} | {questions} |\n",
+                    with.raw_tokens,
+                    after as f64 / with.raw_tokens.max(1) as f64,
+                ));
+            }
+        }
+    }
+    println!("{table}{others}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    assert!(
+        readme.contains(&table),
+        "the README's presets table is not this one:\n{table}"
+    );
+    let notes = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/DEVELOPMENT.md"),
+    )
+    .unwrap();
+    let whole = format!("{table}{others}");
+    assert!(
+        notes.contains(&whole),
+        "docs/DEVELOPMENT.md's presets table is not this one:\n{whole}"
+    );
+}
