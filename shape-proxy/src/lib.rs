@@ -74,7 +74,7 @@ use tokio::sync::{Notify, RwLock};
 use toolshape::config::ShapeConfig;
 
 /// The proxy's configuration file.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProxyConfig {
     /// The proxy's own settings.
@@ -83,10 +83,14 @@ pub struct ProxyConfig {
     /// The upstream servers, by name.
     #[serde(default)]
     pub upstreams: BTreeMap<String, UpstreamSpec>,
+    /// The file it was read from ([`ProxyConfig::load`]): watched while the proxy runs, and
+    /// the shaping configuration reloaded when either file changes ([`reload`]).
+    #[serde(skip)]
+    pub source: Option<PathBuf>,
 }
 
 /// `[proxy]`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProxySettings {
     /// The shaping configuration file ([`ShapeConfig`]), relative to this file.
@@ -143,7 +147,7 @@ pub struct ProxySettings {
 /// whose stored results and cursors are its own. Without any, a proxy on a loopback address
 /// admits every request as principal `anonymous`, and one on any other address does not
 /// start.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthSettings {
     /// Each principal and its bearer token (at least 16 bytes; `"env:NAME"` reads it from the
@@ -262,6 +266,14 @@ pub enum ProxyError {
     /// The shaping configuration is wrong.
     #[error(transparent)]
     Shape(#[from] toolshape::config::ConfigError),
+    /// The shaping configuration file named by `[proxy] shape` is wrong.
+    #[error("{path}: {source}")]
+    ShapeFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        source: toolshape::config::ConfigError,
+    },
     /// No upstream is configured.
     #[error("no upstream server in {0}: add [upstreams.<name>] with a command or a url")]
     NoUpstream(String),
@@ -403,6 +415,7 @@ impl ProxyConfig {
             })?;
         }
         let mut config = config;
+        config.source = Some(path.to_path_buf());
         if let Some(ledger) = &config.proxy.ledger {
             config.proxy.ledger = Some(path.parent().unwrap_or(Path::new(".")).join(ledger));
         }
@@ -412,7 +425,14 @@ impl ProxyConfig {
         let shape = match &config.proxy.shape {
             Some(file) => {
                 let at = path.parent().unwrap_or(Path::new(".")).join(file);
-                ShapeConfig::from_path(at)?
+                ShapeConfig::from_path(&at).map_err(|source| match source {
+                    // It names the file already.
+                    toolshape::config::ConfigError::Read { .. } => ProxyError::Shape(source),
+                    source => ProxyError::ShapeFile {
+                        path: at.display().to_string(),
+                        source,
+                    },
+                })?
             }
             None => ShapeConfig::default(),
         };
@@ -529,6 +549,11 @@ impl Proxy {
             out.push(sentence);
         }
         Ok(out)
+    }
+
+    /// Tells the client this proxy serves that its tools changed (`notifications/tools/list_changed`).
+    pub async fn tools_changed(&self) {
+        notify_tools_changed(&self.shared).await;
     }
 
     /// Starts every upstream (and keeps them running), waiting up to `ready` for each first
@@ -1059,8 +1084,11 @@ async fn harness(config: &ProxyConfig, shape: ShapeConfig) -> Result<Shaped, Pro
     }
     #[cfg(feature = "redis")]
     if let Some((store, positions)) = redis {
-        return Ok(Shaped::Redis(harness.cursor_store(positions).store(store)));
+        let harness = harness.cursor_store(positions).store(store);
+        reload::watch(harness.clone(), config.clone(), reload::EVERY);
+        return Ok(Shaped::Redis(harness));
     }
+    reload::watch(harness.clone(), config.clone(), reload::EVERY);
     Ok(Shaped::Memory(harness))
 }
 
@@ -1299,6 +1327,7 @@ pub mod cli;
 pub mod metrics;
 pub mod presets;
 pub mod preview;
+pub mod reload;
 pub mod wrap;
 
 #[cfg(all(test, feature = "http"))]

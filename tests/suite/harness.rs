@@ -621,3 +621,100 @@ fn what_the_harness_does_not_shape_passes_through() {
         client.cancel().await.unwrap();
     });
 }
+
+/// `Harness::reload`: the next call is shaped by the new configuration (a budget, a view, a
+/// projection added and one taken away), a walk begun before goes on from its stored result
+/// with every record once, and `tools/list` follows.
+#[test]
+fn a_reloaded_configuration_shapes_the_next_call_and_a_walk_goes_on() {
+    runtime().block_on(async {
+        let harness =
+            toolshape::mcp::Harness::new(Plain::new(), ShapeConfig::from_toml_str(CONFIG).unwrap())
+                .unwrap();
+        let handle = harness.clone();
+        let (client_end, server_end) = tokio::io::duplex(1 << 24);
+        tokio::spawn(async move {
+            if let Ok(server) = harness.serve(server_end).await {
+                let _ = server.waiting().await;
+            }
+        });
+        use rmcp::ServiceExt;
+        let client = rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::default(),
+            rmcp::model::Implementation::new("claude-code", "1.0"),
+        )
+        .serve(client_end)
+        .await
+        .unwrap();
+        let first = crate::client::call(&client, "list_issues", json!({"path": "x"})).await;
+        let envelope = first.structured_content.clone().unwrap();
+        let before: Vec<u64> = crate::records(&envelope)
+            .iter()
+            .map(|r| r["number"].as_u64().unwrap())
+            .collect();
+        assert!(
+            crate::records(&envelope)
+                .iter()
+                .all(|r| !r.contains_key("body"))
+        );
+        let cursor = envelope["next"].as_str().unwrap().to_owned();
+
+        // The edit: list_issues shows its body now, in a larger budget.
+        let edited = CONFIG
+            .replace("budget = 900\nhide = [\"body\"]", "budget = 1400")
+            .replace(
+                "[tools.read_file]\nbudget = 1500",
+                "[tools.read_file]\nbudget = 300",
+            );
+        assert_ne!(edited, CONFIG);
+        handle
+            .reload(ShapeConfig::from_toml_str(&edited).unwrap())
+            .unwrap();
+
+        // The walk begun before goes on: every record once.
+        let mut seen = before.clone();
+        let mut next = Some(cursor);
+        while let Some(cursor) = next {
+            let page = crate::client::call(
+                &client,
+                "list_issues",
+                json!({"path": "x", "cursor": cursor}),
+            )
+            .await;
+            let envelope = page.structured_content.unwrap();
+            seen.extend(
+                crate::records(&envelope)
+                    .iter()
+                    .map(|r| r["number"].as_u64().unwrap()),
+            );
+            next = envelope["next"].as_str().map(str::to_owned);
+        }
+        let mut unique = seen.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!((seen.len(), unique.len()), (60, 60));
+
+        // A new call: the body shown, within the new budget, larger than the old.
+        let again = crate::client::call(&client, "list_issues", json!({"path": "x"})).await;
+        let envelope = again.structured_content.clone().unwrap();
+        assert!(
+            crate::records(&envelope)
+                .iter()
+                .all(|r| r.contains_key("body"))
+        );
+        let tokens = crate::walk::tokens(&envelope.to_string());
+        assert!(tokens <= 1400 && tokens > 900, "{tokens}");
+        let file = crate::client::call(&client, "read_file", json!({"path": "x"})).await;
+        assert!(crate::walk::tokens(&file.structured_content.unwrap().to_string()) <= 300);
+
+        // A configuration that cannot be used is refused, and the running one kept.
+        let mut wrong = ShapeConfig::from_toml_str(&edited).unwrap();
+        wrong
+            .tools
+            .insert("bad\u{200b}name".to_owned(), Default::default());
+        assert!(handle.reload(wrong).is_err());
+        let kept = crate::client::call(&client, "read_file", json!({"path": "x"})).await;
+        assert!(crate::walk::tokens(&kept.structured_content.unwrap().to_string()) <= 300);
+        client.cancel().await.unwrap();
+    });
+}

@@ -104,7 +104,8 @@ impl<H: Clone, S> Clone for Harness<H, S> {
 }
 
 struct State<S> {
-    config: ShapeConfig,
+    /// The configuration calls are shaped by: replaced whole by [`Harness::reload`].
+    config: std::sync::RwLock<Arc<ShapeConfig>>,
     store: S,
     codec: Arc<CursorCodec>,
     owner: String,
@@ -122,6 +123,9 @@ struct State<S> {
 /// profile (the one step a call still takes, [`ShapeConfig::for_client`]), what is kept when
 /// an answer is cut, how an answer nobody described is read, and its configured projection.
 struct ToolPlan {
+    /// The configuration it was made from (a call is shaped by one configuration, even
+    /// when another is loaded meanwhile).
+    config: Arc<ShapeConfig>,
     shaper: Shaper,
     policy: HandlePolicy,
     inferred: Inferred,
@@ -131,9 +135,10 @@ struct ToolPlan {
 }
 
 impl ToolPlan {
-    fn new(config: &ShapeConfig, tool: &str, shown: &str) -> Result<Self, ConfigError> {
+    fn new(config: &Arc<ShapeConfig>, tool: &str, shown: &str) -> Result<Self, ConfigError> {
         let settings = config.tool_or_defaults(tool);
         Ok(ToolPlan {
+            config: Arc::clone(config),
             shaper: config.shaper_for_any_client(shown)?,
             // Anything cut is stored: the tool is not called again for a later page.
             policy: settings.handles.unwrap_or(HandlePolicy {
@@ -153,7 +158,7 @@ impl ToolPlan {
 }
 
 /// The plans of the tools `config` lists, and of `open_result`.
-fn planned(config: &ShapeConfig) -> Mutex<BTreeMap<String, Arc<ToolPlan>>> {
+fn planned(config: &Arc<ShapeConfig>) -> Mutex<BTreeMap<String, Arc<ToolPlan>>> {
     let plans = config
         .tools
         .keys()
@@ -185,11 +190,12 @@ impl<H: ServerHandler> Harness<H, MemoryStore> {
     /// [`cursor_store`](Self::cursor_store).
     pub fn new(inner: H, config: ShapeConfig) -> Result<Self, HarnessError> {
         config.check()?;
+        let config = Arc::new(config);
         Ok(Harness {
             inner,
             state: Arc::new(State {
                 plans: planned(&config),
-                config,
+                config: std::sync::RwLock::new(config),
                 store: MemoryStore::default(),
                 codec: Arc::new(CursorCodec::new(CursorKeys::random()?)),
                 owner: "mcp".to_owned(),
@@ -203,12 +209,13 @@ impl<H: ServerHandler> Harness<H, MemoryStore> {
 impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
     /// Keeps stored results in `store` (a shared one, such as Redis, for replicas).
     pub fn store<T: HandleStore>(self, store: T) -> Harness<H, T> {
+        let config = self.config();
         let Harness { inner, state } = self;
         Harness {
             inner,
             state: Arc::new(State {
-                plans: planned(&state.config),
-                config: state.config.clone(),
+                plans: planned(&config),
+                config: std::sync::RwLock::new(config),
                 store,
                 codec: Arc::clone(&state.codec),
                 owner: state.owner.clone(),
@@ -251,6 +258,48 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
     pub fn inner(&self) -> &H {
         &self.inner
     }
+
+    /// The configuration calls are shaped by now.
+    fn config(&self) -> Arc<ShapeConfig> {
+        let config = match self.state.config.read() {
+            Ok(config) => config,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        Arc::clone(&config)
+    }
+
+    /// Shapes every call from now on by `config` (a configuration file edited while the
+    /// server runs), checked first: a configuration that cannot be used is an error and the
+    /// running one is kept. A call in flight finishes with the configuration it began with;
+    /// a walk begun before goes on from its stored result, its later pages shaped by the new
+    /// one. Tell clients the tools changed (their output schemas follow the configuration).
+    ///
+    /// ```
+    /// use toolshape::config::ShapeConfig;
+    /// use toolshape::mcp::Harness;
+    /// # #[derive(Clone)] struct Server;
+    /// # impl rmcp::ServerHandler for Server {}
+    ///
+    /// let harness = Harness::new(Server, ShapeConfig::default()).unwrap();
+    /// let edited = ShapeConfig::from_toml_str("[tools.search]\nbudget = 800").unwrap();
+    /// harness.reload(edited).unwrap();
+    /// ```
+    pub fn reload(&self, config: ShapeConfig) -> Result<(), HarnessError> {
+        config.check()?;
+        let config = Arc::new(config);
+        let plans = planned(&config).into_inner().unwrap_or_default();
+        // The configuration first, then its plans: a plan made meanwhile from the one before
+        // is not kept ([`plan`](Self::plan) keeps a plan of the configuration in force).
+        match self.state.config.write() {
+            Ok(mut held) => *held = config,
+            Err(poisoned) => *poisoned.into_inner() = config,
+        }
+        match self.state.plans.lock() {
+            Ok(mut held) => *held = plans,
+            Err(poisoned) => *poisoned.into_inner() = plans,
+        }
+        Ok(())
+    }
 }
 
 impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
@@ -263,7 +312,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         if let Some(plan) = kept(&self.state) {
             return Ok(plan);
         }
-        let plan = ToolPlan::new(&self.state.config, tool, &self.shown_name(tool))
+        let plan = ToolPlan::new(&self.config(), tool, &self.shown_name(tool))
             .map(Arc::new)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         let listed = self
@@ -272,16 +321,17 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             .lock()
             .is_ok_and(|listed| listed.contains_key(tool));
         if listed && let Ok(mut plans) = self.state.plans.lock() {
-            plans.insert(tool.to_owned(), Arc::clone(&plan));
+            // Made from the configuration in force (not one a reload has replaced since).
+            if Arc::ptr_eq(&plan.config, &self.config()) {
+                plans.insert(tool.to_owned(), Arc::clone(&plan));
+            }
         }
         Ok(plan)
     }
 
     /// The shaper of `tool` (planned as `plan`) for `client`.
     fn shaper(&self, plan: &ToolPlan, tool: &str, client: Option<&str>) -> Shaper {
-        self.state
-            .config
-            .for_client(plan.shaper.clone(), tool, client)
+        plan.config.for_client(plan.shaper.clone(), tool, client)
     }
 
     /// Answers a call of `tool`: from the stored result when the arguments carry one of this
@@ -382,7 +432,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
     /// defused): so the tool can be called whatever its name, and no answer carries an
     /// invisible character or a mark of its name.
     fn shown_name<'t>(&self, tool: &'t str) -> Cow<'t, str> {
-        match self.state.config.has_tool(tool) {
+        match self.config().has_tool(tool) {
             true => Cow::Borrowed(tool),
             false => crate::untrusted::echo::shown_name(tool),
         }
@@ -685,7 +735,7 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
 
     /// `tools`, as `client` should see them through the harness.
     fn decorate(&self, tools: Vec<Tool>, client: Option<&str>) -> Vec<Tool> {
-        let profile = crate::budget::clients::reader(client, &self.state.config.clients).profile;
+        let profile = crate::budget::clients::reader(client, &self.config().clients).profile;
         let mut out = Vec::with_capacity(tools.len() + 1);
         // Listed first: a tool the server lists keeps its plan.
         self.learn(&tools);
