@@ -26,7 +26,14 @@ OUT = os.path.join(ROOT, "tests", "data", "presets")
 BIN = os.path.join(HERE, "node_modules", ".bin")
 VENV = os.path.join(HERE, ".venv", "bin")
 
-ISSUES = json.load(open(os.path.join(ROOT, "examples", "data", "github_issues.json")))
+def example(name):
+    return json.load(open(os.path.join(ROOT, "examples", "data", name)))
+
+
+ISSUES = example("github_issues.json")
+PULLS = example("github_pulls.json")
+COMMITS = example("github_commits.json")
+REPOS = example("github_repos_search.json")
 
 
 class Api(BaseHTTPRequestHandler):
@@ -47,6 +54,16 @@ class Api(BaseHTTPRequestHandler):
         elif parts[:1] == ["repos"] and parts[3:4] == ["issues"] and len(parts) == 5:
             found = [i for i in ISSUES if str(i["number"]) == parts[4]]
             body, status = (found[0], 200) if found else ({"message": "Not Found"}, 404)
+        elif parts[:1] == ["repos"] and parts[3:] == ["pulls"]:
+            state = query.get("state", ["open"])[0]
+            body = [p for p in PULLS["list"] if state == "all" or p["state"] == state][:per_page]
+        elif parts[:1] == ["repos"] and parts[3:4] == ["pulls"] and len(parts) == 5:
+            found = [p for p in PULLS["full"] if str(p["number"]) == parts[4]]
+            body, status = (found[0], 200) if found else ({"message": "Not Found"}, 404)
+        elif parts[:1] == ["repos"] and parts[3:] == ["commits"]:
+            body = COMMITS[:per_page]
+        elif parts == ["search", "repositories"]:
+            body = dict(REPOS, items=REPOS["items"][:per_page])
         elif parts == ["search", "issues"]:
             words = query.get("q", [""])[0].lower().split()
             words = [w for w in words if ":" not in w]
@@ -173,6 +190,10 @@ async def main():
         ("list_issues", "list_issues", {"owner": "acme-dev", "repo": "fluxgate", "state": "all", "per_page": 30}),
         ("search_issues", "search_issues", {"q": "repo:acme-dev/fluxgate compaction", "per_page": 20}),
         ("get_issue", "get_issue", {"owner": "acme-dev", "repo": "fluxgate", "issue_number": 1412}),
+        ("list_pull_requests", "list_pull_requests", {"owner": "acme-dev", "repo": "fluxgate", "state": "all", "per_page": 10}),
+        ("get_pull_request", "get_pull_request", {"owner": "acme-dev", "repo": "fluxgate", "pull_number": 1411}),
+        ("list_commits", "list_commits", {"owner": "acme-dev", "repo": "fluxgate", "perPage": 30}),
+        ("search_repositories", "search_repositories", {"query": "storage engine language:rust", "perPage": 25}),
     ])
 
 

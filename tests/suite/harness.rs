@@ -718,3 +718,91 @@ fn a_reloaded_configuration_shapes_the_next_call_and_a_walk_goes_on() {
         client.cancel().await.unwrap();
     });
 }
+
+/// A server whose search answers its records under `items`, with what a search says beside
+/// them (a total, a flag, a cursor of its own, facets).
+#[derive(Clone)]
+struct Beside;
+
+impl ServerHandler for Beside {
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let items: Vec<Value> = (1..=40)
+            .map(|i| json!({"number": i, "title": format!("issue {i} about compaction and flushing")}))
+            .collect();
+        let body = json!({
+            "total_count": 2417,
+            "incomplete_results": false,
+            "next_page": "c2",
+            "facets": {"state": {"open": 1200}},
+            "items": items,
+        });
+        Ok(CallToolResult::success(vec![ContentBlock::text(body.to_string())]).into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "search",
+            "a search",
+            schema(),
+        )]))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// What a configured answer holds beside its records (`at = "items"`) is never dropped
+/// unsaid: the first page's summary states each number and flag and names the rest as not
+/// shown, in both channels; later pages do not repeat it; the records are all there once.
+#[test]
+fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_page() {
+    runtime().block_on(async {
+        let config = ShapeConfig::from_toml_str(
+            r#"
+            [tools.search]
+            budget = 250
+            [tools.search.records]
+            at = "items"
+            name = "issue"
+            fields = [{ from = "number", id = true }, { from = "title", untrusted = { max_tokens = 20 } }]
+            "#,
+        )
+        .unwrap();
+        let said = "beside the issues: total_count 2,417, incomplete_results false; not shown: next_page, facets";
+        for reader in ["claude-code", "open-webui"] {
+            let client = crate::client::connect(Beside, config.clone(), reader).await;
+            let pages = crate::client::walk(&client, "search", json!({"path": "x"})).await;
+            assert!(pages.len() > 1, "{reader}: one page");
+            let summary = |page: &CallToolResult| match &page.structured_content {
+                Some(envelope) => envelope["summary"].as_str().unwrap().to_owned(),
+                None => text(page).lines().next().unwrap().to_owned(),
+            };
+            assert!(summary(&pages[0]).contains(said), "{reader}: {}", summary(&pages[0]));
+            for page in &pages[1..] {
+                assert!(!summary(page).contains("beside the issues"), "{reader}: {}", summary(page));
+            }
+            let mut numbers = Vec::new();
+            for page in &pages {
+                match &page.structured_content {
+                    Some(envelope) => numbers.extend(
+                        crate::records(envelope).iter().map(|r| r["number"].as_u64().unwrap()),
+                    ),
+                    None => numbers.extend(text(page).lines().filter_map(|l| {
+                        l.strip_prefix("number: ")?.split(';').next()?.parse::<u64>().ok()
+                    })),
+                }
+            }
+            assert_eq!(numbers, (1..=40).collect::<Vec<u64>>(), "{reader}");
+            client.cancel().await.unwrap();
+        }
+    });
+}

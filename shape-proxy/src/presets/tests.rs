@@ -160,7 +160,15 @@ fn a_preset_never_overrides_the_user_and_is_checked_against_the_tool_list() {
     ));
     let mut shape = ShapeConfig::from_toml_str("[tools.gh_list_issues]\nbudget = 300\n").unwrap();
     let applied = apply(&mut shape, github, "gh_", Some(&listed)).unwrap();
-    assert_eq!(applied.added, Vec::<String>::new());
+    assert_eq!(
+        applied.added,
+        [
+            "gh_get_pull_request",
+            "gh_list_commits",
+            "gh_list_pull_requests",
+            "gh_search_repositories"
+        ]
+    );
     assert_eq!(applied.yours, ["gh_list_issues"]);
     assert_eq!(applied.left.len(), 2, "{:?}", applied.left);
     assert!(
@@ -181,10 +189,7 @@ fn a_preset_never_overrides_the_user_and_is_checked_against_the_tool_list() {
     // Not listed yet: added unchecked.
     let mut shape = ShapeConfig::default();
     let applied = apply(&mut shape, github, "gh_", None).unwrap();
-    assert_eq!(
-        applied.added,
-        ["gh_get_issue", "gh_list_issues", "gh_search_issues"]
-    );
+    assert_eq!(applied.added.len(), github.tools().len());
     assert!(shape.json_projection("gh_search_issues").is_some());
 }
 
@@ -196,6 +201,51 @@ const QUESTIONS: &[(&str, &str, &str, &[&str])] = &[
     ("github", "list_issues", "number", ISSUE),
     ("github", "search_issues", "number", ISSUE),
     ("github", "get_issue", "number", ISSUE),
+    ("github", "list_pull_requests", "number", PULL),
+    ("github", "get_pull_request", "number", PULL),
+    ("github", "list_commits", "sha", COMMIT),
+    ("github", "search_repositories", "full_name", REPOSITORY),
+];
+
+/// Of a pull request ("list pull requests"): its title, author, state, branch and the one it
+/// goes into, reviewers asked, assignees, labels, days opened, updated, merged and closed,
+/// its head commit.
+const PULL: &[&str] = &[
+    "title",
+    "user.login",
+    "state",
+    "head.ref",
+    "base.ref",
+    "requested_reviewers[].login",
+    "assignees[].login",
+    "labels[].name",
+    "created_at@day",
+    "updated_at@day",
+    "merged_at@day",
+    "closed_at@day",
+    "head.sha",
+];
+
+/// Of a commit ("list commits"): who wrote it (name and user), on which day, whether it is
+/// verified, its parents, what its message says first.
+const COMMIT: &[&str] = &[
+    "commit.author.name",
+    "author.login",
+    "commit.author.date@day",
+    "commit.verification.verified",
+    "parents[].sha",
+    "commit.message@line",
+];
+
+/// Of a repository ("search repositories"): its description, owner, default branch, when it
+/// was created and last pushed, whether it is a fork.
+const REPOSITORY: &[&str] = &[
+    "description",
+    "owner.login",
+    "default_branch",
+    "created_at@day",
+    "pushed_at@day",
+    "fork",
 ];
 
 /// What is issue N titled, who opened it, is it open, which labels, how many comments, on
@@ -244,6 +294,10 @@ fn values_at(record: &Value, path: &str) -> Vec<String> {
         Some(p) => (p, true),
         None => (path, false),
     };
+    let (path, line) = match path.strip_suffix("@line") {
+        Some(p) => (p, true),
+        None => (path, false),
+    };
     let mut here = vec![record.clone()];
     for step in path.split('.') {
         let (key, each) = match step.strip_suffix("[]") {
@@ -263,6 +317,7 @@ fn values_at(record: &Value, path: &str) -> Vec<String> {
         .filter(|v| !v.is_null())
         .map(|v| match v {
             Value::String(s) if day => s[..10].to_owned(),
+            Value::String(s) if line => s.lines().next().unwrap_or_default().to_owned(),
             Value::String(s) => s,
             other => other.to_string(),
         })
@@ -338,6 +393,8 @@ fn answered(preset: &str, tool: &str, result: &CallToolResult, walk: &Walk) -> (
                 .any(|row| wanted.iter().all(|v| shows(row, v, &read)))
             {
                 answered += 1;
+            } else if std::env::var("PRESETS_DUMP").is_ok() {
+                eprintln!("{tool} {id}: {path} = {wanted:?} not in {holding:?}");
             }
         }
     }
@@ -374,7 +431,7 @@ fn through(folder: &str, call: &Call, with_preset: bool, client: &str) -> Walk {
 #[test]
 fn the_presets_save_on_recorded_answers_and_keep_their_facts() {
     let mut table = String::from(
-        "| server (preset) | recorded call | raw | read whole, no preset | with the preset | ÷ raw | questions answered |\n\
+        "| server (preset) | recorded call | raw | read whole, no preset | with the preset | ÷ raw | questions answered (no preset) |\n\
          |---|---|---:|---:|---:|---:|---|\n",
     );
     let mut others = String::new();
@@ -435,7 +492,7 @@ fn the_presets_save_on_recorded_answers_and_keep_their_facts() {
                 }
                 let questions = match asked {
                     0 => "–".to_owned(),
-                    n => format!("{got} of {n}"),
+                    n => format!("{got} of {n} ({answered_before} without)"),
                 };
                 let shown = if shaped.contains(&call.tool) {
                     after.to_string()

@@ -127,6 +127,54 @@ impl JsonProjection {
         &self.inner.tool
     }
 
+    /// What an answer holds beside the records this projection reads at `at` (a search's
+    /// `total_count` beside its `items`), for the first page's summary: each number and
+    /// `true`/`false` stated (`beside the issues: total_count 2,417, incomplete_results
+    /// false`), every other key named as not shown; `None` when there is nothing beside them.
+    /// Nothing of an answer is left out unsaid.
+    pub(crate) fn beside(&self, value: &serde_json::Value) -> Option<String> {
+        use serde_json::Value;
+        if self.inner.one || self.inner.at.is_empty() {
+            return None;
+        }
+        let (mut stated, mut unshown) = (Vec::new(), Vec::new());
+        let mut here = value;
+        for (depth, step) in self.inner.at.iter().enumerate() {
+            let Value::Object(map) = here else {
+                return None;
+            };
+            for (key, v) in map.iter().filter(|(k, _)| *k != step) {
+                let mut name: Vec<&str> =
+                    self.inner.at[..depth].iter().map(String::as_str).collect();
+                name.push(key);
+                let name = crate::untrusted::echo::clean(&name.join("."));
+                match v {
+                    Value::Number(n) => stated.push(match n.as_u64() {
+                        Some(n) => format!("{name} {}", crate::text::thousands(n)),
+                        None => format!("{name} {n}"),
+                    }),
+                    Value::Bool(b) => stated.push(format!("{name} {b}")),
+                    _ => unshown.push(name),
+                }
+            }
+            here = map.get(step)?;
+        }
+        let plural = &self.projection().plural;
+        match (stated.is_empty(), unshown.is_empty()) {
+            (true, true) => None,
+            (false, true) => Some(format!("beside the {plural}: {}", stated.join(", "))),
+            (true, false) => Some(format!(
+                "beside the {plural}, not shown: {}",
+                unshown.join(", ")
+            )),
+            (false, false) => Some(format!(
+                "beside the {plural}: {}; not shown: {}",
+                stated.join(", "),
+                unshown.join(", ")
+            )),
+        }
+    }
+
     /// The record model every page reads: names, output fields, the keys configured as left
     /// out, prose, rank and id.
     pub fn projection(&self) -> &Projection<Owned> {
