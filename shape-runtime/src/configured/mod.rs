@@ -132,6 +132,10 @@ impl JsonProjection {
     /// `true`/`false` stated (`beside the issues: total_count 2,417, incomplete_results
     /// false`), every other key named as not shown; `None` when there is nothing beside them.
     /// Nothing of an answer is left out unsaid.
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
+    )]
     pub(crate) fn beside(&self, value: &serde_json::Value) -> Option<String> {
         use serde_json::Value;
         if self.inner.one || self.inner.at.is_empty() {
