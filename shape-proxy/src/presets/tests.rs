@@ -371,7 +371,9 @@ fn answered(preset: &str, tool: &str, result: &CallToolResult, walk: &Walk) -> (
     let rows = rows_read(walk);
     let read = walk.read_all();
     let (mut answered, mut asked) = (0, 0);
-    for record in records_of(result) {
+    let records = records_of(result);
+    let one = records.len() == 1;
+    for record in records {
         let id = values_at(&record, id).remove(0);
         let word = |row: &str| {
             row.match_indices(&id).any(|(at, _)| {
@@ -381,17 +383,25 @@ fn answered(preset: &str, tool: &str, result: &CallToolResult, walk: &Walk) -> (
                     && !after.is_some_and(|c| c.is_alphanumeric())
             })
         };
-        let holding: Vec<&String> = rows.iter().filter(|r| word(r)).collect();
+        // An answer of one record is about it whole: a reading that shows its lists as
+        // sections of their own (its labels, its assignees) answers from any of its rows.
+        let holding: Vec<&String> = rows.iter().filter(|r| one || word(r)).collect();
         for path in *paths {
             let wanted = values_at(&record, path);
             if wanted.is_empty() {
                 continue;
             }
             asked += 1;
-            if holding
-                .iter()
-                .any(|row| wanted.iter().all(|v| shows(row, v, &read)))
-            {
+            // A record of a list answers from its row; an answer of one record from any.
+            let found = match one {
+                true => wanted
+                    .iter()
+                    .all(|v| holding.iter().any(|row| shows(row, v, &read))),
+                false => holding
+                    .iter()
+                    .any(|row| wanted.iter().all(|v| shows(row, v, &read))),
+            };
+            if found {
                 answered += 1;
             } else if std::env::var("PRESETS_DUMP").is_ok() {
                 eprintln!("{tool} {id}: {path} = {wanted:?} not in {holding:?}");
