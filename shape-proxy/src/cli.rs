@@ -12,6 +12,7 @@ usage: toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>
        toolshape-proxy unwrap [--file PATH]... [--dry-run]
        toolshape-proxy discover [--client NAME]... [--file PATH]...
        toolshape-proxy stats [--ledger PATH]
+       toolshape-proxy presets
        toolshape-proxy preview (--recorded FILE [--shape FILE] [--server FILE] [--preset NAME] | --config FILE) --tool NAME
                                [--args JSON] [--client NAME]
 
@@ -30,8 +31,12 @@ configured servers and whether each is behind the proxy. stats sums the ledger t
 keep (`ledger` under [proxy]; default $TOOLSHAPE_HOME/ledger.jsonl) per upstream and tool:
 calls, pages, the upstreams' tokens and the tokens read. Over HTTP, /metrics serves the same
 counts in Prometheus' format. preview shows what one call becomes through the proxy (a
-recorded answer: an MCP CallToolResult as JSON, or any file as text; or a live call of a
-configured tool), as the client named reads it, with its tokens before and after.";
+recorded answer: an MCP CallToolResult as JSON, or any file as text, served as the server
+--server describes, with its preset or the one --preset names; or a live call of a configured
+tool), as the client named reads it, with its tokens before and after. presets lists the
+presets the proxy ships: an upstream gets the one made for its server (its serverInfo.name)
+unless its configuration says preset = \"<name>\" or \"none\". The configuration and the shaping
+file are read again when they change: a bad edit keeps the running configuration, saying why.";
 
 fn usage_error(message: &str) -> ExitCode {
     eprintln!("toolshape-proxy: {message}\n\n{USAGE}");
@@ -67,6 +72,10 @@ pub async fn run(args: Vec<String>) -> ExitCode {
     }
     if let Some("preview") = args.first().map(String::as_str) {
         return preview(&args[1..]).await;
+    }
+    if let Some("presets") = args.first().map(String::as_str) {
+        print!("{}", presets());
+        return ExitCode::SUCCESS;
     }
     let mut path = None;
     let mut http = None;
@@ -124,6 +133,25 @@ pub async fn run(args: Vec<String>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `presets`: each preset the binary ships, the servers it is chosen for and its tools.
+pub(crate) fn presets() -> String {
+    let mut out = String::new();
+    for preset in crate::presets::PRESETS {
+        let servers: Vec<String> = preset.servers.iter().map(|s| format!("`{s}`")).collect();
+        out.push_str(&format!(
+            "{}: {}, chosen for the serverInfo.name {}\n  shapes {}\n",
+            preset.name,
+            preset.about,
+            servers.join(", "),
+            preset.tools().join(", ")
+        ));
+    }
+    out.push_str(
+        "An upstream gets the one made for it unless its [upstreams.<name>] says preset = \"<name>\" or \"none\".\n",
+    );
+    out
 }
 
 /// `wrap`, `unwrap` or `discover`.

@@ -38,6 +38,7 @@
 //!
 //! [upstreams.search]
 //! url = "http://127.0.0.1:8081/mcp"   # a server over streamable HTTP (feature `http`)
+//! preset = "none"               # no preset (else the one made for its server, if any)
 //!
 //! [upstreams.git]
 //! command = "uvx"
@@ -45,7 +46,10 @@
 //! env = { GIT_PAGER = "cat" }
 //! ```
 //!
-//! With `--http` it also serves `/metrics` (Prometheus' format): see [`metrics`].
+//! With `--http` it also serves `/metrics` (Prometheus' format): see [`metrics`]. Each
+//! upstream's tools get the preset made for its server ([`presets`]: GitHub's, so far) unless
+//! the user's shaping configuration names them. Both files are read again when they change
+//! ([`reload`]): a bad edit keeps the running configuration and says why.
 //!
 //! A client starts it as any stdio server (`"command": "toolshape-proxy", "args":
 //! ["/path/to/proxy.toml"]`), or `toolshape-proxy wrap` ([`wrap`]) puts the servers a client

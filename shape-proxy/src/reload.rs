@@ -69,6 +69,8 @@ pub async fn reload_once<S: HandleStore + 'static>(
     }
     let proxy = harness.inner();
     let mut said = Vec::new();
+    // `--strict` on the command line is the running configuration's, not the file's.
+    config.proxy.strict |= running.proxy.strict;
     if config.upstreams != running.upstreams || config.proxy != running.proxy {
         said.push(format!(
             "{}: what [proxy] and [upstreams] say takes effect when the proxy starts again",

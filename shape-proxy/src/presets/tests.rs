@@ -541,3 +541,22 @@ fn the_presets_save_on_recorded_answers_and_keep_their_facts() {
         "docs/DEVELOPMENT.md's presets table is not this one:\n{whole}"
     );
 }
+
+/// `toolshape-proxy presets` names each preset, the servers it is chosen for and its tools.
+#[test]
+fn the_presets_command_lists_every_preset_and_its_tools() {
+    let shown = crate::cli::presets();
+    for preset in PRESETS {
+        assert!(
+            shown.contains(&format!("{}: {}", preset.name, preset.about)),
+            "{shown}"
+        );
+        for server in preset.servers {
+            assert!(shown.contains(&format!("`{server}`")), "{shown}");
+        }
+        assert!(
+            shown.contains(&format!("  shapes {}\n", preset.tools().join(", "))),
+            "{shown}"
+        );
+    }
+}
