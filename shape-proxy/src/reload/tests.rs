@@ -214,6 +214,12 @@ fn an_edit_naming_an_unlisted_tool_is_said_and_strict_refuses_it() {
             why.contains("--strict: [tools.lgo] names a tool no upstream lists"),
             "{why}"
         );
+        // `--strict` given on the command line is no edit of the file's `[proxy]`.
+        std::fs::write(dir.path().join("shape.toml"), "[tools.log]\nbudget = 300\n").unwrap();
+        assert_eq!(
+            reload_once(&harness, &config).await,
+            Outcome::Reloaded(Vec::new())
+        );
         // Not read from a file: nothing to reload.
         let unread = crate::ProxyConfig {
             upstreams: [("up".to_owned(), UpstreamSpec::default())].into(),
