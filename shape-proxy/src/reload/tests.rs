@@ -63,21 +63,32 @@ impl ClientHandler for Counting {
     }
 }
 
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// In `dir`, `proxy.toml` naming `shape.toml` and one upstream (`Log`, served over HTTP),
+/// and `shape.toml` holding `shape`: the two paths and the proxy file's text.
+async fn configured(dir: &std::path::Path, shape: &str) -> (PathBuf, PathBuf, String) {
+    let url = crate::test_support::serve_http(Log, |app| app).await;
+    let proxy_toml = dir.join("proxy.toml");
+    let shape_toml = dir.join("shape.toml");
+    let proxy_text =
+        format!("[proxy]\nshape = \"shape.toml\"\n\n[upstreams.up]\nurl = \"{url}\"\n");
+    std::fs::write(&proxy_toml, &proxy_text).unwrap();
+    std::fs::write(&shape_toml, shape).unwrap();
+    (proxy_toml, shape_toml, proxy_text)
+}
+
 #[test]
 fn an_edit_reloads_a_bad_one_is_refused_and_the_running_configuration_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let url = crate::test_support::serve_http(Log, |app| app).await;
-        let proxy_toml = dir.path().join("proxy.toml");
-        let shape_toml = dir.path().join("shape.toml");
-        let proxy_text =
-            format!("[proxy]\nshape = \"shape.toml\"\n\n[upstreams.up]\nurl = \"{url}\"\n");
-        std::fs::write(&proxy_toml, &proxy_text).unwrap();
-        std::fs::write(&shape_toml, "[defaults]\nbudget = 600\n").unwrap();
+    runtime().block_on(async {
+        let (proxy_toml, shape_toml, proxy_text) =
+            configured(dir.path(), "[defaults]\nbudget = 600\n").await;
         let (config, shape) = crate::ProxyConfig::load(&proxy_toml).unwrap();
         assert_eq!(config.source.as_deref(), Some(proxy_toml.as_path()));
         let proxy = Proxy::start(&config, Duration::from_secs(20)).await;
@@ -181,19 +192,8 @@ fn an_edit_reloads_a_bad_one_is_refused_and_the_running_configuration_kept() {
 #[test]
 fn an_edit_naming_an_unlisted_tool_is_said_and_strict_refuses_it() {
     let dir = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let url = crate::test_support::serve_http(Log, |app| app).await;
-        let proxy_toml = dir.path().join("proxy.toml");
-        std::fs::write(
-            &proxy_toml,
-            format!("[proxy]\nshape = \"shape.toml\"\n\n[upstreams.up]\nurl = \"{url}\"\n"),
-        )
-        .unwrap();
-        std::fs::write(dir.path().join("shape.toml"), "[tools.log]\nbudget = 400\n").unwrap();
+    runtime().block_on(async {
+        let (proxy_toml, _, _) = configured(dir.path(), "[tools.log]\nbudget = 400\n").await;
         let (mut config, shape) = crate::ProxyConfig::load(&proxy_toml).unwrap();
         let proxy = Proxy::start(&config, Duration::from_secs(20)).await;
         let harness = Harness::new(proxy, shape).unwrap();
