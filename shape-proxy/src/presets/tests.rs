@@ -560,3 +560,115 @@ fn the_presets_command_lists_every_preset_and_its_tools() {
         );
     }
 }
+
+/// An upstream that answers as GitHub's server does: its `serverInfo.name`, the recorded
+/// tools, and the recorded answer of `list_issues` to any call.
+#[derive(Clone)]
+struct GitHubLike;
+
+impl rmcp::ServerHandler for GitHubLike {
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let (_, call) = calls("github")
+            .into_iter()
+            .find(|(_, c)| c.tool == request.name)
+            .unwrap();
+        Ok(call.result.into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let mut tools = server("github").tools;
+        tools.retain(|t| t.name != "search_repositories");
+        Ok(rmcp::model::ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+        .with_server_info(server("github").server_info)
+    }
+}
+
+/// The proxy chooses the preset by what a live upstream answers to `initialize`, with its
+/// prefix, checked against what it lists; `preset = "none"` turns it off; a call through
+/// the proxy is shaped by it.
+#[test]
+fn the_proxy_chooses_a_preset_by_the_upstreams_server_info() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let url = crate::test_support::serve_http(GitHubLike, |app| app).await;
+        let mut config = crate::ProxyConfig::default();
+        config.upstreams.insert(
+            "gh".to_owned(),
+            crate::UpstreamSpec {
+                url: Some(url.clone()),
+                prefix: "gh_".to_owned(),
+                ..Default::default()
+            },
+        );
+        config.upstreams.insert(
+            "plain".to_owned(),
+            crate::UpstreamSpec {
+                url: Some(url),
+                prefix: "plain_".to_owned(),
+                preset: Some(NONE.to_owned()),
+                ..Default::default()
+            },
+        );
+        let proxy = crate::Proxy::start(&config, std::time::Duration::from_secs(20)).await;
+        let mut shape = ShapeConfig::from_toml_str("[tools.gh_get_issue]\nbudget = 500\n").unwrap();
+        let said = proxy.apply_presets(&mut shape).await.unwrap();
+        assert_eq!(
+            said,
+            [
+                "upstream `gh`: the preset `github` shapes 5 tools; kept as you configured: \
+                 gh_get_issue; left out: gh_search_repositories (the server does not list it)"
+            ]
+        );
+        assert!(shape.json_projection("gh_list_issues").is_some());
+        assert!(shape.json_projection("gh_get_issue").is_none());
+        assert!(shape.json_projection("plain_list_issues").is_none());
+        // A call through the proxy and the harness: the preset's issues, as prose.
+        let harness = toolshape::mcp::Harness::new(proxy, shape).unwrap();
+        let (client_end, server_end) = tokio::io::duplex(1 << 24);
+        tokio::spawn(async move {
+            use rmcp::ServiceExt;
+            if let Ok(server) = harness.serve(server_end).await {
+                let _ = server.waiting().await;
+            }
+        });
+        use rmcp::ServiceExt;
+        let client = rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::default(),
+            rmcp::model::Implementation::new("mcp", "1.0"),
+        )
+        .serve(client_end)
+        .await
+        .unwrap();
+        for (tool, preset) in [("gh_list_issues", true), ("plain_list_issues", false)] {
+            let page = client
+                .call_tool(rmcp::model::CallToolRequestParams::new(tool))
+                .await
+                .unwrap();
+            let text = crate::preview::text(&page);
+            let line = text.lines().nth(1).unwrap();
+            // The preset's prose (`#1353 «title» (open, …`), else the default's keys.
+            assert_eq!(line.starts_with('#'), preset, "{tool}: {line}");
+            assert_eq!(line.contains(" by "), preset, "{tool}: {line}");
+        }
+        let _ = client.cancel().await;
+    });
+}
