@@ -13,7 +13,7 @@ usage: toolshape-proxy [--http ADDR] [--strict] [--upstream NAME] <config.toml>
        toolshape-proxy discover [--client NAME]... [--file PATH]...
        toolshape-proxy stats [--ledger PATH]
        toolshape-proxy presets
-       toolshape-proxy preview (--recorded FILE [--shape FILE] [--server FILE] [--preset NAME] | --config FILE) --tool NAME
+       toolshape-proxy preview (--recorded FILE [--shape FILE] [--server FILE] [--preset NAME] | --config FILE) [--tool NAME]
                                [--args JSON] [--client NAME]
 
 An MCP server in front of the MCP servers the configuration names, every answer shaped to its
@@ -31,7 +31,8 @@ configured servers and whether each is behind the proxy. stats sums the ledger t
 keep (`ledger` under [proxy]; default $TOOLSHAPE_HOME/ledger.jsonl) per upstream and tool:
 calls, pages, the upstreams' tokens and the tokens read. Over HTTP, /metrics serves the same
 counts in Prometheus' format. preview shows what one call becomes through the proxy (a
-recorded answer: an MCP CallToolResult as JSON, or any file as text, served as the server
+recorded answer: an MCP CallToolResult as JSON, a recorded call (tool, arguments,
+result: its tool unless --tool names one), or any file as text, served as the server
 --server describes, with its preset or the one --preset names; or a live call of a configured
 tool), as the client named reads it, with its tokens before and after. presets lists the
 presets the proxy ships: an upstream gets the one made for its server (its serverInfo.name)
@@ -288,7 +289,7 @@ async fn preview(args: &[String]) -> ExitCode {
             _ => return usage_error(&format!("preview: unexpected argument {arg:?}")),
         }
     }
-    if options.tool.is_empty() {
+    if options.tool.is_empty() && options.recorded.is_none() {
         return usage_error("preview: name the tool with --tool");
     }
     match crate::preview::preview(&options).await {

@@ -179,14 +179,36 @@ pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
         (Some(file), None) => {
             let bytes =
                 std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            let answer = serde_json::from_slice::<CallToolResult>(&bytes)
-                .ok()
-                .filter(|r| !r.content.is_empty() || r.structured_content.is_some())
-                .unwrap_or_else(|| {
+            let result = |value: &Value| {
+                serde_json::from_value::<CallToolResult>(value.clone())
+                    .ok()
+                    .filter(|r| !r.content.is_empty() || r.structured_content.is_some())
+            };
+            let value = serde_json::from_slice::<Value>(&bytes).ok();
+            // A recorded call (`{"tool", "arguments", "result"}`, as `record_presets.py`
+            // writes them): its answer, and its tool unless `--tool` names another.
+            let call = value
+                .as_ref()
+                .filter(|v| v["tool"].is_string())
+                .and_then(|v| Some((v["tool"].as_str()?.to_owned(), result(&v["result"])?)));
+            let mut options = options.clone();
+            let answer = match call {
+                Some((tool, answer)) => {
+                    if options.tool.is_empty() {
+                        options.tool = tool;
+                    }
+                    answer
+                }
+                None => value.as_ref().and_then(result).unwrap_or_else(|| {
                     CallToolResult::success(vec![ContentBlock::text(
                         String::from_utf8_lossy(&bytes).into_owned(),
                     )])
-                });
+                }),
+            };
+            if options.tool.is_empty() {
+                return Err("name the tool with --tool".to_owned());
+            }
+            let options = &options;
             let mut shape = match &options.shape {
                 Some(path) => ShapeConfig::from_path(path).map_err(|e| e.to_string())?,
                 None => ShapeConfig::default(),

@@ -672,3 +672,54 @@ fn the_proxy_chooses_a_preset_by_the_upstreams_server_info() {
         let _ = client.cancel().await;
     });
 }
+
+/// `preview --recorded <a recorded call> --server server.json`: the call's own tool, the
+/// preset chosen for the recorded server and its tokens, the table's; `--preset none` the
+/// defaults'.
+#[test]
+fn preview_shows_a_recorded_call_with_its_servers_preset() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = recorded_dir().join("github");
+    let options = crate::preview::PreviewOptions {
+        recorded: Some(dir.join("list_commits.json")),
+        server: Some(dir.join("server.json")),
+        client: Some("claude-code".to_owned()),
+        ..Default::default()
+    };
+    let shown = runtime.block_on(crate::preview::preview(&options)).unwrap();
+    let (_, call) = calls("github")
+        .into_iter()
+        .find(|(n, _)| n == "list_commits")
+        .unwrap();
+    let with = through("github", &call, true, "claude-code");
+    assert!(
+        shown.starts_with(
+            "the preset `github` shapes this tool\n`list_commits` as a client named `claude-code`"
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "pages to read it whole, {} tokens",
+            with.read_tokens("structured")
+        )),
+        "{shown}"
+    );
+    let none = crate::preview::PreviewOptions {
+        preset: Some(NONE.to_owned()),
+        ..options
+    };
+    let shown = runtime.block_on(crate::preview::preview(&none)).unwrap();
+    let plain = through("github", &call, false, "claude-code");
+    assert!(shown.starts_with("`list_commits` as a client"), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "pages to read it whole, {} tokens",
+            plain.read_tokens("structured")
+        )),
+        "{shown}"
+    );
+}
