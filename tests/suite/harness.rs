@@ -730,7 +730,9 @@ impl ServerHandler for Beside {
         _request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        // Newest first, as the call asked: the order a page keeps (no rank is configured).
         let items: Vec<Value> = (1..=40)
+            .rev()
             .map(|i| json!({"number": i, "title": format!("issue {i} about compaction and flushing")}))
             .collect();
         let body = json!({
@@ -762,7 +764,8 @@ impl ServerHandler for Beside {
 
 /// What a configured answer holds beside its records (`at = "items"`) is never dropped
 /// unsaid: the first page's summary states each number and flag and names the rest as not
-/// shown, in both channels; later pages do not repeat it; the records are all there once.
+/// shown, in both channels; later pages do not repeat it; the records are all there once, in
+/// the upstream's order (no rank is configured).
 #[test]
 fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_page() {
     runtime().block_on(async {
@@ -801,7 +804,7 @@ fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_pag
                     })),
                 }
             }
-            assert_eq!(numbers, (1..=40).collect::<Vec<u64>>(), "{reader}");
+            assert_eq!(numbers, (1..=40).rev().collect::<Vec<u64>>(), "{reader}");
             client.cancel().await.unwrap();
         }
     });

@@ -642,6 +642,12 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
         let beside = configured
             .zip(value.as_ref())
             .and_then(|(p, v)| p.beside(v));
+        // A configured projection without a rank keeps the upstream's order: the tool
+        // ordered its records as the call asked (newest first, by a search's relevance).
+        let call = match configured {
+            Some(projection) if projection.projection().rank.is_none() => call.keep_order(),
+            _ => call,
+        };
         let shaped = match (text_json, configured, &value, answer) {
             (Some(projection), ..) => {
                 call.parts(beside.as_deref())
