@@ -1202,3 +1202,113 @@ budget = 300
             .is_ok()
     );
 }
+
+/// What a result holds beside its configured records, read by the same one-pass reader as
+/// the records: each number and flag stated in the first page's summary (at most
+/// `BESIDE` = 8; the ninth and any text, list or object named as left out), at every depth
+/// of `at`, negative and fractional numbers as written; an empty list says it too (a
+/// search's `total_count` beside no item is no "none found" alone); the text and the parsed
+/// value read alike.
+#[test]
+fn what_a_result_holds_beside_its_records_is_stated_or_named() {
+    let config = ShapeConfig::from_toml_str(
+        r#"
+        [tools.search.records]
+        at = "data.items"
+        name = "hit"
+        fields = [{ from = "id", id = true }, { from = "title" }]
+        "#,
+    )
+    .unwrap();
+    let projection = config.json_projection("search").unwrap();
+    let summary_and_left_out = |raw: &str| {
+        let mut out = Vec::new();
+        for json in [
+            toolshape::configured::Json::Text(raw),
+            toolshape::configured::Json::Value(&serde_json::from_str(raw).unwrap()),
+        ] {
+            let page = Shaper::for_tool("search")
+                .budget(Budget::tokens(2_000))
+                .channels(ChannelPolicy::Structured)
+                .call()
+                .shape_blocking((&projection, json))
+                .unwrap();
+            let envelope = page.structured();
+            let left: Vec<String> = crate::omitted_of(&envelope)["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap().to_owned())
+                .collect();
+            out.push((envelope["summary"].as_str().unwrap().to_owned(), left));
+        }
+        assert_eq!(out[0], out[1], "the text and the value read alike");
+        out.remove(0)
+    };
+    let scalars = |n: usize| -> String {
+        (1..=n)
+            .map(|i| format!("\"k{i}\": {}", i * 1000))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let items = r#"[{"id": 1, "title": "one"}, {"id": 2, "title": "two"}]"#;
+    // Eight numbers beside: every one stated, none named as left out.
+    let raw = format!(r#"{{"data": {{{}, "items": {items}}}}}"#, scalars(8));
+    let (summary, left) = summary_and_left_out(&raw);
+    let eight = (1..=8)
+        .map(|i| {
+            format!(
+                "data.k{i} {}",
+                if i == 1 {
+                    "1,000".to_owned()
+                } else {
+                    format!("{},000", i)
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert!(
+        summary.contains(&format!("beside the hits: {eight}")),
+        "{summary}"
+    );
+    assert!(!left.iter().any(|f| f.starts_with("data.k")), "{left:?}");
+    // Nine: the ninth named as left out, not stated.
+    let raw = format!(r#"{{"data": {{{}, "items": {items}}}}}"#, scalars(9));
+    let (summary, left) = summary_and_left_out(&raw);
+    assert!(
+        summary.ends_with(&format!("beside the hits: {eight}")),
+        "{summary}"
+    );
+    assert!(!summary.contains("data.k9"), "{summary}");
+    assert_eq!(
+        left.iter()
+            .filter(|f| f.starts_with("data.k"))
+            .collect::<Vec<_>>(),
+        ["data.k9"]
+    );
+    // Every depth, signs and fractions as written; text, lists, objects and null named.
+    let raw = format!(
+        r#"{{"took": -3, "cursor": "c2", "data": {{"ratio": 0.25, "exact": true, "facets": {{"a": 1}}, "tags": [1], "none": null, "items": {items}}}}}"#
+    );
+    let (summary, left) = summary_and_left_out(&raw);
+    assert!(
+        summary.contains("beside the hits: took -3, data.ratio 0.25, data.exact true"),
+        "{summary}"
+    );
+    for name in ["cursor", "data.facets", "data.tags", "data.none"] {
+        assert!(left.iter().any(|f| f == name), "{name}: {left:?}");
+    }
+    for name in ["took", "data.ratio", "data.exact"] {
+        assert!(!left.iter().any(|f| f == name), "{name}: {left:?}");
+    }
+    // An empty list: "none found" with what the result says beside it.
+    let (summary, _) = summary_and_left_out(r#"{"data": {"total_count": 2417, "items": []}}"#);
+    assert_eq!(
+        summary,
+        "no hits found; beside the hits: data.total_count 2,417; this is a finding, not an error"
+    );
+    // Nothing beside: nothing said.
+    let (summary, _) = summary_and_left_out(&format!(r#"{{"data": {{"items": {items}}}}}"#));
+    assert!(!summary.contains("beside"), "{summary}");
+}

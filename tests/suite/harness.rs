@@ -780,7 +780,7 @@ fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_pag
             "#,
         )
         .unwrap();
-        let said = "beside the issues: total_count 2,417, incomplete_results false; not shown: next_page, facets";
+        let said = "beside the issues: total_count 2,417, incomplete_results false";
         for reader in ["claude-code", "open-webui"] {
             let client = crate::client::connect(Beside, config.clone(), reader).await;
             let pages = crate::client::walk(&client, "search", json!({"path": "x"})).await;
@@ -790,6 +790,32 @@ fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_pag
                 None => text(page).lines().next().unwrap().to_owned(),
             };
             assert!(summary(&pages[0]).contains(said), "{reader}: {}", summary(&pages[0]));
+            // The keys it does not state are named as left out; those it states are not.
+            let left_out: Vec<String> = match &pages[0].structured_content {
+                Some(envelope) => crate::omitted_of(envelope)["fields"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f.as_str().unwrap().to_owned())
+                    .collect(),
+                None => text(&pages[0])
+                    .lines()
+                    .find_map(|l| l.split("this view leaves out ").nth(1))
+                    .unwrap()
+                    .trim_end_matches(|c: char| c != ',' && !c.is_alphanumeric() && c != '_')
+                    .split(';')
+                    .next()
+                    .unwrap()
+                    .split(", ")
+                    .map(str::to_owned)
+                    .collect(),
+            };
+            for name in ["next_page", "facets"] {
+                assert!(left_out.iter().any(|f| f == name), "{reader}: {left_out:?}");
+            }
+            for name in ["total_count", "incomplete_results"] {
+                assert!(!left_out.iter().any(|f| f == name), "{reader}: {left_out:?}");
+            }
             for page in &pages[1..] {
                 assert!(!summary(page).contains("beside the issues"), "{reader}: {}", summary(page));
             }

@@ -127,58 +127,6 @@ impl JsonProjection {
         &self.inner.tool
     }
 
-    /// What an answer holds beside the records this projection reads at `at` (a search's
-    /// `total_count` beside its `items`), for the first page's summary: each number and
-    /// `true`/`false` stated (`beside the issues: total_count 2,417, incomplete_results
-    /// false`), every other key named as not shown; `None` when there is nothing beside them.
-    /// Nothing of an answer is left out unsaid.
-    #[cfg_attr(
-        not(feature = "rmcp"),
-        expect(dead_code, reason = "the harness (feature `rmcp`) is its only caller")
-    )]
-    pub(crate) fn beside(&self, value: &serde_json::Value) -> Option<String> {
-        use serde_json::Value;
-        if self.inner.one || self.inner.at.is_empty() {
-            return None;
-        }
-        let (mut stated, mut unshown) = (Vec::new(), Vec::new());
-        let mut here = value;
-        for (depth, step) in self.inner.at.iter().enumerate() {
-            let Value::Object(map) = here else {
-                return None;
-            };
-            for (key, v) in map.iter().filter(|(k, _)| *k != step) {
-                let mut name: Vec<&str> =
-                    self.inner.at[..depth].iter().map(String::as_str).collect();
-                name.push(key);
-                let name = crate::untrusted::echo::clean(&name.join("."));
-                match v {
-                    Value::Number(n) => stated.push(match n.as_u64() {
-                        Some(n) => format!("{name} {}", crate::text::thousands(n)),
-                        None => format!("{name} {n}"),
-                    }),
-                    Value::Bool(b) => stated.push(format!("{name} {b}")),
-                    _ => unshown.push(name),
-                }
-            }
-            here = map.get(step)?;
-        }
-        let plural = &self.projection().plural;
-        match (stated.is_empty(), unshown.is_empty()) {
-            (true, true) => None,
-            (false, true) => Some(format!("beside the {plural}: {}", stated.join(", "))),
-            (true, false) => Some(format!(
-                "beside the {plural}, not shown: {}",
-                unshown.join(", ")
-            )),
-            (false, false) => Some(format!(
-                "beside the {plural}: {}; not shown: {}",
-                stated.join(", "),
-                unshown.join(", ")
-            )),
-        }
-    }
-
     /// The record model every page reads: names, output fields, the keys configured as left
     /// out, prose, rank and id.
     pub fn projection(&self) -> &Projection<Owned> {
@@ -244,11 +192,17 @@ impl JsonProjection {
     }
 
     /// The record model of one result: the keys its records have that no output reads are
-    /// left out too, after those configured, then nested records' as `field.name`.
+    /// left out too, after those configured, then the result's own keys beside the records
+    /// (but those [`beside`](Self::beside) states), then nested records' as `field.name`.
     fn described(&self, read: &ReadRecords<'_>) -> Projection<Owned> {
         let plan = &self.inner.plan;
         let mut record = plan.projection.clone();
-        for key in read.unread.iter().chain(&read.outer) {
+        let stated = Self::stated(read);
+        let outer = read
+            .outer
+            .iter()
+            .filter(|key| !stated.iter().any(|(name, _)| name == *key));
+        for key in read.unread.iter().chain(outer) {
             if !record.skipped.contains(key) {
                 record.skipped.push(key.clone());
             }
@@ -263,6 +217,35 @@ impl JsonProjection {
             }
         }
         record
+    }
+
+    /// The most values [`beside`](Self::beside) states; past them, the keys are named as left
+    /// out, as the others beside the records are.
+    pub(crate) const BESIDE: usize = 8;
+
+    /// The numbers and flags of a result beside its records (at most [`BESIDE`](Self::BESIDE)).
+    fn stated<'r>(read: &'r ReadRecords<'_>) -> &'r [(String, String)] {
+        &read.outer_values[..read.outer_values.len().min(Self::BESIDE)]
+    }
+
+    /// What a result holds beside its records, for the summary of a walk's first page: each
+    /// number and flag beside them (a search's `total_count`), `beside the issues:
+    /// total_count 2,417, incomplete_results false`; the rest of its keys there are named
+    /// as left out ([`described`](Self::described)). `None` when there is none.
+    fn beside(&self, read: &ReadRecords<'_>) -> Option<String> {
+        let stated = Self::stated(read);
+        if stated.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = stated
+            .iter()
+            .map(|(name, value)| format!("{} {value}", crate::untrusted::echo::clean(name)))
+            .collect();
+        Some(format!(
+            "beside the {}: {}",
+            self.inner.plan.projection.plural,
+            each.join(", ")
+        ))
     }
 }
 
@@ -322,6 +305,8 @@ impl<'j> Json<'j> {
 struct Prepared<'p, 'a> {
     rows: Vec<JsonRow<'p, 'a>>,
     record: Projection<Owned>,
+    /// What the result holds beside its records ([`JsonProjection::beside`]).
+    beside: Option<String>,
 }
 
 impl<'a> Call<'a> {
@@ -416,6 +401,7 @@ impl<'a> Call<'a> {
                 .map(|record| JsonRow::new(record, plan))
                 .collect(),
             record: projection.described(read),
+            beside: projection.beside(read),
         }
     }
 
@@ -455,14 +441,19 @@ impl<'a> Call<'a> {
         let layout = Layout::owned(&prepared.record)
             .with_nested_untrusted(plan.nested_untrusted())
             .lines(self.lines);
-        // What the answer holds (its parts) comes first among the facts of the whole result.
-        let details = match (self.parts, details) {
-            (Some(parts), Some(details)) if !details.is_empty() => {
-                Some(std::borrow::Cow::Owned(format!("{parts}; {details}")))
-            }
-            (Some(parts), _) => Some(std::borrow::Cow::Borrowed(parts)),
-            (None, details) => details.map(std::borrow::Cow::Borrowed),
-        };
+        // What the answer holds (its parts, what it holds beside its records, the latter a
+        // standing fact of the walk's first page) comes first among the facts of the whole
+        // result.
+        let beside = prepared
+            .beside
+            .as_deref()
+            .filter(|_| self.page_settings().states_standing_facts());
+        let facts: Vec<&str> = [self.parts, beside, details]
+            .into_iter()
+            .flatten()
+            .filter(|d| !d.is_empty())
+            .collect();
+        let details = (!facts.is_empty()).then(|| facts.join("; "));
         let page = PageInputs {
             given,
             resolvers: Vec::new(),

@@ -139,6 +139,57 @@ static ALL: Want = Want {
     unread_as: None,
 };
 
+/// A value beside the records: a number or `true`/`false` as the summary states it (`2,417`,
+/// `-3`, `0.5`, `false`); anything else (text, a list, an object, `null`) read past, unkept.
+struct Scalar(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Each;
+        impl<'de> Visitor<'de> for Each {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Scalar, E> {
+                Ok(Scalar(Some(b.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(crate::text::thousands(n))))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(n.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(
+                    Number::from_f64(n).map_or_else(|| n.to_string(), |n| n.to_string()),
+                )))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Scalar, E> {
+                Ok(Scalar(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar(None))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Scalar, D::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+        }
+        d.deserialize_any(Each)
+    }
+}
+
 /// One record as read: the parts of it the projection reads.
 pub(crate) type RawRecord<'a> = Pruned<'a>;
 
@@ -155,6 +206,9 @@ pub(crate) struct ReadRecords<'a> {
     /// The result's own keys beside the path to the records (`total`, `data.meta`), in
     /// order.
     pub outer: Vec<String>,
+    /// Of `outer`, those whose value is a number or `true`/`false` (a search's
+    /// `total_count`), each with its value as the summary states it (`2,417`).
+    pub outer_values: Vec<(String, String)>,
     /// Whether the records were one object (a single record), not a list.
     pub single: bool,
 }
@@ -343,13 +397,16 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
                     problem: &mut *self.problem,
                 })?;
             } else {
-                self.out.outer.push(if prefix.is_empty() {
+                let name = if prefix.is_empty() {
                     key.0.to_string()
                 } else {
                     format!("{prefix}.{}", key.0)
-                });
+                };
+                if let Scalar(Some(value)) = map.next_value::<Scalar>()? {
+                    self.out.outer_values.push((name.clone(), value));
+                }
+                self.out.outer.push(name);
                 has.push(key.0.into_owned());
-                map.next_value::<IgnoredAny>()?;
             }
         }
         if !seen {

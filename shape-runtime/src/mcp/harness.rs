@@ -638,10 +638,6 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             }
             _ => None,
         };
-        // What a configured answer holds beside its records, stated on its first page.
-        let beside = configured
-            .zip(value.as_ref())
-            .and_then(|(p, v)| p.beside(v));
         // A configured projection without a rank keeps the upstream's order: the tool
         // ordered its records as the call asked (newest first, by a search's relevance).
         let call = match configured {
@@ -649,15 +645,9 @@ impl<H: ServerHandler, S: HandleStore + 'static> Harness<H, S> {
             _ => call,
         };
         let shaped = match (text_json, configured, &value, answer) {
-            (Some(projection), ..) => {
-                call.parts(beside.as_deref())
-                    .shape_or_store((projection, &joined), keep)
-                    .await
-            }
+            (Some(projection), ..) => call.shape_or_store((projection, &joined), keep).await,
             (None, Some(projection), Some(value), _) => {
-                call.parts(beside.as_deref())
-                    .shape_or_store((projection, value), keep)
-                    .await
+                call.shape_or_store((projection, value), keep).await
             }
             (None, _, _, Some(answer)) => {
                 call.keep_order()

@@ -361,6 +361,11 @@ fn summary(
                     let _ = write!(s, "no {} found", w.plural);
                 }
             }
+            // What the whole result says besides (a search's `total_count` beside no item:
+            // a page past the end, or a search cut short), so "none found" is not all it says.
+            if let Some(details) = w.details.filter(|d| !d.is_empty()) {
+                let _ = write!(s, "; {details}");
+            }
             s.push_str("; this is a finding, not an error");
             return s;
         }
