@@ -457,6 +457,16 @@ impl ProxyConfig {
     }
 }
 
+/// The shaping configuration the proxy serves with ([`Proxy::ready`]), and what to say of it.
+pub struct Ready {
+    /// The user's shaping configuration with the presets added.
+    pub shape: ShapeConfig,
+    /// Each tool the configuration names that no upstream lists, as a sentence.
+    pub unlisted: Vec<String>,
+    /// What each upstream's preset shapes, leaves out and why, as a sentence.
+    pub presets: Vec<String>,
+}
+
 /// Upstream progress tokens, to the client's request they belong to.
 type Routes = Arc<Mutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>>;
 
@@ -503,12 +513,41 @@ impl Upstream {
 }
 
 impl Proxy {
+    /// The shaping configuration to serve `config` with, at start and at each reload (one
+    /// path for both): `shape` checked against the tools the upstreams list (a tool no
+    /// upstream lists is said, or under `strict` an error, [`ProxyError::Unlisted`]) and
+    /// each upstream's preset added ([`apply_presets`](Self::apply_presets)).
+    pub async fn ready(
+        &self,
+        config: &ProxyConfig,
+        mut shape: ShapeConfig,
+    ) -> Result<Ready, ProxyError> {
+        let unlisted = match config.proxy.only {
+            // The shaping configuration may name the other upstreams' tools.
+            Some(_) => Vec::new(),
+            None => self.unlisted(&shape).await,
+        };
+        if config.proxy.strict && !unlisted.is_empty() {
+            return Err(ProxyError::Unlisted(unlisted));
+        }
+        let presets = self.apply_presets(&mut shape).await?;
+        Ok(Ready {
+            shape,
+            unlisted,
+            presets,
+        })
+    }
+
     /// Adds to `shape` each upstream's preset ([`presets`]): the one its configuration names,
     /// else the one made for the server that answered. Gives a sentence per upstream with a
     /// preset (what it shapes, what it left out and why), and an error for a preset name no
     /// preset has.
     pub async fn apply_presets(&self, shape: &mut ShapeConfig) -> Result<Vec<String>, ProxyError> {
         let mut out = Vec::new();
+        // The tools the user configured, and those an earlier upstream's preset added (two
+        // upstreams without prefixes name their tools alike).
+        let mine: Vec<String> = shape.tools.keys().cloned().collect();
+        let mut taken: BTreeMap<String, String> = BTreeMap::new();
         for upstream in &self.shared.upstreams {
             let peer = upstream.peer.read().await.clone();
             let server = peer
@@ -524,7 +563,10 @@ impl Proxy {
                 continue;
             };
             let tools = upstream.tools.read().await.clone();
-            let listed = (peer.is_some() && !tools.is_empty()).then_some(tools.as_slice());
+            // Checked against what it lists once it runs with its tools listed (none is a
+            // list too); before, added unchecked, saying why.
+            let unlisted = upstream.unlisted_because().await;
+            let listed = unlisted.is_none().then_some(tools.as_slice());
             let applied = presets::apply(shape, preset, &upstream.spec.prefix, listed).map_err(
                 |message| ProxyError::Preset {
                     name: upstream.name.clone(),
@@ -538,14 +580,22 @@ impl Proxy {
                 applied.added.len(),
                 if applied.added.len() == 1 { "" } else { "s" }
             );
-            if listed.is_none() {
-                sentence.push_str(" (its tools not listed yet, so not checked)");
+            if let Some(why) = unlisted {
+                sentence.push_str(&format!(" (not checked: it {why})"));
             }
-            if !applied.yours.is_empty() {
+            let (yours, others): (Vec<String>, Vec<String>) =
+                applied.yours.into_iter().partition(|t| mine.contains(t));
+            if !yours.is_empty() {
+                sentence.push_str(&format!("; kept as you configured: {}", yours.join(", ")));
+            }
+            for tool in others {
+                let by = taken.get(&tool).map_or("another upstream", String::as_str);
                 sentence.push_str(&format!(
-                    "; kept as you configured: {}",
-                    applied.yours.join(", ")
+                    "; {tool} is the name of upstream `{by}`'s tool already (give one of them a prefix)"
                 ));
+            }
+            for tool in &applied.added {
+                taken.insert(tool.clone(), upstream.name.clone());
             }
             if !applied.left.is_empty() {
                 sentence.push_str(&format!("; left out: {}", applied.left.join("; ")));
@@ -1067,22 +1117,14 @@ async fn harness(config: &ProxyConfig, shape: ShapeConfig) -> Result<Shaped, Pro
         metrics::alone(name);
     }
     let proxy = Proxy::start(config, Duration::from_secs(60)).await;
-    let unlisted = match config.proxy.only {
-        // The shaping configuration may name the other upstreams' tools.
-        Some(_) => Vec::new(),
-        None => proxy.unlisted(&shape).await,
-    };
-    if config.proxy.strict && !unlisted.is_empty() {
-        return Err(ProxyError::Unlisted(unlisted));
-    }
-    for sentence in &unlisted {
+    let ready = proxy.ready(config, shape).await?;
+    for sentence in &ready.unlisted {
         tracing::warn!("{sentence}");
     }
-    let mut shape = shape;
-    for sentence in proxy.apply_presets(&mut shape).await? {
+    for sentence in &ready.presets {
         tracing::info!("{sentence}");
     }
-    let mut harness = toolshape::mcp::Harness::new(proxy, shape)?;
+    let mut harness = toolshape::mcp::Harness::new(proxy, ready.shape)?;
     if let Some(keys) = keys {
         harness = harness.cursor_keys(keys);
     }

@@ -8,7 +8,7 @@
 //! proxy starts again: a change there is named as such.
 
 use crate::{Proxy, ProxyConfig};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 use toolshape::handle::HandleStore;
 use toolshape::mcp::Harness;
@@ -30,20 +30,17 @@ pub enum Outcome {
 
 /// The bytes of the proxy's configuration file and of the shaping configuration it names,
 /// as they are now (an unreadable file reads as its error, so a change to it is seen too).
-fn contents(path: &PathBuf) -> Vec<Result<Vec<u8>, String>> {
-    let read = |p: &PathBuf| std::fs::read(p).map_err(|e| e.to_string());
-    let mut out = vec![read(path)];
-    let shape = std::fs::read(path)
+fn contents(path: &Path) -> Vec<Result<Vec<u8>, String>> {
+    let read = |p: &Path| std::fs::read(p).map_err(|e| e.to_string());
+    let own = read(path);
+    let shape = own
+        .as_ref()
         .ok()
-        .and_then(|b| toml::from_str::<ProxyConfig>(&String::from_utf8_lossy(&b)).ok())
+        .and_then(|b| toml::from_str::<ProxyConfig>(&String::from_utf8_lossy(b)).ok())
         .and_then(|c| c.proxy.shape);
+    let mut out = vec![own];
     if let Some(shape) = shape {
-        out.push(read(
-            &path
-                .parent()
-                .unwrap_or(std::path::Path::new("."))
-                .join(shape),
-        ));
+        out.push(read(&path.parent().unwrap_or(Path::new(".")).join(shape)));
     }
     out
 }
@@ -58,7 +55,7 @@ pub async fn reload_once<S: HandleStore + 'static>(
     };
     // Each error names the file it is about.
     let kept = |why: String| Outcome::Kept(format!("{why}; the running configuration is kept"));
-    let (mut config, mut shape) = match ProxyConfig::load(path) {
+    let (mut config, shape) = match ProxyConfig::load(path) {
         Ok(loaded) => loaded,
         Err(e) => return kept(e.to_string()),
     };
@@ -77,23 +74,20 @@ pub async fn reload_once<S: HandleStore + 'static>(
             path.display()
         ));
     }
-    let unlisted = match running.proxy.only {
-        Some(_) => Vec::new(),
-        None => proxy.unlisted(&shape).await,
-    };
-    if running.proxy.strict && !unlisted.is_empty() {
-        return kept(format!(
-            "{}: --strict: {}",
-            path.display(),
-            unlisted.join("; ")
-        ));
-    }
-    said.extend(unlisted);
-    match proxy.apply_presets(&mut shape).await {
-        Ok(sentences) => said.extend(sentences),
+    let ready = match proxy.ready(&config, shape).await {
+        Ok(ready) => ready,
+        Err(crate::ProxyError::Unlisted(unlisted)) => {
+            return kept(format!(
+                "{}: --strict: {}",
+                path.display(),
+                unlisted.join("; ")
+            ));
+        }
         Err(e) => return kept(e.to_string()),
-    }
-    if let Err(e) = harness.reload(shape) {
+    };
+    said.extend(ready.unlisted);
+    said.extend(ready.presets);
+    if let Err(e) = harness.reload(ready.shape) {
         return kept(e.to_string());
     }
     proxy.tools_changed().await;

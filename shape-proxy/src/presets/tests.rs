@@ -47,6 +47,10 @@ fn server(preset: &str) -> RecordedServer {
 fn every_preset_reads_with_and_without_a_prefix() {
     for preset in PRESETS {
         let plain = preset.config("").unwrap();
+        // `add_absent` takes tools and legends only: a preset's `[defaults]` or `[clients]`
+        // would be dropped unsaid.
+        assert_eq!(plain.defaults, Default::default(), "{}", preset.name);
+        assert!(plain.clients.is_empty(), "{}", preset.name);
         let prefixed = preset.config("gh_").unwrap();
         assert_eq!(plain.tools.len(), prefixed.tools.len(), "{}", preset.name);
         for name in plain.tools.keys() {
@@ -722,4 +726,125 @@ fn preview_shows_a_recorded_call_with_its_servers_preset() {
         )),
         "{shown}"
     );
+}
+
+/// A server of one tool, `echo`, that is not GitHub's.
+#[derive(Clone)]
+struct Other;
+
+impl rmcp::ServerHandler for Other {
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let schema = Arc::new(serde_json::Map::from_iter([(
+            "type".to_owned(),
+            Value::from("object"),
+        )]));
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![
+            rmcp::model::Tool::new("echo", "echo", schema),
+        ]))
+    }
+
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+}
+
+/// A preset named for an upstream is checked against what that upstream lists once it
+/// runs (a server listing none of its tools gets none of them), and added unchecked, saying
+/// why, when the upstream did not start.
+#[test]
+fn a_named_preset_is_checked_once_the_upstream_lists_and_said_unchecked_before() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let url = crate::test_support::serve_http(Other, |app| app).await;
+        let github = |url: &str, prefix: &str| crate::UpstreamSpec {
+            url: Some(url.to_owned()),
+            prefix: prefix.to_owned(),
+            preset: Some("github".to_owned()),
+            ..Default::default()
+        };
+        let mut config = crate::ProxyConfig::default();
+        config.upstreams.insert("other".to_owned(), github(&url, ""));
+        // Nothing listens on the discard port.
+        config
+            .upstreams
+            .insert("gone".to_owned(), github("http://127.0.0.1:9/mcp", "g_"));
+        let proxy = crate::Proxy::start(&config, std::time::Duration::from_secs(20)).await;
+        let mut shape = ShapeConfig::default();
+        let ready = proxy.ready(&config, shape.clone()).await.unwrap();
+        let tools = github_tools();
+        let [gone, other] = &ready.presets[..] else {
+            panic!("{:?}", ready.presets)
+        };
+        assert!(
+            gone.starts_with(&format!(
+                "upstream `gone`: the preset `github` shapes {} tools (not checked: it did not start (",
+                tools.len()
+            )),
+            "{gone}"
+        );
+        assert!(
+            other.starts_with("upstream `other`: the preset `github` shapes 0 tools; left out: "),
+            "{other}"
+        );
+        for tool in &tools {
+            assert!(other.contains(&format!("{tool} (the server does not list it)")), "{other}");
+        }
+        // Each upstream's tools keep their names: the unchecked ones are in the configuration.
+        assert_eq!(proxy.apply_presets(&mut shape).await.unwrap().len(), 2);
+        // The unchecked ones under their prefix; none of the upstream that lists none.
+        let names: Vec<&String> = shape.tools.keys().collect();
+        let expected: Vec<String> = tools.iter().map(|t| format!("g_{t}")).collect();
+        assert_eq!(names, expected.iter().collect::<Vec<_>>());
+    });
+}
+
+fn github_tools() -> Vec<String> {
+    choose(Some("github"), None).unwrap().unwrap().tools()
+}
+
+/// Two upstreams without prefixes given one preset name their tools alike: the second is
+/// told which upstream's tool holds each name, never that the user configured it.
+#[test]
+fn two_upstreams_naming_their_tools_alike_are_told_so() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let gone = || crate::UpstreamSpec {
+            url: Some("http://127.0.0.1:9/mcp".to_owned()),
+            preset: Some("github".to_owned()),
+            ..Default::default()
+        };
+        let mut config = crate::ProxyConfig::default();
+        config.upstreams.insert("first".to_owned(), gone());
+        config.upstreams.insert("second".to_owned(), gone());
+        let proxy = crate::Proxy::start(&config, std::time::Duration::from_secs(20)).await;
+        let mut shape = ShapeConfig::from_toml_str("[tools.list_issues]\nbudget = 300\n").unwrap();
+        let said = proxy.apply_presets(&mut shape).await.unwrap();
+        let tools = github_tools();
+        assert!(said[0].contains("; kept as you configured: list_issues"), "{}", said[0]);
+        assert!(!said[1].contains("kept as you configured: get_issue"), "{}", said[1]);
+        assert!(said[1].contains("; kept as you configured: list_issues"), "{}", said[1]);
+        for tool in tools.iter().filter(|t| *t != "list_issues") {
+            assert!(
+                said[1].contains(&format!(
+                    "; {tool} is the name of upstream `first`'s tool already (give one of them a prefix)"
+                )),
+                "{}",
+                said[1]
+            );
+        }
+    });
 }

@@ -10,6 +10,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use toolshape::tokens::{Bpe, Tokenizer};
@@ -72,7 +73,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// In `dir`, `proxy.toml` naming `shape.toml` and one upstream (`Log`, served over HTTP),
 /// and `shape.toml` holding `shape`: the two paths and the proxy file's text.
-async fn configured(dir: &std::path::Path, shape: &str) -> (PathBuf, PathBuf, String) {
+async fn configured(dir: &Path, shape: &str) -> (PathBuf, PathBuf, String) {
     let url = crate::test_support::serve_http(Log, |app| app).await;
     let proxy_toml = dir.join("proxy.toml");
     let shape_toml = dir.join("shape.toml");
