@@ -55,8 +55,6 @@ pub struct PreviewOptions {
 pub(crate) struct Recorded {
     pub(crate) tools: Arc<Vec<Tool>>,
     pub(crate) answer: Arc<CallToolResult>,
-    /// The recorded server's `serverInfo`, if known.
-    pub(crate) info: Option<Implementation>,
 }
 
 impl ServerHandler for Recorded {
@@ -77,11 +75,7 @@ impl ServerHandler for Recorded {
     }
 
     fn get_info(&self) -> ServerConfig {
-        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
-        match &self.info {
-            Some(info) => config.with_server_info(info.clone()),
-            None => config,
-        }
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
     }
 }
 
@@ -179,32 +173,33 @@ pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
         (Some(file), None) => {
             let bytes =
                 std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            let result = |value: &Value| {
-                serde_json::from_value::<CallToolResult>(value.clone())
+            let result = |value: Value| {
+                serde_json::from_value::<CallToolResult>(value)
                     .ok()
                     .filter(|r| !r.content.is_empty() || r.structured_content.is_some())
             };
-            let value = serde_json::from_slice::<Value>(&bytes).ok();
-            // A recorded call (`{"tool", "arguments", "result"}`, as `record_presets.py`
-            // writes them): its answer, and its tool unless `--tool` names another.
-            let call = value
-                .as_ref()
-                .filter(|v| v["tool"].is_string())
-                .and_then(|v| Some((v["tool"].as_str()?.to_owned(), result(&v["result"])?)));
             let mut options = options.clone();
-            let answer = match call {
-                Some((tool, answer)) => {
+            // A recorded call (`{"tool", "arguments", "result"}`, as `record_presets.py`
+            // writes them): its answer, and its tool unless `--tool` names another; else a
+            // `CallToolResult`; else the file as text.
+            let answer = match serde_json::from_slice::<Value>(&bytes) {
+                Ok(Value::Object(mut call))
+                    if call.get("tool").is_some_and(Value::is_string)
+                        && call.contains_key("result") =>
+                {
                     if options.tool.is_empty() {
-                        options.tool = tool;
+                        options.tool = call["tool"].as_str().unwrap_or_default().to_owned();
                     }
-                    answer
+                    call.remove("result").and_then(result)
                 }
-                None => value.as_ref().and_then(result).unwrap_or_else(|| {
-                    CallToolResult::success(vec![ContentBlock::text(
-                        String::from_utf8_lossy(&bytes).into_owned(),
-                    )])
-                }),
-            };
+                Ok(value) => result(value),
+                Err(_) => None,
+            }
+            .unwrap_or_else(|| {
+                CallToolResult::success(vec![ContentBlock::text(
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                )])
+            });
             if options.tool.is_empty() {
                 return Err("name the tool with --tool".to_owned());
             }
@@ -231,6 +226,7 @@ pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
             };
             let info = server.map(|s| s.server_info);
             let mut out = String::new();
+            // Chosen as the proxy chooses: by the name the server gives itself.
             let name = info.as_ref().map(|i| i.name.as_str());
             if let Some(preset) = crate::presets::choose(options.preset.as_deref(), name)? {
                 let listed = options.server.is_some().then_some(tools.as_slice());
@@ -247,7 +243,6 @@ pub async fn preview(options: &PreviewOptions) -> Result<String, String> {
             let server = Recorded {
                 tools: Arc::new(tools),
                 answer: Arc::new(answer),
-                info,
             };
             let walk = walk(server, shape, &options.tool, &options.args, client).await?;
             out.push_str(&report(&walk, &options.tool, client));
@@ -324,13 +319,24 @@ impl Walk {
 }
 
 /// `tool` called with `args` straight to `server`, then its answer through the harness
-/// with `shape`, as `client` reads it, page after page.
+/// with `shape`, as `client` reads it, page after page (up to [`MAX_PAGES`]).
 pub(crate) async fn walk<H: ServerHandler>(
     server: H,
     shape: ShapeConfig,
     tool: &str,
     args: &Map<String, Value>,
     client: &str,
+) -> Result<Walk, String> {
+    walk_up_to(server, shape, (tool, args), client, MAX_PAGES).await
+}
+
+/// [`walk`], reading at most `most` pages.
+async fn walk_up_to<H: ServerHandler>(
+    server: H,
+    shape: ShapeConfig,
+    (tool, args): (&str, &Map<String, Value>),
+    client: &str,
+    most: usize,
 ) -> Result<Walk, String> {
     let o200k = Bpe::o200k_base();
     let profile = toolshape::clients::reader(Some(client), &shape.clients).profile;
@@ -350,7 +356,6 @@ pub(crate) async fn walk<H: ServerHandler>(
     let replay = Recorded {
         tools: Arc::new(tools),
         answer: Arc::new(raw.clone()),
-        info: None,
     };
     let harness = toolshape::mcp::Harness::new(replay, shape).map_err(|e| e.to_string())?;
     let shaped = connect(harness, client).await?;
@@ -362,7 +367,7 @@ pub(crate) async fn walk<H: ServerHandler>(
         let next = next_of(&page);
         pages.push(page);
         match next {
-            Some(_) if pages.len() == MAX_PAGES => {
+            Some(_) if pages.len() == most => {
                 more = true;
                 break;
             }
@@ -418,7 +423,10 @@ fn report(walk: &Walk, tool: &str, client: &str) -> String {
             format!(" ({:.2}× the answer)", whole as f64 / raw_tokens as f64)
         };
         let walked = if more {
-            format!("its first {MAX_PAGES} pages (more follow, not read), {whole} tokens{ratio}")
+            format!(
+                "its first {} pages (more follow, not read), {whole} tokens{ratio}",
+                pages.len()
+            )
         } else {
             format!(
                 "{} page{} to read it whole, {whole} tokens{ratio}",
@@ -517,6 +525,58 @@ mod tests {
             .block_on(preview(&PreviewOptions::default()))
             .unwrap_err();
         assert!(neither.contains("--recorded"), "{neither}");
+    }
+
+    /// The pages a preview reads stop at its cap: an answer of exactly as many pages is read
+    /// whole; one page more, and the report says more follow and gives the pages it read.
+    #[test]
+    fn a_walk_stops_at_its_cap_and_says_so() {
+        let lines: Vec<String> = (0..400)
+            .map(|i| format!("row {i} of a long answer"))
+            .collect();
+        let schema = Arc::new(Map::from_iter([("type".to_owned(), Value::from("object"))]));
+        let server = Recorded {
+            tools: Arc::new(vec![Tool::new("rows", "rows", schema)]),
+            answer: Arc::new(CallToolResult::success(vec![ContentBlock::text(
+                lines.join("\n"),
+            )])),
+        };
+        let shape = || ShapeConfig::from_toml_str("[defaults]\nbudget = 300\n").unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let args = Map::new();
+        let up_to = |most| {
+            runtime
+                .block_on(walk_up_to(
+                    server.clone(),
+                    shape(),
+                    ("rows", &args),
+                    "mcp",
+                    most,
+                ))
+                .unwrap()
+        };
+        let whole = up_to(MAX_PAGES);
+        let n = whole.pages.len();
+        assert!(n > 3 && !whole.more, "{n}");
+        for most in [n, n + 1] {
+            let walk = up_to(most);
+            assert_eq!((walk.pages.len(), walk.more), (n, false), "{most}");
+            assert!(report(&walk, "rows", "mcp").contains(&format!("{n} pages to read it whole")));
+        }
+        let short = up_to(n - 1);
+        assert_eq!((short.pages.len(), short.more), (n - 1, true));
+        let said = report(&short, "rows", "mcp");
+        assert!(
+            said.contains(&format!(
+                "its first {} pages (more follow, not read)",
+                n - 1
+            )),
+            "{said}"
+        );
+        assert!(!said.contains("to read it whole"), "{said}");
     }
 
     /// A live upstream is called once: the harness reads its one answer again, never the

@@ -426,7 +426,6 @@ fn through(folder: &str, call: &Call, with_preset: bool, client: &str) -> Walk {
     let recorded = Recorded {
         tools: Arc::new(server.tools),
         answer: Arc::new(call.result.clone()),
-        info: Some(server.server_info),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
