@@ -102,7 +102,8 @@ impl RecordedServer {
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
-async fn connect<H: ServerHandler>(server: H, client: &str) -> Result<Client, String> {
+/// A client named `client` connected to `server` over an in-process pipe.
+pub(crate) async fn connect<H: ServerHandler>(server: H, client: &str) -> Result<Client, String> {
     let (client_end, server_end) = tokio::io::duplex(1 << 24);
     tokio::spawn(async move {
         if let Ok(server) = server.serve(server_end).await {

@@ -14,7 +14,12 @@ pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
 
 /// A client named `name` connected to the harness in front of `server`, shaped by `config`.
 pub async fn connect<H: ServerHandler>(server: H, config: ShapeConfig, name: &str) -> Client {
-    let harness = mcp::Harness::new(server, config).unwrap();
+    connect_to(mcp::Harness::new(server, config).unwrap(), name).await
+}
+
+/// A client named `name` connected to `harness` (a test that keeps a clone of it, to
+/// reload its configuration, say).
+pub async fn connect_to<H: ServerHandler>(harness: mcp::Harness<H>, name: &str) -> Client {
     let (client_end, server_end) = tokio::io::duplex(1 << 24);
     tokio::spawn(async move {
         if let Ok(server) = harness.serve(server_end).await {

@@ -1302,6 +1302,15 @@ fn what_a_result_holds_beside_its_records_is_stated_or_named() {
     for name in ["took", "data.ratio", "data.exact"] {
         assert!(!left.iter().any(|f| f == name), "{name}: {left:?}");
     }
+    // A key name is the answer's, an outsider's: cut as every echoed name is (40
+    // characters and `…`, `echo::clean`).
+    let long = "n".repeat(200);
+    let raw = format!(r#"{{"{long}": 1, "data": {{"items": {items}}}}}"#);
+    let (summary, _) = summary_and_left_out(&raw);
+    assert!(
+        summary.ends_with(&format!("beside the hits: {}… 1", &long[..40])),
+        "{summary}"
+    );
     // An empty list: "none found" with what the result says beside it.
     let (summary, _) = summary_and_left_out(r#"{"data": {"total_count": 2417, "items": []}}"#);
     assert_eq!(

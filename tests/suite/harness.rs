@@ -632,20 +632,7 @@ fn a_reloaded_configuration_shapes_the_next_call_and_a_walk_goes_on() {
             toolshape::mcp::Harness::new(Plain::new(), ShapeConfig::from_toml_str(CONFIG).unwrap())
                 .unwrap();
         let handle = harness.clone();
-        let (client_end, server_end) = tokio::io::duplex(1 << 24);
-        tokio::spawn(async move {
-            if let Ok(server) = harness.serve(server_end).await {
-                let _ = server.waiting().await;
-            }
-        });
-        use rmcp::ServiceExt;
-        let client = rmcp::model::ClientConfig::new(
-            rmcp::model::ClientCapabilities::default(),
-            rmcp::model::Implementation::new("claude-code", "1.0"),
-        )
-        .serve(client_end)
-        .await
-        .unwrap();
+        let client = crate::client::connect_to(harness, "claude-code").await;
         let first = crate::client::call(&client, "list_issues", json!({"path": "x"})).await;
         let envelope = first.structured_content.clone().unwrap();
         let before: Vec<u64> = crate::records(&envelope)

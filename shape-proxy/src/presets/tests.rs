@@ -646,21 +646,7 @@ fn the_proxy_chooses_a_preset_by_the_upstreams_server_info() {
         assert!(shape.json_projection("plain_list_issues").is_none());
         // A call through the proxy and the harness: the preset's issues, as prose.
         let harness = toolshape::mcp::Harness::new(proxy, shape).unwrap();
-        let (client_end, server_end) = tokio::io::duplex(1 << 24);
-        tokio::spawn(async move {
-            use rmcp::ServiceExt;
-            if let Ok(server) = harness.serve(server_end).await {
-                let _ = server.waiting().await;
-            }
-        });
-        use rmcp::ServiceExt;
-        let client = rmcp::model::ClientConfig::new(
-            rmcp::model::ClientCapabilities::default(),
-            rmcp::model::Implementation::new("mcp", "1.0"),
-        )
-        .serve(client_end)
-        .await
-        .unwrap();
+        let client = crate::preview::connect(harness, "mcp").await.unwrap();
         for (tool, preset) in [("gh_list_issues", true), ("plain_list_issues", false)] {
             let page = client
                 .call_tool(rmcp::model::CallToolRequestParams::new(tool))

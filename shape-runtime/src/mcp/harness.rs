@@ -158,8 +158,8 @@ impl ToolPlan {
 }
 
 /// The plans of the tools `config` lists, and of `open_result`.
-fn planned(config: &Arc<ShapeConfig>) -> Mutex<BTreeMap<String, Arc<ToolPlan>>> {
-    let plans = config
+fn planned(config: &Arc<ShapeConfig>) -> BTreeMap<String, Arc<ToolPlan>> {
+    config
         .tools
         .keys()
         .map(String::as_str)
@@ -168,8 +168,7 @@ fn planned(config: &Arc<ShapeConfig>) -> Mutex<BTreeMap<String, Arc<ToolPlan>>> 
             let plan = ToolPlan::new(config, tool, tool).ok()?;
             Some((tool.to_owned(), Arc::new(plan)))
         })
-        .collect();
-    Mutex::new(plans)
+        .collect()
 }
 
 /// Why a harness could not be made.
@@ -194,7 +193,7 @@ impl<H: ServerHandler> Harness<H, MemoryStore> {
         Ok(Harness {
             inner,
             state: Arc::new(State {
-                plans: planned(&config),
+                plans: Mutex::new(planned(&config)),
                 config: std::sync::RwLock::new(config),
                 store: MemoryStore::default(),
                 codec: Arc::new(CursorCodec::new(CursorKeys::random()?)),
@@ -214,7 +213,7 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
         Harness {
             inner,
             state: Arc::new(State {
-                plans: planned(&config),
+                plans: Mutex::new(planned(&config)),
                 config: std::sync::RwLock::new(config),
                 store,
                 codec: Arc::clone(&state.codec),
@@ -287,7 +286,7 @@ impl<H: ServerHandler, S: HandleStore> Harness<H, S> {
     pub fn reload(&self, config: ShapeConfig) -> Result<(), HarnessError> {
         config.check()?;
         let config = Arc::new(config);
-        let plans = planned(&config).into_inner().unwrap_or_default();
+        let plans = planned(&config);
         // The configuration first, then its plans: a plan made meanwhile from the one before
         // is not kept ([`plan`](Self::plan) keeps a plan of the configuration in force).
         match self.state.config.write() {
