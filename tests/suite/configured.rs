@@ -1321,3 +1321,52 @@ fn what_a_result_holds_beside_its_records_is_stated_or_named() {
     let (summary, _) = summary_and_left_out(&format!(r#"{{"data": {{"items": {items}}}}}"#));
     assert!(!summary.contains("beside"), "{summary}");
 }
+
+/// One configured record (`one = true`): an object holding a key the record reads is the
+/// record (what it lacks reads "not recorded"); one holding none of them (an error object,
+/// or `{}`) is no record, an error naming its keys, as serde reads none into a type.
+#[test]
+fn one_record_is_an_object_holding_a_key_it_reads() {
+    let config = ShapeConfig::from_toml_str(
+        r#"
+        [tools.get_issue.records]
+        one = true
+        name = "issue"
+        fields = [{ from = "number", id = true }, { from = "title" }, { from = "state" }]
+        "#,
+    )
+    .unwrap();
+    let projection = config.json_projection("get_issue").unwrap();
+    let shape = |raw: &str| {
+        Shaper::for_tool("get_issue")
+            .budget(Budget::tokens(500))
+            .format(Format::Prose)
+            .channels(ChannelPolicy::Text)
+            .call()
+            .shape_blocking((&projection, raw))
+    };
+    // One key it reads, and one it does not: the record.
+    let page = shape(r#"{"number": 5, "extra": true}"#).unwrap();
+    assert!(page.text().starts_with("ok: 1 issue"), "{}", page.text());
+    assert!(page.text().contains("not recorded"), "{}", page.text());
+    // None of them: no record.
+    for (raw, has) in [
+        (
+            r#"{"message": "Not Found", "status": "404"}"#,
+            "; it has: message, status",
+        ),
+        ("{}", ""),
+    ] {
+        let err = shape(raw).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "the result is an object with none of the keys the record reads, not one record"
+            ),
+            "{err}"
+        );
+        match has {
+            "" => assert!(!err.contains("it has"), "{err}"),
+            has => assert!(err.ends_with(has), "{err}"),
+        }
+    }
+}

@@ -822,3 +822,32 @@ fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_pag
         }
     });
 }
+
+/// A configured projection with a rank orders an upstream's records by it; without one, the
+/// upstream's order stands (the test above): here the server gives 40 down to 1 and the rank
+/// asks for ascending numbers.
+#[test]
+fn a_configured_rank_orders_an_upstreams_records_through_the_harness() {
+    runtime().block_on(async {
+        let config = ShapeConfig::from_toml_str(
+            r#"
+            [tools.search]
+            budget = 250
+            [tools.search.records]
+            at = "items"
+            name = "issue"
+            fields = [{ from = "number", id = true, rank = "asc" }, { from = "title", untrusted = { max_tokens = 20 } }]
+            "#,
+        )
+        .unwrap();
+        let client = crate::client::connect(Beside, config, "claude-code").await;
+        let pages = crate::client::walk(&client, "search", json!({"path": "x"})).await;
+        let numbers: Vec<u64> = pages
+            .iter()
+            .flat_map(|p| crate::records(p.structured_content.as_ref().unwrap()))
+            .map(|r| r["number"].as_u64().unwrap())
+            .collect();
+        assert_eq!(numbers, (1..=40).collect::<Vec<u64>>());
+        client.cancel().await.unwrap();
+    });
+}

@@ -833,3 +833,45 @@ fn two_upstreams_naming_their_tools_alike_are_told_so() {
         }
     });
 }
+
+/// What a preset tool answers when the server answers an error: GitHub's `{"message": "Not
+/// Found"}` where one issue is configured is an error quoting it, and a tool error
+/// (`isError`, as GitHub's own server answers one) stays an error; neither reads as an issue.
+#[test]
+fn a_preset_tool_answering_an_error_reads_as_one() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = server("github");
+    let github = choose(Some("github"), None).unwrap().unwrap();
+    let mut shape = ShapeConfig::default();
+    apply(&mut shape, github, "", Some(&server.tools)).unwrap();
+    let not_found = r#"{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/issues/issues#get-an-issue", "status": "404"}"#;
+    for answer in [
+        CallToolResult::success(vec![rmcp::model::ContentBlock::text(not_found)]),
+        CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+            "failed to get issue: GET https://api.github.com/repos/acme-dev/fluxgate/issues/99999: 404 Not Found []",
+        )]),
+    ] {
+        let recorded = Recorded {
+            tools: Arc::new(server.tools.clone()),
+            answer: Arc::new(answer),
+        };
+        let walked = runtime
+            .block_on(walk(
+                recorded,
+                shape.clone(),
+                "get_issue",
+                &Map::new(),
+                "mcp",
+            ))
+            .unwrap();
+        assert_eq!(walked.pages.len(), 1);
+        let page = &walked.pages[0];
+        let text = crate::preview::text(page);
+        assert_eq!(page.is_error, Some(true), "{text}");
+        assert!(text.contains("Not Found"), "{text}");
+        assert!(!text.contains("#99999") && !text.contains(" by "), "{text}");
+    }
+}

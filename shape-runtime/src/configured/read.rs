@@ -368,6 +368,16 @@ impl<'de> Visitor<'de> for AtSeed<'_, 'de> {
                 item: None,
             };
             let record = seed.visit_map(map)?;
+            // An object holding none of the keys the record reads is no such record (an
+            // error object, `{"message": "Not Found"}`), as serde reads none into a type
+            // whose fields it lacks: never a record of nothing but "not recorded".
+            if matches!(&record, Pruned::Object(entries) if entries.is_empty()) {
+                *self.found = Found::Other {
+                    kind: "an object with none of the keys the record reads".to_owned(),
+                    has: std::mem::take(&mut self.out.unread),
+                };
+                return Ok(());
+            }
             self.out.records.push(record);
             self.out.single = true;
             return Ok(());
