@@ -10,6 +10,13 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 fn recorded_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/presets")
 }
@@ -427,10 +434,7 @@ fn through(folder: &str, call: &Call, with_preset: bool, client: &str) -> Walk {
         tools: Arc::new(server.tools),
         answer: Arc::new(call.result.clone()),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     runtime
         .block_on(walk(recorded, shape, &call.tool, &call.arguments, client))
         .unwrap()
@@ -607,10 +611,7 @@ impl rmcp::ServerHandler for GitHubLike {
 /// the proxy is shaped by it.
 #[test]
 fn the_proxy_chooses_a_preset_by_the_upstreams_server_info() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     runtime.block_on(async {
         let url = crate::test_support::serve_http(GitHubLike, |app| app).await;
         let mut config = crate::ProxyConfig::default();
@@ -667,10 +668,7 @@ fn the_proxy_chooses_a_preset_by_the_upstreams_server_info() {
 /// defaults'.
 #[test]
 fn preview_shows_a_recorded_call_with_its_servers_preset() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let dir = recorded_dir().join("github");
     let options = crate::preview::PreviewOptions {
         recorded: Some(dir.join("list_commits.json")),
@@ -746,10 +744,7 @@ impl rmcp::ServerHandler for Other {
 /// why, when the upstream did not start.
 #[test]
 fn a_named_preset_is_checked_once_the_upstream_lists_and_said_unchecked_before() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     runtime.block_on(async {
         let url = crate::test_support::serve_http(Other, |app| app).await;
         let github = |url: &str, prefix: &str| crate::UpstreamSpec {
@@ -802,10 +797,7 @@ fn github_tools() -> Vec<String> {
 /// told which upstream's tool holds each name, never that the user configured it.
 #[test]
 fn two_upstreams_naming_their_tools_alike_are_told_so() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     runtime.block_on(async {
         let gone = || crate::UpstreamSpec {
             url: Some("http://127.0.0.1:9/mcp".to_owned()),
@@ -839,10 +831,7 @@ fn two_upstreams_naming_their_tools_alike_are_told_so() {
 /// (`isError`, as GitHub's own server answers one) stays an error; neither reads as an issue.
 #[test]
 fn a_preset_tool_answering_an_error_reads_as_one() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let server = server("github");
     let github = choose(Some("github"), None).unwrap().unwrap();
     let mut shape = ShapeConfig::default();
