@@ -1134,9 +1134,12 @@ fn held_positions_are_bounded_in_bytes() {
         id: Some(format!("{page}-{}", "x".repeat(3_000))),
         order: Order::Asc,
     };
-    let first = codec.encode(&at(0), 20, &query());
+    // One issue time for the repeated puts: a cursor names its issue second, so puts either
+    // side of a second's turn are two positions (this test failed in CI on a slow machine).
+    let issued = unix_now();
+    let first = codec.encode_at(&at(0), 20, &query(), issued);
     for _ in 0..50 {
-        assert_eq!(codec.encode(&at(0), 20, &query()), first);
+        assert_eq!(codec.encode_at(&at(0), 20, &query(), issued), first);
     }
     assert_eq!(store.len(), 1);
     let second = codec.encode(&at(1), 40, &query());
@@ -1234,6 +1237,14 @@ fn a_cursor_is_issued_now() {
     assert!((before..=now()).contains(&issued), "{before} {issued}");
 }
 
+/// Seconds since the Unix epoch, as a cursor states its issue time.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs()
+}
+
 /// A memory store's count bound is of positions, not of puts: a position put again and again
 /// (each page's sizing does) pushes out no other. Its time to live is whole seconds: with
 /// none, a position is held for the second it was put and gone after.
@@ -1247,8 +1258,10 @@ fn a_memory_store_counts_positions_and_ages_them_out() {
         id: Some("tkt_00000000-0000-4000-8000-000000000000".into()),
         ..sample()
     };
+    // One issue time: puts either side of a second's turn would be two positions.
+    let issued = unix_now();
     for _ in 0..45 {
-        codec.encode(&other, 2, &query());
+        codec.encode_at(&other, 2, &query(), issued);
     }
     assert_eq!((store.len(), store.is_empty()), (2, false));
     assert_eq!(
