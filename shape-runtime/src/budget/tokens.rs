@@ -19,6 +19,7 @@
 
 pub use crate::budget::BudgetError;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Counts tokens exactly as a model's tokenizer does.
 ///
@@ -50,6 +51,15 @@ pub trait Tokenizer: Send + Sync {
     fn splits_between(&self, last: char, next: char) -> bool {
         let _ = (last, next);
         false
+    }
+
+    /// Each of `text`'s tokens' length in bytes, in order (a token may end inside a
+    /// multi-byte character), or `None` where the implementation cannot tell: the default.
+    /// Cutting a long text into many parts uses it to tokenize each byte about once; without
+    /// it, each part is tokenized on its own.
+    fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
+        let _ = text;
+        None
     }
 }
 
@@ -229,6 +239,20 @@ impl Tokenizer for Tiktoken {
     fn splits_between(&self, last: char, next: char) -> bool {
         openai_splits_between(last, next)
     }
+
+    fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
+        let tokens = self.bpe.encode_ordinary(text);
+        Some(
+            tokens
+                .iter()
+                .map(|&token| {
+                    self.bpe
+                        .decode_bytes(&[token])
+                        .map_or(0, |bytes| bytes.len())
+                })
+                .collect(),
+        )
+    }
 }
 
 /// An OpenAI vocabulary counted by the pure-Rust `tiktoken` crate (4.x): the same tokens as
@@ -338,6 +362,41 @@ impl Tokenizer for Bpe {
 
     fn splits_between(&self, last: char, next: char) -> bool {
         openai_splits_between(last, next)
+    }
+
+    fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
+        let lens = self.lens();
+        let tokens = self.core.encode(text);
+        Some(
+            tokens
+                .iter()
+                .map(|&token| match lens.get(token as usize) {
+                    Some(&len) => usize::from(len),
+                    None => self.core.decode(&[token]).len(),
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Bpe {
+    /// Each token's length in bytes, by id: made once per vocabulary, on first use (about
+    /// 200,000 lookups), so that [`Tokenizer::token_lens`] reads lengths, not bytes.
+    fn lens(&self) -> &'static [u16] {
+        static O200K: OnceLock<Vec<u16>> = OnceLock::new();
+        static CL100K: OnceLock<Vec<u16>> = OnceLock::new();
+        let cell = match self.encoding {
+            Encoding::O200kBase => &O200K,
+            Encoding::Cl100kBase => &CL100K,
+        };
+        cell.get_or_init(|| {
+            (0..self.core.vocab_size())
+                .map(|id| {
+                    let len = u32::try_from(id).map_or(0, |id| self.core.decode(&[id]).len());
+                    u16::try_from(len).unwrap_or(u16::MAX)
+                })
+                .collect()
+        })
     }
 }
 

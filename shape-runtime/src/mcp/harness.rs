@@ -966,54 +966,238 @@ fn part_bytes(tokenizer: &dyn Tokenizer, budget: usize) -> usize {
     part_tokens(budget).saturating_mul(tokenizer.max_token_bytes().max(1))
 }
 
+/// Cuts a line into parts of at most `most` tokens each, where tokenizing the rest of the
+/// line from each cut would cut it (a part's end is the end of its `most`th token, backed off
+/// to a character boundary).
+struct Cutter<'a> {
+    tokenizer: &'a dyn Tokenizer,
+    /// The most tokens a part may take.
+    most: usize,
+    /// A window of bytes that holds more than `most` tokens whenever the rest does.
+    full: usize,
+    /// What is tokenized first for one part: twice the bytes the last part took (four bytes
+    /// a token to begin with).
+    guess: usize,
+    /// Bytes still to cut a part at a time: a window found with too few boundaries to read
+    /// parts off its tokens is not scanned again part after part.
+    plain: usize,
+}
+
+impl Cutter<'_> {
+    /// The parts one tokenization of a window this many times a part's guess cuts, at most.
+    const PARTS_PER_WINDOW: usize = 64;
+    /// A guessed window is taken when it holds this many tokens more than `most` (the cut is
+    /// then clear of the window's last, perhaps split, word); else the full window.
+    const MARGIN: usize = 4;
+
+    /// `line` in parts, joined back the line (an empty line is one empty part).
+    fn parts<'t>(&mut self, line: &'t str) -> Vec<&'t str> {
+        let mut parts = Vec::new();
+        let mut rest = line;
+        if self.plain != usize::MAX {
+            self.plain = 0;
+        }
+        loop {
+            // Many parts from one tokenization where the tokenizer tells its tokens' lengths
+            // and the window ends where no token crosses; one part from a window of its own
+            // where not.
+            let taken = if self.plain == 0 {
+                self.many(rest, &mut parts)
+            } else {
+                0
+            };
+            rest = &rest[taken..];
+            if taken > 0 && rest.is_empty() {
+                return parts;
+            }
+            if taken > 0 {
+                continue;
+            }
+            match self.one(rest) {
+                None => {
+                    parts.push(rest);
+                    return parts;
+                }
+                Some(at) => {
+                    parts.push(&rest[..at]);
+                    self.plain = self.plain.saturating_sub(at);
+                    self.guess = at.saturating_mul(2).clamp(self.most, self.full);
+                    rest = &rest[at..];
+                    if rest.is_empty() {
+                        return parts;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The end of the first part of `rest`, tokenizing a window of its own; `None` when the
+    /// whole of `rest` is one part.
+    fn one(&self, rest: &str) -> Option<usize> {
+        let most = self.most;
+        let mut end = floor_char(rest, self.guess);
+        let mut cut = self.tokenizer.truncate(&rest[..end], most);
+        if end < rest.len() && cut.total_tokens < most + Self::MARGIN && end < self.full {
+            end = floor_char(rest, self.full);
+            cut = self.tokenizer.truncate(&rest[..end], most);
+        }
+        if end == rest.len() && cut.prefix.len() == end {
+            return None;
+        }
+        Some(match cut.prefix.len() {
+            0 => rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i),
+            at => at,
+        })
+    }
+
+    /// Parts cut from one tokenization of a window of `rest`, pushed to `parts`; the bytes of
+    /// `rest` they hold (0 when none could be cut this way, or the line is a single part:
+    /// then [`one`](Self::one) decides).
+    ///
+    /// The window's tokens that end at or before its last boundary no token crosses
+    /// ([`Tokenizer::splits_between`]) are the line's own, whatever follows. Such a boundary
+    /// is one in any text holding the same two characters there, so the rest of the line
+    /// from a cut tokenizes as its head up to the first such boundary (tokenized afresh: a
+    /// few bytes) and then as the window's tokens from that boundary on. A part ends at the
+    /// end of its `most`th token, backed off to a character boundary, as a tokenization of
+    /// the rest from its start would cut it.
+    fn many<'t>(&mut self, rest: &'t str, parts: &mut Vec<&'t str>) -> usize {
+        let most = self.most;
+        if rest.len() <= self.full {
+            return 0;
+        }
+        let span = self
+            .guess
+            .saturating_mul(Self::PARTS_PER_WINDOW)
+            .max(self.full);
+        let end = floor_char(rest, span);
+        let safe = if end == rest.len() {
+            Some(end)
+        } else {
+            self.last_split(&rest[..end])
+        };
+        // Fewer than a few parts' bytes before the last boundary: not worth a tokenization
+        // of the whole window; cut this window a part at a time.
+        let Some(safe) = safe.filter(|&safe| safe >= self.guess.saturating_mul(4)) else {
+            self.plain = end;
+            return 0;
+        };
+        let Some(lens) = self.tokenizer.token_lens(&rest[..end]) else {
+            // The tokenizer does not tell its tokens' lengths: never ask again.
+            self.plain = usize::MAX;
+            return 0;
+        };
+        // Where each of the window's tokens ends.
+        let ends: Vec<usize> = lens
+            .iter()
+            .scan(0, |at, len| {
+                *at += len;
+                Some(*at)
+            })
+            .collect();
+        let mut at = 0;
+        let held = loop {
+            let Some(boundary) = self.next_split(rest, at, safe) else {
+                break at;
+            };
+            let head = if boundary == at {
+                Vec::new()
+            } else {
+                match self.tokenizer.token_lens(&rest[at..boundary]) {
+                    Some(head) => head,
+                    None => break at,
+                }
+            };
+            let from = match boundary {
+                0 => 0,
+                _ => match ends.binary_search(&boundary) {
+                    Ok(i) => i + 1,
+                    Err(_) => break at,
+                },
+            };
+            let mut part_end = at;
+            let mut count = 0;
+            for len in head.iter().chain(&lens[from..]).take(most) {
+                part_end += len;
+                count += 1;
+            }
+            if count < most || part_end > safe {
+                // The rest of the window is not a whole part of the line's own tokens.
+                break at;
+            }
+            let cut = floor_char(rest, part_end);
+            if cut == at || cut == rest.len() {
+                break at;
+            }
+            parts.push(&rest[at..cut]);
+            self.guess = (cut - at).saturating_mul(2).clamp(most, self.full);
+            at = cut;
+        };
+        if held == 0 {
+            // Not one part off this window: the next ones are cut a part at a time.
+            self.plain = end;
+        }
+        held
+    }
+
+    /// The first byte at or after `at`, and at most `safe`, where no token crosses: `at`
+    /// itself at the start of `rest`.
+    fn next_split(&self, rest: &str, at: usize, safe: usize) -> Option<usize> {
+        if at == 0 {
+            return Some(0);
+        }
+        let mut last = rest[..at].chars().next_back()?;
+        for (i, next) in rest[at..safe.max(at)].char_indices() {
+            if self.tokenizer.splits_between(last, next) {
+                return Some(at + i);
+            }
+            last = next;
+        }
+        None
+    }
+
+    /// The last byte `b` of `window`, past its start, before which no token ends across
+    /// `window[b - 1]` and `window[b]`.
+    fn last_split(&self, window: &str) -> Option<usize> {
+        let mut chars = window.char_indices().rev();
+        let (mut after_at, mut after) = chars.next()?;
+        for (at, c) in chars {
+            if self.tokenizer.splits_between(c, after) {
+                return Some(after_at);
+            }
+            (after_at, after) = (at, c);
+        }
+        None
+    }
+}
+
+/// `bytes`, or `text`'s length if shorter, backed off to a character boundary.
+fn floor_char(text: &str, bytes: usize) -> usize {
+    let mut end = bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
 fn lines_of(text: &str, tokenizer: &dyn Tokenizer, budget: usize) -> TextRecords {
     let most = part_tokens(budget);
     // A window of bytes that holds more than `most` tokens whenever the rest does.
     let full = part_bytes(tokenizer, budget);
-    // What is tokenized first: twice the bytes the last part took (four bytes a token to
-    // begin with), so each byte of a long line is tokenized about twice, not once per part
-    // the full window spans. Taken when it holds a few tokens more than `most` (the cut is
-    // then clear of the window's last, perhaps split, word); else the full window.
-    const MARGIN: usize = 4;
-    let mut guess = most.saturating_mul(8).min(full);
+    let mut cutter = Cutter {
+        tokenizer,
+        most,
+        full,
+        guess: most.saturating_mul(8).min(full),
+        plain: 0,
+    };
     let mut lines: Vec<Vec<&str>> = Vec::new();
     // A newline ends the line before it; the text's last newline starts no line of its own
     // (`a\nb\n` is two lines, as `str::lines` and `wc -l` count), and an empty text has
     // none: its answer is empty, not one empty line.
     let body = text.strip_suffix('\n').unwrap_or(text);
     for line in body.split('\n').filter(|_| !text.is_empty()) {
-        let mut parts = Vec::new();
-        let mut rest = line;
-        loop {
-            let window = |bytes: usize| {
-                let mut end = bytes.min(rest.len());
-                while !rest.is_char_boundary(end) {
-                    end -= 1;
-                }
-                end
-            };
-            let mut end = window(guess);
-            let mut cut = tokenizer.truncate(&rest[..end], most);
-            if end < rest.len() && cut.total_tokens < most + MARGIN && end < full {
-                end = window(full);
-                cut = tokenizer.truncate(&rest[..end], most);
-            }
-            if end == rest.len() && cut.prefix.len() == end {
-                parts.push(rest);
-                break;
-            }
-            let at = match cut.prefix.len() {
-                0 => rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i),
-                at => at,
-            };
-            parts.push(&rest[..at]);
-            guess = at.saturating_mul(2).clamp(most, full);
-            rest = &rest[at..];
-            if rest.is_empty() {
-                break;
-            }
-        }
-        lines.push(parts);
+        lines.push(cutter.parts(line));
     }
     let parted: Vec<(usize, usize)> = lines
         .iter()
@@ -1338,6 +1522,123 @@ mod tests {
             assert_eq!(ours, parts_naive(&text, budget), "budget {budget}");
             assert_eq!(ours.concat(), text.replace('\n', ""));
         }
+    }
+
+    /// Random mixes of the fragments a long line is made of (SQL rows, CJK, emoji, long
+    /// runs with no boundary, spaces, digits, apostrophes, punctuation), cut as the full
+    /// window cuts them at three budgets: where parts are read off one tokenization and where
+    /// a window with too few boundaries is cut a part at a time.
+    #[test]
+    fn random_long_lines_are_cut_where_the_full_window_cuts_them() {
+        const FRAGMENTS: [&str; 12] = [
+            "(1042, 'Northwind Foods', 'card declined at checkout', 'open'),",
+            "数据库连接失败，请稍后重试。",
+            "😀🎉👍🏽",
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "                ",
+            "0123456789",
+            "don't won't they'll ",
+            "é",
+            "a",
+            ", ",
+            "=>{}[]",
+            "\t\r ",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..12 {
+            let len = 2_000 + (next() % 120_000) as usize;
+            let mut line = String::new();
+            while line.len() < len {
+                let fragment = FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize];
+                for _ in 0..1 + next() % 40 {
+                    line.push_str(fragment);
+                }
+            }
+            for budget in [40, 600, 1_500] {
+                let ours: Vec<String> = parts(&line, budget).into_iter().map(|(_, t)| t).collect();
+                assert_eq!(
+                    ours,
+                    parts_naive(&line, budget),
+                    "case {case}, budget {budget}"
+                );
+            }
+        }
+    }
+
+    /// Each byte of a long line of SQL rows is tokenized about once (it was about twice,
+    /// and thirty times before that); a tokenizer that cannot tell its tokens' lengths gets
+    /// the same parts, a window a part.
+    #[test]
+    fn a_long_line_is_tokenized_about_once() {
+        struct Counted {
+            inner: Bpe,
+            bytes: std::sync::atomic::AtomicUsize,
+            lens: bool,
+        }
+        impl Tokenizer for Counted {
+            fn name(&self) -> &str {
+                self.inner.name()
+            }
+            fn count(&self, text: &str) -> usize {
+                self.bytes
+                    .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+                self.inner.count(text)
+            }
+            fn truncate<'t>(
+                &self,
+                text: &'t str,
+                max_tokens: usize,
+            ) -> crate::budget::tokens::Truncated<'t> {
+                self.bytes
+                    .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+                self.inner.truncate(text, max_tokens)
+            }
+            fn max_token_bytes(&self) -> usize {
+                self.inner.max_token_bytes()
+            }
+            fn splits_between(&self, last: char, next: char) -> bool {
+                self.inner.splits_between(last, next)
+            }
+            fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
+                if !self.lens {
+                    return None;
+                }
+                self.bytes
+                    .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+                self.inner.token_lens(text)
+            }
+        }
+        let row = "(1042, 'Northwind Foods', 'card declined at checkout', 'open'),";
+        let line = row.repeat(500_000 / row.len());
+        let mut cuts = Vec::new();
+        for lens in [true, false] {
+            let counted = Counted {
+                inner: Bpe::o200k_base(),
+                bytes: Default::default(),
+                lens,
+            };
+            let records = lines_of(&line, &counted, 1_500).records;
+            let tokenized = counted.bytes.into_inner();
+            let ratio = tokenized as f64 / line.len() as f64;
+            if lens {
+                assert!(
+                    (1.0..1.1).contains(&ratio),
+                    "{tokenized} bytes for {}",
+                    line.len()
+                );
+            } else {
+                assert!(ratio > 1.8, "{tokenized} bytes for {}", line.len());
+            }
+            cuts.push(records);
+        }
+        assert_eq!(cuts[0], cuts[1]);
+        assert!(cuts[0].as_array().is_some_and(|parts| parts.len() > 300));
     }
 
     fn parts(text: &str, budget: usize) -> Vec<(u64, String)> {
