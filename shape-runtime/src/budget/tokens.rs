@@ -57,7 +57,7 @@ pub trait Tokenizer: Send + Sync {
     /// multi-byte character), or `None` where the implementation cannot tell: the default.
     /// Cutting a long text into many parts uses it to tokenize each byte about once; without
     /// it, each part is tokenized on its own.
-    fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
+    fn token_lens(&self, text: &str) -> Option<Vec<u32>> {
         let _ = text;
         None
     }
@@ -240,18 +240,16 @@ impl Tokenizer for Tiktoken {
         openai_splits_between(last, next)
     }
 
-    fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
-        let tokens = self.bpe.encode_ordinary(text);
-        Some(
-            tokens
-                .iter()
-                .map(|&token| {
-                    self.bpe
-                        .decode_bytes(&[token])
-                        .map_or(0, |bytes| bytes.len())
-                })
-                .collect(),
-        )
+    fn token_lens(&self, text: &str) -> Option<Vec<u32>> {
+        let mut tokens = self.bpe.encode_ordinary(text);
+        for token in &mut tokens {
+            let len = self
+                .bpe
+                .decode_bytes(&[*token])
+                .map_or(0, |bytes| bytes.len());
+            *token = u32::try_from(len).unwrap_or(u32::MAX);
+        }
+        Some(tokens)
     }
 }
 
@@ -364,18 +362,17 @@ impl Tokenizer for Bpe {
         openai_splits_between(last, next)
     }
 
-    fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
+    fn token_lens(&self, text: &str) -> Option<Vec<u32>> {
         let lens = self.lens();
-        let tokens = self.core.encode(text);
-        Some(
-            tokens
-                .iter()
-                .map(|&token| match lens.get(token as usize) {
-                    Some(&len) => usize::from(len),
-                    None => self.core.decode(&[token]).len(),
-                })
-                .collect(),
-        )
+        // The ids become their lengths in place: no second vector of a long text's size.
+        let mut tokens = self.core.encode(text);
+        for token in &mut tokens {
+            *token = match lens.get(*token as usize) {
+                Some(&len) => u32::from(len),
+                None => u32::try_from(self.core.decode(&[*token]).len()).unwrap_or(u32::MAX),
+            };
+        }
+        Some(tokens)
     }
 }
 

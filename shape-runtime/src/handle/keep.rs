@@ -87,6 +87,8 @@ pub(crate) type Stored = Result<Option<Result<StoredResult, StoreFailure>>, Shap
 
 impl<Src: Source, S: HandleStore, St: Storage> UseRecords<Src> for StoredForm<'_, '_, '_, S, St> {
     type Out = Stored;
+    // Every record of the result is written: nothing shown, nothing counted.
+    const COUNTS: bool = false;
 
     fn use_records<'r, 'e: 'r>(self, records: Records<'r, Src::Record<'e>>) -> Self::Out
     where

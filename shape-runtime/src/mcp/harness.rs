@@ -1090,8 +1090,8 @@ impl Cutter<'_> {
         // Where each of the window's tokens ends.
         let ends: Vec<usize> = lens
             .iter()
-            .scan(0, |at, len| {
-                *at += len;
+            .scan(0, |at, &len| {
+                *at += len as usize;
                 Some(*at)
             })
             .collect();
@@ -1117,8 +1117,8 @@ impl Cutter<'_> {
             };
             let mut part_end = at;
             let mut count = 0;
-            for len in head.iter().chain(&lens[from..]).take(most) {
-                part_end += len;
+            for &len in head.iter().chain(&lens[from..]).take(most) {
+                part_end += len as usize;
                 count += 1;
             }
             if count < most || part_end > safe {
@@ -1605,7 +1605,7 @@ mod tests {
             fn splits_between(&self, last: char, next: char) -> bool {
                 self.inner.splits_between(last, next)
             }
-            fn token_lens(&self, text: &str) -> Option<Vec<usize>> {
+            fn token_lens(&self, text: &str) -> Option<Vec<u32>> {
                 if !self.lens {
                     return None;
                 }

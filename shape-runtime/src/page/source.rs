@@ -38,6 +38,11 @@ pub(crate) trait UseRecords<S: Source> {
     /// What comes of it.
     type Out;
 
+    /// Whether the structured records count what they show (the page's report): a page's
+    /// do; a stored form's or a summary's, written for every record of the result, do not
+    /// (their counts were dropped, and counting is a whole read of each value).
+    const COUNTS: bool = true;
+
     /// Uses the records of both channels.
     fn use_records<'r, 'e: 'r>(self, records: Records<'r, S::Record<'e>>) -> Self::Out
     where
@@ -65,7 +70,7 @@ pub(crate) fn prepare<S: Source, U: UseRecords<S>>(
         CallEnv::new(tool, settings.tokenizer, settings.untrusted, &nonce)
             .with_pass(channel, counting)
     };
-    let structured_env = env(Channel::Structured, true);
+    let structured_env = env(Channel::Structured, U::COUNTS);
     // Declared before the structured records so that it outlives them (values drop in the
     // reverse order of declaration, and a record type may borrow both states): the text
     // channel's state is made from the notes those records give.

@@ -85,6 +85,8 @@ pub(crate) struct Details<'c, St: Storage> {
 
 impl<Src: Source, St: Storage> UseRecords<Src> for Details<'_, St> {
     type Out = Result<String, ShapeError>;
+    // Every record of the result is read for the figures: nothing shown, nothing counted.
+    const COUNTS: bool = false;
     fn use_records<'r, 'e: 'r>(self, records: Records<'r, Src::Record<'e>>) -> Self::Out
     where
         Src: 'e,

@@ -284,7 +284,6 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         (Cow::Borrowed(&*p.content), 0)
     };
     let mut cut = p.cut;
-    let mut attacker_tokens = p.attacker_tokens(tokenizer);
     // Neutralising borrows what it leaves unchanged, so an owned `content` is a changed one
     // (no comparison of the texts).
     let mut refitted = None;
@@ -292,8 +291,6 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         && matches!(content, Cow::Owned(_))
         && let Some(kept) = refit(&mut content, &mut cut, cap, tokenizer)
     {
-        // The attacker's tokens shown: at most what is kept, markers included.
-        attacker_tokens = attacker_tokens.min(kept);
         refitted = Some(kept);
     }
     // An exact cut's figure is of the value as shown: where neutralising changes the value
@@ -316,6 +313,10 @@ pub(crate) fn serialize_untrusted<S: Serializer>(
         c.decide_brief(tokenizer);
     }
     env.count(&mut |st: &mut UntrustedStats| {
+        // Counted only in the counting pass (a value's tokens are a whole read of it). The
+        // attacker's tokens shown: at most what refitting kept, markers included.
+        let shown = p.attacker_tokens(tokenizer);
+        let attacker_tokens = refitted.map_or(shown, |kept| shown.min(kept));
         st.values = st.values.saturating_add(1);
         if let Some(cut) = cut {
             st.cut = st.cut.saturating_add(1);
