@@ -72,6 +72,7 @@ use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer, ServerHandler
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::{Notify, RwLock};
@@ -483,6 +484,11 @@ struct Shared {
     routes: Routes,
     /// The client this proxy serves (the latest seen), told when tools change.
     downstream: Mutex<Option<Peer<RoleServer>>>,
+    /// How many times an upstream has listed its tools (connected, or told the proxy they
+    /// changed): a preset waits for its upstream's list, so a change is prepared for again.
+    listings: AtomicU64,
+    /// The [`listings`](Self::listings) the running shaping configuration was prepared from.
+    prepared: AtomicU64,
 }
 
 struct Upstream {
@@ -522,6 +528,8 @@ impl Proxy {
         config: &ProxyConfig,
         mut shape: ShapeConfig,
     ) -> Result<Ready, ProxyError> {
+        let listings = self.shared.listings.load(Ordering::SeqCst);
+        self.shared.prepared.store(listings, Ordering::SeqCst);
         let unlisted = match config.proxy.only {
             // The shaping configuration may name the other upstreams' tools.
             Some(_) => Vec::new(),
@@ -605,6 +613,14 @@ impl Proxy {
         Ok(out)
     }
 
+    /// Whether an upstream listed its tools since the shaping configuration was last
+    /// prepared ([`ready`](Self::ready)): a preset chosen by the server that answered, or
+    /// checked against what it lists, is then prepared again. Marks the change as seen.
+    pub(crate) fn relisted(&self) -> bool {
+        let listings = self.shared.listings.load(Ordering::SeqCst);
+        self.shared.prepared.swap(listings, Ordering::SeqCst) != listings
+    }
+
     /// Tells the client this proxy serves that its tools changed (`notifications/tools/list_changed`).
     pub async fn tools_changed(&self) {
         notify_tools_changed(&self.shared).await;
@@ -630,6 +646,8 @@ impl Proxy {
             timeout: Duration::from_secs(config.proxy.call_timeout_secs.unwrap_or(120)),
             routes: Arc::new(Mutex::new(HashMap::new())),
             downstream: Mutex::new(None),
+            listings: AtomicU64::new(0),
+            prepared: AtomicU64::new(0),
         });
         let mut waits = Vec::new();
         for index in 0..shared.upstreams.len() {
@@ -862,6 +880,7 @@ async fn supervise(shared: Weak<Shared>, index: usize) {
                 };
                 set_failure(upstream, failure);
                 *upstream.peer.write().await = Some(peer);
+                strong.listings.fetch_add(1, Ordering::SeqCst);
                 let count = upstream.tools.read().await.len();
                 tracing::info!(upstream = %upstream.name, tools = count, "upstream connected");
                 if !first {
@@ -999,6 +1018,7 @@ impl ClientHandler for UpstreamHandler {
             && let Ok(tools) = peer.list_all_tools().await
         {
             *upstream.tools.write().await = tools;
+            shared.listings.fetch_add(1, Ordering::SeqCst);
         }
         notify_tools_changed(&shared).await;
     }

@@ -3,7 +3,10 @@
 //! (budgets, projections, views, rules, client profiles) is checked, the presets applied
 //! again, and every call from then on shaped by it (a walk begun before goes on from its
 //! stored result); clients are told the tools changed, since their output schemas follow it.
-//! A bad edit keeps the running configuration and says why, once per edit. What `[proxy]`
+//! A bad edit keeps the running configuration and says why, once per edit. An upstream that
+//! lists its tools after the configuration was prepared (it started late, started again, or
+//! said its tools changed) has the configuration prepared again the same way, so its preset
+//! applies without an edit. What `[proxy]`
 //! and `[upstreams]` say (processes, addresses, credentials, stores) takes effect when the
 //! proxy starts again: a change there is named as such.
 
@@ -94,8 +97,10 @@ pub async fn reload_once<S: HandleStore + 'static>(
     Outcome::Reloaded(said)
 }
 
-/// Watches `running`'s files every `every` while the proxy runs, reloading on each change
-/// ([`reload_once`]) and logging what came of it; the receiver sees each outcome.
+/// Watches `running`'s files every `every` while the proxy runs, reloading on each change of
+/// them or of an upstream's tool list ([`reload_once`]) and logging what came of it; the
+/// receiver sees each outcome. A configuration not read from a file is not watched (nor
+/// prepared again for an upstream that lists late).
 pub fn watch<S: HandleStore + 'static>(
     harness: Harness<Proxy, S>,
     running: ProxyConfig,
@@ -110,14 +115,24 @@ pub fn watch<S: HandleStore + 'static>(
         loop {
             tokio::time::sleep(every).await;
             let now = contents(&path);
-            if now == last {
+            let edited = now != last;
+            // An upstream that answered after the configuration was prepared (started late,
+            // restarted, or told the proxy its tools changed): its preset is chosen and
+            // checked again.
+            let relisted = harness.inner().relisted();
+            if !edited && !relisted {
                 continue;
             }
             last = now;
             let outcome = reload_once(&harness, &running).await;
             match &outcome {
                 Outcome::Reloaded(said) => {
-                    tracing::info!("{}: reloaded", path.display());
+                    match edited {
+                        true => tracing::info!("{}: reloaded", path.display()),
+                        false => tracing::info!(
+                            "an upstream listed its tools: the configuration prepared again"
+                        ),
+                    }
                     for sentence in said {
                         tracing::info!("{sentence}");
                     }

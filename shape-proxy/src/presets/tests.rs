@@ -663,6 +663,77 @@ fn the_proxy_chooses_a_preset_by_the_upstreams_server_info() {
     });
 }
 
+/// An upstream that starts after the proxy stopped waiting for it gets its preset without
+/// an edit: once it lists its tools the configuration is prepared again (the reload's one
+/// path), said, and the next call is shaped by the preset.
+#[test]
+fn an_upstream_starting_late_gets_its_preset_once_it_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    runtime().block_on(async {
+        // An address nothing listens on yet.
+        let addr = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let proxy_toml = dir.path().join("proxy.toml");
+        std::fs::write(
+            &proxy_toml,
+            format!(
+                "[proxy]\nshape = \"shape.toml\"\n\n[upstreams.gh]\nurl = \"http://{addr}/mcp\"\nprefix = \"gh_\"\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("shape.toml"), "[defaults]\nbudget = 1500\n").unwrap();
+        let (config, shape) = crate::ProxyConfig::load(&proxy_toml).unwrap();
+        let proxy = crate::Proxy::start(&config, std::time::Duration::from_millis(300)).await;
+        let ready = proxy.ready(&config, shape).await.unwrap();
+        // No server answered: no preset is chosen.
+        assert_eq!(ready.presets, Vec::<String>::new());
+        assert!(ready.shape.json_projection("gh_list_issues").is_none());
+        let harness = toolshape::mcp::Harness::new(proxy, ready.shape).unwrap();
+        let mut outcomes = crate::reload::watch(
+            harness.clone(),
+            config.clone(),
+            std::time::Duration::from_millis(50),
+        );
+        // Unchanged files and no upstream listing: nothing is prepared again.
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!outcomes.has_changed().unwrap());
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+        crate::test_support::serve_http_on(listener, GitHubLike, |app| app);
+        let said = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+            loop {
+                outcomes.changed().await.unwrap();
+                if let crate::reload::Outcome::Reloaded(said) = outcomes.borrow_and_update().clone() {
+                    return said;
+                }
+            }
+        })
+        .await
+        .expect("prepared again once the upstream listed");
+        assert_eq!(
+            said,
+            [
+                "upstream `gh`: the preset `github` shapes 6 tools; left out: \
+                 gh_search_repositories (the server does not list it)"
+            ]
+        );
+        let client = crate::preview::connect(harness, "mcp").await.unwrap();
+        let page = client
+            .call_tool(rmcp::model::CallToolRequestParams::new("gh_list_issues"))
+            .await
+            .unwrap();
+        let text = crate::preview::text(&page);
+        let line = text.lines().nth(1).unwrap();
+        assert!(line.starts_with('#') && line.contains(" by "), "{line}");
+        // Said once: nothing more is prepared while nothing changes.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert!(!outcomes.has_changed().unwrap());
+        let _ = client.cancel().await;
+    });
+}
+
 /// `preview --recorded <a recorded call> --server server.json`: the call's own tool, the
 /// preset chosen for the recorded server and its tokens, the table's; `--preset none` the
 /// defaults'.
