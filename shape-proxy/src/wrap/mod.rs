@@ -21,10 +21,17 @@
 //! it was written, and every other edit made since is kept. `--dry-run` prints the changes
 //! as a diff and writes nothing.
 //!
+//! The headers a client sends a server over HTTP become the upstream's `headers`, each
+//! variable in them set on the proxy by the client's entry: in its `env`, in the client's
+//! own syntax (`${input:…}`, `${env:…}`), for the JSON clients; in `env_vars` for Codex
+//! (`http_headers`, `env_http_headers`, `bearer_token_env_var`), since Codex gives a server
+//! over stdio only the variables that lists. `unwrap` puts them back as they were.
+//!
 //! A server is left where it is, with the reason, when the proxy could not start or reach it
 //! as the client does: a value holding a variable only the client expands (`${…}`) in its
-//! command, arguments or URL; a server over the older SSE transport; one the client sends
-//! headers or a bearer token to.
+//! command, arguments or URL; a server over the older SSE transport; a header the proxy
+//! cannot send as the client does (a Codex header written with `${`, one set twice, a
+//! variable's name that is not one).
 
 mod json;
 mod toml;
@@ -338,23 +345,6 @@ fn classify(entry: &Value) -> State {
                         .to_owned(),
                 );
             }
-            // Codex's: it forwards to a stdio server only the variables `env_vars` names.
-            let sent: Vec<&str> = ["http_headers", "env_http_headers", "bearer_token_env_var"]
-                .into_iter()
-                .filter(|key| {
-                    map.get(*key).is_some_and(|v| {
-                        !matches!(v, Value::Null) && v != &Value::Object(Map::new())
-                    })
-                })
-                .collect();
-            if !sent.is_empty() {
-                return State::Skipped(format!(
-                    "Codex sends it `{}` and gives a server over stdio only the variables \
-                     `env_vars` names: put it behind the proxy by hand (the upstream's \
-                     `headers`, the entry's `env_vars`)",
-                    sent.join("`, `")
-                ));
-            }
             if url.contains("${") {
                 return State::Skipped(expanded(url));
             }
@@ -365,6 +355,18 @@ fn classify(entry: &Value) -> State {
                 Some(Value::Object(headers)) => headers_for_proxy(headers, env),
                 Some(_) => Err("its `headers` is not a table of strings".to_owned()),
             };
+            // Codex's own headers join them: one table the proxy sends.
+            let headers = headers.and_then(|(mut headers, mut env)| {
+                let (codex, vars) = codex_headers(map)?;
+                for (header, value) in codex {
+                    if headers.keys().any(|h| h.eq_ignore_ascii_case(&header)) {
+                        return Err(format!("it sets the header `{header}` twice"));
+                    }
+                    headers.insert(header, value);
+                }
+                env.extend(vars);
+                Ok((headers, env))
+            });
             match headers {
                 Ok((headers, env)) => State::Ready {
                     spec: UpstreamSpec {
@@ -384,6 +386,78 @@ fn classify(entry: &Value) -> State {
 /// Variables an entry sets on the proxy: each name, and the client's `${…}` for it.
 type Vars = Vec<(String, String)>;
 
+/// Whether `name` can be a variable's name in `${NAME}` as the proxy expands it.
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The headers Codex sends an HTTP server from its entry (`http_headers`, as written;
+/// `env_http_headers`, each from a variable of Codex's environment; `bearer_token_env_var`,
+/// as `Authorization: Bearer …`), as the proxy sends them: a variable as `${NAME}`, and each
+/// variable named, for the entry's `env_vars` (Codex gives a server over stdio only the
+/// variables that lists).
+fn codex_headers(map: &Map<String, Value>) -> Result<(BTreeMap<String, String>, Vars), String> {
+    let mut headers = BTreeMap::new();
+    let mut vars = Vars::new();
+    fn insert(
+        headers: &mut BTreeMap<String, String>,
+        header: &str,
+        value: String,
+    ) -> Result<(), String> {
+        if headers.keys().any(|h| h.eq_ignore_ascii_case(header)) {
+            return Err(format!("it sets the header `{header}` twice"));
+        }
+        headers.insert(header.to_owned(), value);
+        Ok(())
+    }
+    let mut var = |name: &str, what: &str| {
+        if !plain_name(name) {
+            return Err(format!(
+                "its `{what}` names `{name}`, not a variable's name"
+            ));
+        }
+        if !vars.iter().any(|(n, _)| n == name) {
+            vars.push((name.to_owned(), format!("${{{name}}}")));
+        }
+        Ok(format!("${{{name}}}"))
+    };
+    let table = |key: &str| match map.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(table)) => table
+            .iter()
+            .map(|(k, v)| match v.as_str() {
+                Some(v) => Ok((k.clone(), v.to_owned())),
+                None => Err(format!("its `{key}.{k}` is not a string")),
+            })
+            .collect(),
+        Some(_) => Err(format!("its `{key}` is not a table of strings")),
+    };
+    for (header, value) in table("http_headers")? {
+        // The proxy expands `${…}` in a header; Codex sends this one as written.
+        if value.contains("${") {
+            return Err(format!(
+                "its `http_headers.{header}` holds `${{`, which the proxy would expand"
+            ));
+        }
+        insert(&mut headers, &header, value)?;
+    }
+    for (header, name) in table("env_http_headers")? {
+        let value = var(&name, &format!("env_http_headers.{header}"))?;
+        insert(&mut headers, &header, value)?;
+    }
+    match map.get("bearer_token_env_var") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(name)) => {
+            let value = format!("Bearer {}", var(name, "bearer_token_env_var")?);
+            insert(&mut headers, "Authorization", value)?;
+        }
+        Some(_) => return Err("its `bearer_token_env_var` is not a string".to_owned()),
+    }
+    Ok((headers, vars))
+}
+
 /// An HTTP entry's headers as the proxy sends them, and the variables the entry must set on
 /// the proxy for them: each `${…}` the client would expand becomes `${NAME}` (the variable's
 /// own name, `NAME` of `${NAME}`, `${env:NAME}` or `${NAME:-default}`, else
@@ -393,11 +467,6 @@ fn headers_for_proxy(
     headers: &Map<String, Value>,
     env: &Map<String, Value>,
 ) -> Result<(BTreeMap<String, String>, Vars), String> {
-    let plain = |n: &str| {
-        !n.is_empty()
-            && !n.starts_with(|c: char| c.is_ascii_digit())
-            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
     let mut out = BTreeMap::new();
     let mut added: Vec<(String, String)> = Vec::new();
     for (header, value) in headers {
@@ -411,7 +480,7 @@ fn headers_for_proxy(
                 env.get(name).is_some_and(|v| v.as_str() != Some(token))
                     || added.iter().any(|(n, t)| n == name && t != token)
             };
-            let name = if plain(own) && !taken(own, &added) {
+            let name = if plain_name(own) && !taken(own, &added) {
                 own.to_owned()
             } else {
                 (1..)
@@ -778,7 +847,7 @@ pub fn wrap(places: &Places, options: &WrapOptions) -> Result<String, WrapError>
                     };
                     match (&mut doc, &entry.range) {
                         (Some(doc), _) => {
-                            record.settings = toml::wrap(doc, entry.name(), &program, &args)?;
+                            record.settings = toml::wrap(doc, entry.name(), &program, &args, env)?;
                         }
                         (None, Some(range)) => {
                             splices.push((

@@ -280,7 +280,7 @@ fn codex_servers_go_behind_the_proxy_and_come_back_byte_for_byte() {
         "{report}"
     );
     assert!(
-        report.contains("  left      figma: Codex sends it `http_headers`, `bearer_token_env_var`"),
+        report.contains("  wrapped   figma (upstream figma)"),
         "{report}"
     );
     let after = std::fs::read_to_string(&file).unwrap();
@@ -290,8 +290,16 @@ fn codex_servers_go_behind_the_proxy_and_come_back_byte_for_byte() {
     assert_eq!(context7["args"][0], UPSTREAM_FLAG);
     assert_eq!(context7["startup_timeout_sec"], 20);
     assert_eq!(context7["env"]["MY_ENV_VAR"], "MY_ENV_VALUE");
+    // Codex's headers are the upstream's now; the entry names the variable it passes on,
+    // and keeps no setting of an HTTP entry.
+    let figma = &value["mcp_servers"]["figma"];
+    assert_eq!(figma["env_vars"], serde_json::json!(["FIGMA_OAUTH_TOKEN"]));
+    for gone in ["url", "http_headers", "bearer_token_env_var"] {
+        assert_eq!(figma.get(gone), None, "{gone}");
+    }
     let docs = &value["mcp_servers"]["docs"];
     assert_eq!(docs.get("url"), None);
+    assert_eq!(docs.get("env_vars"), None);
     assert_eq!(docs["args"][1], "docs");
     assert!(
         after.starts_with(
@@ -308,8 +316,64 @@ fn codex_servers_go_behind_the_proxy_and_come_back_byte_for_byte() {
         config.upstreams["context7"].args,
         ["-y", "@upstash/context7-mcp"]
     );
+    let figma = &config.upstreams["figma"];
+    assert_eq!(figma.url.as_deref(), Some("https://mcp.figma.com/mcp"));
+    assert_eq!(
+        figma.headers,
+        BTreeMap::from([
+            (
+                "Authorization".to_owned(),
+                "Bearer ${FIGMA_OAUTH_TOKEN}".to_owned()
+            ),
+            ("X-Figma-Region".to_owned(), "us-east-1".to_owned()),
+        ])
+    );
     unwrap(&places, &[], false).unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), CODEX);
+}
+
+/// A Codex entry edited after `wrap` (so its backup is not used) gets its headers back entry
+/// by entry: the tables and the token variable as they were, `env_vars` as it was (a list it
+/// had kept with the variable added; none it had not).
+#[test]
+fn codex_headers_come_back_entry_by_entry() {
+    let root = tempfile::tempdir().unwrap();
+    let places = places(root.path());
+    let file = places.codex_home.join("config.toml");
+    let before = r#"[mcp_servers.figma]
+url = "https://mcp.figma.com/mcp"
+bearer_token_env_var = "FIGMA_OAUTH_TOKEN"
+env_vars = ["HOME_REGION"]
+
+[mcp_servers.figma.env_http_headers]
+X-Key = "FIGMA_KEY"
+
+[mcp_servers.linear]
+url = "https://mcp.linear.app/mcp"
+http_headers = { "X-Team" = "core" }
+"#;
+    put(&file, before);
+    wrap(&places, &options(&[Client::Codex])).unwrap();
+    let after = std::fs::read_to_string(&file).unwrap();
+    let value = toml::value(&after, "after").unwrap();
+    assert_eq!(
+        value["mcp_servers"]["figma"]["env_vars"],
+        serde_json::json!(["HOME_REGION", "FIGMA_KEY", "FIGMA_OAUTH_TOKEN"])
+    );
+    assert_eq!(value["mcp_servers"]["linear"].get("env_vars"), None);
+    let (config, _) = ProxyConfig::load(places.dir.join("proxy.toml")).unwrap();
+    assert_eq!(config.upstreams["figma"].headers["X-Key"], "${FIGMA_KEY}");
+    assert_eq!(config.upstreams["linear"].headers["X-Team"], "core");
+    // An edit elsewhere: unwrap puts the entries back one by one and keeps it.
+    put(
+        &file,
+        &format!("{after}\n[profiles.fast]\nmodel = \"gpt-5-mini\"\n"),
+    );
+    unwrap(&places, &[], false).unwrap();
+    let restored = toml::value(&std::fs::read_to_string(&file).unwrap(), "restored").unwrap();
+    let mut expected = toml::value(before, "before").unwrap();
+    expected["profiles"] = serde_json::json!({"fast": {"model": "gpt-5-mini"}});
+    assert_eq!(restored, expected);
 }
 
 /// VS Code's `mcp.json`: comments, trailing commas, inputs, CRLF line ends.
@@ -582,6 +646,29 @@ fn each_entry_is_judged_as_the_proxy_would_start_it() {
             pair("TOOLSHAPE_HEADER_2", "${input:other}")
         ]
     );
+    // Codex's: as written, from a variable, a bearer token; each variable once, by name.
+    let (sent, env) = headers(serde_json::json!({"url": "https://h/mcp",
+        "http_headers": {"X-Region": "us-east-1", "X-Dollar": "$5"},
+        "env_http_headers": {"X-Key": "API_KEY", "X-Again": "API_KEY"},
+        "bearer_token_env_var": "TOKEN"}));
+    assert_eq!(
+        sent,
+        BTreeMap::from([
+            pair("Authorization", "Bearer ${TOKEN}"),
+            pair("X-Again", "${API_KEY}"),
+            pair("X-Dollar", "$5"),
+            pair("X-Key", "${API_KEY}"),
+            pair("X-Region", "us-east-1"),
+        ])
+    );
+    assert_eq!(
+        env,
+        [pair("API_KEY", "${API_KEY}"), pair("TOKEN", "${TOKEN}")]
+    );
+    // Empty or null, they send nothing.
+    let (sent, env) = headers(serde_json::json!({"url": "https://h/mcp",
+        "http_headers": {}, "env_http_headers": null, "bearer_token_env_var": null}));
+    assert!(sent.is_empty() && env.is_empty());
     // A name the entry's env gives another value is not reused; one it gives this value is.
     let (sent, env) = headers(serde_json::json!({"url": "https://h/mcp",
         "headers": {"A": "${TOKEN}", "B": "${KEY}"}, "env": {"TOKEN": "literal", "KEY": "${KEY}"}}));
@@ -618,9 +705,41 @@ fn each_entry_is_judged_as_the_proxy_would_start_it() {
             serde_json::json!({"url": "http://h", "headers": "A: b"}),
             "not a table",
         ),
+        // Codex's headers: a literal the proxy would expand, a name that is no variable's,
+        // one header set twice (names alike whatever their case), not strings.
         (
-            serde_json::json!({"url": "http://h", "bearer_token_env_var": "T"}),
-            "Codex sends it",
+            serde_json::json!({"url": "http://h", "http_headers": {"X": "a${B}"}}),
+            "`http_headers.X` holds `${`",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "bearer_token_env_var": "MY-TOKEN"}),
+            "its `bearer_token_env_var` names `MY-TOKEN`, not a variable's name",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "env_http_headers": {"X": "1ST"}}),
+            "its `env_http_headers.X` names `1ST`",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "bearer_token_env_var": "T",
+                "http_headers": {"authorization": "Basic x"}}),
+            "sets the header `Authorization` twice",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "headers": {"X": "a"},
+                "http_headers": {"x": "b"}}),
+            "sets the header `x` twice",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "http_headers": {"X": 1}}),
+            "`http_headers.X` is not a string",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "env_http_headers": ["X"]}),
+            "`env_http_headers` is not a table of strings",
+        ),
+        (
+            serde_json::json!({"url": "http://h", "bearer_token_env_var": 1}),
+            "`bearer_token_env_var` is not a string",
         ),
         (
             serde_json::json!({"url": "http://h/sse", "type": "sse"}),

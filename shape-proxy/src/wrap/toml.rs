@@ -49,43 +49,88 @@ fn strings(values: impl IntoIterator<Item = impl AsRef<str>>) -> Array {
     values.into_iter().map(|v| v.as_ref().to_owned()).collect()
 }
 
-/// Rewrites `[mcp_servers.<name>]` to start the proxy (`program`, `args`), its `url` gone,
-/// every other setting kept; the settings it replaced (`command`, `args`, `url`), to put back.
+/// The settings of an HTTP entry Codex reads and a stdio one does not: its headers, which
+/// the proxy sends instead.
+const HTTP_ONLY: [&str; 4] = [
+    "url",
+    "http_headers",
+    "env_http_headers",
+    "bearer_token_env_var",
+];
+
+/// Rewrites `[mcp_servers.<name>]` to start the proxy (`program`, `args`), its `url` and
+/// headers gone, each variable of `env` (those the proxy's headers name) added to its
+/// `env_vars`, every other setting kept; the settings it replaced, to put back (one that was
+/// absent as `null`).
 pub(super) fn wrap(
     doc: &mut DocumentMut,
     name: &str,
     program: &str,
     args: &[String],
+    env: &[(String, String)],
 ) -> Result<Map<String, Value>, WrapError> {
     let missing = || WrapError::Parse(format!("`mcp_servers.{name}` is not a table"));
     let entry = entry(doc, name).ok_or_else(missing)?;
     let mut original = Map::new();
-    for key in ["command", "args", "url"] {
-        let Some(value) = entry.get(key).and_then(|item| item.as_value()) else {
-            continue;
-        };
-        let value = match value {
-            toml_edit::Value::String(s) => Value::from(s.value().as_str()),
-            toml_edit::Value::Array(a) => a
-                .iter()
-                .map(|v| v.as_str().map(Value::from))
-                .collect::<Option<Vec<_>>>()
-                .map(Value::Array)
-                .ok_or_else(|| {
-                    WrapError::Parse(format!("`mcp_servers.{name}.{key}`: not strings"))
-                })?,
-            _ => {
-                return Err(WrapError::Parse(format!(
-                    "`mcp_servers.{name}.{key}`: not a string"
-                )));
-            }
+    let mut keys = vec!["command", "args"];
+    keys.extend(HTTP_ONLY);
+    if !env.is_empty() {
+        keys.push("env_vars");
+    }
+    for key in keys {
+        let value = match entry.get(key) {
+            Some(item) => json_of(item).ok_or_else(|| {
+                WrapError::Parse(format!(
+                    "`mcp_servers.{name}.{key}`: not a string, a list or a table of strings"
+                ))
+            })?,
+            None if key == "env_vars" => Value::Null,
+            None => continue,
         };
         original.insert(key.to_owned(), value);
     }
-    entry.remove("url");
+    for key in HTTP_ONLY {
+        entry.remove(key);
+    }
     entry.insert("command", toml_edit::value(program));
     entry.insert("args", toml_edit::value(strings(args)));
+    if !env.is_empty() {
+        let mut vars: Vec<String> = match original.get("env_vars") {
+            Some(Value::Array(vars)) => vars
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (var, _) in env {
+            if !vars.contains(var) {
+                vars.push(var.clone());
+            }
+        }
+        entry.insert("env_vars", toml_edit::value(strings(vars)));
+    }
     Ok(original)
+}
+
+/// A setting as JSON: a string, a list of strings, or a table of strings (inline or not).
+fn json_of(item: &toml_edit::Item) -> Option<Value> {
+    if let Some(table) = item.as_table_like() {
+        return table
+            .iter()
+            .map(|(k, v)| Some((k.to_owned(), Value::from(v.as_str()?))))
+            .collect::<Option<Map<String, Value>>>()
+            .map(Value::Object);
+    }
+    match item.as_value()? {
+        toml_edit::Value::String(s) => Some(Value::from(s.value().as_str())),
+        toml_edit::Value::Array(a) => a
+            .iter()
+            .map(|v| v.as_str().map(Value::from))
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Array),
+        _ => None,
+    }
 }
 
 /// Puts back the settings [`wrap`] replaced; false when the entry is gone.
@@ -99,6 +144,17 @@ pub(super) fn restore(doc: &mut DocumentMut, name: &str, original: &Map<String, 
         let item = match value {
             Value::String(s) => toml_edit::value(s.as_str()),
             Value::Array(a) => toml_edit::value(strings(a.iter().filter_map(Value::as_str))),
+            Value::Object(table) => toml_edit::value(
+                table
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+                    .collect::<toml_edit::InlineTable>(),
+            ),
+            // Absent before `wrap` added it.
+            Value::Null => {
+                entry.remove(key);
+                continue;
+            }
             _ => continue,
         };
         entry.insert(key, item);
