@@ -984,7 +984,8 @@ struct Cutter<'a> {
 }
 
 impl Cutter<'_> {
-    /// The parts one tokenization of a window this many times a part's guess cuts, at most.
+    /// How many guesses' bytes a window tokenized at once spans (a guess is twice the last
+    /// part's bytes: a window holds about twice this many parts), or the full window if more.
     const PARTS_PER_WINDOW: usize = 64;
     /// A guessed window is taken when it holds this many tokens more than `most` (the cut is
     /// then clear of the window's last, perhaps split, word); else the full window.
