@@ -995,9 +995,8 @@ impl Cutter<'_> {
     fn parts<'t>(&mut self, line: &'t str) -> Vec<&'t str> {
         let mut parts = Vec::new();
         let mut rest = line;
-        if self.plain != usize::MAX {
-            self.plain = 0;
-        }
+        // `plain` is at most the bytes left of the line when it is set (a window of them), so
+        // it is spent before the line ends: a line never inherits it from the one before.
         loop {
             // Many parts from one tokenization where the tokenizer tells its tokens' lengths
             // and the window ends where no token crosses; one part from a window of its own
@@ -1007,10 +1006,8 @@ impl Cutter<'_> {
             } else {
                 0
             };
+            // `many` leaves the last part to `one`: `rest` is never empty here.
             rest = &rest[taken..];
-            if taken > 0 && rest.is_empty() {
-                return parts;
-            }
             if taken > 0 {
                 continue;
             }
