@@ -1571,7 +1571,7 @@ mod tests {
 
     /// Each byte of a long line of SQL rows is tokenized about once (it was about twice,
     /// and thirty times before that); a tokenizer that cannot tell its tokens' lengths gets
-    /// the same parts, a window a part.
+    /// the same parts, a window a part, each byte about twice.
     #[test]
     fn a_long_line_is_tokenized_about_once() {
         struct Counted {
@@ -1631,7 +1631,13 @@ mod tests {
                     line.len()
                 );
             } else {
-                assert!(ratio > 1.8, "{tokenized} bytes for {}", line.len());
+                // A window a part, about twice the part's bytes (the full window, 30 times a
+                // part here, only where the guess holds too few tokens).
+                assert!(
+                    (1.8..2.6).contains(&ratio),
+                    "{tokenized} bytes for {}",
+                    line.len()
+                );
             }
             cuts.push(records);
         }
