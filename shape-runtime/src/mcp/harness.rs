@@ -1011,27 +1011,20 @@ impl Cutter<'_> {
             if taken > 0 {
                 continue;
             }
-            match self.one(rest) {
-                None => {
-                    parts.push(rest);
-                    return parts;
-                }
-                Some(at) => {
-                    parts.push(&rest[..at]);
-                    self.plain = self.plain.saturating_sub(at);
-                    self.guess = at.saturating_mul(2).clamp(self.most, self.full);
-                    rest = &rest[at..];
-                    if rest.is_empty() {
-                        return parts;
-                    }
-                }
+            let at = self.one(rest);
+            parts.push(&rest[..at]);
+            self.plain = self.plain.saturating_sub(at);
+            self.guess = at.saturating_mul(2).clamp(self.most, self.full);
+            rest = &rest[at..];
+            if rest.is_empty() {
+                return parts;
             }
         }
     }
 
-    /// The end of the first part of `rest`, tokenizing a window of its own; `None` when the
-    /// whole of `rest` is one part.
-    fn one(&self, rest: &str) -> Option<usize> {
+    /// The end of the first part of `rest`, tokenizing a window of its own: all of it when
+    /// it is one part (an empty `rest` is one empty part).
+    fn one(&self, rest: &str) -> usize {
         let most = self.most;
         let mut end = floor_char(rest, self.guess);
         let mut cut = self.tokenizer.truncate(&rest[..end], most);
@@ -1039,13 +1032,11 @@ impl Cutter<'_> {
             end = floor_char(rest, self.full);
             cut = self.tokenizer.truncate(&rest[..end], most);
         }
-        if end == rest.len() && cut.prefix.len() == end {
-            return None;
-        }
-        Some(match cut.prefix.len() {
+        match cut.prefix.len() {
+            // Not one whole character in `most` tokens: the first character alone.
             0 => rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i),
             at => at,
-        })
+        }
     }
 
     /// Parts cut from one tokenization of a window of `rest`, pushed to `parts`; the bytes of
@@ -1113,18 +1104,23 @@ impl Cutter<'_> {
                     Err(_) => break at,
                 },
             };
-            let mut part_end = at;
-            let mut count = 0;
-            for &len in head.iter().chain(&lens[from..]).take(most) {
-                part_end += len as usize;
-                count += 1;
-            }
-            if count < most || part_end > safe {
+            // Fewer than `most` tokens left in the window end at its end, past `safe` (a
+            // boundary inside it) or at the line's end.
+            let part_end = at
+                + head
+                    .iter()
+                    .chain(&lens[from..])
+                    .take(most)
+                    .map(|&len| len as usize)
+                    .sum::<usize>();
+            if part_end > safe {
                 // The rest of the window is not a whole part of the line's own tokens.
                 break at;
             }
+            // At least `most` (8 or more) tokens: a character or more past `at`. The line's
+            // last part is left to `one`, which says the line ends.
             let cut = floor_char(rest, part_end);
-            if cut == at || cut == rest.len() {
+            if cut == rest.len() {
                 break at;
             }
             parts.push(&rest[at..cut]);
@@ -1519,6 +1515,13 @@ mod tests {
             let ours: Vec<String> = parts(&text, budget).into_iter().map(|(_, t)| t).collect();
             assert_eq!(ours, parts_naive(&text, budget), "budget {budget}");
             assert_eq!(ours.concat(), text.replace('\n', ""));
+        }
+        // Lines whose last part holds from one token to exactly `most` (10 at a budget of
+        // 40): every remainder, so a line ending on a whole part gets no empty part after.
+        for rows in 45..=65 {
+            let line = row.repeat(rows);
+            let ours: Vec<String> = parts(&line, 40).into_iter().map(|(_, t)| t).collect();
+            assert_eq!(ours, parts_naive(&line, 40), "{rows} rows");
         }
     }
 
