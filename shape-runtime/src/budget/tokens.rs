@@ -481,6 +481,55 @@ pub(crate) fn segment_starts_cleanly(segment: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Each built-in tokenizer's token lengths are its tokens' bytes in order: the same for
+    /// both implementations of a vocabulary, their sum the text's length, their count the
+    /// text's tokens, a token ending inside a character counted as the bytes it holds.
+    #[test]
+    fn token_lengths_are_the_tokens_bytes_in_order() {
+        let texts = [
+            "Card declined at checkout",
+            "",
+            "don't 'll 12345 «quoted» 支払い 🙂👍🏽 a/b\\c \"q\"",
+            "   spaces  \n\n and\tlines\r\n",
+            "(1042, 'Northwind Foods', 'card declined at checkout', 'open'),",
+        ];
+        for (fast, reference) in [
+            (Bpe::o200k_base(), Tiktoken::o200k_base()),
+            (Bpe::cl100k_base(), Tiktoken::cl100k_base()),
+        ] {
+            for text in texts {
+                let lens = fast.token_lens(text).unwrap();
+                assert_eq!(Some(&lens), reference.token_lens(text).as_ref(), "{text}");
+                assert_eq!(lens.iter().map(|&l| l as usize).sum::<usize>(), text.len());
+                assert_eq!(lens.len(), fast.count(text), "{text}");
+                // The first n tokens' bytes are where `truncate` cuts (on a whole character).
+                for n in 1..lens.len() {
+                    let end: usize = lens[..n].iter().map(|&l| l as usize).sum();
+                    if text.is_char_boundary(end) {
+                        assert_eq!(fast.truncate(text, n).prefix.len(), end, "{text} {n}");
+                    }
+                }
+            }
+        }
+        // A tokenizer of one's own tells nothing, and is cut a window at a time.
+        struct Own;
+        impl Tokenizer for Own {
+            fn name(&self) -> &str {
+                "own"
+            }
+            fn count(&self, text: &str) -> usize {
+                text.len()
+            }
+            fn truncate<'t>(&self, text: &'t str, max_tokens: usize) -> Truncated<'t> {
+                Bpe::o200k_base().truncate(text, max_tokens)
+            }
+            fn max_token_bytes(&self) -> usize {
+                1
+            }
+        }
+        assert_eq!(Own.token_lens("text"), None);
+    }
+
     /// `count_pair` against each text counted whole by the other implementation.
     #[test]
     fn count_pair_counts_each_text_as_whole() {
