@@ -749,6 +749,22 @@ impl ServerHandler for Beside {
     }
 }
 
+/// `search`'s answer read as issues at `items` (each its number, the id, with `number`
+/// appended to its settings, and a capped title), pages of 250 tokens.
+fn issues_at_items(number: &str) -> ShapeConfig {
+    ShapeConfig::from_toml_str(&format!(
+        r#"
+        [tools.search]
+        budget = 250
+        [tools.search.records]
+        at = "items"
+        name = "issue"
+        fields = [{{ from = "number", id = true{number} }}, {{ from = "title", untrusted = {{ max_tokens = 20 }} }}]
+        "#
+    ))
+    .unwrap()
+}
+
 /// What a configured answer holds beside its records (`at = "items"`) is never dropped
 /// unsaid: the first page's summary states each number and flag and names the rest as not
 /// shown, in both channels; later pages do not repeat it; the records are all there once, in
@@ -756,17 +772,7 @@ impl ServerHandler for Beside {
 #[test]
 fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_page() {
     runtime().block_on(async {
-        let config = ShapeConfig::from_toml_str(
-            r#"
-            [tools.search]
-            budget = 250
-            [tools.search.records]
-            at = "items"
-            name = "issue"
-            fields = [{ from = "number", id = true }, { from = "title", untrusted = { max_tokens = 20 } }]
-            "#,
-        )
-        .unwrap();
+        let config = issues_at_items("");
         let said = "beside the issues: total_count 2,417, incomplete_results false";
         for reader in ["claude-code", "open-webui"] {
             let client = crate::client::connect(Beside, config.clone(), reader).await;
@@ -776,7 +782,11 @@ fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_pag
                 Some(envelope) => envelope["summary"].as_str().unwrap().to_owned(),
                 None => text(page).lines().next().unwrap().to_owned(),
             };
-            assert!(summary(&pages[0]).contains(said), "{reader}: {}", summary(&pages[0]));
+            assert!(
+                summary(&pages[0]).contains(said),
+                "{reader}: {}",
+                summary(&pages[0])
+            );
             // The keys it does not state are named as left out; those it states are not.
             let left_out: Vec<String> = match &pages[0].structured_content {
                 Some(envelope) => crate::omitted_of(envelope)["fields"]
@@ -801,19 +811,32 @@ fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_pag
                 assert!(left_out.iter().any(|f| f == name), "{reader}: {left_out:?}");
             }
             for name in ["total_count", "incomplete_results"] {
-                assert!(!left_out.iter().any(|f| f == name), "{reader}: {left_out:?}");
+                assert!(
+                    !left_out.iter().any(|f| f == name),
+                    "{reader}: {left_out:?}"
+                );
             }
             for page in &pages[1..] {
-                assert!(!summary(page).contains("beside the issues"), "{reader}: {}", summary(page));
+                assert!(
+                    !summary(page).contains("beside the issues"),
+                    "{reader}: {}",
+                    summary(page)
+                );
             }
             let mut numbers = Vec::new();
             for page in &pages {
                 match &page.structured_content {
                     Some(envelope) => numbers.extend(
-                        crate::records(envelope).iter().map(|r| r["number"].as_u64().unwrap()),
+                        crate::records(envelope)
+                            .iter()
+                            .map(|r| r["number"].as_u64().unwrap()),
                     ),
                     None => numbers.extend(text(page).lines().filter_map(|l| {
-                        l.strip_prefix("number: ")?.split(';').next()?.parse::<u64>().ok()
+                        l.strip_prefix("number: ")?
+                            .split(';')
+                            .next()?
+                            .parse::<u64>()
+                            .ok()
                     })),
                 }
             }
@@ -829,17 +852,7 @@ fn what_an_answer_holds_beside_its_configured_records_is_stated_on_the_first_pag
 #[test]
 fn a_configured_rank_orders_an_upstreams_records_through_the_harness() {
     runtime().block_on(async {
-        let config = ShapeConfig::from_toml_str(
-            r#"
-            [tools.search]
-            budget = 250
-            [tools.search.records]
-            at = "items"
-            name = "issue"
-            fields = [{ from = "number", id = true, rank = "asc" }, { from = "title", untrusted = { max_tokens = 20 } }]
-            "#,
-        )
-        .unwrap();
+        let config = issues_at_items(r#", rank = "asc""#);
         let client = crate::client::connect(Beside, config, "claude-code").await;
         let pages = crate::client::walk(&client, "search", json!({"path": "x"})).await;
         let numbers: Vec<u64> = pages
