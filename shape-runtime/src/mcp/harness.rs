@@ -1523,6 +1523,16 @@ mod tests {
             let ours: Vec<String> = parts(&line, 40).into_iter().map(|(_, t)| t).collect();
             assert_eq!(ours, parts_naive(&line, 40), "{rows} rows");
         }
+        // A line of one byte fewer than the full window (2,560 bytes at a budget of 40), of
+        // it, and one byte more: parts read off one tokenization only past it.
+        let full = part_bytes(&Bpe::o200k_base(), 40);
+        assert_eq!(full, 2_560);
+        for len in [full - 1, full, full + 1] {
+            let line = &row.repeat(50)[..len];
+            let ours: Vec<String> = parts(line, 40).into_iter().map(|(_, t)| t).collect();
+            assert_eq!(ours, parts_naive(line, 40), "{len} bytes");
+            assert_eq!(ours.concat(), line);
+        }
     }
 
     /// Random mixes of the fragments a long line is made of (SQL rows, CJK, emoji, long
